@@ -1,0 +1,123 @@
+"""URL checks and IRI → URI normalisation (RFC 3986/3987), with a cheap path for clean URLs."""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+from urllib.parse import quote, urlsplit, urlunsplit
+
+__all__ = ["Scope", "is_absolute_http", "normalize_url", "scope_of"]
+
+# A URL that is already a clean, normalised absolute http(s) URI: lower-case scheme and host, no
+# port, userinfo or IPv6 literal, a path, and nothing after the host that would need
+# percent-encoding. Most URLs of a real site pass these two regexes and skip urlsplit entirely.
+_CLEAN = re.compile(r"https?://[a-z0-9][a-z0-9.-]*/[A-Za-z0-9\-._~!$&'()*+,;=:@/?#\[\]]*")
+# The same, allowing well-formed %XX escapes: slower (an alternation per character), so tried only
+# for URLs that contain a "%".
+_CLEAN_PCT = re.compile(
+    r"https?://[a-z0-9][a-z0-9.-]*/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?#\[\]]|%[0-9A-Fa-f]{2})*"
+)
+
+# Characters left as they are inside path, query and fragment; everything else is encoded.
+# RFC 3986 reserved and unreserved characters, plus "%" (handled separately so that an existing
+# %XX escape is never encoded twice) and "[" "]" which browsers and servers pass through.
+_SAFE = "-._~!$&'()*+,;=:@/?#[]"
+_CLEAN_PART = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@/?#\[\]]*")
+_PCT = re.compile(r"%(?![0-9A-Fa-f]{2})")
+_DEFAULT_PORT = {"http": 80, "https": 443}
+
+
+def _quote(part: str) -> str:
+    """Percent-encode what a URI does not allow, as UTF-8; keep existing %XX escapes."""
+    if _CLEAN_PART.fullmatch(part) is not None:
+        return part
+    return _PCT.sub("%25", quote(part, safe=_SAFE + "%", errors="surrogatepass"))
+
+
+def normalize_url(raw: str) -> str:
+    """Return the normalised absolute http(s) URI for ``raw``, or raise ValueError saying why.
+
+    Strips surrounding whitespace, lower-cases scheme and host, drops a default port, writes an
+    empty path as "/", IDNA-encodes a non-ASCII host and percent-encodes (as UTF-8) characters a
+    URI may not contain, never encoding an existing %XX escape twice.
+    """
+    url = raw.strip()
+    if _CLEAN.fullmatch(url) is not None or ("%" in url and _CLEAN_PCT.fullmatch(url) is not None):
+        return url
+    return _normalize_slow(url)
+
+
+def _normalize_slow(url: str) -> str:
+    if not url:
+        raise ValueError("empty URL")
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:  # e.g. a malformed IPv6 literal
+        raise ValueError(f"not a valid URL ({exc})") from None
+    scheme = parts.scheme.lower()
+    if not scheme or "://" not in url[: len(scheme) + 3]:
+        raise ValueError(f"not an absolute URL: {url[:80]!r}")
+    if scheme not in ("http", "https"):
+        raise ValueError(f"not an http(s) URL: {url[:80]!r}")
+    try:
+        host = parts.hostname
+        port = parts.port
+    except ValueError as exc:
+        raise ValueError(f"bad host or port in {url[:80]!r} ({exc})") from None
+    if not host:
+        raise ValueError(f"no host in {url[:80]!r}")
+    if any(ch.isspace() or ch in '"<>\\^`{|}%' for ch in host):
+        raise ValueError(f"bad character in host of {url[:80]!r}")
+    if not host.isascii():
+        try:
+            host = host.encode("idna").decode("ascii")
+        except UnicodeError:
+            raise ValueError(f"host cannot be IDNA-encoded: {host[:80]!r}") from None
+    host = host.lower()
+    if ":" in host:  # an IPv6 literal
+        host = f"[{host}]"
+    netloc = host
+    if port is not None and port != _DEFAULT_PORT[scheme]:
+        netloc = f"{host}:{port}"
+    if parts.username is not None or parts.password is not None:
+        userinfo = parts.netloc.rpartition("@")[0]
+        netloc = _quote(userinfo) + "@" + netloc
+    path = _quote(parts.path) or "/"
+    return urlunsplit((scheme, netloc, path, _quote(parts.query), _quote(parts.fragment))) + (
+        # urlunsplit drops an empty query or fragment marker; keep what the page named
+        "?" if url.endswith("?") and not parts.query and not parts.fragment else ""
+    )
+
+
+def is_absolute_http(raw: str) -> bool:
+    try:
+        normalize_url(raw)
+    except ValueError:
+        return False
+    return True
+
+
+class Scope(NamedTuple):
+    """The site a sitemap may speak for: a scheme, host (with port) and directory prefix."""
+
+    prefix: str  # "https://example.com/blog/" — every URL in scope starts with it
+    origin: str  # "https://example.com"
+
+    def contains(self, loc: str) -> bool:
+        return loc.startswith(self.prefix)
+
+
+def scope_of(url: str, *, directory: bool = True) -> Scope:
+    """The scope of a normalised URL: its origin, and with ``directory`` its directory too.
+
+    sitemaps.org: a sitemap at https://example.com/blog/sitemap.xml may list only URLs under
+    https://example.com/blog/. A base URL that names a directory should end with "/"; the part
+    after the last "/" is taken as a file name.
+    """
+    norm = normalize_url(url)
+    after_host = norm.find("/", norm.find("://") + 3)
+    origin = norm[:after_host]
+    if not directory:
+        return Scope(origin + "/", origin)
+    path = norm[after_host:].split("?", 1)[0].split("#", 1)[0]
+    return Scope(origin + path[: path.rfind("/") + 1], origin)
