@@ -1,0 +1,157 @@
+"""The command line: options in, one library call, messages and exit codes out."""
+
+from __future__ import annotations
+
+import signal
+import sys
+from types import FrameType
+from typing import Any, Optional
+
+import click
+
+from . import __version__
+from .convert import Summary, convert
+from .errors import Feed2SitemapError
+from .limits import PROFILES
+from .readers.feed import DEFAULT_MAX_FEED_BYTES
+from .record import CHANGEFREQS
+from .report import Report
+
+PROG = "feed2sitemap"
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that temporaries are removed on the way out."""
+
+
+def _on_sigterm(signum: int, frame: Optional[FrameType]) -> None:
+    raise Terminated
+
+
+def _say(text: str) -> None:
+    click.echo(f"{PROG}: {text}", err=True)
+
+
+def _size(n: int) -> str:
+    return f"{n:,} bytes"
+
+
+def _summary_lines(summary: Summary) -> list[str]:
+    lines = []
+    files = summary.files
+    if len(files) > 1:
+        for f in files:
+            gz = f", {_size(f.compressed_size)} gzipped" if f.compressed_size is not None else ""
+            what = "sitemaps" if f in summary.indexes else "URLs"
+            lines.append(f"wrote {f.path}: {f.count:,} {what}, {_size(f.size)}{gz}")
+    for path in summary.removed:
+        lines.append(f"removed {path}: a part of an earlier, larger run")
+    report = summary.report
+    if len(files) == 1:
+        f = files[0]
+        gz = f", {_size(f.compressed_size)} gzipped" if f.compressed_size is not None else ""
+        head = f"wrote {summary.urls:,} URLs to {f.path} ({_size(f.size)}{gz})"
+    else:
+        head = (f"wrote {summary.urls:,} URLs in {len(summary.parts)} files and "
+                f"{len(summary.indexes)} index file{'s' if len(summary.indexes) > 1 else ''}")
+    head += "; " + _skipped_text(report)
+    if report.warnings:
+        head += "; warnings: " + ", ".join(f"{n:,} {k}" for k, n in report.warnings.items())
+    lines.append(head)
+    return lines
+
+
+def _skipped_text(report: Report) -> str:
+    if not report.total_skipped:
+        return "skipped none"
+    parts = []
+    for kind, n in report.skipped.most_common():
+        if kind == "off scope" and report.hosts_off_scope:
+            hosts = ", ".join(f"{c:,} {h}" for h, c in report.hosts_off_scope.most_common(5))
+            more = len(report.hosts_off_scope) - 5
+            parts.append(f"{n:,} off scope ({hosts}{f', +{more} hosts' if more > 0 else ''})")
+        else:
+            parts.append(f"{n:,} {kind}")
+    return f"skipped {report.total_skipped:,}: " + ", ".join(parts)
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("inputs", nargs=-1, metavar="[INPUT]...")
+@click.option("-o", "--output", metavar="FILE",
+              help="Where to write (default: stdout). Replaced only when the run succeeds. "
+                   "A .gz name compresses.")
+@click.option("-t", "--to", "to", type=click.Choice(["xml", "text"]),
+              help="Output format (default: from the -o name: .txt is text, else xml).")
+@click.option("-f", "--from", "from_format", default="auto", show_default=True,
+              type=click.Choice(["auto", "feed", "text", "sitemap"]),
+              help="Input format; auto looks at the first bytes.")
+@click.option("--base-url", metavar="URL",
+              help="Public URL of the output's directory: only URLs under it are kept, and "
+                   "split parts are listed in the index under it.")
+@click.option("--changefreq", type=click.Choice(CHANGEFREQS),
+              help="changefreq for URLs whose input gave none.")
+@click.option("--priority", type=click.FloatRange(0.0, 1.0),
+              help="priority (0.0-1.0) for URLs whose input gave none.")
+@click.option("--no-scope-check", is_flag=True,
+              help="Keep URLs of other hosts (cross-host sitemaps declared in robots.txt).")
+@click.option("--profile", type=click.Choice(sorted(PROFILES)), default="sitemaps",
+              show_default=True, help="Limits to obey: sitemaps.org or Baidu's.")
+@click.option("--max-urls", type=click.IntRange(min=1), metavar="N",
+              help="Fewer URLs per file than the profile allows.")
+@click.option("--max-bytes", type=click.IntRange(min=1), metavar="N",
+              help="Fewer uncompressed bytes per file than the profile allows.")
+@click.option("--gzip/--no-gzip", "gzip", default=None,
+              help="Compress every file (default: when the -o name ends in .gz).")
+@click.option("--gzip-level", type=click.IntRange(0, 9), metavar="0-9",
+              help="gzip compression level (default 6).")
+@click.option("--index", type=click.Choice(["auto", "always"]), default="auto",
+              show_default=True, help="always: write an index even for a single part.")
+@click.option("--max-feed-bytes", type=click.IntRange(min=1), default=DEFAULT_MAX_FEED_BYTES,
+              show_default=True, metavar="N",
+              help="Refuse a feed larger than this (feeds are parsed whole).")
+@click.option("--strict", is_flag=True,
+              help="Treat every reported problem (skipped URL, dropped field, malformed feed) "
+                   "as an error: exit 1, write nothing.")
+@click.option("-q", "--quiet", is_flag=True, help="No warnings or summary; errors only.")
+@click.version_option(__version__, "--version", prog_name=PROG)
+def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
+                    no_scope_check: bool, **options: Any) -> None:
+    """Turn RSS/Atom feeds, URL lists and sitemaps into sitemaps.
+
+    INPUT is a file or - for stdin (the default), plain or gzip-compressed. Messages go to
+    stderr. Exit status: 0 success (warnings allowed), 1 bad data or nothing to write,
+    2 bad usage, 130/143 interrupted.
+    """
+    if inputs.count("-") > 1:
+        raise click.UsageError("stdin (-) can be read only once")
+    report = Report(strict=options["strict"], on_message=None if quiet else _say)
+    summary = convert(list(inputs) or ["-"], output, scope_check=not no_scope_check,
+                      report=report, **options)
+    if not quiet:
+        for line in _summary_lines(summary):
+            _say(line)
+
+
+def main(argv: Optional[list[str]] = None) -> None:
+    """Entry point: run the command, turning every user error into a message and exit code."""
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        convert_command.main(argv, prog_name=PROG, standalone_mode=False)
+    except click.exceptions.Abort:
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except Feed2SitemapError as exc:
+        _say(str(exc))
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        _say("interrupted; nothing was written")
+        sys.exit(130)
+    except Terminated:
+        _say("terminated; nothing was written")
+        sys.exit(143)
+    except BrokenPipeError:
+        sys.exit(1)

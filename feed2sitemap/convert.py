@@ -1,0 +1,215 @@
+"""convert(): the one function behind both the command and the library."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import IO, Iterable, Iterator, Optional, Sequence, Union
+
+from .detect import FORMATS as INPUT_FORMATS
+from .detect import open_input, sniff
+from .errors import InputError, UnsupportedFormat
+from .limits import Profile, get_profile
+from .pipeline import apply_defaults, check_length, dedupe, normalize, within_scope
+from .readers import READERS
+from .readers.feed import DEFAULT_MAX_FEED_BYTES, read_feed
+from .record import Record
+from .report import Report
+from .split import DEFAULT_GZIP_LEVEL, FileInfo, OutputSet, split_name, write_output
+from .urls import Scope, scope_of
+from .writers import INDEX, URLSET, Format, get_format
+
+__all__ = ["Source", "Summary", "convert", "output_format", "read", "write"]
+
+Source = Union[str, "os.PathLike[str]", IO[bytes]]
+Destination = Union[str, "os.PathLike[str]", IO[bytes], None]
+
+
+@dataclass
+class Summary:
+    """What a run wrote and what it left out."""
+
+    parts: list[FileInfo] = field(default_factory=list)  # the sitemaps (or feeds) written
+    indexes: list[FileInfo] = field(default_factory=list)  # index files listing the parts
+    removed: list[str] = field(default_factory=list)  # stale parts of an earlier run, deleted
+    report: Report = field(default_factory=Report)
+
+    @property
+    def files(self) -> list[FileInfo]:
+        return self.parts + self.indexes
+
+    @property
+    def urls(self) -> int:
+        """Entries written to sitemaps (index files not counted)."""
+        return sum(f.count for f in self.parts)
+
+
+def _source_name(source: Source) -> str:
+    if isinstance(source, (str, os.PathLike)):
+        return os.fspath(source)
+    return str(getattr(source, "name", "<stream>"))
+
+
+def read(source: Source, format: str = "auto", *, report: Optional[Report] = None,
+         base_url: Optional[str] = None,
+         max_feed_bytes: int = DEFAULT_MAX_FEED_BYTES) -> Iterator[Record]:
+    """Yield the records of one input: a path or a binary stream, plain or gzip-compressed.
+
+    ``format`` is "auto" (sniffed from the first bytes) or one of "feed", "text", "sitemap".
+    Locations are as the input gave them; ``convert`` normalises and checks them.
+    """
+    if format != "auto" and format not in INPUT_FORMATS:
+        raise UnsupportedFormat(f"unknown input format {format!r}; choose one of: auto, "
+                                f"{', '.join(INPUT_FORMATS)}")
+    report = report if report is not None else Report()
+    name = _source_name(source)
+    if isinstance(source, (str, os.PathLike)):
+        try:
+            raw: IO[bytes] = open(source, "rb")
+        except OSError as exc:
+            raise InputError(name, None, f"cannot open: {exc.strerror}") from None
+        with raw:
+            yield from _read_stream(raw, name, format, report, base_url, max_feed_bytes)
+    else:
+        yield from _read_stream(source, name, format, report, base_url, max_feed_bytes)
+
+
+def _read_stream(raw: IO[bytes], name: str, format: str, report: Report,
+                 base_url: Optional[str], max_feed_bytes: int) -> Iterator[Record]:
+    try:
+        stream = open_input(raw, name)
+        kind = sniff(stream, name) if format == "auto" else format
+        if kind == "feed":
+            yield from read_feed(stream, name, report, base_url, max_bytes=max_feed_bytes)
+        else:
+            yield from READERS[kind](stream, name, report, base_url)
+    except IsADirectoryError:
+        raise InputError(name, None, "is a directory") from None
+    except OSError as exc:
+        raise InputError(name, None, f"read error: {exc.strerror or exc}") from None
+
+
+def output_format(output: Optional[str], to: Optional[str]) -> Format:
+    """--to wins; else the output name: .txt/.txt.gz → text; anything else → XML."""
+    if to is not None:
+        return get_format(to)
+    if output:
+        _, ext = split_name(os.path.basename(output))
+        if ext in (".txt", ".txt.gz"):
+            return get_format("text")
+    return get_format("xml")
+
+
+def _one_kind(records: Iterable[Record], report: Report) -> Iterator[Record]:
+    """A sitemap holds pages or sitemaps, not both: the first record decides, others are skipped."""
+    it = iter(records)
+    for first in it:
+        yield first
+        kind = first.is_sitemap
+        for record in it:
+            if record.is_sitemap == kind:
+                yield record
+            else:
+                what = "a sitemap (from an index)" if record.is_sitemap else "a page"
+                report.skip("mixed kinds", record.source, record.line,
+                            f"{record.loc[:200]} is {what}; the output holds "
+                            f"{'sitemaps' if kind else 'pages'} only")
+
+
+def convert(inputs: Sequence[Source], output: Destination = None, *,
+            from_format: str = "auto", to: Optional[str] = None, base_url: Optional[str] = None,
+            changefreq: Optional[str] = None, priority: Optional[float] = None,
+            scope_check: bool = True, strict: bool = False,
+            profile: Union[str, Profile] = "sitemaps", max_urls: Optional[int] = None,
+            max_bytes: Optional[int] = None, gzip: Optional[bool] = None,
+            gzip_level: Optional[int] = None, index: str = "auto",
+            max_feed_bytes: int = DEFAULT_MAX_FEED_BYTES, report: Optional[Report] = None,
+            ) -> Summary:
+    """Read every input, check and normalise the URLs, and write sitemap file(s).
+
+    ``output`` is a path (written atomically: temporaries renamed when all succeeded), a binary
+    stream, or None/"-" for stdout. Raises a Feed2SitemapError subclass for bad data or options;
+    problems that only skip a record are counted in ``summary.report`` (errors with ``strict``).
+    """
+    report = report if report is not None else Report(strict=strict)
+    prof = _profile(profile, max_urls, max_bytes)
+    scope: Optional[Scope] = None
+    if base_url is not None:
+        try:
+            scope = scope_of(base_url)
+        except ValueError as exc:
+            raise UnsupportedFormat(f"--base-url: {exc}") from None
+
+    def records() -> Iterator[Record]:
+        for source in inputs:
+            if isinstance(source, str) and source == "-":
+                source = sys.stdin.buffer
+            yield from read(source, from_format, report=report, base_url=base_url,
+                            max_feed_bytes=max_feed_bytes)
+
+    stream: Iterable[Record] = normalize(records(), report)
+    stream = check_length(stream, prof.max_loc, report, prof.name)
+    if scope_check:
+        stream = within_scope(stream, report, scope)
+    stream = apply_defaults(dedupe(stream, report), changefreq, priority)
+    names = ", ".join(_source_name(s) for s in inputs) or "<stdin>"
+    return write(stream, output, to=to, profile=prof, base_url=base_url, gzip=gzip,
+                 gzip_level=gzip_level, index=index, report=report, source_name=names)
+
+
+def _profile(profile: Union[str, Profile], max_urls: Optional[int],
+             max_bytes: Optional[int]) -> Profile:
+    try:
+        prof = get_profile(profile) if isinstance(profile, str) else profile
+        return prof.lowered(max_urls, max_bytes)
+    except ValueError as exc:
+        raise UnsupportedFormat(str(exc)) from None
+
+
+def write(records: Iterable[Record], dest: Destination = None, *, to: Optional[str] = None,
+          profile: Union[str, Profile] = "sitemaps", base_url: Optional[str] = None,
+          gzip: Optional[bool] = None, gzip_level: Optional[int] = None, index: str = "auto",
+          report: Optional[Report] = None, source_name: Optional[str] = None) -> Summary:
+    """Write records to a path, a binary stream or stdout, split by the profile's limits.
+
+    The records are written as given (``convert`` is what checks URLs). Records that are
+    sitemaps (``is_sitemap``) make a sitemap index.
+    """
+    report = report if report is not None else Report()
+    prof = _profile(profile, None, None)
+    path = os.fspath(dest) if isinstance(dest, (str, os.PathLike)) else None
+    if path == "-":
+        path = None
+    try:
+        fmt = output_format(path, to)
+    except ValueError as exc:
+        raise UnsupportedFormat(str(exc)) from None
+    if index not in ("auto", "always"):
+        raise UnsupportedFormat(f"unknown index mode {index!r}; choose auto or always")
+    if index == "always" and (base_url is None or path is None):
+        raise UnsupportedFormat("--index always needs -o FILE and --base-url")
+    if gzip is None:
+        gzip = bool(path and path.endswith(".gz"))
+    level = None
+    if gzip:
+        level = DEFAULT_GZIP_LEVEL if gzip_level is None else gzip_level
+        if not 0 <= level <= 9:
+            raise UnsupportedFormat("--gzip-level must be between 0 and 9")
+
+    it = _one_kind(records, report)
+    first = next(it, None)
+    if first is None:
+        raise InputError(source_name or "<input>", None, "no URLs to write" + (
+            f" ({report.total_skipped:,} skipped)" if report.total_skipped else ""))
+    if first.is_sitemap and fmt is URLSET:
+        fmt = INDEX
+    if path is not None:
+        out = OutputSet(path)
+    else:
+        stream = dest if dest is not None and not isinstance(dest, str) else sys.stdout.buffer
+        out = OutputSet(None, stream)  # type: ignore[arg-type]
+    written = write_output(itertools.chain([first], it), fmt, prof, out, report,
+                           gzip_level=level, base_url=base_url, always_index=index == "always")
+    return Summary(written.parts, written.indexes, out.removed, report)

@@ -1,0 +1,121 @@
+"""Opening inputs (paths, stdin, gzip) and telling feeds, sitemaps and URL lists apart."""
+
+from __future__ import annotations
+
+import io
+import re
+import zlib
+from typing import IO
+
+from .errors import InputError
+
+__all__ = ["FORMATS", "gunzip_stream", "open_input", "sniff"]
+
+FORMATS = ("feed", "text", "sitemap")
+GZIP_MAGIC = b"\x1f\x8b"
+PEEK = 1 << 16  # enough to see past an XML declaration, comments and a DOCTYPE to the root
+
+_FEED_ROOTS = {"rss", "feed", "RDF", "channel"}
+_SITEMAP_ROOTS = {"urlset", "sitemapindex"}
+# The root element: the first "<" that opens neither a declaration, a processing instruction nor
+# a comment. Comments and the DOCTYPE's internal subset are skipped first.
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_DOCTYPE = re.compile(r"<!DOCTYPE[^\[>]*(\[.*?\]\s*)?>", re.S)
+_PI = re.compile(r"<\?.*?\?>", re.S)
+_ROOT = re.compile(r"<([A-Za-z_][\w.\-]*:)?([A-Za-z_][\w.\-]*)")
+
+
+class _GzipReader(io.RawIOBase):
+    """A streaming gunzip that never holds the whole output (concatenated members included)."""
+
+    def __init__(self, raw: IO[bytes], source: str) -> None:
+        self._raw = raw
+        self._source = source
+        self._z = zlib.decompressobj(wbits=31)
+        self._pending = b""
+        self._eof = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buf: "memoryview | bytearray") -> int:  # type: ignore[override]
+        size = len(buf)
+        while not self._pending and not self._eof:
+            chunk = self._z.unconsumed_tail or self._raw.read(1 << 16)
+            if not chunk:
+                if not self._z.eof:
+                    raise InputError(self._source, None, "gzip data is truncated")
+                self._eof = True
+                break
+            try:
+                # max_length bounds what one call may produce: a 1 KB bomb cannot expand to
+                # gigabytes in memory here, only stream through at the reader's pace.
+                self._pending = self._z.decompress(chunk, size)
+            except zlib.error as exc:
+                raise InputError(self._source, None, f"bad gzip data ({exc})") from None
+            if self._z.eof:
+                rest = self._z.unused_data
+                if rest.startswith(GZIP_MAGIC):  # another gzip member follows
+                    self._z = zlib.decompressobj(wbits=31)
+                    self._pending += self._z.decompress(rest, size)
+                elif rest.strip(b"\0"):
+                    raise InputError(self._source, None, "trailing garbage after gzip data")
+        n = min(size, len(self._pending))
+        buf[:n] = self._pending[:n]
+        self._pending = self._pending[n:]
+        return n
+
+
+def gunzip_stream(raw: IO[bytes], source: str) -> io.BufferedReader:
+    return io.BufferedReader(_GzipReader(raw, source), PEEK)
+
+
+def open_input(stream: IO[bytes], source: str) -> io.BufferedReader:
+    """Wrap a binary stream so that it can be peeked, un-gzipping it if it starts gzip's magic."""
+    buffered = stream if isinstance(stream, io.BufferedReader) else io.BufferedReader(
+        stream, PEEK)  # type: ignore[arg-type]
+    if buffered.peek(2)[:2] == GZIP_MAGIC:
+        return gunzip_stream(buffered, source)
+    return buffered
+
+
+def _peek(stream: io.BufferedReader) -> bytes:
+    head = stream.peek(PEEK)
+    # peek() returns what is buffered, at least one byte; fill up to PEEK where possible.
+    return head[:PEEK]
+
+
+def _decode_head(head: bytes) -> str:
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return head[:PEEK - PEEK % 2].decode("utf-16", "replace")
+    if head[:4] in (b"\x00<\x00?", b"<\x00?\x00"):
+        enc = "utf-16-be" if head[0] == 0 else "utf-16-le"
+        return head[:PEEK - PEEK % 2].decode(enc, "replace")
+    return head.decode("utf-8", "replace").lstrip("\ufeff")
+
+
+def sniff(stream: io.BufferedReader, source: str) -> str:
+    """Say which reader fits: 'feed', 'sitemap' or 'text', from the first bytes."""
+    head = _peek(stream)
+    if not head:
+        raise InputError(source, None, "the input is empty")
+    text = _decode_head(head)
+    stripped = text.lstrip()
+    if not stripped.startswith("<"):
+        if "\0" in text:
+            raise InputError(source, None, "binary data (NUL bytes), not a feed, sitemap or "
+                                           "URL list")
+        return "text"
+    body = _PI.sub("", _COMMENT.sub("", stripped))
+    body = _DOCTYPE.sub("", body, count=1)
+    m = _ROOT.search(body)
+    if m is None:
+        raise InputError(source, 1, "XML without a root element in its first 64 KiB")
+    name = m.group(2)
+    if name in _SITEMAP_ROOTS:
+        return "sitemap"
+    if name in _FEED_ROOTS:
+        return "feed"
+    raise InputError(
+        source, None, f"XML root element <{(m.group(1) or '') + name}> is neither a sitemap "
+        "(urlset, sitemapindex) nor a feed (rss, feed, rdf:RDF)")

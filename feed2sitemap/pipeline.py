@@ -1,0 +1,101 @@
+"""Pipeline steps between readers and writers: each a small generator over records."""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator, Optional
+
+from .record import Record, make_record, with_loc
+from .report import Report
+from .urls import Scope, normalize_url, scope_of
+
+__all__ = ["apply_defaults", "check_length", "dedupe", "normalize", "within_scope"]
+
+
+def normalize(records: Iterable[Record], report: Report) -> Iterator[Record]:
+    """Turn each loc into its normalised absolute http(s) URI; skip and report the others."""
+    for record in records:
+        loc = record.loc
+        try:
+            norm = normalize_url(loc)
+        except ValueError as exc:
+            report.skip("invalid URL", record.source, record.line, str(exc))
+            continue
+        yield record if norm == loc else with_loc(record, norm)
+
+
+def check_length(records: Iterable[Record], max_loc: int, report: Report,
+                 profile: str = "") -> Iterator[Record]:
+    """Skip a record whose <loc> is not shorter than ``max_loc`` characters (the profile's rule)."""
+    for record in records:
+        if len(record.loc) >= max_loc:
+            report.skip("URL too long", record.source, record.line,
+                        f"URL of {len(record.loc):,} characters; profile {profile} requires "
+                        f"under {max_loc:,}")
+            continue
+        yield record
+
+
+def within_scope(records: Iterable[Record], report: Report,
+                 scope: Optional[Scope] = None) -> Iterator[Record]:
+    """Keep the URLs of one site (sitemaps.org: a sitemap lists URLs of its own host only).
+
+    ``scope`` comes from --base-url (scheme, host and directory); without it the scheme and host
+    of the first URL decide. Run after ``normalize``: both sides are in normalised form.
+    """
+    it = iter(records)
+    if scope is None:
+        for first in it:
+            scope = scope_of(first.loc, directory=False)
+            yield first
+            break
+        else:
+            return
+    prefix = scope.prefix
+    off = report.hosts_off_scope
+    for record in it:
+        loc = record.loc
+        if loc.startswith(prefix):
+            yield record
+            continue
+        # a URL equal to the scope's directory without its trailing slash is the site itself
+        if loc + "/" == prefix:
+            yield record
+            continue
+        origin = loc[: loc.find("/", loc.find("://") + 3)]
+        off[origin] += 1
+        report.skip("off scope", record.source, record.line,
+                    f"{loc[:200]} is outside {prefix} (sitemaps.org: one site per sitemap; "
+                    "--no-scope-check to allow)")
+
+
+def dedupe(records: Iterable[Record], report: Report) -> Iterator[Record]:
+    """One entry per URL: the first copy keeps its place, later copies are dropped and counted.
+
+    Remembers a 64-bit hash of each URL rather than the URL (about 70 bytes per URL in all, not
+    the URL's length); two different URLs colliding is a one-in-2**64 event per pair.
+    """
+    seen: set[int] = set()
+    add = seen.add
+    for record in records:
+        key = hash(record.loc)
+        if key in seen:
+            report.skip("duplicate", record.source, record.line, f"duplicate URL {record.loc}")
+            continue
+        add(key)
+        yield record
+
+
+def apply_defaults(records: Iterable[Record], changefreq: Optional[str] = None,
+                   priority: Optional[float] = None) -> Iterator[Record]:
+    """Fill changefreq/priority where the input gave none (the user's --changefreq/--priority)."""
+    if changefreq is None and priority is None:
+        yield from records
+        return
+    for r in records:
+        if r.is_sitemap or (changefreq is None or r.changefreq is not None) and (
+                priority is None or r.priority is not None):
+            yield r
+            continue
+        yield make_record(r.loc, r.lastmod, r.changefreq if r.changefreq is not None
+                          else changefreq, r.priority if r.priority is not None else priority,
+                          r.is_sitemap, r.source, r.line)

@@ -1,0 +1,60 @@
+"""Counting and reporting problems: nothing is dropped without a count and a message."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Callable, Optional
+
+from .errors import InputError
+
+__all__ = ["Report"]
+
+# Past this many messages of one kind, further ones are only counted: a list with a million bad
+# lines should not print a million lines, but the summary still gives the full count.
+MESSAGES_PER_KIND = 50
+
+
+class Report:
+    """Collects skipped records and warnings for one run.
+
+    ``skip`` and ``warn`` count the problem under ``kind`` and pass a one-line message
+    ``source:line: text`` to ``on_message``. With ``strict`` every problem raises InputError instead.
+    """
+
+    def __init__(self, strict: bool = False,
+                 on_message: Optional[Callable[[str], None]] = None) -> None:
+        self.strict = strict
+        self.on_message = on_message
+        self.skipped: Counter[str] = Counter()
+        self.warnings: Counter[str] = Counter()
+        self.hosts_off_scope: Counter[str] = Counter()
+        self._messages: Counter[str] = Counter()
+
+    def _emit(self, kind: str, source: Optional[str], line: Optional[int], text: str) -> None:
+        if self.strict:
+            raise InputError(source, line, text.split(": ", 1)[-1] + " (--strict)")
+        self._messages[kind] += 1
+        if self.on_message is None:
+            return
+        n = self._messages[kind]
+        if n <= MESSAGES_PER_KIND:
+            where = source or "<input>"
+            if line is not None:
+                where += f":{line}"
+            self.on_message(f"{where}: {text}")
+            if n == MESSAGES_PER_KIND:
+                self.on_message(f"{where}: further '{kind}' messages are counted, not shown")
+
+    def skip(self, kind: str, source: Optional[str], line: Optional[int], text: str) -> None:
+        """A record was left out of the output."""
+        self._emit(kind, source, line, "skipped: " + text)
+        self.skipped[kind] += 1
+
+    def warn(self, kind: str, source: Optional[str], line: Optional[int], text: str) -> None:
+        """Something was wrong but the record (perhaps without a field) was kept."""
+        self._emit(kind, source, line, "warning: " + text)
+        self.warnings[kind] += 1
+
+    @property
+    def total_skipped(self) -> int:
+        return sum(self.skipped.values())

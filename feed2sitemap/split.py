@@ -1,0 +1,349 @@
+"""Writing records into files that obey the profile's limits: split, index, gzip, atomic replace.
+
+Every file's uncompressed UTF-8 size is known exactly before it is written: each entry is
+measured as it is formatted, and room for the closing tag is kept, so a file is closed only when
+the next entry would not fit. Nothing reaches its final name until the whole run has succeeded.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from typing import IO, Callable, Iterable, Optional
+
+from .errors import LimitError, OutputError
+from .limits import Profile
+from .record import Lastmod, Record, lastmod_key, make_record
+from .report import Report
+from .writers import INDEX, Format
+
+__all__ = [
+    "DEFAULT_GZIP_LEVEL", "FileInfo", "OutputSet", "Written", "part_names", "write_output",
+    "write_records",
+]
+
+# Chosen from benchmarks/bench.py (1,000,000 URLs, see README): level 6 costs ~1.3x level 1's
+# time for files ~20% smaller; level 9 adds ~1.5x more time for ~2% more. 6 is also gzip's own
+# default, so our files match what `gzip` would make.
+DEFAULT_GZIP_LEVEL = 6
+FLUSH_ENTRIES = 2048  # entries joined into one write: one write per URL doubles gzip's time
+
+
+@dataclass
+class FileInfo:
+    """One output file: its final path (None for a stream), URL count, exact sizes, newest lastmod."""
+
+    path: Optional[str]
+    count: int = 0
+    size: int = 0  # uncompressed bytes
+    compressed_size: Optional[int] = None
+    newest: Optional[Lastmod] = None
+    temp: Optional[str] = field(default=None, repr=False)
+
+
+class _Overflow(Exception):
+    """A second file is needed where only one may be written."""
+
+
+def _utf8_len(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8"))
+
+
+class _Sink:
+    """One open output file (a temporary), plain or gzip-compressed."""
+
+    def __init__(self, fileobj: IO[bytes], gzip_level: Optional[int]) -> None:
+        self.raw = fileobj
+        self.out: IO[bytes] = fileobj
+        if gzip_level is not None:
+            # filename="" and mtime=0: the gzip header must not carry the temporary's name or
+            # the clock, so the same input gives byte-identical output.
+            self.out = gzip.GzipFile(filename="", mode="wb", fileobj=fileobj,
+                                     compresslevel=gzip_level, mtime=0)
+
+    def write(self, data: bytes) -> None:
+        self.out.write(data)
+
+    def close(self) -> int:
+        if self.out is not self.raw:
+            self.out.close()
+        self.raw.flush()
+        size = self.raw.tell()
+        self.raw.close()
+        return size
+
+
+def write_records(records: Iterable[Record], fmt: Format, profile: Profile,
+                  open_part: Callable[[int], tuple[IO[bytes], FileInfo]],
+                  gzip_level: Optional[int], report: Report,
+                  before_split: Optional[Callable[[], None]] = None,
+                  files: Optional[list[FileInfo]] = None) -> list[FileInfo]:
+    """Write ``records`` into as many files as the limits need; return what each file holds.
+
+    ``open_part(n)`` opens file number n (1-based). ``before_split`` is called when a second file
+    is about to be needed, the first one complete; it raises if the destination cannot take
+    more than one. Each file is appended to ``files`` as it is opened.
+    """
+    header = fmt.header().encode("utf-8")
+    footer = fmt.footer().encode("utf-8")
+    header_size, footer_size = len(header), len(footer)
+    max_urls, max_bytes = profile.max_urls, profile.max_bytes
+    # the room one file has for entries once the declaration, root tags and closing tag are in
+    room = max_bytes - header_size - footer_size
+    entry = fmt.entry
+    if files is None:
+        files = []
+    sink: Optional[_Sink] = None
+    info = FileInfo(None)
+    buf: list[str] = []
+    used = room + 1  # bytes of entries in the current file; "full" until the first file opens
+    count = max_urls
+    newest_key = None
+
+    def close_current() -> None:
+        assert sink is not None
+        if buf:
+            sink.write("".join(buf).encode("utf-8"))
+            buf.clear()
+        sink.write(footer)
+        info.count, info.size = count, header_size + used + footer_size
+        compressed = sink.close()
+        if gzip_level is not None:
+            info.compressed_size = compressed
+
+    try:
+        for record in records:
+            text = entry(record)
+            n = len(text) if text.isascii() else len(text.encode("utf-8"))
+            if count >= max_urls or used + n > room:
+                if n > room:
+                    report.skip("entry too large", record.source, record.line,
+                                f"entry of {n:,} bytes cannot fit in a file of at most "
+                                f"{max_bytes:,} bytes")
+                    continue
+                if sink is not None:
+                    close_current()
+                    if before_split is not None and len(files) == 1:
+                        before_split()
+                raw, info = open_part(len(files) + 1)
+                files.append(info)
+                sink = _Sink(raw, gzip_level)
+                sink.write(header)
+                used = count = 0
+                newest_key = None
+            buf.append(text)
+            used += n
+            count += 1
+            lastmod = record.lastmod
+            if lastmod is not None:
+                key = lastmod_key(lastmod)
+                if newest_key is None or key > newest_key:
+                    newest_key = key
+                    info.newest = lastmod
+            if len(buf) >= FLUSH_ENTRIES:
+                assert sink is not None
+                sink.write("".join(buf).encode("utf-8"))
+                buf.clear()
+        if sink is not None:
+            close_current()
+            sink = None
+    finally:
+        if sink is not None:
+            sink.raw.close()
+    return files
+
+
+_GZ = ".gz"
+
+
+def split_name(name: str) -> tuple[str, str]:
+    """'sitemap.xml.gz' → ('sitemap', '.xml.gz'); 'urls.txt' → ('urls', '.txt')."""
+    gz = ""
+    if name.endswith(_GZ):
+        name, gz = name[: -len(_GZ)], _GZ
+    stem, dot, ext = name.rpartition(".")
+    if not dot or not stem:
+        return name, gz
+    return stem, "." + ext + gz
+
+
+def part_names(name: str, n: int, kind: str = "") -> list[str]:
+    """The file names of n parts beside ``name``: STEM-1.EXT … (STEM-index-1.EXT for indexes)."""
+    stem, ext = split_name(name)
+    infix = f"-{kind}" if kind else ""
+    return [f"{stem}{infix}-{i}{ext}" for i in range(1, n + 1)]
+
+
+def _stale_pattern(name: str) -> re.Pattern[str]:
+    stem, ext = split_name(name)
+    return re.compile(re.escape(stem) + r"-(?:index-)?[1-9][0-9]*" + re.escape(ext))
+
+
+class OutputSet:
+    """The files of one run: written as temporaries beside the target, renamed on commit.
+
+    ``path`` None means ``stream`` (stdout): then only one file can be written, and it is spooled
+    to a temporary file and copied out on commit, so a failed run writes nothing at all.
+    """
+
+    def __init__(self, path: Optional[str], stream: Optional[IO[bytes]] = None) -> None:
+        self.path = path
+        self.stream = stream
+        self.directory = os.path.dirname(os.path.abspath(path)) if path else None
+        self._temps: list[str] = []
+        self._spools: list[IO[bytes]] = []
+        self.removed: list[str] = []
+        mask = os.umask(0)
+        os.umask(mask)
+        self._mode = 0o666 & ~mask
+
+    def open_temp(self, n: int) -> tuple[IO[bytes], FileInfo]:
+        info = FileInfo(None)
+        if self.path is None:
+            spool = tempfile.TemporaryFile()
+            self._spools.append(spool)
+            return _KeepOpen(spool), info
+        base = os.path.basename(self.path)
+        try:
+            fd, temp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=self.directory)
+        except OSError as exc:
+            raise OutputError(f"cannot write in {self.directory}: {exc.strerror}") from None
+        self._temps.append(temp)
+        info.temp = temp
+        return os.fdopen(fd, "wb"), info
+
+    def commit(self, files: list[FileInfo], names: list[str]) -> None:
+        """Give each temporary its final name (parts first, the file at ``path`` last)."""
+        if self.path is None:
+            assert self.stream is not None and len(self._spools) >= 1
+            spool = self._spools[0]
+            spool.seek(0)
+            shutil.copyfileobj(spool, self.stream, 1 << 20)
+            self.stream.flush()
+            files[0].path = "<stdout>"
+            return
+        assert self.directory is not None
+        keep = set()
+        for info, name in zip(files, names):
+            final = os.path.join(self.directory, name)
+            assert info.temp is not None
+            os.chmod(info.temp, self._mode)
+            os.replace(info.temp, final)
+            self._temps.remove(info.temp)
+            info.path = final
+            keep.add(name)
+        # Parts of an earlier, larger run would still be served but listed nowhere: remove them
+        # so the directory matches its index.
+        pattern = _stale_pattern(os.path.basename(self.path))
+        for entry in sorted(os.listdir(self.directory)):
+            if entry not in keep and pattern.fullmatch(entry):
+                os.unlink(os.path.join(self.directory, entry))
+                self.removed.append(os.path.join(self.directory, entry))
+
+    def abort(self) -> None:
+        for temp in self._temps:
+            try:
+                os.unlink(temp)
+            except OSError:
+                pass
+        self._temps.clear()
+        for spool in self._spools:
+            spool.close()
+        self._spools.clear()
+
+
+class _KeepOpen:
+    """A spool file whose close() only flushes: the output set copies it out on commit."""
+
+    def __init__(self, f: IO[bytes]) -> None:
+        self._f = f
+
+    def write(self, data: bytes) -> int:
+        return self._f.write(data)
+
+    def flush(self) -> None:
+        self._f.flush()
+
+    def tell(self) -> int:
+        return self._f.tell()
+
+    def close(self) -> None:
+        self._f.flush()
+
+
+def index_records(files: list[FileInfo], names: list[str], base_url: str) -> list[Record]:
+    base = base_url if base_url.endswith("/") else base_url[: base_url.rfind("/") + 1]
+    return [make_record(base + name, info.newest, is_sitemap=True)
+            for info, name in zip(files, names)]
+
+
+@dataclass
+class Written:
+    """The files of a run: the sitemaps (parts) and the index files that list them."""
+
+    parts: list[FileInfo] = field(default_factory=list)
+    indexes: list[FileInfo] = field(default_factory=list)
+
+
+def write_output(records: Iterable[Record], fmt: Format, profile: Profile, out: OutputSet,
+                 report: Report, *, gzip_level: Optional[int], base_url: Optional[str],
+                 always_index: bool = False) -> Written:
+    """Write the records to ``out``: one file, or parts plus an index when they do not fit."""
+
+    def before_split() -> None:
+        if out.path is None:
+            raise _Overflow
+        if base_url is None:
+            raise LimitError(
+                f"the URLs do not fit in one sitemap ({profile.max_urls:,} URLs or "
+                f"{profile.max_bytes:,} bytes, profile {profile.name}); give --base-url, the "
+                "public URL of the output's directory, so that the parts can be listed in an "
+                "index")
+
+    files: list[FileInfo] = []
+    try:
+        try:
+            write_records(records, fmt, profile, out.open_temp, gzip_level, report,
+                          before_split, files)
+        except _Overflow:
+            # stdout: the first file is complete (closing tag written); give it, then fail.
+            del files[1:]
+            out.commit(files, ["<stdout>"])
+            raise LimitError(
+                f"the URLs do not fit in one sitemap ({profile.max_urls:,} URLs or "
+                f"{profile.max_bytes:,} bytes); stdout got the first complete sitemap only. "
+                "Use -o FILE and --base-url to split into parts with an index") from None
+        if not files:
+            return Written()
+        assert out.path is not None or len(files) == 1
+        name = os.path.basename(out.path) if out.path else "<stdout>"
+        if len(files) == 1 and not always_index:
+            out.commit(files, [name])
+            return Written(files)
+        assert base_url is not None and out.path is not None
+        names = part_names(name, len(files))
+        index_files = write_records(index_records(files, names, base_url), INDEX, profile,
+                                    out.open_temp, gzip_level, report)
+        if len(index_files) == 1:
+            out.commit(files + index_files, names + [name])
+            return Written(files, index_files)
+        # More than 50,000 parts: the index splits the same way, and the file at PATH lists
+        # the index parts (STEM-index-1.EXT …).
+        index_names = part_names(name, len(index_files), "index")
+        top = write_records(index_records(index_files, index_names, base_url), INDEX, profile,
+                            out.open_temp, gzip_level, report)
+        if len(top) != 1:
+            raise LimitError("more parts than two levels of sitemap index can list")
+        out.commit(files + index_files + top, names + index_names + [name])
+        return Written(files, index_files + top)
+    except OSError as exc:
+        # a full disk, a file-size limit (EFBIG), a directory made read-only mid-run
+        where = out.path or "output"
+        raise OutputError(f"{where}: cannot write: {exc.strerror or exc}; nothing was "
+                          "replaced") from None
+    finally:
+        out.abort()

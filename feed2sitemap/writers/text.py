@@ -1,0 +1,24 @@
+"""Text sitemaps (sitemaps.org): one URL per line, UTF-8, nothing else."""
+
+from __future__ import annotations
+
+from ..record import Record
+
+__all__ = ["TEXT"]
+
+
+class TextFormat:
+    name = "text"
+    extension = ".txt"
+
+    def header(self) -> str:
+        return ""
+
+    def footer(self) -> str:
+        return ""
+
+    def entry(self, record: Record) -> str:
+        return record.loc + "\n"
+
+
+TEXT = TextFormat()
