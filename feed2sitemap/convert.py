@@ -5,8 +5,9 @@ from __future__ import annotations
 import itertools
 import os
 import sys
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import IO, Iterable, Iterator, Optional, Sequence, Union
+from typing import IO, Optional, Union
 
 from .detect import FORMATS as INPUT_FORMATS
 from .detect import open_input, sniff
@@ -79,8 +80,10 @@ def read(source: Source, format: str = "auto", *, report: Optional[Report] = Non
 def _read_stream(raw: IO[bytes], name: str, format: str, report: Report,
                  base_url: Optional[str], max_feed_bytes: int) -> Iterator[Record]:
     try:
-        stream = open_input(raw, name)
-        kind = sniff(stream, name) if format == "auto" else format
+        stream, head = open_input(raw, name)
+        if not head:
+            raise InputError(name, None, "the input is empty")
+        kind = sniff(head, name) if format == "auto" else format
         if kind == "feed":
             yield from read_feed(stream, name, report, base_url, max_bytes=max_feed_bytes)
         else:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import io
 import re
 import zlib
-from typing import IO
+from typing import IO, Any
 
 from .errors import InputError
 
-__all__ = ["FORMATS", "gunzip_stream", "open_input", "sniff"]
+__all__ = ["FORMATS", "open_input", "sniff"]
 
 FORMATS = ("feed", "text", "sitemap")
 GZIP_MAGIC = b"\x1f\x8b"
@@ -28,7 +28,7 @@ _ROOT = re.compile(r"<([A-Za-z_][\w.\-]*:)?([A-Za-z_][\w.\-]*)")
 class _GzipReader(io.RawIOBase):
     """A streaming gunzip that never holds the whole output (concatenated members included)."""
 
-    def __init__(self, raw: IO[bytes], source: str) -> None:
+    def __init__(self, raw: Any, source: str) -> None:
         self._raw = raw
         self._source = source
         self._z = zlib.decompressobj(wbits=31)
@@ -38,7 +38,7 @@ class _GzipReader(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buf: "memoryview | bytearray") -> int:  # type: ignore[override]
+    def readinto(self, buf: memoryview | bytearray) -> int:  # type: ignore[override]
         size = len(buf)
         while not self._pending and not self._eof:
             chunk = self._z.unconsumed_tail or self._raw.read(1 << 16)
@@ -66,23 +66,50 @@ class _GzipReader(io.RawIOBase):
         return n
 
 
-def gunzip_stream(raw: IO[bytes], source: str) -> io.BufferedReader:
-    return io.BufferedReader(_GzipReader(raw, source), PEEK)
+class _Replay(io.RawIOBase):
+    """A raw stream that gives back ``head`` (already read to sniff it), then the rest."""
+
+    def __init__(self, head: bytes, rest: IO[bytes]) -> None:
+        self._head = memoryview(head)
+        self._rest = rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buf: Any) -> int:
+        if self._head:
+            n = min(len(buf), len(self._head))
+            buf[:n] = self._head[:n]
+            self._head = self._head[n:]
+            return n
+        data = self._rest.read(len(buf))
+        n = len(data)
+        buf[:n] = data
+        return n
 
 
-def open_input(stream: IO[bytes], source: str) -> io.BufferedReader:
-    """Wrap a binary stream so that it can be peeked, un-gzipping it if it starts gzip's magic."""
-    buffered = stream if isinstance(stream, io.BufferedReader) else io.BufferedReader(
-        stream, PEEK)  # type: ignore[arg-type]
-    if buffered.peek(2)[:2] == GZIP_MAGIC:
-        return gunzip_stream(buffered, source)
-    return buffered
+def _read_head(stream: IO[bytes]) -> bytes:
+    """Up to PEEK bytes: a pipe hands over a few KiB per read, so read until full or EOF."""
+    parts = []
+    size = 0
+    while size < PEEK:
+        chunk = stream.read(PEEK - size)
+        if not chunk:
+            break
+        parts.append(chunk)
+        size += len(chunk)
+    return b"".join(parts)
 
 
-def _peek(stream: io.BufferedReader) -> bytes:
-    head = stream.peek(PEEK)
-    # peek() returns what is buffered, at least one byte; fill up to PEEK where possible.
-    return head[:PEEK]
+def open_input(stream: IO[bytes], source: str) -> tuple[IO[bytes], bytes]:
+    """A buffered stream over the input (un-gzipped when it starts with gzip's magic), and its
+    first 64 KiB, which sniff() looks at. The stream still yields those first bytes."""
+    head = _read_head(stream)
+    if head[:2] == GZIP_MAGIC:
+        gz = io.BufferedReader(_GzipReader(_Replay(head, stream), source), PEEK)
+        head = _read_head(gz)
+        return io.BufferedReader(_Replay(head, gz), PEEK), head
+    return io.BufferedReader(_Replay(head, stream), PEEK), head
 
 
 def _decode_head(head: bytes) -> str:
@@ -94,9 +121,8 @@ def _decode_head(head: bytes) -> str:
     return head.decode("utf-8", "replace").lstrip("\ufeff")
 
 
-def sniff(stream: io.BufferedReader, source: str) -> str:
+def sniff(head: bytes, source: str) -> str:
     """Say which reader fits: 'feed', 'sitemap' or 'text', from the first bytes."""
-    head = _peek(stream)
     if not head:
         raise InputError(source, None, "the input is empty")
     text = _decode_head(head)

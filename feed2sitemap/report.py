@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Callable, Optional
+from collections.abc import Callable
+from typing import Optional
 
 from .errors import InputError
 
@@ -18,7 +19,8 @@ class Report:
     """Collects skipped records and warnings for one run.
 
     ``skip`` and ``warn`` count the problem under ``kind`` and pass a one-line message
-    ``source:line: text`` to ``on_message``. With ``strict`` every problem raises InputError instead.
+    ``source:line: text`` to ``on_message``. With ``strict`` every problem raises InputError
+    instead.
     """
 
     def __init__(self, strict: bool = False,

@@ -12,8 +12,9 @@ import os
 import re
 import shutil
 import tempfile
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import IO, Callable, Iterable, Optional
+from typing import IO, Optional, Protocol
 
 from .errors import LimitError, OutputError
 from .limits import Profile
@@ -35,7 +36,7 @@ FLUSH_ENTRIES = 2048  # entries joined into one write: one write per URL doubles
 
 @dataclass
 class FileInfo:
-    """One output file: its final path (None for a stream), URL count, exact sizes, newest lastmod."""
+    """One output file: final path, entry count, exact sizes, newest lastmod of its entries."""
 
     path: Optional[str]
     count: int = 0
@@ -53,12 +54,24 @@ def _utf8_len(text: str) -> int:
     return len(text) if text.isascii() else len(text.encode("utf-8"))
 
 
+class BinaryOut(Protocol):
+    """What a part is written to: a temporary file, or a spool for stdout."""
+
+    def write(self, data: bytes, /) -> int: ...
+
+    def flush(self) -> None: ...
+
+    def tell(self) -> int: ...
+
+    def close(self) -> None: ...
+
+
 class _Sink:
     """One open output file (a temporary), plain or gzip-compressed."""
 
-    def __init__(self, fileobj: IO[bytes], gzip_level: Optional[int]) -> None:
+    def __init__(self, fileobj: BinaryOut, gzip_level: Optional[int]) -> None:
         self.raw = fileobj
-        self.out: IO[bytes] = fileobj
+        self.out: BinaryOut = fileobj
         if gzip_level is not None:
             # filename="" and mtime=0: the gzip header must not carry the temporary's name or
             # the clock, so the same input gives byte-identical output.
@@ -78,7 +91,7 @@ class _Sink:
 
 
 def write_records(records: Iterable[Record], fmt: Format, profile: Profile,
-                  open_part: Callable[[int], tuple[IO[bytes], FileInfo]],
+                  open_part: Callable[[int], tuple[BinaryOut, FileInfo]],
                   gzip_level: Optional[int], report: Report,
                   before_split: Optional[Callable[[], None]] = None,
                   files: Optional[list[FileInfo]] = None) -> list[FileInfo]:
@@ -201,7 +214,7 @@ class OutputSet:
         os.umask(mask)
         self._mode = 0o666 & ~mask
 
-    def open_temp(self, n: int) -> tuple[IO[bytes], FileInfo]:
+    def open_temp(self, n: int) -> tuple[BinaryOut, FileInfo]:
         info = FileInfo(None)
         if self.path is None:
             spool = tempfile.TemporaryFile()
@@ -228,7 +241,7 @@ class OutputSet:
             return
         assert self.directory is not None
         keep = set()
-        for info, name in zip(files, names):
+        for info, name in zip(files, names, strict=True):
             final = os.path.join(self.directory, name)
             assert info.temp is not None
             os.chmod(info.temp, self._mode)
@@ -278,7 +291,7 @@ class _KeepOpen:
 def index_records(files: list[FileInfo], names: list[str], base_url: str) -> list[Record]:
     base = base_url if base_url.endswith("/") else base_url[: base_url.rfind("/") + 1]
     return [make_record(base + name, info.newest, is_sitemap=True)
-            for info, name in zip(files, names)]
+            for info, name in zip(files, names, strict=True)]
 
 
 @dataclass

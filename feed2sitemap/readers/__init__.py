@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import IO, Callable, Iterator, Optional
+from collections.abc import Callable, Iterator
+from typing import IO, Optional
 
 from ..record import Record
 from ..report import Report

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import calendar
 import re
+from collections.abc import Iterator
 from datetime import datetime, timezone
-from typing import IO, Any, Iterator, Optional
+from typing import IO, Any, Optional
 
 import feedparser
 

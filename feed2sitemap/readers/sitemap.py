@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import IO, Iterator, Optional
+from collections.abc import Iterator
+from typing import IO, Optional
 from xml.parsers import expat
 
 from ..errors import InputError

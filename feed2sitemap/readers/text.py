@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import IO, Iterator, Optional
+from collections.abc import Iterator
+from typing import IO, Optional
 
 from ..errors import InputError
 from ..record import Record, make_record
@@ -36,7 +37,8 @@ def read_text(stream: IO[bytes], source: str, report: Report,
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             if b"\0" in raw:
-                raise InputError(source, lineno, "binary data (NUL bytes), not a URL list") from None
+                raise InputError(source, lineno,
+                                 "binary data (NUL bytes), not a URL list") from None
             raise InputError(source, lineno, f"not UTF-8 (byte offset {offset + exc.start})"
                              ) from None
         if lineno == 1 and text.startswith("\ufeff"):
