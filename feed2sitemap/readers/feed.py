@@ -75,7 +75,9 @@ def entry_link(entry: Any) -> Optional[str]:
 
 
 def entry_lastmod(entry: Any) -> Optional[datetime]:
-    parsed = entry.get("updated_parsed") or entry.get("published_parsed")
+    # dict.get, not FeedParserDict.get: the latter maps a missing updated_parsed to
+    # published_parsed itself, with a DeprecationWarning.
+    parsed = dict.get(entry, "updated_parsed") or dict.get(entry, "published_parsed")
     if not parsed:
         return None
     return datetime.fromtimestamp(calendar.timegm(parsed), timezone.utc)

@@ -1,0 +1,49 @@
+"""Shared test helpers: the installed command, the conformance material, sample paths."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "samples"
+# In CI the repository is cloned with shared/ beside it (a sibling folder, not part of the repo).
+SHARED = ROOT.parent / "shared"
+CONFORMANCE = SHARED / "conformance"
+
+
+def conformance(*parts: str) -> Path:
+    path = CONFORMANCE.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"conformance material not present: {path} (../shared is optional)")
+    return path
+
+
+def command() -> list[str]:
+    """The installed console script (next to this interpreter), as a user would run it."""
+    exe = Path(sys.executable).parent / "feed2sitemap"
+    if exe.exists():
+        return [str(exe)]
+    found = shutil.which("feed2sitemap")
+    if found is None:
+        pytest.fail("the feed2sitemap command is not installed; run pip install -e '.[test]'")
+    return [found]
+
+
+def run(*args: str, input: bytes | None = None, cwd: Path | None = None,
+        timeout: float = 120, **kw: object) -> subprocess.CompletedProcess[bytes]:
+    """Run the installed command in a subprocess and capture its output."""
+    env = dict(os.environ)
+    env.pop("PYTHONHASHSEED", None)
+    return subprocess.run(command() + list(args), input=input, capture_output=True, cwd=cwd,
+                          timeout=timeout, env=env, **kw)  # type: ignore[call-overload]
+
+
+@pytest.fixture
+def tmp(tmp_path: Path) -> Path:
+    return tmp_path
