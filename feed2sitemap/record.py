@@ -93,13 +93,15 @@ def with_loc(record: Record, loc: str) -> Record:
     )
 
 
-# W3C Datetime (https://www.w3.org/TR/NOTE-datetime) restricted to what the sitemaps.org XSD
-# accepts: xsd:date (YYYY-MM-DD) or xsd:dateTime. A time must carry a zone (sitemaps.org); minutes
-# without seconds are W3C-valid and read as :00. A year or year-month alone is W3C-valid but the
-# XSD rejects it, so it is not a lastmod here.
+# What is read as a lastmod: a W3C Datetime (https://www.w3.org/TR/NOTE-datetime) that the
+# sitemaps.org XSD also accepts as xsd:date or xsd:dateTime, or close to it. A time must carry a
+# zone (sitemaps.org). Read leniently: minutes without seconds (W3C-valid, XSD-invalid) are read
+# as :00, which is the same instant; a date with a zone (XSD-valid "2005-01-01Z") keeps its date.
+# A year or year-month alone is W3C-valid but the XSD rejects it and it names no day, so it is
+# not a lastmod here. What we write is always XSD-valid (format_lastmod).
 _W3C = re.compile(
     r"(\d{4})-(\d\d)-(\d\d)"
-    r"(?:T(\d\d):(\d\d)(?::(\d\d)(?:\.(\d+))?)?(Z|[+-]\d\d:\d\d)?)?"
+    r"(?:T(\d\d):(\d\d)(?::(\d\d)(?:\.(\d+))?)?(Z|[+-]\d\d:\d\d)?|(?:Z|[+-]\d\d:\d\d))?"
 )
 
 
@@ -154,14 +156,14 @@ def parse_changefreq(text: str) -> str:
     return value
 
 
-_PRIORITY = re.compile(r"[+]?(?:\d+(?:\.\d*)?|\.\d+)")
+_PRIORITY = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)")  # xsd:decimal
 
 
 def parse_priority(text: str) -> float:
     value = text.strip()
     if not _PRIORITY.fullmatch(value):
         raise ValueError(f"priority {value[:40]!r} is not a decimal number")
-    number = float(value)
+    number = float(value) + 0.0  # "-0.0" is a valid decimal zero; + 0.0 drops the sign
     if not 0.0 <= number <= 1.0:
         raise ValueError(f"priority {value} is outside 0.0-1.0")
     return number

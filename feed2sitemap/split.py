@@ -193,7 +193,7 @@ def part_names(name: str, n: int, kind: str = "") -> list[str]:
 
 def _stale_pattern(name: str) -> re.Pattern[str]:
     stem, ext = split_name(name)
-    return re.compile(re.escape(stem) + r"-(?:index-)?[1-9][0-9]*" + re.escape(ext))
+    return re.compile(re.escape(stem) + r"-(?:index[0-9]*-)?[1-9][0-9]*" + re.escape(ext))
 
 
 class OutputSet:
@@ -339,20 +339,27 @@ def write_output(records: Iterable[Record], fmt: Format, profile: Profile, out: 
             return Written(files)
         assert base_url is not None and out.path is not None
         names = part_names(name, len(files))
-        index_files = write_records(index_records(files, names, base_url), INDEX, profile,
-                                    out.open_temp, gzip_level, report)
-        if len(index_files) == 1:
-            out.commit(files + index_files, names + [name])
-            return Written(files, index_files)
-        # More than 50,000 parts: the index splits the same way, and the file at PATH lists
-        # the index parts (STEM-index-1.EXT …).
-        index_names = part_names(name, len(index_files), "index")
-        top = write_records(index_records(index_files, index_names, base_url), INDEX, profile,
-                            out.open_temp, gzip_level, report)
-        if len(top) != 1:
-            raise LimitError("more parts than two levels of sitemap index can list")
-        out.commit(files + index_files + top, names + index_names + [name])
-        return Written(files, index_files + top)
+        level, all_names, indexes = files, list(names), []
+        # An index lists at most max_urls sitemaps and obeys the byte limit too: when the parts
+        # are more than one index can list, the index splits the same way (STEM-index-1.EXT …,
+        # then STEM-index2-1.EXT …) until one file, the one at PATH, lists the rest.
+        depth = 0
+        while True:
+            listed = len(level)
+            level = write_records(index_records(level, names, base_url), INDEX, profile,
+                                  out.open_temp, gzip_level, report)
+            indexes += level
+            if len(level) == 1:
+                all_names.append(name)
+                break
+            if len(level) >= listed:
+                raise LimitError("the limits let an index file list only one sitemap; raise "
+                                 "--max-urls or --max-bytes")
+            depth += 1
+            names = part_names(name, len(level), "index" if depth == 1 else f"index{depth}")
+            all_names += names
+        out.commit(files + indexes, all_names)
+        return Written(files, indexes)
     except OSError as exc:
         # a full disk, a file-size limit (EFBIG), a directory made read-only mid-run
         where = out.path or "output"

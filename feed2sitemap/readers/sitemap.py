@@ -74,7 +74,7 @@ def read_sitemap(stream: IO[bytes], source: str, report: Report,
 
     def chars(data: str) -> None:
         nonlocal text_len
-        if field_name is not None:
+        if field_name is not None and depth == 3:  # the field's own text, not a child's
             text_len += len(data)
             if text_len > MAX_VALUE:
                 line, col = where()

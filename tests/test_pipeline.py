@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+from datetime import date
+
+from feed2sitemap import Record, Report
+from feed2sitemap.pipeline import apply_defaults, check_length, dedupe, normalize, within_scope
+from feed2sitemap.record import make_record
+from feed2sitemap.urls import scope_of
+
+
+def recs(*locs: str) -> list[Record]:
+    return [make_record(loc, source="in.txt", line=i) for i, loc in enumerate(locs, 1)]
+
+
+def test_normalize_rewrites_locs_and_skips_invalid_ones_with_their_line() -> None:
+    messages: list[str] = []
+    report = Report(on_message=messages.append)
+    got = list(normalize(recs("HTTPS://E.example/a b", "nope", "https://e.example/"), report))
+    assert [r.loc for r in got] == ["https://e.example/a%20b", "https://e.example/"]
+    assert report.skipped["invalid URL"] == 1
+    assert messages == ["in.txt:2: skipped: not an absolute URL: 'nope'"]
+
+
+def test_scope_without_base_url_is_the_first_urls_scheme_and_host() -> None:
+    report = Report()
+    got = list(within_scope(recs("https://e.example/a", "https://e.example/b/c",
+                                 "http://e.example/a", "https://other.example/",
+                                 "https://e.example.evil/x"), report))
+    assert [r.loc for r in got] == ["https://e.example/a", "https://e.example/b/c"]
+    assert report.skipped["off scope"] == 3
+    assert report.hosts_off_scope["http://e.example"] == 1
+
+
+def test_scope_with_base_url_is_its_directory() -> None:
+    report = Report()
+    scope = scope_of("https://e.example/blog/")
+    got = list(within_scope(recs("https://e.example/blog/a", "https://e.example/blog",
+                                 "https://e.example/blogger", "https://e.example/"), report, scope))
+    assert [r.loc for r in got] == ["https://e.example/blog/a", "https://e.example/blog"]
+    assert report.skipped["off scope"] == 2
+
+
+def test_dedupe_keeps_the_first_copy_in_place() -> None:
+    report = Report()
+    got = list(dedupe([Record("https://e.example/a", date(2024, 1, 1)),
+                       Record("https://e.example/b"), Record("https://e.example/a")], report))
+    assert got == [Record("https://e.example/a", date(2024, 1, 1)), Record("https://e.example/b")]
+    assert report.skipped["duplicate"] == 1
+
+
+def test_check_length_uses_the_profiles_under_rule() -> None:
+    report = Report()
+    ok = "https://e.example/" + "a" * (255 - 18)
+    got = list(check_length([Record(ok), Record(ok + "b")], 256, report, "baidu"))
+    assert got == [Record(ok)] and report.skipped["URL too long"] == 1
+
+
+def test_defaults_fill_only_missing_fields_and_never_index_entries() -> None:
+    got = list(apply_defaults([Record("https://e.example/a", changefreq="daily"),
+                               Record("https://e.example/b", priority=0.1),
+                               Record("https://e.example/s.xml", is_sitemap=True)],
+                              "weekly", 0.5))
+    assert got == [Record("https://e.example/a", changefreq="daily", priority=0.5),
+                   Record("https://e.example/b", changefreq="weekly", priority=0.1),
+                   Record("https://e.example/s.xml", is_sitemap=True)]
+
+
+def test_steps_are_lazy() -> None:
+    def endless() -> object:
+        i = 0
+        while True:
+            i += 1
+            yield make_record(f"https://e.example/{i}")
+
+    stream = dedupe(within_scope(normalize(endless(), Report()), Report()),  # type: ignore[arg-type]
+                    Report())
+    assert next(iter(stream)).loc == "https://e.example/1"

@@ -1,0 +1,220 @@
+"""Readers: text lists, XML sitemaps and indexes, feeds — records out, problems reported."""
+
+from __future__ import annotations
+
+import gzip
+import io
+from datetime import date, datetime, timezone
+
+import pytest
+
+from feed2sitemap import InputError, Record, Report, read
+from feed2sitemap.readers.text import MAX_LINE
+
+UTC = timezone.utc
+
+
+def records(data: bytes, format: str = "auto", **kw: object) -> tuple[list[Record], Report]:
+    report = Report()
+    got = list(read(io.BytesIO(data), format, report=report, **kw))  # type: ignore[arg-type]
+    return got, report
+
+
+# --- text lists ---------------------------------------------------------------------------
+
+def test_text_list_strips_bom_crlf_blank_lines_and_whitespace() -> None:
+    got, _ = records(b"\xef\xbb\xbfhttps://a.example/1\r\n\r\n  https://a.example/2 \n\n")
+    assert [r.loc for r in got] == ["https://a.example/1", "https://a.example/2"]
+    assert [r.line for r in got] == [1, 3]
+
+
+def test_text_list_that_is_not_utf8_names_line_and_byte_offset() -> None:
+    with pytest.raises(InputError) as err:
+        records(b"https://a.example/1\nhttps://a.example/\xe9t\xe9\n", "text")
+    assert err.value.line == 2
+    assert "byte offset 38" in str(err.value)
+
+
+def test_text_line_longer_than_the_limit_is_refused() -> None:
+    with pytest.raises(InputError, match="longer than"):
+        records(b"https://a.example/" + b"a" * MAX_LINE + b"\n", "text")
+
+
+def test_text_line_just_under_the_limit_is_read() -> None:
+    url = b"https://a.example/" + b"a" * (MAX_LINE - 19)
+    got, _ = records(url + b"\n", "text")
+    assert got[0].loc == url.decode()
+
+
+# --- XML sitemaps ---------------------------------------------------------------------------
+
+URLSET = b"""<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"
+        xmlns:image="http://www.google.com/schemas/sitemap-image/1.1"
+        xmlns:xhtml="http://www.w3.org/1999/xhtml">
+  <url>
+    <loc>  https://www.example.com/a?x=1&amp;y=2
+    </loc>
+    <lastmod>2024-03-05T10:15:00+01:00</lastmod>
+    <changefreq>weekly</changefreq>
+    <priority>0.8</priority>
+    <image:image><image:loc>https://img.example.com/a.jpg</image:loc></image:image>
+    <xhtml:link rel="alternate" hreflang="de" href="https://www.example.com/de/a"/>
+  </url>
+  <url><loc><![CDATA[https://www.example.com/b?q=<x>&r=1]]></loc><lastmod>2024-01-02</lastmod></url>
+</urlset>
+"""
+
+
+def test_urlset_gives_all_four_fields_and_ignores_extensions() -> None:
+    got, report = records(URLSET)
+    assert got == [
+        Record("https://www.example.com/a?x=1&y=2",
+               datetime(2024, 3, 5, 9, 15, tzinfo=UTC), "weekly", 0.8),
+        Record("https://www.example.com/b?q=<x>&r=1", date(2024, 1, 2)),
+    ]
+    assert [r.line for r in got] == [5, 14]
+    assert not report.warnings and not report.skipped
+
+
+def test_sitemap_index_gives_sitemap_records() -> None:
+    doc = b"""<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+    <sitemap><loc>https://e.example/s1.xml</loc><lastmod>2024-01-01</lastmod></sitemap>
+    <sitemap><loc>https://e.example/s2.xml</loc></sitemap></sitemapindex>"""
+    got, _ = records(doc)
+    assert got == [Record("https://e.example/s1.xml", date(2024, 1, 1), is_sitemap=True),
+                   Record("https://e.example/s2.xml", is_sitemap=True)]
+
+
+@pytest.mark.parametrize("field,value,kind", [
+    ("lastmod", "05/03/2024", "bad lastmod"),
+    ("lastmod", "2024-03-05T10:00:00", "bad lastmod"),
+    ("changefreq", "Daily", "bad changefreq"),
+    ("priority", "1.5", "bad priority"),
+    ("priority", "high", "bad priority"),
+])
+def test_bad_field_is_dropped_the_record_kept_and_a_warning_given(field: str, value: str,
+                                                                  kind: str) -> None:
+    doc = (f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n<url>'
+           f"<loc>https://e.example/</loc><{field}>{value}</{field}></url></urlset>").encode()
+    messages: list[str] = []
+    report = Report(on_message=messages.append)
+    got = list(read(io.BytesIO(doc), report=report))
+    assert got == [Record("https://e.example/")]
+    assert report.warnings[kind] == 1
+    assert messages[0].startswith("<stream>:2: warning:")
+
+
+def test_bad_field_under_strict_is_an_error() -> None:
+    doc = (b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url>'
+           b"<loc>https://e.example/</loc><priority>2</priority></url></urlset>")
+    with pytest.raises(InputError, match="strict"):
+        list(read(io.BytesIO(doc), report=Report(strict=True)))
+
+
+def test_url_without_loc_is_skipped_and_counted() -> None:
+    doc = (b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+           b"<url><lastmod>2024-01-01</lastmod></url><url><loc>https://e.example/</loc></url>"
+           b"</urlset>")
+    got, report = records(doc)
+    assert len(got) == 1 and report.skipped["no loc"] == 1
+
+
+def test_broken_urlset_is_an_error_with_line_and_column() -> None:
+    doc = (b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+           b"<url><loc>https://e.example/a</loc></url>\n"
+           b"<url><loc>https://e.example/b?x=1&y=2</loc></url>\n</urlset>")
+    with pytest.raises(InputError) as err:
+        records(doc)
+    # expat stops where the entity reference "&y=" turns out not to be one
+    assert (err.value.line, err.value.column) == (3, 36)
+    assert "not well-formed" in str(err.value)
+
+
+def test_sitemap_value_longer_than_64k_is_refused() -> None:
+    doc = (b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://e/'
+           + b"a" * 70000 + b"</loc></url></urlset>")
+    with pytest.raises(InputError, match="longer than 65,536"):
+        records(doc)
+
+
+def test_sitemap_with_entity_declaration_is_refused() -> None:
+    doc = (b'<?xml version="1.0"?><!DOCTYPE urlset [<!ENTITY x SYSTEM "file:///etc/passwd">]>'
+           b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>&x;</loc>'
+           b"</url></urlset>")
+    with pytest.raises(InputError, match="entities"):
+        records(doc)
+
+
+def test_gzip_input_is_detected_by_magic_bytes() -> None:
+    got, _ = records(gzip.compress(URLSET))
+    assert len(got) == 2
+
+
+def test_sitemap_is_streamed_in_chunks() -> None:
+    # 3,000 URLs over many 64 KiB chunks: every record arrives, in order, with its line
+    body = b"".join(b"<url><loc>https://e.example/%d</loc></url>\n" % i for i in range(3000))
+    doc = b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n' + body + b"</urlset>"
+    got, _ = records(doc)
+    assert [r.loc for r in got] == [f"https://e.example/{i}" for i in range(3000)]
+    assert got[-1].line == 3001
+
+
+# --- feeds -------------------------------------------------------------------------------------
+
+RSS = b"""<?xml version="1.0" encoding="utf-8"?>
+<rss version="2.0"><channel><title>t</title><link>https://blog.example/</link>
+<item><link>https://blog.example/a</link><pubDate>Tue, 05 Mar 2024 10:15:00 +0100</pubDate></item>
+<item><guid>https://blog.example/b</guid></item>
+<item><guid isPermaLink="false">x-1</guid><title>no link</title></item>
+</channel></rss>"""
+
+
+def test_rss_items_give_link_and_pubdate_in_utc() -> None:
+    got, report = records(RSS)
+    assert got == [Record("https://blog.example/a", datetime(2024, 3, 5, 9, 15, tzinfo=UTC)),
+                   Record("https://blog.example/b")]
+    assert report.skipped["no link"] == 1
+
+
+def test_atom_entry_prefers_alternate_link_and_updated_time() -> None:
+    doc = b"""<feed xmlns="http://www.w3.org/2005/Atom" xml:base="https://a.example/x/">
+    <title>t</title><id>urn:x</id><updated>2024-01-01T00:00:00Z</updated>
+    <entry><id>urn:1</id><title>1</title>
+      <link rel="enclosure" href="https://cdn.example/1.mp3"/><link rel="alternate" href="p1"/>
+      <published>2023-01-01T00:00:00Z</published><updated>2024-02-02T02:02:02+02:00</updated>
+    </entry></feed>"""
+    got, _ = records(doc)
+    assert got == [Record("https://a.example/x/p1", datetime(2024, 2, 2, 0, 2, 2, tzinfo=UTC))]
+
+
+def test_malformed_feed_is_read_with_a_warning() -> None:
+    broken = RSS.replace(b"</channel></rss>", b"")
+    got, report = records(broken)
+    assert len(got) == 2
+    assert report.warnings["malformed feed"] == 1
+
+
+def test_malformed_feed_under_strict_is_an_error() -> None:
+    with pytest.raises(InputError, match="malformed"):
+        list(read(io.BytesIO(RSS.replace(b"</channel></rss>", b"")),
+                  report=Report(strict=True)))
+
+
+def test_feed_with_entity_declaration_is_refused_before_feedparser_sees_it() -> None:
+    doc = (b'<?xml version="1.0"?><!DOCTYPE rss [<!ENTITY x SYSTEM "file:///etc/passwd">]>'
+           b'<rss version="2.0"><channel><item><link>https://e.example/&x;</link></item>'
+           b"</channel></rss>")
+    with pytest.raises(InputError, match="entities"):
+        records(doc)
+
+
+def test_feed_over_the_size_limit_is_refused() -> None:
+    with pytest.raises(InputError, match="larger than 100 bytes"):
+        records(RSS, max_feed_bytes=100)
+
+
+def test_relative_feed_link_is_resolved_against_base_url() -> None:
+    doc = b'<rss version="2.0"><channel><item><link>/post/1</link></item></channel></rss>'
+    got, _ = records(doc, base_url="https://e.example/blog/")
+    assert got[0].loc == "https://e.example/post/1"

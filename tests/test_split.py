@@ -1,0 +1,226 @@
+"""Protocol limits: exact byte and count accounting, splitting, the index, gzip, atomicity."""
+
+from __future__ import annotations
+
+import gzip
+import os
+from datetime import date, datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from feed2sitemap import PROFILES, InputError, LimitError, Record, Report, convert, read, write
+from feed2sitemap.split import part_names
+from feed2sitemap.writers import INDEX, TEXT, URLSET
+
+UTC = timezone.utc
+BASE = "https://e.example/maps/"
+
+
+def urls(n: int, width: int = 0) -> list[Record]:
+    return [Record(f"https://e.example/maps/{i:0{width}d}") for i in range(1, n + 1)]
+
+
+def exact_size(fmt: object, records: list[Record]) -> int:
+    """What a single file holding ``records`` weighs, computed independently of the splitter."""
+    text = fmt.header() + "".join(fmt.entry(r) for r in records) + fmt.footer()  # type: ignore[attr-defined]
+    return len(text.encode("utf-8"))
+
+
+FORMATS = [("xml", URLSET, "sitemap.xml"), ("text", TEXT, "urls.txt")]
+
+
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+@pytest.mark.parametrize("to,fmt,name", FORMATS, ids=[f[0] for f in FORMATS])
+def test_byte_limit_is_exact_at_the_boundary(profile: str, to: str, fmt: object, name: str,
+                                             tmp_path: Path) -> None:
+    records = urls(10, width=4)
+    size = exact_size(fmt, records)
+    fits = PROFILES[profile].lowered(max_bytes=size)
+    summary = write(records, tmp_path / name, profile=fits, base_url=BASE)
+    assert [f.size for f in summary.parts] == [size] and not summary.indexes
+    assert os.path.getsize(tmp_path / name) == size
+
+    one_over = PROFILES[profile].lowered(max_bytes=size - 1)
+    summary = write(records, tmp_path / name, profile=one_over, base_url=BASE)
+    assert [f.count for f in summary.parts] == [9, 1]
+    for info in summary.parts:
+        assert info.size == os.path.getsize(info.path or "") <= size - 1
+    assert len(summary.indexes) == 1
+
+
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+def test_url_count_limit_at_the_boundary(profile: str, tmp_path: Path) -> None:
+    prof = PROFILES[profile].lowered(max_urls=5)
+    assert [f.count for f in write(urls(5), tmp_path / "s.xml", profile=prof,
+                                   base_url=BASE).parts] == [5]
+    assert [f.count for f in write(urls(6), tmp_path / "s.xml", profile=prof,
+                                   base_url=BASE).parts] == [5, 1]
+
+
+@pytest.mark.parametrize("profile,limit", [("sitemaps", 2048), ("baidu", 256)])
+def test_loc_length_limit_per_profile(profile: str, limit: int, tmp_path: Path) -> None:
+    base = "https://e.example/"
+    longest = base + "a" * (limit - 1 - len(base))
+    inp = tmp_path / "in.txt"
+    inp.write_text(f"{longest}\n{longest}b\n")
+    summary = convert([inp], tmp_path / "out.xml", profile=profile)
+    assert summary.urls == 1 and summary.report.skipped["URL too long"] == 1
+    assert [r.loc for r in read(tmp_path / "out.xml")] == [longest]
+
+
+def test_real_sitemaps_byte_limit_splits_a_52_mb_file_at_the_byte(tmp_path: Path) -> None:
+    # Fill 52,428,800 bytes exactly with fewer than 50,000 URLs, then add a single byte.
+    limit = PROFILES["sitemaps"].max_bytes
+    header_footer = len(URLSET.header()) + len(URLSET.footer())
+    entry_overhead = len(URLSET.entry(Record("https://e.example/")))  - len("https://e.example/")
+    loc_len = 2000
+    per = loc_len + entry_overhead
+    n, rest = divmod(limit - header_footer, per)
+    prefix = "https://e.example/"
+    records = [Record(prefix + f"{i:08d}" + "x" * (loc_len - len(prefix) - 8)) for i in range(n)]
+    last = records[-1].loc + "y" * rest
+    records[-1] = Record(last)
+    assert exact_size(URLSET, records) == limit
+    summary = write(records, tmp_path / "sitemap.xml", base_url="https://e.example/")
+    assert len(summary.parts) == 1 and summary.parts[0].size == limit
+    assert os.path.getsize(tmp_path / "sitemap.xml") == limit
+    records[-1] = Record(last + "z")
+    summary = write(records, tmp_path / "sitemap.xml", base_url="https://e.example/")
+    assert [f.count for f in summary.parts] == [n - 1, 1]
+    assert os.path.getsize(tmp_path / "sitemap-1.xml") <= limit
+
+
+def test_split_writes_numbered_parts_and_an_index_pointing_at_each(tmp_path: Path) -> None:
+    records = [Record(f"https://e.example/maps/{i}", date(2024, 1, i % 28 + 1))
+               for i in range(1, 24)]
+    records[3] = Record(records[3].loc, datetime(2024, 5, 1, 12, tzinfo=UTC))
+    prof = PROFILES["sitemaps"].lowered(max_urls=10)
+    summary = write(records, tmp_path / "sitemap.xml.gz", profile=prof, base_url=BASE)
+    assert [f.count for f in summary.parts] == [10, 10, 3]
+    index = list(read(tmp_path / "sitemap.xml.gz"))
+    assert index == [
+        Record(BASE + "sitemap-1.xml.gz", datetime(2024, 5, 1, 12, tzinfo=UTC), is_sitemap=True),
+        Record(BASE + "sitemap-2.xml.gz", date(2024, 1, 21), is_sitemap=True),
+        Record(BASE + "sitemap-3.xml.gz", date(2024, 1, 24), is_sitemap=True),
+    ]
+    back = [r for i in (1, 2, 3) for r in read(tmp_path / f"sitemap-{i}.xml.gz")]
+    assert back == records
+
+
+def test_index_lastmod_is_omitted_when_no_record_has_one(tmp_path: Path) -> None:
+    write(urls(3), tmp_path / "s.xml", profile=PROFILES["sitemaps"].lowered(max_urls=2),
+          base_url=BASE)
+    assert [r.lastmod for r in read(tmp_path / "s.xml")] == [None, None]
+
+
+def test_gzip_parts_stay_within_the_limit_uncompressed(tmp_path: Path) -> None:
+    records = urls(200, width=5)
+    limit = exact_size(URLSET, records[:50])
+    summary = write(records, tmp_path / "s.xml.gz", profile=PROFILES["sitemaps"].lowered(
+        max_bytes=limit), base_url=BASE)
+    assert len(summary.parts) == 4
+    for info in summary.parts:
+        raw = gzip.decompress(Path(info.path or "").read_bytes())
+        assert len(raw) == info.size <= limit
+        assert info.compressed_size == os.path.getsize(info.path or "")
+
+
+def test_gzip_output_is_reproducible(tmp_path: Path) -> None:
+    write(urls(10), tmp_path / "a.xml.gz")
+    write(urls(10), tmp_path / "b.xml.gz")
+    assert (tmp_path / "a.xml.gz").read_bytes() == (tmp_path / "b.xml.gz").read_bytes()
+
+
+def test_index_always_writes_an_index_for_a_single_part(tmp_path: Path) -> None:
+    summary = write(urls(2), tmp_path / "s.xml", base_url=BASE, index="always")
+    assert len(summary.parts) == 1 and len(summary.indexes) == 1
+    assert [r.loc for r in read(tmp_path / "s.xml")] == [BASE + "s-1.xml"]
+
+
+def test_more_parts_than_an_index_may_list_makes_an_index_of_indexes(tmp_path: Path) -> None:
+    prof = PROFILES["sitemaps"].lowered(max_urls=2)
+    summary = write(urls(9), tmp_path / "s.xml", profile=prof, base_url=BASE)
+    assert len(summary.parts) == 5  # 5 parts → 3 indexes → 2 indexes → 1
+    assert [os.path.basename(f.path or "") for f in summary.indexes] == [
+        "s-index-1.xml", "s-index-2.xml", "s-index-3.xml", "s-index2-1.xml", "s-index2-2.xml",
+        "s.xml"]
+    top = list(read(tmp_path / "s.xml"))
+    assert [r.loc for r in top] == [BASE + f"s-index2-{i}.xml" for i in (1, 2)]
+    mid = [r.loc for i in (1, 2) for r in read(tmp_path / f"s-index2-{i}.xml")]
+    assert mid == [BASE + f"s-index-{i}.xml" for i in (1, 2, 3)]
+    listed = [r.loc for i in (1, 2, 3) for r in read(tmp_path / f"s-index-{i}.xml")]
+    assert listed == [BASE + f"s-{i}.xml" for i in range(1, 6)]
+
+
+def test_splitting_without_base_url_fails_and_writes_nothing(tmp_path: Path) -> None:
+    with pytest.raises(LimitError, match="--base-url"):
+        write(urls(3), tmp_path / "s.xml", profile=PROFILES["sitemaps"].lowered(max_urls=2))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_stale_parts_of_a_larger_run_are_removed(tmp_path: Path) -> None:
+    prof = PROFILES["sitemaps"].lowered(max_urls=3)
+    write(urls(7), tmp_path / "s.xml", profile=prof, base_url=BASE)
+    (tmp_path / "s-other.xml").write_text("not ours")
+    summary = write(urls(4), tmp_path / "s.xml", profile=prof, base_url=BASE)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "s-1.xml", "s-2.xml", "s-other.xml", "s.xml"]
+    assert [os.path.basename(p) for p in summary.removed] == ["s-3.xml"]
+    # and a run that now fits one file removes every part
+    write(urls(1), tmp_path / "s.xml", profile=prof, base_url=BASE)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s-other.xml", "s.xml"]
+
+
+def test_failed_run_leaves_the_earlier_output_set_untouched(tmp_path: Path) -> None:
+    prof = PROFILES["sitemaps"].lowered(max_urls=2)
+    write(urls(5), tmp_path / "s.xml", profile=prof, base_url=BASE)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+
+    def failing() -> object:
+        yield from urls(4)
+        raise InputError("in.txt", 5, "boom")
+
+    with pytest.raises(InputError):
+        write(failing(), tmp_path / "s.xml", profile=prof, base_url=BASE)  # type: ignore[arg-type]
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+def test_entry_larger_than_a_whole_file_is_skipped_and_reported(tmp_path: Path) -> None:
+    records = [Record("https://e.example/a"), Record("https://e.example/" + "b" * 500)]
+    limit = exact_size(URLSET, records[:1]) + 10
+    report = Report()
+    summary = write(records, tmp_path / "s.xml",
+                    profile=PROFILES["sitemaps"].lowered(max_bytes=limit), report=report)
+    assert summary.urls == 1 and report.skipped["entry too large"] == 1
+
+
+def test_index_files_obey_the_byte_limit_too(tmp_path: Path) -> None:
+    prof = PROFILES["sitemaps"].lowered(max_urls=2, max_bytes=400)
+    summary = write(urls(6), tmp_path / "s.xml", profile=prof, base_url=BASE)
+    assert len(summary.indexes) > 1
+    for info in summary.files:
+        assert os.path.getsize(info.path or "") <= 400
+
+
+def test_limits_that_let_an_index_list_one_sitemap_are_an_error(tmp_path: Path) -> None:
+    prof = PROFILES["sitemaps"].lowered(max_urls=1)
+    with pytest.raises(LimitError, match="only one sitemap"):
+        write(urls(3), tmp_path / "s.xml", profile=prof, base_url=BASE)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_part_names() -> None:
+    assert part_names("sitemap.xml", 2) == ["sitemap-1.xml", "sitemap-2.xml"]
+    assert part_names("sitemap.xml.gz", 1) == ["sitemap-1.xml.gz"]
+    assert part_names("urls.txt", 1) == ["urls-1.txt"]
+    assert part_names("my.site.xml", 1) == ["my.site-1.xml"]
+    assert part_names("sitemap", 1) == ["sitemap-1"]
+    assert part_names("s.xml", 1, "index") == ["s-index-1.xml"]
+
+
+def test_index_of_an_index_input_is_an_index(tmp_path: Path) -> None:
+    recs = [Record("https://e.example/a.xml", is_sitemap=True)]
+    write(recs, tmp_path / "i.xml")
+    assert (tmp_path / "i.xml").read_text().count("<sitemapindex") == 1
+    assert INDEX.entry(recs[0]) in (tmp_path / "i.xml").read_text()
