@@ -74,7 +74,9 @@ def entry_link(entry: Any) -> Optional[str]:
 
 
 def entry_lastmod(entry: Any) -> Optional[datetime]:
-    parsed = entry.get("updated_parsed") or entry.get("published_parsed")
+    # dict.get: FeedParserDict.get("updated_parsed") falls back to published_parsed itself and
+    # warns (DeprecationWarning, feedparser 6) on every entry that has only a published date.
+    parsed = dict.get(entry, "updated_parsed") or dict.get(entry, "published_parsed")
     if not parsed:
         return None
     return datetime.fromtimestamp(calendar.timegm(parsed), timezone.utc)
