@@ -126,9 +126,6 @@ class FileCheck:
             self.error("nested-index", line, column, f"a sitemap index listed in the index "
                        f"{self.listed_in}; sitemaps.org: an index lists sitemaps, not indexes")
 
-    def has_error(self, *rules: str) -> bool:
-        return any(item[3].rule in rules for item in self._heap)
-
     def size(self, offset: int, line: int, column: int) -> None:
         """Called with a byte offset; reports the first place past the profile's byte limit."""
         limit = self.profile.max_bytes
@@ -231,20 +228,21 @@ def _char_name(ch: str) -> str:
 
 
 def check(source: Source, *, profile: str = "sitemaps", base_url: str | None = None,
-          follow: bool = False, now: datetime | None = None,
-          stats: CheckStats | None = None) -> list[Diagnostic]:
+          follow: bool = False, now: datetime | None = None, stats: CheckStats | None = None,
+          name: str | None = None) -> list[Diagnostic]:
     """Check one file (a path or a binary stream); return its diagnostics sorted by position."""
     return list(iter_check(source, profile=profile, base_url=base_url, follow=follow, now=now,
-                           stats=stats))
+                           stats=stats, name=name))
 
 
 def iter_check(source: Source, *, profile: str = "sitemaps", base_url: str | None = None,
                follow: bool = False, now: datetime | None = None,
-               stats: CheckStats | None = None) -> Iterator[Diagnostic]:
+               stats: CheckStats | None = None, name: str | None = None) -> Iterator[Diagnostic]:
     """Like ``check``, yielding diagnostics as they become final (flat memory on big files).
 
     With ``follow``, the parts an index lists that lie beside it on disk are checked after it.
-    ``stats`` (optional) receives the counts of files, URLs, errors and warnings.
+    ``stats`` (optional) receives the counts of files, URLs, errors and warnings; ``name``
+    is the file name in diagnostics (default: the path, or the stream's ``name``).
     """
     try:
         prof = get_profile(profile)
@@ -257,7 +255,8 @@ def iter_check(source: Source, *, profile: str = "sitemaps", base_url: str | Non
     follow_dir = None
     if follow and isinstance(source, (str, os.PathLike)):
         follow_dir = Path(os.fspath(source)).parent
-    f = yield from _check_source(source, prof, scope, base_url, now, stats, follow_dir)
+    f = yield from _check_source(source, prof, scope, base_url, now, stats, follow_dir,
+                                 name=name)
     for part in f.parts if f.is_index else ():
         yield from _check_source(part, prof, scope, base_url, now, stats, None, f.name)
 
@@ -265,16 +264,17 @@ def iter_check(source: Source, *, profile: str = "sitemaps", base_url: str | Non
 def _check_source(source: Source, prof: Profile, scope: Scope | None,
                   base_url: str | None, now: datetime, stats: CheckStats,
                   follow_dir: Path | None,
-                  listed_in: str | None = None) -> Generator[Diagnostic, None, FileCheck]:
+                  listed_in: str | None = None, name: str | None = None,
+                  ) -> Generator[Diagnostic, None, FileCheck]:
     if isinstance(source, (str, os.PathLike)):
-        name = os.fspath(source)
+        name = name or os.fspath(source)
         try:
             raw: IO[bytes] = open(source, "rb")
         except OSError as exc:
             raise InputError(name, None, f"cannot open: {exc.strerror}") from None
         closing: AbstractContextManager[Any] = raw
     else:
-        raw, name = source, str(getattr(source, "name", "<stream>"))
+        raw, name = source, name or str(getattr(source, "name", "<stream>"))
         closing = nullcontext()
     stats.files += 1
     f = FileCheck(name, prof, scope, now, stats, follow_dir, listed_in)

@@ -141,9 +141,16 @@ def parse_xml(stream: IO[bytes], parser: Any, f: FileCheck, utf8: bool) -> Itera
     Well-formedness, entity declarations, bytes that are not UTF-8 and the profile's byte limit
     are reported here; the element handlers set on ``parser`` report the rest through ``f``.
     """
-    parser.StartDoctypeDeclHandler = lambda *_: f.error(
-        "dtd", parser.CurrentLineNumber, parser.CurrentColumnNumber + 1,
-        "a DOCTYPE; sitemaps are not validated against DTDs and must not declare any")
+    doctype: list[tuple[int, int]] = []  # where the DOCTYPE began, once seen
+    parser.StartDoctypeDeclHandler = lambda *_: doctype.append(
+        (parser.CurrentLineNumber, parser.CurrentColumnNumber + 1))
+
+    def end_doctype() -> None:
+        line, col = doctype[0]
+        f.error("dtd", line, col, "a DOCTYPE; sitemaps are not validated against DTDs and "
+                "must not declare any")
+
+    parser.EndDoctypeDeclHandler = end_doctype
     total = 0
     prev = chunk = b""
     try:
@@ -165,7 +172,9 @@ def parse_xml(stream: IO[bytes], parser: Any, f: FileCheck, utf8: bool) -> Itera
             f.error("not-well-formed", exc.lineno, exc.offset + 1,
                     f"not well-formed XML: {expat.ErrorString(exc.code)}")
     except EntitiesForbidden as exc:
-        f.error("dtd", parser.CurrentLineNumber, parser.CurrentColumnNumber + 1, str(exc))
+        line, col = doctype[0] if doctype else (parser.CurrentLineNumber,
+                                                parser.CurrentColumnNumber + 1)
+        f.error("dtd", line, col, f"{exc}; checking stopped here")
     except InputError as exc:  # a gzip stream that breaks off, a read error
         f.error("input", parser.CurrentLineNumber, parser.CurrentColumnNumber + 1, exc.reason)
     yield from f.pop_all()
@@ -248,7 +257,10 @@ def check_sitemap_xml(stream: IO[bytes], f: FileCheck, utf8: bool) -> Iterator[D
             st.last = max(st.last, idx)
             st.field, st.field_at, st.parts, st.length = local, (line, col), [], 0
         else:
-            return refuse(line, col, e_ns, local, f"inside <{st.field}>, which holds text only")
+            st.skip_at = st.depth
+            f.error("unexpected-element", line, col,
+                    f"<{local}> inside <{st.field}>, which holds text only")
+            return
         attributes(attrs, local, line, col)
 
     def chars(data: str) -> None:
@@ -267,6 +279,7 @@ def check_sitemap_xml(stream: IO[bytes], f: FileCheck, utf8: bool) -> Iterator[D
                         f"text {stripped.rstrip()[:40]!r} in <{where}>, which holds elements only")
 
     def end(name: str) -> None:
+        f.size(p.CurrentByteIndex, *pos())
         st.text_told = False
         if st.skip_at:
             if st.depth == st.skip_at:

@@ -163,7 +163,7 @@ def check_command(files: tuple[str, ...], profile: str, base_url: str | None, fm
     for name in files:
         source = sys.stdin.buffer if name == "-" else name
         for d in iter_check(source, profile=profile, base_url=base_url, follow=follow,
-                            stats=stats):
+                            stats=stats, name="<stdin>" if name == "-" else None):
             if fmt == "json":
                 click.echo(("[\n  " if first else ",\n  ") + json.dumps(d.as_dict()), nl=False)
             else:
