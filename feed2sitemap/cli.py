@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import signal
 import sys
 from types import FrameType
@@ -132,11 +133,62 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
             _say(line)
 
 
+@click.command("check", context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("files", nargs=-1, required=True, metavar="FILE...",
+                type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.option("--profile", type=click.Choice(sorted(PROFILES)), default="sitemaps",
+              show_default=True, help="Limits to check against: sitemaps.org or Baidu's.")
+@click.option("--base-url", metavar="URL",
+              help="Public URL of the files' directory: URLs outside it are warned about "
+                   "(default: the scheme and host of each file's first URL).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help="text: FILE:LINE:COLUMN: severity: rule: message; "
+                                      "json: a list of objects.")
+@click.option("--follow", is_flag=True,
+              help="For an index, also check the parts it lists that lie beside it.")
+def check_command(files: tuple[str, ...], profile: str, base_url: str | None, fmt: str,
+                  follow: bool) -> None:
+    """Check sitemaps, sitemap indexes, URL lists and feeds against sitemaps.org's rules.
+
+    FILE is a path or - for stdin, plain or gzip-compressed. Problems go to stdout sorted by
+    position, a summary to stderr. Exit status: 0 no errors (warnings allowed), 1 errors,
+    2 bad usage.
+    """
+    from .check import CheckStats, iter_check  # only this command needs it
+
+    if files.count("-") > 1:
+        raise click.UsageError("stdin (-) can be read only once")
+    stats = CheckStats()
+    first = True
+    for name in files:
+        source = sys.stdin.buffer if name == "-" else name
+        for d in iter_check(source, profile=profile, base_url=base_url, follow=follow,
+                            stats=stats, name="<stdin>" if name == "-" else None):
+            if fmt == "json":
+                click.echo(("[\n  " if first else ",\n  ") + json.dumps(d.as_dict()), nl=False)
+            else:
+                click.echo(str(d))
+            first = False
+    if fmt == "json":
+        click.echo("[]" if first else "\n]")
+    click.echo(f"{PROG} check: {stats.files:,} file{'s' if stats.files != 1 else ''} checked, "
+               f"{stats.urls:,} URLs, {stats.errors:,} errors, {stats.warnings:,} warnings",
+               err=True)
+    if stats.errors:
+        raise click.exceptions.Exit(1)
+
+
 def main(argv: Optional[list[str]] = None) -> None:
     """Entry point: run the command, turning every user error into a message and exit code."""
     signal.signal(signal.SIGTERM, _on_sigterm)
+    args = list(sys.argv[1:] if argv is None else argv)
+    command, prog = convert_command, PROG
+    if args[:1] == ["check"]:  # a file named "check" is converted as ./check
+        command, prog, args = check_command, f"{PROG} check", args[1:]
     try:
-        convert_command.main(argv, prog_name=PROG, standalone_mode=False)
+        code = command.main(args, prog_name=prog, standalone_mode=False)
+        if command is check_command and code:  # click returns, not raises, Exit's code here
+            sys.exit(code)
     except click.exceptions.Abort:
         sys.exit(130)
     except click.ClickException as exc:

@@ -1,0 +1,398 @@
+"""check(): validate sitemaps, sitemap indexes, URL lists and feeds, with a position per problem.
+
+Errors are what the sitemaps.org XSD rejects plus the protocol rules it cannot express (absolute
+http(s) URLs, characters a URI may not hold, a zone on every time, the profile's limits, UTF-8,
+no DTD). Warnings are what is legal but probably not meant: duplicates, URLs outside the site,
+IRIs, dates in the future. Every file is streamed (feeds excepted: feedparser needs them whole);
+diagnostics come out sorted by position as soon as no earlier one can follow.
+"""
+
+from __future__ import annotations
+
+import heapq
+import io
+import os
+import re
+from collections.abc import Generator, Iterator
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import IO, Any, Union
+from urllib.parse import unquote, urlsplit
+
+import feedparser
+
+from .check_xml import check_encoding, check_sitemap_xml, parse_xml
+from .detect import open_input, sniff
+from .errors import InputError, UnsupportedFormat
+from .limits import Profile, get_profile
+from .readers.feed import DEFAULT_MAX_FEED_BYTES, entry_lastmod, entry_link
+from .readers.text import MAX_LINE
+from .urls import Scope, normalize_url, scope_of
+from .xmlutil import safe_expat_parser
+
+__all__ = ["CheckStats", "Diagnostic", "FileCheck", "check", "iter_check"]
+
+Source = Union[str, "os.PathLike[str]", IO[bytes]]
+
+# RFC 3986 allows none of these anywhere in a URI (sitemaps.org: "URL-escaped"); "%" only as %XX.
+_BAD_URI_CHAR = re.compile(r'[\x00-\x20"<>\\^`{|}\x7f-\x9f]|%(?![0-9A-Fa-f]{2})')
+_HTTP = re.compile(r"https?://", re.I)
+_XML_WS = re.compile(r"[ \t\n\r]+")
+_FEED_ENTRIES = {"item", "entry"}
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One problem at one place. ``line`` and ``column`` count from 1."""
+
+    file: str
+    line: int
+    column: int
+    severity: str  # "error" or "warning"
+    rule: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}: {self.severity}: {self.rule}: " \
+               f"{self.message}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class CheckStats:
+    """Running totals over every file checked with the same object."""
+
+    files: int = 0
+    urls: int = 0
+    errors: int = 0
+    warnings: int = 0
+
+
+class FileCheck:
+    """The rules' state for one file: counts, first lines of URLs, scope, pending diagnostics."""
+
+    def __init__(self, name: str, profile: Profile, scope: Scope | None, now: datetime,
+                 stats: CheckStats, follow_dir: Path | None = None,
+                 listed_in: str | None = None) -> None:
+        self.name = name
+        self.profile = profile
+        self.scope = scope  # from --base-url; else the first URL's origin, set on the way
+        self.base_scope = scope
+        self.now = now
+        self.stats = stats
+        self.follow_dir = follow_dir
+        self.listed_in = listed_in  # the index that listed this file (--follow)
+        self._index_dir: str | None = None  # the URL directory parts must lie in
+        self.parts: list[Path] = []  # index parts found beside the index, to check next
+        self.is_index = False
+        self.entries = 0
+        self.safe = (0, 0)  # no diagnostic still to come lies before this position
+        self._heap: list[tuple[int, int, int, Diagnostic]] = []
+        self._seq = 0
+        self._first_line: dict[int, int] = {}  # hash of a normalised URL -> its first line
+        self._too_large = False
+
+    def _add(self, severity: str, rule: str, line: int, column: int, message: str) -> None:
+        self._seq += 1
+        d = Diagnostic(self.name, line, column, severity, rule, message)
+        heapq.heappush(self._heap, (line, column, self._seq, d))
+        if severity == "error":
+            self.stats.errors += 1
+        else:
+            self.stats.warnings += 1
+
+    def error(self, rule: str, line: int, column: int, message: str) -> None:
+        self._add("error", rule, line, column, message)
+
+    def warn(self, rule: str, line: int, column: int, message: str) -> None:
+        self._add("warning", rule, line, column, message)
+
+    def pop_safe(self) -> Iterator[Diagnostic]:
+        heap = self._heap
+        while heap and heap[0][:2] <= self.safe:
+            yield heapq.heappop(heap)[3]
+
+    def pop_all(self) -> Iterator[Diagnostic]:
+        while self._heap:
+            yield heapq.heappop(self._heap)[3]
+
+    def start_root(self, is_index: bool, line: int, column: int) -> None:
+        self.is_index = is_index
+        if is_index and self.listed_in is not None:
+            self.error("nested-index", line, column, f"a sitemap index listed in the index "
+                       f"{self.listed_in}; sitemaps.org: an index lists sitemaps, not indexes")
+
+    def size(self, offset: int, line: int, column: int) -> None:
+        """Called with a byte offset; reports the first place past the profile's byte limit."""
+        limit = self.profile.max_bytes
+        if offset > limit and not self._too_large:
+            self._too_large = True
+            self.error("too-large", line, column, f"more than {limit:,} bytes (uncompressed) "
+                       f"by here; profile {self.profile.name} allows {limit:,} per file")
+
+    def entry(self, line: int, column: int) -> None:
+        self.entries += 1
+        self.stats.urls += 1
+        limit = self.profile.max_urls
+        if self.entries == limit + 1:
+            what = "sitemaps" if self.is_index else "URLs"
+            self.error("too-many-urls", line, column, f"entry {limit + 1:,}: profile "
+                       f"{self.profile.name} allows {limit:,} {what} per file")
+
+    def loc(self, raw: str, line: int, col: int, *, xsd: bool = False, index: bool = False,
+            truncated: bool = False) -> None:
+        """All checks on one location: the XSD's (``xsd``), the protocol's, and the warnings."""
+        # anyURI collapses whitespace; a text line or feed link is taken stripped.
+        value = _XML_WS.sub(" ", raw).strip(" ") if xsd else raw.strip()
+        n = len(value)
+        max_loc = self.profile.max_loc
+        if xsd and (truncated or not 12 <= n <= 2048):  # tLoc: minLength 12, maxLength 2048
+            size = "more than 65,536" if truncated else f"{n:,}"
+            self.error("loc-length", line, col,
+                       f"<loc> of {size} characters; the schema requires 12 to 2,048")
+            if truncated or not value:
+                return
+        elif n >= max_loc:  # sitemaps.org: "less than 2,048 characters"
+            self.error("loc-too-long", line, col, f"URL of {n:,} characters; profile "
+                       f"{self.profile.name} requires fewer than {max_loc:,}")
+        if not value:
+            self.error("missing-loc", line, col, "empty URL")
+            return
+        bad = _BAD_URI_CHAR.search(value)
+        if bad is not None:
+            self.error("loc-chars", line, col, f"{_char_name(bad.group())} at character "
+                       f"{bad.start() + 1} of the URL; a URI must percent-encode it")
+        elif not value.isascii():
+            self.warn("loc-iri", line, col, "non-ASCII characters: an IRI, not a URI; "
+                      "percent-encode them as UTF-8")
+        try:
+            norm = normalize_url(value)
+        except ValueError as exc:
+            # "http://a.com&<>/" fails for its characters, already reported
+            if bad is None or not _HTTP.match(value):
+                self.error("loc-not-http", line, col, f"{exc}; a sitemap lists absolute "
+                           "http(s) URLs only")
+            return
+        key = hash(norm)
+        first = self._first_line.get(key)
+        if first is not None:
+            self.warn("duplicate-loc", line, col, f"{norm[:200]} is already listed on line "
+                      f"{first}")
+        elif len(self._first_line) < self.profile.max_urls:  # bounded memory past the limit
+            self._first_line[key] = line
+        if self.scope is None:
+            self.scope = scope_of(norm, directory=False)
+        scope = self.scope
+        if index:
+            if not norm.startswith(scope.origin + "/"):
+                self.warn("index-host", line, col, f"{norm[:200]} is not on {scope.origin}; "
+                          "an index lists sitemaps of its own site")
+            if self.follow_dir is not None:
+                self._follow(norm, line, col, scope)
+        elif not scope.contains(norm) and norm + "/" != scope.prefix:
+            self.warn("scope", line, col, f"{norm[:200]} is outside {scope.prefix}; a sitemap "
+                      "lists URLs of its own site and directory")
+
+    def _follow(self, norm: str, line: int, col: int, scope: Scope) -> None:
+        # The index's directory: --base-url's, else that of the first entry (split output
+        # puts the parts and the index side by side).
+        if self._index_dir is None:
+            from_base = self.base_scope is not None
+            self._index_dir = scope.prefix if from_base else norm[: norm.rfind("/") + 1]
+        prefix = self._index_dir
+        if not norm.startswith(prefix):
+            self.error("follow-outside", line, col, f"{norm[:200]} is not under {prefix}, "
+                       "the index's directory")
+            return
+        name = unquote(urlsplit(norm).path.rpartition("/")[2])
+        assert self.follow_dir is not None
+        path = self.follow_dir / name
+        if not name or name in (".", "..") or "/" in name or "\\" in name or not path.is_file():
+            self.warn("follow-missing", line, col, f"no local file {str(path)!r} to check")
+        elif path not in self.parts:
+            self.parts.append(path)
+
+
+def _char_name(ch: str) -> str:
+    if ch == " ":
+        return "a space"
+    if ch == "%":
+        return "'%' not followed by two hex digits"
+    if ch.isprintable():
+        return repr(ch)
+    return f"control character U+{ord(ch):04X}"
+
+
+def check(source: Source, *, profile: str = "sitemaps", base_url: str | None = None,
+          follow: bool = False, now: datetime | None = None, stats: CheckStats | None = None,
+          name: str | None = None) -> list[Diagnostic]:
+    """Check one file (a path or a binary stream); return its diagnostics sorted by position."""
+    return list(iter_check(source, profile=profile, base_url=base_url, follow=follow, now=now,
+                           stats=stats, name=name))
+
+
+def iter_check(source: Source, *, profile: str = "sitemaps", base_url: str | None = None,
+               follow: bool = False, now: datetime | None = None,
+               stats: CheckStats | None = None, name: str | None = None) -> Iterator[Diagnostic]:
+    """Like ``check``, yielding diagnostics as they become final (flat memory on big files).
+
+    With ``follow``, the parts an index lists that lie beside it on disk are checked after it.
+    ``stats`` (optional) receives the counts of files, URLs, errors and warnings; ``name``
+    is the file name in diagnostics (default: the path, or the stream's ``name``).
+    """
+    try:
+        prof = get_profile(profile)
+        scope = scope_of(base_url) if base_url is not None else None
+    except ValueError as exc:
+        raise UnsupportedFormat(f"--base-url: {exc}" if base_url and "profile" not in str(exc)
+                                else str(exc)) from None
+    now = now or datetime.now(timezone.utc)
+    stats = stats if stats is not None else CheckStats()
+    follow_dir = None
+    if follow and isinstance(source, (str, os.PathLike)):
+        follow_dir = Path(os.fspath(source)).parent
+    f = yield from _check_source(source, prof, scope, base_url, now, stats, follow_dir,
+                                 name=name)
+    for part in f.parts if f.is_index else ():
+        yield from _check_source(part, prof, scope, base_url, now, stats, None, f.name)
+
+
+def _check_source(source: Source, prof: Profile, scope: Scope | None,
+                  base_url: str | None, now: datetime, stats: CheckStats,
+                  follow_dir: Path | None,
+                  listed_in: str | None = None, name: str | None = None,
+                  ) -> Generator[Diagnostic, None, FileCheck]:
+    if isinstance(source, (str, os.PathLike)):
+        name = name or os.fspath(source)
+        try:
+            raw: IO[bytes] = open(source, "rb")
+        except OSError as exc:
+            raise InputError(name, None, f"cannot open: {exc.strerror}") from None
+        closing: AbstractContextManager[Any] = raw
+    else:
+        raw, name = source, name or str(getattr(source, "name", "<stream>"))
+        closing = nullcontext()
+    stats.files += 1
+    f = FileCheck(name, prof, scope, now, stats, follow_dir, listed_in)
+    with closing:
+        try:
+            yield from _dispatch(open_input(raw, name), f, base_url)
+        except OSError as exc:
+            raise InputError(name, None, f"read error: {exc.strerror or exc}") from None
+    return f
+
+
+def _dispatch(stream: io.BufferedReader, f: FileCheck,
+              base_url: str | None) -> Iterator[Diagnostic]:
+    try:
+        head = stream.peek(1 << 16)
+    except InputError as exc:  # bad gzip data at the start
+        f.error("input", 1, 1, exc.reason)
+        yield from f.pop_all()
+        return
+    looks_xml = head.lstrip(b"\xef\xbb\xbf \t\r\n\xff\xfe\x00").startswith(b"<")
+    try:
+        kind = sniff(stream, f.name)
+    except InputError as exc:
+        if not looks_xml:
+            f.error("empty-set" if not head else "format", 1, 1, exc.reason)
+            yield from f.pop_all()
+            return
+        kind = "sitemap"  # the XML check names the wrong root or the syntax error
+    if kind == "text":
+        yield from _check_text(stream, f)
+    elif kind == "feed":
+        yield from _check_feed(stream, f, base_url, check_encoding(head, f))
+    else:
+        yield from check_sitemap_xml(stream, f, check_encoding(head, f))
+
+
+def _check_text(stream: IO[bytes], f: FileCheck) -> Iterator[Diagnostic]:
+    """A text sitemap: one absolute URL per line, UTF-8. Unlike readers.text, which stops at the
+    first bad line, every line is judged."""
+    lineno = offset = 0
+    while True:
+        raw = stream.readline(MAX_LINE + 1)
+        if not raw:
+            break
+        lineno += 1
+        offset += len(raw)
+        f.size(offset, lineno, 1)
+        if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
+            f.error("loc-too-long", lineno, 1, f"a line of more than {MAX_LINE:,} bytes")
+            while raw and not raw.endswith(b"\n"):
+                raw = stream.readline(MAX_LINE + 1)
+                offset += len(raw)
+            yield from f.pop_all()
+            continue
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            col = len(raw[:exc.start].decode("utf-8", "replace")) + 1
+            f.error("encoding", lineno, col, "bytes that are not UTF-8; sitemaps.org "
+                    "requires UTF-8")
+            yield from f.pop_all()
+            continue
+        if lineno == 1 and text.startswith("\ufeff"):
+            text = text[1:]
+        loc = text.strip()
+        if loc:
+            col = len(text) - len(text.lstrip()) + 1
+            f.entry(lineno, col)
+            f.loc(loc, lineno, col)
+        yield from f.pop_all()
+    if not f.entries:
+        f.error("empty-set", max(lineno, 1), 1, "no URLs in the file")
+    yield from f.pop_all()
+
+
+def _check_feed(stream: IO[bytes], f: FileCheck, base_url: str | None,
+                utf8: bool) -> Iterator[Diagnostic]:
+    """A feed used as a sitemap: well-formed XML (expat, with positions), then feedparser for
+    each entry's link and date by the converter's own rules (readers.feed)."""
+    limit = min(f.profile.max_bytes, DEFAULT_MAX_FEED_BYTES)
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        f.error("too-large", 1, 1, f"feed larger than {limit:,} bytes; profile "
+                f"{f.profile.name} allows {f.profile.max_bytes:,}")
+        return (yield from f.pop_all())
+    starts: list[tuple[int, int]] = []
+    p = safe_expat_parser(" ")
+    p.StartElementHandler = lambda name, _: (
+        starts.append((p.CurrentLineNumber, p.CurrentColumnNumber + 1))
+        if name.rpartition(" ")[2] in _FEED_ENTRIES else None)
+    early = list(parse_xml(io.BytesIO(data), p, f, utf8))
+    if any(d.rule in ("not-well-formed", "dtd", "input") for d in early):
+        yield from early  # feedparser would guess; a sitemap reader would stop here
+        return
+    # as readers.feed does: --base-url resolves relative links, as the feed's own URL would
+    headers = {"content-location": base_url} if base_url else None
+    parsed = feedparser.parse(data, response_headers=headers)
+    bozo = parsed.get("bozo_exception")
+    if bozo is not None and not (headers and isinstance(bozo, feedparser.NonXMLContentType)):
+        if utf8 or not isinstance(bozo, feedparser.CharacterEncodingOverride):
+            f.error("feed-malformed", 1, 1, f"feedparser: {bozo}")
+    if not parsed.get("version") and not parsed.entries:
+        f.error("feed-malformed", 1, 1, "not an RSS or Atom feed that feedparser can read")
+    entries = parsed.entries
+    aligned = len(starts) == len(entries)
+    for i, entry in enumerate(entries):
+        line, col = starts[i] if aligned else (1, 1)
+        what = "" if aligned else f" (entry {i + 1})"
+        f.entry(line, col)
+        link = entry_link(entry)
+        if not link:
+            f.error("missing-loc", line, col, "feed entry without a link" + what)
+            continue
+        f.loc(link, line, col)
+        lastmod = entry_lastmod(entry)
+        if lastmod is not None and lastmod > f.now:
+            f.warn("lastmod-future", line, col, f"entry date {lastmod.isoformat()} is in the "
+                   "future" + what)
+    if parsed.get("version") and not entries:
+        f.error("empty-set", 1, 1, "the feed has no entries")
+    yield from sorted([*early, *f.pop_all()], key=lambda d: (d.line, d.column))
