@@ -280,23 +280,23 @@ def _check_source(source: Source, prof: Profile, scope: Scope | None,
     f = FileCheck(name, prof, scope, now, stats, follow_dir, listed_in)
     with closing:
         try:
-            yield from _dispatch(open_input(raw, name), f, base_url)
+            yield from _dispatch(raw, f, base_url)
         except OSError as exc:
             raise InputError(name, None, f"read error: {exc.strerror or exc}") from None
     return f
 
 
-def _dispatch(stream: io.BufferedReader, f: FileCheck,
+def _dispatch(raw: IO[bytes], f: FileCheck,
               base_url: str | None) -> Iterator[Diagnostic]:
     try:
-        head = stream.peek(1 << 16)
+        stream, head = open_input(raw, f.name)
     except InputError as exc:  # bad gzip data at the start
         f.error("input", 1, 1, exc.reason)
         yield from f.pop_all()
         return
     looks_xml = head.lstrip(b"\xef\xbb\xbf \t\r\n\xff\xfe\x00").startswith(b"<")
     try:
-        kind = sniff(stream, f.name)
+        kind = sniff(head, f.name)
     except InputError as exc:
         if not looks_xml:
             f.error("empty-set" if not head else "format", 1, 1, exc.reason)
