@@ -37,23 +37,28 @@ def _size(n: int) -> str:
     return f"{n:,} bytes"
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
 def _summary_lines(summary: Summary) -> list[str]:
     lines = []
     files = summary.files
+    what = "sitemap" if summary.of_sitemaps else "URL"
     if len(files) > 1:
         for f in files:
             gz = f", {_size(f.compressed_size)} gzipped" if f.compressed_size is not None else ""
-            what = "sitemaps" if f in summary.indexes else "URLs"
-            lines.append(f"wrote {f.path}: {f.count:,} {what}, {_size(f.size)}{gz}")
+            noun = "sitemap" if f in summary.indexes else what
+            lines.append(f"wrote {f.path}: {_count(f.count, noun)}, {_size(f.size)}{gz}")
     for path in summary.removed:
         lines.append(f"removed {path}: a part of an earlier, larger run")
     report = summary.report
     if len(files) == 1:
         f = files[0]
         gz = f", {_size(f.compressed_size)} gzipped" if f.compressed_size is not None else ""
-        head = f"wrote {summary.urls:,} URLs to {f.path} ({_size(f.size)}{gz})"
+        head = f"wrote {_count(summary.urls, what)} to {f.path} ({_size(f.size)}{gz})"
     else:
-        head = (f"wrote {summary.urls:,} URLs in {len(summary.parts)} files and "
+        head = (f"wrote {_count(summary.urls, what)} in {len(summary.parts)} files and "
                 f"{len(summary.indexes)} index file{'s' if len(summary.indexes) > 1 else ''}")
     head += "; " + _skipped_text(report)
     if report.warnings:
@@ -76,7 +81,33 @@ def _skipped_text(report: Report) -> str:
     return f"skipped {report.total_skipped:,}: " + ", ".join(parts)
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+class _Failed(click.ClickException):
+    """A library error, shown as `feed2sitemap: FILE:LINE: what is wrong`, with its exit code."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code  # type: ignore[misc]  # a ClassVar in click's stubs
+
+    def show(self, file: Any = None) -> None:
+        _say(self.message)
+
+
+class _Command(click.Command):
+    """A click command that turns the library's errors and signals into messages and exit codes
+    (1 bad data, 2 bad usage, 130 Ctrl-C, 143 SIGTERM) instead of tracebacks."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except Feed2SitemapError as exc:
+            raise _Failed(str(exc), exc.exit_code) from None
+        except KeyboardInterrupt:
+            raise _Failed("interrupted; nothing was written", 130) from None
+        except Terminated:
+            raise _Failed("terminated; nothing was written", 143) from None
+
+
+@click.command(cls=_Command, context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("inputs", nargs=-1, metavar="[INPUT]...")
 @click.option("-o", "--output", metavar="FILE",
               help="Where to write (default: stdout). Replaced only when the run succeeds. "
@@ -133,7 +164,7 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
             _say(line)
 
 
-@click.command("check", context_settings={"help_option_names": ["-h", "--help"]})
+@click.command("check", cls=_Command, context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("files", nargs=-1, required=True, metavar="FILE...",
                 type=click.Path(exists=True, dir_okay=False, allow_dash=True))
 @click.option("--profile", type=click.Choice(sorted(PROFILES)), default="sitemaps",
@@ -179,31 +210,10 @@ def check_command(files: tuple[str, ...], profile: str, base_url: str | None, fm
 
 
 def main(argv: Optional[list[str]] = None) -> None:
-    """Entry point: run the command, turning every user error into a message and exit code."""
+    """Entry point: `feed2sitemap check ...` validates; anything else converts."""
     signal.signal(signal.SIGTERM, _on_sigterm)
     args = list(sys.argv[1:] if argv is None else argv)
-    command, prog = convert_command, PROG
     if args[:1] == ["check"]:  # a file named "check" is converted as ./check
-        command, prog, args = check_command, f"{PROG} check", args[1:]
-    try:
-        code = command.main(args, prog_name=prog, standalone_mode=False)
-        if command is check_command and code:  # click returns, not raises, Exit's code here
-            sys.exit(code)
-    except click.exceptions.Abort:
-        sys.exit(130)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(exc.exit_code)
-    except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
-    except Feed2SitemapError as exc:
-        _say(str(exc))
-        sys.exit(exc.exit_code)
-    except KeyboardInterrupt:
-        _say("interrupted; nothing was written")
-        sys.exit(130)
-    except Terminated:
-        _say("terminated; nothing was written")
-        sys.exit(143)
-    except BrokenPipeError:
-        sys.exit(1)
+        check_command.main(args[1:], prog_name=f"{PROG} check")
+    else:
+        convert_command.main(args, prog_name=PROG)

@@ -36,6 +36,7 @@ class Summary:
     indexes: list[FileInfo] = field(default_factory=list)  # index files listing the parts
     removed: list[str] = field(default_factory=list)  # stale parts of an earlier run, deleted
     report: Report = field(default_factory=Report)
+    of_sitemaps: bool = False  # the parts list sitemaps (an index was converted)
 
     @property
     def files(self) -> list[FileInfo]:
@@ -54,8 +55,8 @@ def _source_name(source: Source) -> str:
 
 
 def read(source: Source, format: str = "auto", *, report: Optional[Report] = None,
-         base_url: Optional[str] = None,
-         max_feed_bytes: int = DEFAULT_MAX_FEED_BYTES) -> Iterator[Record]:
+         base_url: Optional[str] = None, max_feed_bytes: int = DEFAULT_MAX_FEED_BYTES,
+         name: Optional[str] = None) -> Iterator[Record]:
     """Yield the records of one input: a path or a binary stream, plain or gzip-compressed.
 
     ``format`` is "auto" (sniffed from the first bytes) or one of "feed", "text", "sitemap".
@@ -65,7 +66,7 @@ def read(source: Source, format: str = "auto", *, report: Optional[Report] = Non
         raise UnsupportedFormat(f"unknown input format {format!r}; choose one of: auto, "
                                 f"{', '.join(INPUT_FORMATS)}")
     report = report if report is not None else Report()
-    name = _source_name(source)
+    name = name or _source_name(source)
     if isinstance(source, (str, os.PathLike)):
         try:
             raw: IO[bytes] = open(source, "rb")
@@ -147,17 +148,18 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
 
     def records() -> Iterator[Record]:
         for source in inputs:
+            name = None
             if isinstance(source, str) and source == "-":
-                source = sys.stdin.buffer
+                source, name = sys.stdin.buffer, "<stdin>"
             yield from read(source, from_format, report=report, base_url=base_url,
-                            max_feed_bytes=max_feed_bytes)
+                            max_feed_bytes=max_feed_bytes, name=name)
 
     stream: Iterable[Record] = normalize(records(), report)
     stream = check_length(stream, prof.max_loc, report, prof.name)
     if scope_check:
         stream = within_scope(stream, report, scope)
     stream = apply_defaults(dedupe(stream, report), changefreq, priority)
-    names = ", ".join(_source_name(s) for s in inputs) or "<stdin>"
+    names = ", ".join("<stdin>" if s == "-" else _source_name(s) for s in inputs) or "<stdin>"
     return write(stream, output, to=to, profile=prof, base_url=base_url, gzip=gzip,
                  gzip_level=gzip_level, index=index, report=report, source_name=names)
 
@@ -215,4 +217,4 @@ def write(records: Iterable[Record], dest: Destination = None, *, to: Optional[s
         out = OutputSet(None, stream)  # type: ignore[arg-type]
     written = write_output(itertools.chain([first], it), fmt, prof, out, report,
                            gzip_level=level, base_url=base_url, always_index=index == "always")
-    return Summary(written.parts, written.indexes, out.removed, report)
+    return Summary(written.parts, written.indexes, out.removed, report, fmt is INDEX)

@@ -11,9 +11,12 @@ __all__ = ["PROFILES", "Profile", "get_profile"]
 @dataclass(frozen=True)
 class Profile:
     name: str
-    max_urls: int  # entries per file (URLs in a urlset or feed, sitemaps in an index)
-    max_bytes: int  # uncompressed UTF-8 bytes per file, declaration to closing tag
+    max_urls: int  # URLs per sitemap (or feed) file
+    max_bytes: int  # uncompressed UTF-8 bytes per file, indexes too, declaration to closing tag
     max_loc: int  # a <loc> must be shorter than this many characters
+    # sitemaps per index file. --max-urls does not lower it: asking for smaller sitemaps should
+    # not turn one index into a tree of them.
+    max_sitemaps: int = 50_000
 
     def lowered(self, max_urls: Optional[int] = None, max_bytes: Optional[int] = None) -> Profile:
         """The profile with lower limits; a value above the profile's own is a usage error."""
@@ -35,9 +38,11 @@ class Profile:
 PROFILES = {
     # sitemaps.org 0.9: 50,000 URLs and 50 MiB (52,428,800 bytes) uncompressed per file, for
     # urlsets and indexes alike; <loc> under 2,048 characters.
-    "sitemaps": Profile("sitemaps", max_urls=50_000, max_bytes=52_428_800, max_loc=2048),
+    "sitemaps": Profile("sitemaps", max_urls=50_000, max_bytes=52_428_800, max_loc=2048,
+                        max_sitemaps=50_000),
     # Baidu: 50,000 URLs, 10 MiB per file, <loc> under 256 characters.
-    "baidu": Profile("baidu", max_urls=50_000, max_bytes=10_485_760, max_loc=256),
+    "baidu": Profile("baidu", max_urls=50_000, max_bytes=10_485_760, max_loc=256,
+                     max_sitemaps=50_000),
 }
 
 

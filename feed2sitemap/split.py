@@ -104,7 +104,8 @@ def write_records(records: Iterable[Record], fmt: Format, profile: Profile,
     header = fmt.header().encode("utf-8")
     footer = fmt.footer().encode("utf-8")
     header_size, footer_size = len(header), len(footer)
-    max_urls, max_bytes = profile.max_urls, profile.max_bytes
+    max_urls = profile.max_sitemaps if fmt is INDEX else profile.max_urls
+    max_bytes = profile.max_bytes
     # the room one file has for entries once the declaration, root tags and closing tag are in
     room = max_bytes - header_size - footer_size
     entry = fmt.entry

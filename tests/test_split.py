@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import os
+from dataclasses import replace
 from datetime import date, datetime, timezone
 from pathlib import Path
 
@@ -139,7 +140,7 @@ def test_index_always_writes_an_index_for_a_single_part(tmp_path: Path) -> None:
 
 
 def test_more_parts_than_an_index_may_list_makes_an_index_of_indexes(tmp_path: Path) -> None:
-    prof = PROFILES["sitemaps"].lowered(max_urls=2)
+    prof = replace(PROFILES["sitemaps"], max_urls=2, max_sitemaps=2)
     summary = write(urls(9), tmp_path / "s.xml", profile=prof, base_url=BASE)
     assert len(summary.parts) == 5  # 5 parts → 3 indexes → 2 indexes → 1
     assert [os.path.basename(f.path or "") for f in summary.indexes] == [
@@ -161,12 +162,14 @@ def test_splitting_without_base_url_fails_and_writes_nothing(tmp_path: Path) -> 
 
 def test_stale_parts_of_a_larger_run_are_removed(tmp_path: Path) -> None:
     prof = PROFILES["sitemaps"].lowered(max_urls=3)
-    write(urls(7), tmp_path / "s.xml", profile=prof, base_url=BASE)
+    write(urls(7), tmp_path / "s.xml", profile=replace(prof, max_sitemaps=2), base_url=BASE)
+    assert (tmp_path / "s-index-1.xml").exists()
     (tmp_path / "s-other.xml").write_text("not ours")
     summary = write(urls(4), tmp_path / "s.xml", profile=prof, base_url=BASE)
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "s-1.xml", "s-2.xml", "s-other.xml", "s.xml"]
-    assert [os.path.basename(p) for p in summary.removed] == ["s-3.xml"]
+    assert sorted(os.path.basename(p) for p in summary.removed) == [
+        "s-3.xml", "s-index-1.xml", "s-index-2.xml"]
     # and a run that now fits one file removes every part
     write(urls(1), tmp_path / "s.xml", profile=prof, base_url=BASE)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s-other.xml", "s.xml"]
@@ -196,15 +199,21 @@ def test_entry_larger_than_a_whole_file_is_skipped_and_reported(tmp_path: Path) 
 
 
 def test_index_files_obey_the_byte_limit_too(tmp_path: Path) -> None:
-    prof = PROFILES["sitemaps"].lowered(max_urls=2, max_bytes=400)
+    prof = replace(PROFILES["sitemaps"], max_urls=2, max_sitemaps=2, max_bytes=400)
     summary = write(urls(6), tmp_path / "s.xml", profile=prof, base_url=BASE)
     assert len(summary.indexes) > 1
     for info in summary.files:
         assert os.path.getsize(info.path or "") <= 400
 
 
+def test_max_urls_lowers_urls_per_sitemap_not_sitemaps_per_index(tmp_path: Path) -> None:
+    summary = write(urls(5), tmp_path / "s.xml", profile=PROFILES["sitemaps"].lowered(max_urls=1),
+                    base_url=BASE)
+    assert len(summary.parts) == 5 and len(summary.indexes) == 1
+
+
 def test_limits_that_let_an_index_list_one_sitemap_are_an_error(tmp_path: Path) -> None:
-    prof = PROFILES["sitemaps"].lowered(max_urls=1)
+    prof = replace(PROFILES["sitemaps"], max_urls=1, max_sitemaps=1)
     with pytest.raises(LimitError, match="only one sitemap"):
         write(urls(3), tmp_path / "s.xml", profile=prof, base_url=BASE)
     assert list(tmp_path.iterdir()) == []
