@@ -74,10 +74,18 @@ def entry_link(entry: Any) -> Optional[str]:
 
 
 def entry_lastmod(entry: Any) -> Optional[datetime]:
-    parsed = entry.get("updated_parsed") or entry.get("published_parsed")
-    if not parsed:
-        return None
-    return datetime.fromtimestamp(calendar.timegm(parsed), timezone.utc)
+    """The entry's updated-else-published time; the Unix epoch itself means "unknown".
+
+    Atom requires an <updated> even where the time is unknown; our Atom writer (like many
+    generators) then writes 1970-01-01T00:00:00Z, and that must not come back as a page's date.
+    """
+    for key in ("updated_parsed", "published_parsed"):
+        parsed = entry.get(key)
+        if parsed:
+            seconds = calendar.timegm(parsed)
+            if seconds != 0:
+                return datetime.fromtimestamp(seconds, timezone.utc)
+    return None
 
 
 def _bozo_line(exc: Exception) -> Optional[int]:
