@@ -23,7 +23,6 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
-from typing import Optional, Union
 
 from .record import CHANGEFREQS, Lastmod, Record, make_record
 
@@ -32,8 +31,8 @@ __all__ = ["DEFAULT_MEMORY_LIMIT", "MEMORY_PER_URL", "MergeCounts", "MergeStore"
 # Measured (benchmarks in the commit message / README): a URL held in memory costs its string
 # (49 bytes + its length) + the packed int (~64 bytes) + the dict slot (~40-100 bytes, the table
 # doubles as it grows). Used only to decide when to spill.
-MEMORY_PER_URL = 170
-DEFAULT_MEMORY_LIMIT = 384 * 1024 * 1024
+MEMORY_PER_URL = 150
+DEFAULT_MEMORY_LIMIT = 256 * 1024 * 1024
 BATCH = 10_000  # rows per executemany: one statement per URL would cost ~3x the time
 
 # The packed state of one URL: bit fields, low to high. Lastmods are microseconds since the
@@ -63,17 +62,7 @@ _DAY_US = 86_400_000_000
 _CF_INDEX = {name: i for i, name in enumerate(CHANGEFREQS, 1)}
 
 
-def _lastmod_bits(value: Optional[Lastmod]) -> int:
-    if value is None:
-        return 0
-    if isinstance(value, datetime):
-        d = value - _UTC_MIN
-        us = (d.days * 86_400 + d.seconds) * 1_000_000 + d.microseconds + _DAY_US
-        return (us + 1) << 1
-    return ((value.toordinal() * _DAY_US + 1) << 1) | 1
-
-
-def _lastmod_value(bits: int) -> Optional[Lastmod]:
+def _lastmod_value(bits: int) -> Lastmod | None:
     if not bits:
         return None
     us = (bits >> 1) - 1
@@ -118,7 +107,7 @@ class MergeCounts:
     whose entry a later copy changed. ``copies`` counts records folded into an earlier copy.
     """
 
-    base: Optional[str] = None
+    base: str | None = None
     urls: int = 0
     added: int = 0
     updated: int = 0
@@ -135,26 +124,30 @@ class MergeStore:
         self.memory_limit = memory_limit
         self._mem: dict[str, int] = {}
         self._used = 0
-        self._db: Optional[sqlite3.Connection] = None
+        self._db: sqlite3.Connection | None = None
         self._batch: list[tuple[str, bytes]] = []
-        self._priorities: list[Optional[float]] = [None]
+        self._priorities: list[float | None] = [None]
         self._priority_ix: dict[float, int] = {}
-        self._sources: list[Optional[str]] = [None]
-        self._source_ix: dict[Optional[str], int] = {None: 0}
+        self._sources: list[str | None] = [None]
+        self._source_ix: dict[str | None, int] = {None: 0}
         self.copies = 0  # copies folded in memory
         self._sent = 0  # rows sent to SQLite
 
-    def _index(self, value: float) -> int:
-        ix = self._priority_ix.get(value)
-        if ix is None:
-            ix = self._priority_ix[value] = len(self._priorities)
-            self._priorities.append(value)
-        return ix
-
-    def _pack(self, record: Record, is_base: bool) -> int:
-        lm = _lastmod_bits(record.lastmod)
-        cf = _CF_INDEX[record.changefreq] if record.changefreq is not None else 0
-        pr = self._index(record.priority) if record.priority is not None else 0
+    def add(self, record: Record, is_base: bool = False) -> None:
+        """Fold one copy of a URL in (``is_base``: it comes from the output's previous version)."""
+        # One function, no helper calls but the lastmod's: this runs once per input record.
+        lastmod = record.lastmod
+        if lastmod is None:
+            lm = 0
+        elif isinstance(lastmod, datetime):
+            d = lastmod - _UTC_MIN
+            lm = ((d.days * 86_400 + d.seconds) * 1_000_000 + d.microseconds + _DAY_US + 1) << 1
+        else:
+            lm = ((lastmod.toordinal() * _DAY_US + 1) << 1) | 1
+        cf = 0 if record.changefreq is None else _CF_INDEX[record.changefreq]
+        pr = 0
+        if record.priority is not None:
+            pr = self._priority_ix.get(record.priority, 0) or self._new_priority(record.priority)
         src = self._source_ix.get(record.source)
         if src is None:
             src = self._source_ix[record.source] = len(self._sources)
@@ -165,11 +158,7 @@ class MergeStore:
         if is_base or not self.base_mode:
             # without a base, each URL is compared with its first copy
             state |= 1 << _HAS_BASE | lm << _BASE_LM | cf << _BASE_CF | pr << _BASE_PR
-        return state
-
-    def add(self, record: Record, is_base: bool = False) -> None:
         loc = record.loc
-        state = self._pack(record, is_base)
         mem = self._mem
         old = mem.get(loc)
         if old is not None:
@@ -184,6 +173,11 @@ class MergeStore:
             self._batch.append((loc, _to_blob(state)))
             if len(self._batch) >= BATCH:
                 self._flush()
+
+    def _new_priority(self, value: float) -> int:
+        ix = self._priority_ix[value] = len(self._priorities)
+        self._priorities.append(value)
+        return ix
 
     @staticmethod
     def _open_db() -> sqlite3.Connection:
@@ -207,7 +201,7 @@ class MergeStore:
             self._sent += len(self._batch)
             self._batch.clear()
 
-    def records(self, counts: Optional[MergeCounts] = None) -> Iterator[Record]:
+    def records(self, counts: MergeCounts | None = None) -> Iterator[Record]:
         """Yield the merged records in first-seen order (once), filling ``counts``."""
         counts = counts if counts is not None else MergeCounts()
         try:
@@ -229,22 +223,31 @@ class MergeStore:
     def _emit(self, items: Iterable[tuple[str, int]], counts: MergeCounts) -> Iterator[Record]:
         priorities, sources = self._priorities, self._sources
         base_mode = self.base_mode
-        for loc, state in items:
-            lm = state & _LM_MASK
-            cf = (state >> _CFN) & _CF_MASK or (state >> _CFF) & _CF_MASK
-            pr = (state >> _PRN) & _IX_MASK or (state >> _PRF) & _IX_MASK
-            counts.urls += 1
-            if not base_mode or not (state >> _HAS_BASE) & 1:
-                counts.added += 1
-            if (state >> _HAS_BASE) & 1 and (
-                    lm != (state >> _BASE_LM) & _LM_MASK or cf != (state >> _BASE_CF) & _CF_MASK
-                    or pr != (state >> _BASE_PR) & _IX_MASK):
-                counts.updated += 1
-            line = state >> _LINE
-            yield make_record(loc, _lastmod_value(lm), CHANGEFREQS[cf - 1] if cf else None,
-                              priorities[pr], bool(state >> _SITEMAP & 1),
-                              sources[(state >> _SOURCE) & _IX_MASK],
-                              line - 1 if line else None)
+        urls = added = updated = 0
+        try:
+            for loc, state in items:
+                lm = state & _LM_MASK
+                cf = (state >> _CFN) & _CF_MASK or (state >> _CFF) & _CF_MASK
+                pr = (state >> _PRN) & _IX_MASK or (state >> _PRF) & _IX_MASK
+                has_base = state >> _HAS_BASE & 1
+                if not (base_mode and has_base):
+                    added += 1
+                # a single copy is its own base: only a URL of several copies can have changed
+                if has_base and state >> _MANY & 1 and (
+                        lm != (state >> _BASE_LM) & _LM_MASK
+                        or cf != (state >> _BASE_CF) & _CF_MASK
+                        or pr != (state >> _BASE_PR) & _IX_MASK):
+                    updated += 1
+                urls += 1
+                line = state >> _LINE
+                yield make_record(loc, _lastmod_value(lm), CHANGEFREQS[cf - 1] if cf else None,
+                                  priorities[pr], bool(state >> _SITEMAP & 1),
+                                  sources[(state >> _SOURCE) & _IX_MASK],
+                                  line - 1 if line else None)
+        finally:
+            counts.urls += urls
+            counts.added += added
+            counts.updated += updated
 
     def close(self) -> None:
         if self._db is not None:
@@ -260,8 +263,7 @@ def _same_file(a: str, b: str) -> bool:
         return os.path.abspath(a) == os.path.abspath(b)
 
 
-def find_base(inputs: Sequence[Union[str, "os.PathLike[str]", object]],
-              output: Optional[str]) -> Optional[str]:
+def find_base(inputs: Sequence[object], output: str | None) -> str | None:
     """The input that is the output file itself (an update in place), by its source name."""
     if output is None or output == "-":
         return None

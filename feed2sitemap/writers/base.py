@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional, Protocol
+from typing import Protocol
 
 from ..record import Lastmod, Record
 
@@ -35,4 +35,4 @@ class StampedFormat(Format, Protocol):
     splitter holds the file's entries aside and writes this header first when the file is closed.
     """
 
-    def file_header(self, newest: Optional[Lastmod]) -> str: ...
+    def file_header(self, newest: Lastmod | None) -> str: ...

@@ -13,7 +13,6 @@ into a page's date. RSS has no such rule: an item without a lastmod simply has n
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from typing import Optional
 from urllib.parse import unquote, urlsplit
 
 from ..record import Lastmod, Record, lastmod_key
@@ -81,8 +80,8 @@ class FeedFormat:
         self.link = link
         self.description = description
 
-    def for_site(self, site_url: str, title: Optional[str] = None,
-                 description: Optional[str] = None) -> FeedFormat:
+    def for_site(self, site_url: str, title: str | None = None,
+                 description: str | None = None) -> FeedFormat:
         """This format for one site: the title defaults to the host, the description to
         "Pages of HOST". ``site_url`` must be a normalised absolute URL."""
         host = urlsplit(site_url).hostname or site_url
@@ -92,7 +91,7 @@ class FeedFormat:
     def header(self) -> str:
         return self.file_header(None)
 
-    def file_header(self, newest: Optional[Lastmod]) -> str:
+    def file_header(self, newest: Lastmod | None) -> str:
         raise NotImplementedError
 
     def footer(self) -> str:
@@ -110,7 +109,7 @@ class RssFormat(FeedFormat):
     # out and its fixed-width slot filled with spaces (whitespace between elements means nothing).
     _SLOT = len("<lastBuildDate></lastBuildDate>") + len(rfc822_time(UNKNOWN_UPDATED))
 
-    def file_header(self, newest: Optional[Lastmod]) -> str:
+    def file_header(self, newest: Lastmod | None) -> str:
         stamp = (f"<lastBuildDate>{rfc822_time(newest)}</lastBuildDate>" if newest is not None
                  else " " * self._SLOT)
         return (f'{DECLARATION}<rss version="2.0">\n<channel>\n'
@@ -140,7 +139,7 @@ class AtomFormat(FeedFormat):
     name = "atom"
     extension = ".atom"
 
-    def file_header(self, newest: Optional[Lastmod]) -> str:
+    def file_header(self, newest: Lastmod | None) -> str:
         link, title = xml_escape(self.link), xml_escape(self.title)
         return (f'{DECLARATION}<feed xmlns="{ATOM_NS}">\n'
                 f"<id>{link}</id>\n<title>{title}</title>\n"
