@@ -80,7 +80,9 @@ def entry_lastmod(entry: Any) -> Optional[datetime]:
     generators) then writes 1970-01-01T00:00:00Z, and that must not come back as a page's date.
     """
     for key in ("updated_parsed", "published_parsed"):
-        parsed = entry.get(key)
+        # dict.get: FeedParserDict.get("updated_parsed") falls back to published_parsed with a
+        # DeprecationWarning (feedparser issue 310) when the entry has no updated time.
+        parsed = dict.get(entry, key)
         if parsed:
             seconds = calendar.timegm(parsed)
             if seconds != 0:
