@@ -13,7 +13,15 @@ from .detect import open_input, sniff
 from .errors import InputError, UnsupportedFormat
 from .limits import Profile, get_profile
 from .merge import MergeCounts, find_base
-from .pipeline import apply_defaults, check_length, dedupe, follow_index, merge, normalize, within_scope
+from .pipeline import (
+    apply_defaults,
+    check_length,
+    dedupe,
+    follow_index,
+    merge,
+    normalize,
+    within_scope,
+)
 from .readers import READERS
 from .readers.feed import DEFAULT_MAX_FEED_BYTES, read_feed
 from .record import Record
