@@ -174,12 +174,13 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
             if follow:
                 path = os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
                 it = follow_index(it, None if path is None else os.path.dirname(path),
-                                  _part_reader(path in base if base and path else False))
+                                  part_reader(base is not None and path in base))
             yield from it
 
-    def _part_reader(in_base: bool) -> Callable[[str], Iterator[Record]]:
+    def part_reader(in_base: bool) -> Callable[[str], Iterator[Record]]:
         def read_part(path: str) -> Iterator[Record]:
-            if in_base and base is not None:
+            if in_base:
+                assert base is not None
                 base.add(path)  # the parts of the output's previous version are the base too
             return read(path, report=report, base_url=base_url, max_feed_bytes=max_feed_bytes)
         return read_part
@@ -188,8 +189,9 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
     stream = check_length(stream, prof.max_loc, report, prof.name)
     if scope_check:
         stream = within_scope(stream, report, scope)
-    counts = MergeCounts(base_name) if dedupe_mode == "merge" else None
+    counts = None
     if dedupe_mode == "merge":
+        counts = MergeCounts(base_name)
         stream = merge(stream, counts, base=base)
     elif dedupe_mode == "first":
         stream = dedupe(stream, report)
