@@ -11,7 +11,8 @@ Rules (one entry per normalised URL):
 
 Memory: every URL must be remembered until the end, since a later copy may change it and its
 position is fixed by the first. The URL string is kept (it is written out) with one Python int
-that packs the rest (``_pack``), about MEMORY_PER_URL bytes plus the URL's length in all. Past
+that packs the rest (see ``MergeStore.add``), about MEMORY_PER_URL bytes plus the URL's length
+in all. Past
 ``memory_limit`` bytes, URLs not yet seen go to a private on-disk SQLite database (deleted when
 closed) and are written after the in-memory ones, so the order is still first-seen.
 """
@@ -28,12 +29,13 @@ from .record import CHANGEFREQS, Lastmod, Record, make_record
 
 __all__ = ["DEFAULT_MEMORY_LIMIT", "MEMORY_PER_URL", "MergeCounts", "MergeStore", "find_base"]
 
-# Measured (benchmarks in the commit message / README): a URL held in memory costs its string
-# (49 bytes + its length) + the packed int (~64 bytes) + the dict slot (~40-100 bytes, the table
-# doubles as it grows). Used only to decide when to spill.
+# A URL held in memory costs its string (49 bytes + its length), the packed int (~64 bytes) and
+# its dict slot (the table doubles as it grows). benchmarks/merge_memory.py measured 208 bytes
+# of peak RSS per 58-character URL over 1,000,000 URLs. Used only to decide when to spill: the
+# default budget holds about 1.2 million such URLs (~250 MiB) before SQLite takes the rest.
 MEMORY_PER_URL = 150
 DEFAULT_MEMORY_LIMIT = 256 * 1024 * 1024
-BATCH = 10_000  # rows per executemany: one statement per URL would cost ~3x the time
+BATCH = 10_000  # rows per executemany once spilled
 
 # The packed state of one URL: bit fields, low to high. Lastmods are microseconds since the
 # day before 0001-01-01 UTC (so any offset keeps them positive), plus one, shifted left once, the
@@ -135,7 +137,7 @@ class MergeStore:
 
     def add(self, record: Record, is_base: bool = False) -> None:
         """Fold one copy of a URL in (``is_base``: it comes from the output's previous version)."""
-        # One function, no helper calls but the lastmod's: this runs once per input record.
+        # Packed inline, without helper calls: this runs once per input record.
         lastmod = record.lastmod
         if lastmod is None:
             lm = 0
