@@ -14,9 +14,11 @@ from . import __version__
 from .convert import Summary, convert
 from .errors import Feed2SitemapError
 from .limits import PROFILES
+from .merge import MergeCounts
 from .readers.feed import DEFAULT_MAX_FEED_BYTES
 from .record import CHANGEFREQS
 from .report import Report
+from .writers import FORMATS
 
 PROG = "feed2sitemap"
 
@@ -64,7 +66,17 @@ def _summary_lines(summary: Summary) -> list[str]:
     if report.warnings:
         head += "; warnings: " + ", ".join(f"{n:,} {k}" for k, n in report.warnings.items())
     lines.append(head)
+    if summary.merge is not None and (summary.merge.base is not None or summary.merge.copies):
+        lines.append(_merge_text(summary.merge))
     return lines
+
+
+def _merge_text(m: MergeCounts) -> str:
+    if m.base is not None:
+        return (f"merged: {m.added:,} URLs added, {m.updated:,} updated, compared with "
+                f"{m.base}")
+    return (f"merged: {m.urls:,} distinct URLs, {m.copies:,} duplicate copies folded in, "
+            f"{m.updated:,} entries changed by a later copy")
 
 
 def _skipped_text(report: Report) -> str:
@@ -112,8 +124,9 @@ class _Command(click.Command):
 @click.option("-o", "--output", metavar="FILE",
               help="Where to write (default: stdout). Replaced only when the run succeeds. "
                    "A .gz name compresses.")
-@click.option("-t", "--to", "to", type=click.Choice(["xml", "text"]),
-              help="Output format (default: from the -o name: .txt is text, else xml).")
+@click.option("-t", "--to", "to", type=click.Choice(sorted(FORMATS)),
+              help="Output format (default: from the -o name: .txt is text, .rss rss, .atom "
+                   "atom, else xml).")
 @click.option("-f", "--from", "from_format", default="auto", show_default=True,
               type=click.Choice(["auto", "feed", "text", "sitemap"]),
               help="Input format; auto looks at the first bytes.")
@@ -141,24 +154,43 @@ class _Command(click.Command):
 @click.option("--max-feed-bytes", type=click.IntRange(min=1), default=DEFAULT_MAX_FEED_BYTES,
               show_default=True, metavar="N",
               help="Refuse a feed larger than this (feeds are parsed whole).")
+@click.option("--keep-first", is_flag=True,
+              help="Duplicate URLs: keep the first copy as it is (one streaming pass), rather "
+                   "than merge the copies (newest lastmod wins).")
+@click.option("--no-dedupe", is_flag=True,
+              help="Keep duplicate URLs (no memory of URLs at all).")
+@click.option("--follow", is_flag=True,
+              help="An index input stands for its parts: read them from the files beside it.")
+@click.option("--title", help="Feed output: channel title (default: the site's host).")
+@click.option("--site-url", metavar="URL",
+              help="Feed output: channel link (default: --base-url, else the first URL's site).")
+@click.option("--description",
+              help="Feed output: channel description (default: 'Pages of HOST').")
 @click.option("--strict", is_flag=True,
               help="Treat every reported problem (skipped URL, dropped field, malformed feed) "
                    "as an error: exit 1, write nothing.")
 @click.option("-q", "--quiet", is_flag=True, help="No warnings or summary; errors only.")
 @click.version_option(__version__, "--version", prog_name=PROG)
 def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
-                    no_scope_check: bool, **options: Any) -> None:
+                    no_scope_check: bool, keep_first: bool, no_dedupe: bool,
+                    **options: Any) -> None:
     """Turn RSS/Atom feeds, URL lists and sitemaps into sitemaps.
 
     INPUT is a file or - for stdin (the default), plain or gzip-compressed. Messages go to
     stderr. Exit status: 0 success (warnings allowed), 1 bad data or nothing to write,
     2 bad usage, 130/143 interrupted.
+
+    Several inputs are read in order; a URL's copies are merged (newest lastmod wins). Grow a
+    sitemap from a feed in place: feed2sitemap sitemap.xml feed.xml -o sitemap.xml
     """
     if inputs.count("-") > 1:
         raise click.UsageError("stdin (-) can be read only once")
+    if keep_first and no_dedupe:
+        raise click.UsageError("--keep-first and --no-dedupe exclude each other")
     report = Report(strict=options["strict"], on_message=None if quiet else _say)
+    mode = "first" if keep_first else "none" if no_dedupe else "merge"
     summary = convert(list(inputs) or ["-"], output, scope_check=not no_scope_check,
-                      report=report, **options)
+                      report=report, dedupe_mode=mode, **options)
     if not quiet:
         for line in _summary_lines(summary):
             _say(line)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import os
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Optional, Union
 
@@ -13,14 +13,23 @@ from .detect import FORMATS as INPUT_FORMATS
 from .detect import open_input, sniff
 from .errors import InputError, UnsupportedFormat
 from .limits import Profile, get_profile
-from .pipeline import apply_defaults, check_length, dedupe, normalize, within_scope
+from .merge import MergeCounts, find_base
+from .pipeline import (
+    apply_defaults,
+    check_length,
+    dedupe,
+    follow_index,
+    merge,
+    normalize,
+    within_scope,
+)
 from .readers import READERS
 from .readers.feed import DEFAULT_MAX_FEED_BYTES, read_feed
 from .record import Record
 from .report import Report
 from .split import DEFAULT_GZIP_LEVEL, FileInfo, OutputSet, split_name, write_output
-from .urls import Scope, scope_of
-from .writers import INDEX, URLSET, Format, get_format
+from .urls import Scope, normalize_url, scope_of
+from .writers import INDEX, URLSET, FeedFormat, Format, format_for_name, get_format
 
 __all__ = ["Source", "Summary", "convert", "output_format", "read", "write"]
 
@@ -37,6 +46,7 @@ class Summary:
     removed: list[str] = field(default_factory=list)  # stale parts of an earlier run, deleted
     report: Report = field(default_factory=Report)
     of_sitemaps: bool = False  # the parts list sitemaps (an index was converted)
+    merge: Optional[MergeCounts] = None  # what merging did (the default dedupe mode)
 
     @property
     def files(self) -> list[FileInfo]:
@@ -96,13 +106,12 @@ def _read_stream(raw: IO[bytes], name: str, format: str, report: Report,
 
 
 def output_format(output: Optional[str], to: Optional[str]) -> Format:
-    """--to wins; else the output name: .txt/.txt.gz → text; anything else → XML."""
+    """--to wins; else the output name: .txt → text, .rss → rss, .atom → atom (each also
+    .gz); anything else → XML."""
     if to is not None:
         return get_format(to)
     if output:
-        _, ext = split_name(os.path.basename(output))
-        if ext in (".txt", ".txt.gz"):
-            return get_format("text")
+        return format_for_name(split_name(os.path.basename(output))[1])
     return get_format("xml")
 
 
@@ -130,13 +139,23 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
             max_bytes: Optional[int] = None, gzip: Optional[bool] = None,
             gzip_level: Optional[int] = None, index: str = "auto",
             max_feed_bytes: int = DEFAULT_MAX_FEED_BYTES, report: Optional[Report] = None,
+            dedupe_mode: str = "merge", follow: bool = False, title: Optional[str] = None,
+            site_url: Optional[str] = None, description: Optional[str] = None,
             ) -> Summary:
     """Read every input, check and normalise the URLs, and write sitemap file(s).
 
     ``output`` is a path (written atomically: temporaries renamed when all succeeded), a binary
     stream, or None/"-" for stdout. Raises a Feed2SitemapError subclass for bad data or options;
     problems that only skip a record are counted in ``summary.report`` (errors with ``strict``).
+
+    ``dedupe_mode``: "merge" (one entry per URL, newest lastmod wins, see ``merge.py``; when
+    ``output`` is also an input, ``summary.merge`` compares with it), "first" (the first copy
+    wins, one streaming pass) or "none". ``follow`` reads the local parts of an index input.
+    ``title``, ``site_url`` and ``description`` describe the channel of RSS/Atom output.
     """
+    if dedupe_mode not in ("merge", "first", "none"):
+        raise UnsupportedFormat(f"unknown dedupe mode {dedupe_mode!r}; choose merge, first "
+                                "or none")
     report = report if report is not None else Report(strict=strict)
     prof = _profile(profile, max_urls, max_bytes)
     scope: Optional[Scope] = None
@@ -146,22 +165,60 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
         except ValueError as exc:
             raise UnsupportedFormat(f"--base-url: {exc}") from None
 
+    out_path = os.fspath(output) if isinstance(output, (str, os.PathLike)) else None
+    base_name = find_base(inputs, out_path) if dedupe_mode == "merge" else None
+    base: Optional[set[Optional[str]]] = {base_name} if base_name is not None else None
+
     def records() -> Iterator[Record]:
         for source in inputs:
             name = None
             if isinstance(source, str) and source == "-":
                 source, name = sys.stdin.buffer, "<stdin>"
-            yield from read(source, from_format, report=report, base_url=base_url,
-                            max_feed_bytes=max_feed_bytes, name=name)
+            it = read(source, from_format, report=report, base_url=base_url,
+                      max_feed_bytes=max_feed_bytes, name=name)
+            if follow:
+                path = os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
+                it = follow_index(it, None if path is None else os.path.dirname(path),
+                                  part_reader(base is not None and path in base))
+            yield from it
+
+    def part_reader(in_base: bool) -> Callable[[str], Iterator[Record]]:
+        def read_part(path: str) -> Iterator[Record]:
+            if in_base:
+                assert base is not None
+                base.add(path)  # the parts of the output's previous version are the base too
+            return read(path, report=report, base_url=base_url, max_feed_bytes=max_feed_bytes)
+        return read_part
 
     stream: Iterable[Record] = normalize(records(), report)
     stream = check_length(stream, prof.max_loc, report, prof.name)
     if scope_check:
         stream = within_scope(stream, report, scope)
-    stream = apply_defaults(dedupe(stream, report), changefreq, priority)
+    counts = None
+    if dedupe_mode == "merge":
+        counts = MergeCounts(base_name)
+        stream = merge(stream, counts, base=base)
+    elif dedupe_mode == "first":
+        stream = dedupe(stream, report)
+    stream = apply_defaults(stream, changefreq, priority)
     names = ", ".join("<stdin>" if s == "-" else _source_name(s) for s in inputs) or "<stdin>"
-    return write(stream, output, to=to, profile=prof, base_url=base_url, gzip=gzip,
-                 gzip_level=gzip_level, index=index, report=report, source_name=names)
+    summary = write(stream, output, to=to, profile=prof, base_url=base_url, gzip=gzip,
+                    gzip_level=gzip_level, index=index, report=report, source_name=names,
+                    title=title, site_url=site_url, description=description)
+    summary.merge = counts
+    return summary
+
+
+def _site_url(site_url: Optional[str], base_url: Optional[str], first_loc: str) -> str:
+    """A feed's channel link: --site-url, else --base-url's directory, else the first URL's
+    origin."""
+    try:
+        if site_url is not None:
+            return normalize_url(site_url)
+        return scope_of(base_url).prefix if base_url is not None else scope_of(
+            first_loc, directory=False).prefix
+    except ValueError as exc:
+        raise UnsupportedFormat(f"--site-url: {exc}") from None
 
 
 def _profile(profile: Union[str, Profile], max_urls: Optional[int],
@@ -176,7 +233,9 @@ def _profile(profile: Union[str, Profile], max_urls: Optional[int],
 def write(records: Iterable[Record], dest: Destination = None, *, to: Optional[str] = None,
           profile: Union[str, Profile] = "sitemaps", base_url: Optional[str] = None,
           gzip: Optional[bool] = None, gzip_level: Optional[int] = None, index: str = "auto",
-          report: Optional[Report] = None, source_name: Optional[str] = None) -> Summary:
+          report: Optional[Report] = None, source_name: Optional[str] = None,
+          title: Optional[str] = None, site_url: Optional[str] = None,
+          description: Optional[str] = None) -> Summary:
     """Write records to a path, a binary stream or stdout, split by the profile's limits.
 
     The records are written as given (``convert`` is what checks URLs). Records that are
@@ -210,6 +269,8 @@ def write(records: Iterable[Record], dest: Destination = None, *, to: Optional[s
             f" ({report.total_skipped:,} skipped)" if report.total_skipped else ""))
     if first.is_sitemap and fmt is URLSET:
         fmt = INDEX
+    if isinstance(fmt, FeedFormat):
+        fmt = fmt.for_site(_site_url(site_url, base_url, first.loc), title, description)
     if path is not None:
         out = OutputSet(path)
     else:

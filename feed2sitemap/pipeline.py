@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import os
+from collections.abc import Callable, Container, Iterable, Iterator
 from typing import Optional
+from urllib.parse import unquote, urlsplit
 
+from .errors import InputError
+from .merge import DEFAULT_MEMORY_LIMIT, MergeCounts, MergeStore
 from .record import Record, make_record, with_loc
 from .report import Report
 from .urls import Scope, normalize_url, scope_of
 
-__all__ = ["apply_defaults", "check_length", "dedupe", "normalize", "within_scope"]
+__all__ = ["apply_defaults", "check_length", "dedupe", "follow_index", "merge", "normalize",
+           "within_scope"]
 
 
 def normalize(records: Iterable[Record], report: Report) -> Iterator[Record]:
@@ -84,6 +89,68 @@ def dedupe(records: Iterable[Record], report: Report) -> Iterator[Record]:
             continue
         add(key)
         yield record
+
+
+def merge(records: Iterable[Record], counts: Optional[MergeCounts] = None, *,
+          base: Optional[Container[Optional[str]]] = None,
+          memory_limit: int = DEFAULT_MEMORY_LIMIT) -> Iterator[Record]:
+    """One entry per URL, newest lastmod wins (the rules are in ``merge.py``'s docstring).
+
+    Nothing is yielded until ``records`` is exhausted: every URL is remembered, compactly, and
+    spilled to a temporary SQLite database past ``memory_limit`` bytes. ``base`` holds the source
+    names of the output's previous version when it is also an input; ``counts`` is filled once
+    the last record has been yielded.
+    """
+    store = MergeStore(base_mode=base is not None, memory_limit=memory_limit)
+    try:
+        if base is None:
+            for record in records:
+                store.add(record)
+        else:
+            for record in records:
+                store.add(record, record.source in base)
+        yield from store.records(counts)
+    finally:
+        store.close()
+
+
+def part_path(index: Record, directory: str) -> str:
+    """The local file of an index's <loc>: its last path segment, beside the index.
+
+    Percent-escapes are decoded; a segment that would leave the directory ("..", an encoded "/")
+    is refused, since the index may come from anywhere.
+    """
+    name = unquote(urlsplit(index.loc).path.rpartition("/")[2])
+    if name in ("", ".", "..") or "/" in name or "\\" in name or "\0" in name:
+        raise InputError(index.source, index.line,
+                         f"--follow: {index.loc[:200]} names no file of this directory")
+    return os.path.join(directory, name)
+
+
+def follow_index(records: Iterable[Record], directory: Optional[str],
+                 read_part: Callable[[str], Iterable[Record]],
+                 depth: int = 2) -> Iterator[Record]:
+    """Replace each sitemap of an index by the records of its part, read from a local file.
+
+    ``directory`` is the index's own (None for a stream: then an index is an error). A part may
+    itself be an index (ours are, past 50,000 parts), down to ``depth`` levels. A part that is
+    not there is an error naming it: an update would otherwise drop its URLs silently.
+    """
+    for record in records:
+        if not record.is_sitemap:
+            yield record
+            continue
+        if directory is None:
+            raise InputError(record.source, record.line,
+                             "--follow needs the index as a file: its parts are read beside it")
+        if depth <= 0:
+            raise InputError(record.source, record.line,
+                             "--follow: indexes nested deeper than two levels")
+        path = part_path(record, directory)
+        if not os.path.isfile(path):
+            raise InputError(record.source, record.line,
+                             f"--follow: part {record.loc[:200]} is missing: no file {path}")
+        yield from follow_index(read_part(path), os.path.dirname(path), read_part, depth - 1)
 
 
 def apply_defaults(records: Iterable[Record], changefreq: Optional[str] = None,

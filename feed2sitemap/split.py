@@ -103,6 +103,12 @@ def write_records(records: Iterable[Record], fmt: Format, profile: Profile,
     """
     header = fmt.header().encode("utf-8")
     footer = fmt.footer().encode("utf-8")
+    # A feed's header names the newest lastmod of its own file, known only when the file is
+    # complete: its entries go to an unnamed temporary first and are copied in after the header
+    # when the file closes (one extra pass over at most max_bytes). The header's size does not
+    # depend on the stamp (StampedFormat's contract), so the accounting below stays exact.
+    stamped: Optional[Callable[[Optional[Lastmod]], str]] = getattr(fmt, "file_header", None)
+    body: Optional[IO[bytes]] = None
     header_size, footer_size = len(header), len(footer)
     max_urls = profile.max_sitemaps if fmt is INDEX else profile.max_urls
     max_bytes = profile.max_bytes
@@ -118,11 +124,30 @@ def write_records(records: Iterable[Record], fmt: Format, profile: Profile,
     count = max_urls
     newest_key = None
 
+    def write_entries(data: bytes) -> None:
+        if body is not None:
+            body.write(data)
+        else:
+            assert sink is not None
+            sink.write(data)
+
     def close_current() -> None:
+        nonlocal body
         assert sink is not None
         if buf:
-            sink.write("".join(buf).encode("utf-8"))
+            write_entries("".join(buf).encode("utf-8"))
             buf.clear()
+        if body is not None:
+            assert stamped is not None
+            head = stamped(info.newest).encode("utf-8")
+            if len(head) != header_size:
+                raise ValueError(f"format {fmt.name}: the stamped header is {len(head)} bytes, "
+                                 f"not the {header_size} its size was counted as")
+            sink.write(head)
+            body.seek(0)
+            shutil.copyfileobj(body, sink.out, 1 << 20)
+            body.close()
+            body = None
         sink.write(footer)
         info.count, info.size = count, header_size + used + footer_size
         compressed = sink.close()
@@ -146,7 +171,10 @@ def write_records(records: Iterable[Record], fmt: Format, profile: Profile,
                 raw, info = open_part(len(files) + 1)
                 files.append(info)
                 sink = _Sink(raw, gzip_level)
-                sink.write(header)
+                if stamped is None:
+                    sink.write(header)
+                else:
+                    body = tempfile.TemporaryFile()
                 used = count = 0
                 newest_key = None
             buf.append(text)
@@ -159,8 +187,7 @@ def write_records(records: Iterable[Record], fmt: Format, profile: Profile,
                     newest_key = key
                     info.newest = lastmod
             if len(buf) >= FLUSH_ENTRIES:
-                assert sink is not None
-                sink.write("".join(buf).encode("utf-8"))
+                write_entries("".join(buf).encode("utf-8"))
                 buf.clear()
         if sink is not None:
             close_current()
@@ -168,6 +195,8 @@ def write_records(records: Iterable[Record], fmt: Format, profile: Profile,
     finally:
         if sink is not None:
             sink.raw.close()
+        if body is not None:
+            body.close()
     return files
 
 

@@ -75,12 +75,20 @@ def entry_link(entry: Any) -> Optional[str]:
 
 
 def entry_lastmod(entry: Any) -> Optional[datetime]:
-    # dict.get, not FeedParserDict.get: the latter maps a missing updated_parsed to
-    # published_parsed itself, with a DeprecationWarning.
-    parsed = dict.get(entry, "updated_parsed") or dict.get(entry, "published_parsed")
-    if not parsed:
-        return None
-    return datetime.fromtimestamp(calendar.timegm(parsed), timezone.utc)
+    """The entry's updated-else-published time; the Unix epoch itself means "unknown".
+
+    Atom requires an <updated> even where the time is unknown; our Atom writer (like many
+    generators) then writes 1970-01-01T00:00:00Z, and that must not come back as a page's date.
+    """
+    for key in ("updated_parsed", "published_parsed"):
+        # dict.get: FeedParserDict.get("updated_parsed") falls back to published_parsed with a
+        # DeprecationWarning (feedparser issue 310) when the entry has no updated time.
+        parsed = dict.get(entry, key)
+        if parsed:
+            seconds = calendar.timegm(parsed)
+            if seconds != 0:
+                return datetime.fromtimestamp(seconds, timezone.utc)
+    return None
 
 
 def _bozo_line(exc: Exception) -> Optional[int]:

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
-from .base import Format
+from .base import Format, StampedFormat
+from .feed import ATOM, RSS, FeedFormat
 from .text import TEXT
 from .xml import INDEX, URLSET
 
-__all__ = ["FORMATS", "INDEX", "TEXT", "URLSET", "Format", "get_format"]
+__all__ = ["ATOM", "FORMATS", "INDEX", "RSS", "TEXT", "URLSET", "FeedFormat", "Format",
+           "StampedFormat", "format_for_name", "get_format"]
 
 # --to's choices. An index is written by the splitter, not chosen by name: converting an index
 # input writes an index because its records are sitemaps.
 FORMATS: dict[str, Format] = {
     "xml": URLSET,
     "text": TEXT,
+    "rss": RSS,
+    "atom": ATOM,
 }
 
 
@@ -22,3 +26,13 @@ def get_format(name: str) -> Format:
     except KeyError:
         raise ValueError(f"unknown output format {name!r}; choose one of: "
                          f"{', '.join(sorted(FORMATS))}") from None
+
+
+def format_for_name(ext: str) -> Format:
+    """The format a file-name ending selects (".txt", ".rss.gz" …); XML for any other."""
+    if ext.endswith(".gz"):
+        ext = ext[: -len(".gz")]
+    for fmt in FORMATS.values():
+        if fmt.extension == ext:
+            return fmt
+    return URLSET

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from ..record import Record
+from ..record import Lastmod, Record
 
-__all__ = ["Format"]
+__all__ = ["Format", "StampedFormat"]
 
 
 class Format(Protocol):
@@ -24,3 +24,15 @@ class Format(Protocol):
     def footer(self) -> str: ...
 
     def entry(self, record: Record) -> str: ...
+
+
+class StampedFormat(Format, Protocol):
+    """A format whose header names the newest lastmod of the file's own entries (feeds).
+
+    The header cannot be written before the file's entries are known, yet the splitter must know
+    its size before the first entry. So ``file_header(newest)`` must have exactly the UTF-8 length
+    of ``header()`` whatever ``newest`` is (a fixed-width timestamp, padded when absent); the
+    splitter holds the file's entries aside and writes this header first when the file is closed.
+    """
+
+    def file_header(self, newest: Lastmod | None) -> str: ...
