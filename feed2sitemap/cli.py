@@ -154,9 +154,12 @@ class _Command(click.Command):
 @click.option("--max-feed-bytes", type=click.IntRange(min=1), default=DEFAULT_MAX_FEED_BYTES,
               show_default=True, metavar="N",
               help="Refuse a feed larger than this (feeds are parsed whole).")
+@click.option("--merge", "merge_copies", is_flag=True,
+              help="Duplicate URLs: merge the copies, newest lastmod wins (the default with "
+                   "several inputs).")
 @click.option("--keep-first", is_flag=True,
-              help="Duplicate URLs: keep the first copy as it is (one streaming pass), rather "
-                   "than merge the copies (newest lastmod wins).")
+              help="Duplicate URLs: keep the first copy as it is, in one streaming pass (the "
+                   "default with one input).")
 @click.option("--no-dedupe", is_flag=True,
               help="Keep duplicate URLs (no memory of URLs at all).")
 @click.option("--follow", is_flag=True,
@@ -172,23 +175,25 @@ class _Command(click.Command):
 @click.option("-q", "--quiet", is_flag=True, help="No warnings or summary; errors only.")
 @click.version_option(__version__, "--version", prog_name=PROG)
 def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
-                    no_scope_check: bool, keep_first: bool, no_dedupe: bool,
-                    **options: Any) -> None:
+                    no_scope_check: bool, merge_copies: bool, keep_first: bool,
+                    no_dedupe: bool, **options: Any) -> None:
     """Turn RSS/Atom feeds, URL lists and sitemaps into sitemaps.
 
     INPUT is a file or - for stdin (the default), plain or gzip-compressed. Messages go to
     stderr. Exit status: 0 success (warnings allowed), 1 bad data or nothing to write,
     2 bad usage, 130/143 interrupted.
 
-    Several inputs are read in order; a URL's copies are merged (newest lastmod wins). Grow a
-    sitemap from a feed in place: feed2sitemap sitemap.xml feed.xml -o sitemap.xml
+    Several inputs are read in order and a URL's copies are merged (newest lastmod wins); with
+    one input the first copy wins. Grow a sitemap from a feed in place:
+    feed2sitemap sitemap.xml feed.xml -o sitemap.xml
     """
     if inputs.count("-") > 1:
         raise click.UsageError("stdin (-) can be read only once")
-    if keep_first and no_dedupe:
-        raise click.UsageError("--keep-first and --no-dedupe exclude each other")
+    if merge_copies + keep_first + no_dedupe > 1:
+        raise click.UsageError("--merge, --keep-first and --no-dedupe exclude each other")
     report = Report(strict=options["strict"], on_message=None if quiet else _say)
-    mode = "first" if keep_first else "none" if no_dedupe else "merge"
+    mode = ("merge" if merge_copies else "first" if keep_first else "none" if no_dedupe
+            else "auto")
     summary = convert(list(inputs) or ["-"], output, scope_check=not no_scope_check,
                       report=report, dedupe_mode=mode, **options)
     if not quiet:

@@ -139,7 +139,7 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
             max_bytes: Optional[int] = None, gzip: Optional[bool] = None,
             gzip_level: Optional[int] = None, index: str = "auto",
             max_feed_bytes: int = DEFAULT_MAX_FEED_BYTES, report: Optional[Report] = None,
-            dedupe_mode: str = "merge", follow: bool = False, title: Optional[str] = None,
+            dedupe_mode: str = "auto", follow: bool = False, title: Optional[str] = None,
             site_url: Optional[str] = None, description: Optional[str] = None,
             ) -> Summary:
     """Read every input, check and normalise the URLs, and write sitemap file(s).
@@ -150,12 +150,16 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
 
     ``dedupe_mode``: "merge" (one entry per URL, newest lastmod wins, see ``merge.py``; when
     ``output`` is also an input, ``summary.merge`` compares with it), "first" (the first copy
-    wins, one streaming pass) or "none". ``follow`` reads the local parts of an index input.
+    wins, one streaming pass), "none", or "auto": merge when there are several inputs, else
+    first (a single input streams in flat memory and keeps the core's first-wins rule).
+    ``follow`` reads the local parts of an index input.
     ``title``, ``site_url`` and ``description`` describe the channel of RSS/Atom output.
     """
-    if dedupe_mode not in ("merge", "first", "none"):
-        raise UnsupportedFormat(f"unknown dedupe mode {dedupe_mode!r}; choose merge, first "
-                                "or none")
+    if dedupe_mode not in ("auto", "merge", "first", "none"):
+        raise UnsupportedFormat(f"unknown dedupe mode {dedupe_mode!r}; choose auto, merge, "
+                                "first or none")
+    if dedupe_mode == "auto":
+        dedupe_mode = "merge" if len(inputs) > 1 else "first"
     report = report if report is not None else Report(strict=strict)
     prof = _profile(profile, max_urls, max_bytes)
     scope: Optional[Scope] = None
