@@ -186,6 +186,9 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
     Several inputs are read in order and a URL's copies are merged (newest lastmod wins); with
     one input the first copy wins. Grow a sitemap from a feed in place:
     feed2sitemap sitemap.xml feed.xml -o sitemap.xml
+
+    Validate sitemaps, indexes, URL lists and feeds: feed2sitemap check FILE... (see
+    feed2sitemap check --help; a file named "check" is given as ./check).
     """
     if inputs.count("-") > 1:
         raise click.UsageError("stdin (-) can be read only once")
