@@ -266,6 +266,11 @@ def write(records: Iterable[Record], dest: Destination = None, *, to: Optional[s
         if not 0 <= level <= 9:
             raise UnsupportedFormat("--gzip-level must be between 0 and 9")
 
+    if path is not None:
+        out = OutputSet(path)
+    else:
+        stream = dest if dest is not None and not isinstance(dest, str) else sys.stdout.buffer
+        out = OutputSet(None, stream)  # type: ignore[arg-type]
     it = _one_kind(records, report)
     first = next(it, None)
     if first is None:
@@ -275,11 +280,6 @@ def write(records: Iterable[Record], dest: Destination = None, *, to: Optional[s
         fmt = INDEX
     if isinstance(fmt, FeedFormat):
         fmt = fmt.for_site(_site_url(site_url, base_url, first.loc), title, description)
-    if path is not None:
-        out = OutputSet(path)
-    else:
-        stream = dest if dest is not None and not isinstance(dest, str) else sys.stdout.buffer
-        out = OutputSet(None, stream)  # type: ignore[arg-type]
     written = write_output(itertools.chain([first], it), fmt, prof, out, report,
                            gzip_level=level, base_url=base_url, always_index=index == "always")
     return Summary(written.parts, written.indexes, out.removed, report, fmt is INDEX)

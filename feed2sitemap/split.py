@@ -237,6 +237,12 @@ class OutputSet:
         self.path = path
         self.stream = stream
         self.directory = os.path.dirname(os.path.abspath(path)) if path else None
+        # Fail before reading anything when the output cannot be written at all (a merge reads
+        # every input before it writes its first byte).
+        if self.directory is not None and not os.path.isdir(self.directory):
+            raise OutputError(f"{path}: cannot write: {self.directory} is not a directory")
+        if path is not None and os.path.isdir(path):
+            raise OutputError(f"{path}: cannot write: it is a directory")
         self._temps: list[str] = []
         self._spools: list[IO[bytes]] = []
         self.removed: list[str] = []

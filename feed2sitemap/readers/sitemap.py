@@ -15,6 +15,10 @@ __all__ = ["SITEMAP_NS", "read_sitemap"]
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 MAX_VALUE = 64 * 1024  # a longer <loc> or other value is refused, not held
+# expat must buffer a whole tag (name and attributes) before it calls a handler: a 300 MB
+# attribute would be held whole. So the raw bytes are watched too: a stretch this long with no
+# "<" or ">" at all is refused before expat sees it.
+MAX_TOKEN = 2 * MAX_VALUE
 CHUNK = 1 << 16
 
 _FIELDS = ("loc", "lastmod", "changefreq", "priority")
@@ -99,9 +103,11 @@ def read_sitemap(stream: IO[bytes], source: str, report: Report,
     parser.CharacterDataHandler = chars
 
     read = stream.read
+    run = 0  # bytes since the last "<" or ">"
     try:
         while True:
             chunk = read(CHUNK)
+            run = _markup_gap(chunk, run, source, parser.CurrentLineNumber)
             parser.Parse(chunk, not chunk)
             if done:
                 yield from done
@@ -116,6 +122,21 @@ def read_sitemap(stream: IO[bytes], source: str, report: Report,
         raise InputError(source, parser.CurrentLineNumber, str(exc)) from None
     except UnicodeDecodeError as exc:
         raise InputError(source, None, f"cannot decode: {exc.reason}") from None
+
+
+def _markup_gap(chunk: bytes, run: int, source: str, line: int) -> int:
+    """The run of bytes without "<" or ">" at the end of ``chunk``, given the run before it."""
+    first = min((i for i in (chunk.find(b"<"), chunk.find(b">")) if i != -1), default=-1)
+    if first == -1:
+        run += len(chunk)
+    else:
+        run += first
+        if run <= MAX_TOKEN:
+            run = len(chunk) - 1 - max(chunk.rfind(b"<"), chunk.rfind(b">"))
+    if run > MAX_TOKEN:
+        raise InputError(source, line, f"more than {MAX_TOKEN:,} bytes without markup (a "
+                         "value, tag or attribute that long is refused, not held)")
+    return run
 
 
 def _make(state: dict[str, object], line: int, is_index: bool, source: str,
