@@ -50,7 +50,14 @@ def read_feed(stream: IO[bytes], source: str, report: Report, base_url: Optional
                          "refused for safety: entity expansion and external entities are not "
                          "allowed")
     headers = {"content-location": base_url} if base_url else None
-    parsed = feedparser.parse(data, response_headers=headers)
+    try:
+        parsed = feedparser.parse(data, response_headers=headers)
+    except Exception as exc:  # noqa: BLE001
+        # feedparser promises never to raise (it sets bozo), but hostile bytes still reach
+        # errors inside it (a NUL in the declared encoding name: ValueError). Whatever it is,
+        # it is this input's fault, so it is reported as bad data, not a crash.
+        raise InputError(source, None, f"not a feed that can be read ({type(exc).__name__}: "
+                         f"{exc})") from None
     bozo = parsed.get("bozo_exception")
     if bozo is not None and not (headers and isinstance(bozo, feedparser.NonXMLContentType)):
         if not parsed.get("version") and not parsed.entries:

@@ -122,6 +122,8 @@ def read_sitemap(stream: IO[bytes], source: str, report: Report,
         raise InputError(source, parser.CurrentLineNumber, str(exc)) from None
     except UnicodeDecodeError as exc:
         raise InputError(source, None, f"cannot decode: {exc.reason}") from None
+    except LookupError as exc:  # expat asks Python for an encoding the declaration names
+        raise InputError(source, 1, f"unknown encoding: {exc}") from None
 
 
 def _markup_gap(chunk: bytes, run: int, source: str, line: int) -> int:
