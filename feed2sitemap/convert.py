@@ -195,7 +195,7 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
         return read_part
 
     stream: Iterable[Record] = normalize(records(), report)
-    stream = check_length(stream, prof.max_loc, report, prof.name)
+    stream = check_length(stream, prof.max_loc, report, prof.name, prof.min_loc)
     if scope_check:
         stream = within_scope(stream, report, scope)
     counts = None

@@ -14,6 +14,7 @@ class Profile:
     max_urls: int  # URLs per sitemap (or feed) file
     max_bytes: int  # uncompressed UTF-8 bytes per file, indexes too, declaration to closing tag
     max_loc: int  # a <loc> must be shorter than this many characters
+    min_loc: int = 12  # the sitemaps.org XSD: tLoc has minLength 12 (as "http://a.b/c" has)
     # sitemaps per index file. --max-urls does not lower it: asking for smaller sitemaps should
     # not turn one index into a tree of them.
     max_sitemaps: int = 50_000

@@ -30,13 +30,19 @@ def normalize(records: Iterable[Record], report: Report) -> Iterator[Record]:
 
 
 def check_length(records: Iterable[Record], max_loc: int, report: Report,
-                 profile: str = "") -> Iterator[Record]:
-    """Skip a record whose <loc> is not shorter than ``max_loc`` characters (the profile's rule)."""
+                 profile: str = "", min_loc: int = 12) -> Iterator[Record]:
+    """Skip a record whose <loc> is not shorter than ``max_loc`` characters (the profile's rule)
+    or shorter than ``min_loc`` (the XSD's minLength: "http://a.b/" cannot be in a sitemap)."""
     for record in records:
-        if len(record.loc) >= max_loc:
+        n = len(record.loc)
+        if n >= max_loc:
             report.skip("URL too long", record.source, record.line,
-                        f"URL of {len(record.loc):,} characters; profile {profile} requires "
-                        f"under {max_loc:,}")
+                        f"URL of {n:,} characters; profile {profile} requires under {max_loc:,}")
+            continue
+        if n < min_loc:
+            report.skip("URL too short", record.source, record.line,
+                        f"{record.loc} has {n} characters; the sitemaps.org schema requires at "
+                        f"least {min_loc}")
             continue
         yield record
 

@@ -75,3 +75,9 @@ def test_steps_are_lazy() -> None:
     stream = dedupe(within_scope(normalize(endless(), Report()), Report()),  # type: ignore[arg-type]
                     Report())
     assert next(iter(stream)).loc == "https://e.example/1"
+
+
+def test_check_length_skips_urls_the_schema_finds_too_short() -> None:
+    report = Report()
+    got = list(check_length([Record("http://a.b/"), Record("http://a.b/c")], 2048, report))
+    assert got == [Record("http://a.b/c")] and report.skipped["URL too short"] == 1
