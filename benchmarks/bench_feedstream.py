@@ -26,12 +26,15 @@ def rss(n: int) -> bytes:
         items.append(
             f"<item><title>Item {i} &amp; more</title><link>https://example.com/posts/{i}?a=1&amp;b=2</link>"
             f'<guid isPermaLink="false">urn:uuid:{i:08d}</guid><pubDate>{when}</pubDate>'
-            f"<description><![CDATA[<p>Body of item {i} with <a href=\"/x/{i}\">a link</a> and some text "
-            f"to make it longer, lorem ipsum dolor sit amet, consectetur adipiscing elit.</p>]]></description>"
+            f'<description><![CDATA[<p>Body of item {i} with <a href="/x/{i}">a link</a> and '
+            f"some text to make it longer, lorem ipsum dolor sit amet, consectetur adipiscing "
+            f"elit.</p>]]></description>"
             f"<category>cat{i % 10}</category><dc:creator>Author {i % 7}</dc:creator></item>\n"
         )
-    head = ('<?xml version="1.0" encoding="utf-8"?>\n<rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/">'
-            "<channel><title>Big</title><link>https://example.com/</link><description>d</description>\n")
+    head = (
+        '<?xml version="1.0" encoding="utf-8"?>\n<rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/">'
+        "<channel><title>Big</title><link>https://example.com/</link><description>d</description>\n"
+    )
     return (head + "".join(items) + "</channel></rss>\n").encode()
 
 
@@ -46,11 +49,14 @@ def atom(n: int) -> bytes:
             f'<link rel="replies" type="application/atom+xml" href="posts/{i}/comments.xml"/>'
             f"<updated>{when}</updated><published>{when}</published>"
             f"<author><name>Author {i % 7}</name></author>"
-            f'<summary type="html">Summary of entry {i} &lt;b&gt;bold&lt;/b&gt; lorem ipsum dolor sit amet.</summary>'
+            f'<summary type="html">Summary of entry {i} &lt;b&gt;bold&lt;/b&gt; lorem ipsum '
+            f"dolor sit amet.</summary>"
             f"</entry>\n"
         )
-    head = ('<?xml version="1.0" encoding="utf-8"?>\n<feed xmlns="http://www.w3.org/2005/Atom" '
-            'xml:base="https://example.com/blog/"><title>Big</title><id>urn:x</id><updated>2024-01-01T00:00:00Z</updated>\n')
+    head = (
+        '<?xml version="1.0" encoding="utf-8"?>\n<feed xmlns="http://www.w3.org/2005/Atom" '
+        'xml:base="https://example.com/blog/"><title>Big</title><id>urn:x</id><updated>2024-01-01T00:00:00Z</updated>\n'
+    )
     return (head + "".join(entries) + "</feed>\n").encode()
 
 
@@ -69,10 +75,15 @@ def child(kind: str, path: str) -> None:
     base = "https://example.com/feed.xml"
     before = hwm_mb()
     start = time.process_time()  # CPU time: the wall clock also counts other processes' load
-    entries = parse_feed_entries(data, base) if kind == "fast" else feedparser_entries(data, base)[0]
+    entries = (
+        parse_feed_entries(data, base) if kind == "fast" else feedparser_entries(data, base)[0]
+    )
     elapsed = time.process_time() - start
     peak = hwm_mb()
-    print(f"{elapsed:.3f} {peak:.0f} {peak - before:.0f} {len(entries)} {entries[-1].link} {entries[-1].lastmod}")
+    print(
+        f"{elapsed:.3f} {peak:.0f} {peak - before:.0f} {len(entries)} "
+        f"{entries[-1].link} {entries[-1].lastmod}"
+    )
 
 
 def main() -> None:
@@ -88,10 +99,17 @@ def main() -> None:
         print(f"{name}: {n} entries, {path.stat().st_size / 1e6:.1f} MB")
         kinds = ["fast"] if "--skip-feedparser" in sys.argv else ["fast", "feedparser"]
         for kind in kinds:
-            out = subprocess.run([sys.executable, __file__, "--child", kind, str(path)],
-                                 capture_output=True, text=True, check=True).stdout.split(" ", 4)
-            print(f"  {kind:10s} {float(out[0]):7.2f} s CPU  peak RSS {out[1]:>4s} MB, {out[2]:>4s} MB above"
-                  f" interpreter+document  ({out[3]} entries, last: {out[4].strip()})")
+            out = subprocess.run(
+                [sys.executable, __file__, "--child", kind, str(path)],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.split(" ", 4)
+            print(
+                f"  {kind:10s} {float(out[0]):7.2f} s CPU  peak RSS {out[1]:>4s} MB, "
+                f"{out[2]:>4s} MB above"
+                f" interpreter+document  ({out[3]} entries, last: {out[4].strip()})"
+            )
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from email.utils import format_datetime
 from pathlib import Path
 
 import pytest
+from feedparser.urls import _urljoin
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -21,7 +22,6 @@ from feed2sitemap.readers.feedstream import (
     feedparser_entries,
     parse_feed_entries,
 )
-from feedparser.urls import _urljoin
 
 CONFORMANCE = Path(__file__).resolve().parents[1].parent / "shared" / "conformance"
 FP = CONFORMANCE / "feedparser"
@@ -139,8 +139,10 @@ MAINSTREAM = {
   <guid isPermaLink="false">urn:1</guid><pubDate>Tue, 10 Jun 2003 04:00:00 GMT</pubDate>
   <description><![CDATA[<p>Hello <a href="/x">x</a></p>]]></description>
   <content:encoded><![CDATA[<p>Full</p>]]></content:encoded><dc:creator>A</dc:creator>
-  <category domain="d">C</category><enclosure url="https://example.com/a.mp3" length="1" type="audio/mpeg"/>
-  <media:content url="https://example.com/i.jpg" medium="image"><media:title>M</media:title></media:content>
+  <category domain="d">C</category>
+  <enclosure url="https://example.com/a.mp3" length="1" type="audio/mpeg"/>
+  <media:content url="https://example.com/i.jpg" medium="image"><media:title>M</media:title>
+  </media:content>
   <source url="https://other.example/feed">Other</source><comments>https://example.com/1#c</comments></item>
 <item><guid>https://example.com/2</guid><dc:date>2003-06-10T04:00:00+02:00</dc:date></item>
 <item><title>no link</title></item>
@@ -168,7 +170,8 @@ MAINSTREAM = {
   <link rel="alternate" type="text/html" href="2005/a"/><link rel="replies" href="2005/a/comments"/>
   <updated>2005-01-02T00:00:00Z</updated><published>2005-01-01T00:00:00Z</published>
   <author><name>N</name><uri>/about</uri></author><category term="c"/>
-  <content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><p>Hi <a href="x">x</a></p></div></content></entry>
+  <content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><p>Hi <a href="x">x</a></p></div>
+  </content></entry>
 <entry xml:base="http://other.example/dir/"><id>http://example.com/id-as-link</id>
   <link rel="enclosure" href="a.mp3"/><published>2005-01-03T00:00:00+01:00</published>
   <summary>S</summary><source><id>urn:s</id><link href="http://source.example/"/></source></entry>
@@ -196,7 +199,7 @@ def test_mainstream_values_and_lines() -> None:
         ("https://example.com/2", datetime(2003, 6, 10, 2, tzinfo=UTC)),
         (None, None),
     ]
-    assert [e.line for e in entries] == [7, 14, 15]
+    assert [e.line for e in entries] == [7, 16, 17]
     atom = parse_feed_entries(MAINSTREAM["atom10"])
     assert records(atom) == [
         ("http://example.com/blog/2005/a", datetime(2005, 1, 2, tzinfo=UTC)),
@@ -208,8 +211,8 @@ def test_mainstream_values_and_lines() -> None:
 
 QUIRKS = {
     # An item's <link> text: stripped, "&amp;amp;" and "&name;" repaired; resolved against xml:base.
-    "amp": b'<rss><channel><item><link xml:base="http://b.example/d/">\n x?a=1&amp;amp;b=2&amp;c;=3 </link>'
-    b"</item></channel></rss>",
+    "amp": b'<rss><channel><item><link xml:base="http://b.example/d/">\n'
+    b" x?a=1&amp;amp;b=2&amp;c;=3 </link></item></channel></rss>",
     # isPermaLink is compared case-sensitively: "True" is not a permalink.
     "permalink_case": b'<rss><channel><item><guid isPermaLink="True">http://e.example/1</guid></item>'
     b'<item><guid isPermaLink="true">rel/2</guid></item></channel></rss>',
@@ -242,11 +245,15 @@ def test_feedparser_quirks_are_replayed(name: str, base_url: str | None) -> None
 
 
 def test_quirk_values() -> None:
-    assert records(parse_feed_entries(QUIRKS["amp"])) == [("http://b.example/d/x?a=1&b=2&c=3", None)]
+    assert records(parse_feed_entries(QUIRKS["amp"])) == [
+        ("http://b.example/d/x?a=1&b=2&c=3", None)
+    ]
     assert records(parse_feed_entries(QUIRKS["base_leak"])) == [("http://x.example/a/after", None)]
     assert records(parse_feed_entries(QUIRKS["permalink_case"])) == [(None, None), ("rel/2", None)]
     assert records(parse_feed_entries(QUIRKS["atom_id"])) == [("http://e.example/a.pdf", None)]
-    assert records(parse_feed_entries(QUIRKS["date_overwrite"])) == [(None, datetime(2003, 6, 10, 4, tzinfo=UTC))]
+    assert records(parse_feed_entries(QUIRKS["date_overwrite"])) == [
+        (None, datetime(2003, 6, 10, 4, tzinfo=UTC))
+    ]
 
 
 # --------------------------------------------------------------------------- encodings
@@ -285,8 +292,10 @@ def test_declared_encodings_expat_cannot_read_still_agree() -> None:
 def test_undeclared_utf8_with_document_uri_is_read_as_latin1_like_feedparser() -> None:
     # With a Content-Location but no Content-Type and no declared encoding, feedparser decodes
     # as ISO-8859-1; pop() repairs element text but attributes stay mojibake. We agree.
-    data = ('<feed xmlns="http://www.w3.org/2005/Atom"><entry><link href="http://e.example/é"/></entry>'
-            "<entry><link>http://e.example/é</link></entry></feed>").encode()
+    data = (
+        '<feed xmlns="http://www.w3.org/2005/Atom"><entry><link href="http://e.example/é"/></entry>'
+        "<entry><link>http://e.example/é</link></entry></feed>"
+    ).encode()
     got = assert_same(data, "http://e.example/feed")
     assert got == [("http://e.example/Ã©", None), ("http://e.example/é", None)]
     assert assert_same(data)[0] == ("http://e.example/é", None)
@@ -309,8 +318,9 @@ def test_malformed_feed_falls_back() -> None:
         b"<html><body><item><link>http://e.example/</link></item></body></html>",  # unknown root
         b'<rss><channel><item><description type="x"><link>http://e.example/a</link></description>'
         b"<link>http://e.example/b</link></item></channel></rss>",  # end handler inside markup
-        b'<?xml version="1.0"?><!DOCTYPE rss SYSTEM "rss.dtd"><rss><channel><item><title>&nbsp;</title>'
-        b"</item></channel></rss>",  # undefined entity, tolerated by expat only with the DOCTYPE
+        b'<?xml version="1.0"?><!DOCTYPE rss SYSTEM "rss.dtd"><rss><channel><item>'
+        # an undefined entity, which expat tolerates only with that DOCTYPE
+        b"<title>&nbsp;</title></item></channel></rss>",
         b'<!DOCTYPE rss [<!ATTLIST guid isPermaLink CDATA "false">]><rss><channel><item>'
         b"<guid>http://e.example/</guid></item></channel></rss>",  # attribute defaults
         b'<rss><channel><item xmlns:x="http://a.example/"><x:a/></item>'
@@ -327,7 +337,10 @@ def test_internal_entity_is_refused() -> None:
     data = b'<!DOCTYPE x [<!ENTITY a "b">]><rss><channel><item><link>http://e.example/&a;</link></item></channel></rss>'
     with pytest.raises(EntityDeclared):
         parse_feed_entries(data)
-    laughs = b'<!DOCTYPE x [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]><rss>&b;</rss>'
+    laughs = (
+        b'<!DOCTYPE x [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>'
+        b"<rss>&b;</rss>"
+    )
     with pytest.raises(EntityDeclared):
         parse_feed_entries(laughs)
 
@@ -336,8 +349,10 @@ def test_external_entity_is_refused_and_never_read(tmp_path: Path) -> None:
     secret = tmp_path / "secret.txt"
     secret.write_text("TOP-SECRET-CONTENT")
     for target in ("file:///etc/passwd", secret.as_uri()):
-        data = (f'<?xml version="1.0"?><!DOCTYPE rss [<!ENTITY e SYSTEM "{target}">]>'
-                "<rss><channel><item><link>http://e.example/&e;</link><title>&e;</title></item></channel></rss>").encode()
+        data = (
+            f'<?xml version="1.0"?><!DOCTYPE rss [<!ENTITY e SYSTEM "{target}">]>'
+            "<rss><channel><item><link>http://e.example/&e;</link><title>&e;</title></item></channel></rss>"
+        ).encode()
         with pytest.raises(EntityDeclared) as info:
             parse_feed_entries(data)
         message = str(info.value)
@@ -361,15 +376,35 @@ ABS_URL = st.builds(
 )
 REL_URL = st.one_of(
     st.lists(SEG, min_size=1, max_size=3).map("/".join),
-    st.sampled_from(["", ".", "..", "../up", "./here", "/root", "//host.example/p", "?q=1", "#f", "a//b",
-                     "a b", "mailto:x@example.com", "tag:example.com,2005:1", "javascript:alert(1)", "urn:x"]),
+    st.sampled_from(
+        [
+            "",
+            ".",
+            "..",
+            "../up",
+            "./here",
+            "/root",
+            "//host.example/p",
+            "?q=1",
+            "#f",
+            "a//b",
+            "a b",
+            "mailto:x@example.com",
+            "tag:example.com,2005:1",
+            "javascript:alert(1)",
+            "urn:x",
+        ]
+    ),
 )
 URL = st.one_of(ABS_URL, REL_URL)
 BASE = st.one_of(st.none(), st.just(""), ABS_URL, REL_URL)
 SPACE = st.sampled_from(["", " ", "\n  ", "\t"])
 # Any character XML allows (no C0 controls but tab and newline, no surrogates, no U+FFFE/FFFF).
-TITLE = st.text(st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="\ufffe\uffff")
-                | st.sampled_from("\t\n\x85"), max_size=10)
+TITLE = st.text(
+    st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="\ufffe\uffff")
+    | st.sampled_from("\t\n\x85"),
+    max_size=10,
+)
 DATES = st.datetimes(min_value=datetime(1995, 1, 1), max_value=datetime(2035, 1, 1))
 
 
@@ -412,24 +447,38 @@ def rss_feed(draw: st.DrawFn) -> str:
     for _ in range(draw(st.integers(0, 4))):
         parts = []
         for _ in range(draw(st.integers(0, 2))):
-            parts.append(f"<link{base_attr(draw)}>{draw(SPACE)}{xml_text(draw(URL), draw(st.booleans()))}"
-                         f"{draw(SPACE)}</link>")
+            parts.append(
+                f"<link{base_attr(draw)}>{draw(SPACE)}{xml_text(draw(URL), draw(st.booleans()))}"
+                f"{draw(SPACE)}</link>"
+            )
         if draw(st.booleans()):
-            perma = draw(st.sampled_from(["", ' isPermaLink="true"', ' isPermaLink="false"', ' isPermaLink="True"']))
+            perma = draw(
+                st.sampled_from(
+                    ["", ' isPermaLink="true"', ' isPermaLink="false"', ' isPermaLink="True"']
+                )
+            )
             parts.append(f"<guid{perma}>{xml_text(draw(URL), draw(st.booleans()))}</guid>")
-        for tag in draw(st.lists(st.sampled_from(["pubDate", "dc:date", "dcterms:modified", "lastBuildDate"]),
-                                 max_size=2)):
+        for tag in draw(
+            st.lists(
+                st.sampled_from(["pubDate", "dc:date", "dcterms:modified", "lastBuildDate"]),
+                max_size=2,
+            )
+        ):
             parts.append(f"<{tag}>{draw(SPACE)}{xml_text(draw(date_text()), False)}</{tag}>")
         if draw(st.booleans()):
             parts.append(f"<title>{xml_text(draw(TITLE), draw(st.booleans()))}</title>")
         if draw(st.booleans()):
-            parts.append('<enclosure url="http://e.example/a.mp3" type="audio/mpeg" length="1"/>'
-                         "<comments>http://e.example/c</comments><source url='http://s.example/'>S</source>")
+            parts.append(
+                '<enclosure url="http://e.example/a.mp3" type="audio/mpeg" length="1"/>'
+                "<comments>http://e.example/c</comments><source url='http://s.example/'>S</source>"
+            )
         parts = draw(st.permutations(parts))
         items.append(f"<item{base_attr(draw)}>{''.join(parts)}</item>")
-    return ('<rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:dcterms="http://purl.org/dc/terms/"'
-            f"{base_attr(draw)}><channel{base_attr(draw)}><title>t</title><link>http://e.example/</link>"
-            f"{''.join(items)}</channel></rss>")
+    return (
+        '<rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:dcterms="http://purl.org/dc/terms/"'
+        f"{base_attr(draw)}><channel{base_attr(draw)}><title>t</title><link>http://e.example/</link>"
+        f"{''.join(items)}</channel></rss>"
+    )
 
 
 @st.composite
@@ -438,24 +487,41 @@ def atom_feed(draw: st.DrawFn) -> str:
     for _ in range(draw(st.integers(0, 4))):
         parts = []
         for _ in range(draw(st.integers(0, 3))):
-            rel = draw(st.sampled_from([None, "alternate", "ALTERNATE", "self", "enclosure", "related", ""]))
-            typ = draw(st.sampled_from([None, "text/html", "application/xhtml+xml", "html", "application/pdf", ""]))
-            attrs = "".join(f' {k}="{xml_attr(v)}"' for k, v in (("rel", rel), ("type", typ)) if v is not None)
+            rel = draw(
+                st.sampled_from(
+                    [None, "alternate", "ALTERNATE", "self", "enclosure", "related", ""]
+                )
+            )
+            typ = draw(
+                st.sampled_from(
+                    [None, "text/html", "application/xhtml+xml", "html", "application/pdf", ""]
+                )
+            )
+            attrs = "".join(
+                f' {k}="{xml_attr(v)}"' for k, v in (("rel", rel), ("type", typ)) if v is not None
+            )
             if draw(st.integers(0, 4)):
                 parts.append(f'<link{attrs}{base_attr(draw)} href="{xml_attr(draw(URL))}"/>')
             else:
                 parts.append(f"<link{attrs}>{xml_text(draw(URL), False)}</link>")
         if draw(st.booleans()):
             parts.append(f"<id>{draw(SPACE)}{xml_text(draw(URL), draw(st.booleans()))}</id>")
-        for tag in draw(st.lists(st.sampled_from(["updated", "published", "modified", "issued"]), max_size=2)):
+        for tag in draw(
+            st.lists(st.sampled_from(["updated", "published", "modified", "issued"]), max_size=2)
+        ):
             parts.append(f"<{tag}>{xml_text(draw(date_text()), False)}</{tag}>")
         if draw(st.booleans()):
-            parts.append('<content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><p>x <a href="y">y</a>'
-                         '</p></div></content><summary type="html">&lt;b&gt;s&lt;/b&gt;</summary>')
+            parts.append(
+                '<content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><p>x '
+                '<a href="y">y</a></p></div></content><summary type="html">&lt;b&gt;s&lt;/b&gt;'
+                "</summary>"
+            )
         parts = draw(st.permutations(parts))
         entries.append(f"<entry{base_attr(draw)}>{''.join(parts)}</entry>")
-    return (f'<feed xmlns="http://www.w3.org/2005/Atom"{base_attr(draw)}><title>t</title>'
-            f"{''.join(entries)}</feed>")
+    return (
+        f'<feed xmlns="http://www.w3.org/2005/Atom"{base_attr(draw)}><title>t</title>'
+        f"{''.join(entries)}</feed>"
+    )
 
 
 def test_generated_feeds_agree() -> None:

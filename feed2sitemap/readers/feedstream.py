@@ -1,4 +1,4 @@
-"""Feed entries (page URL, last modification, line) from RSS/Atom bytes, fast, as feedparser gives them.
+"""Feed entries (page URL, last modification, line) from RSS/Atom bytes, as feedparser gives them.
 
 ``feedparser_entries`` is the reference: it runs feedparser and reads the entries the way our spec
 says. ``parse_feed_entries`` gets the same answer from raw pyexpat callbacks, about 25 times faster
@@ -16,7 +16,7 @@ import codecs
 import io
 import re
 from datetime import datetime, timedelta, timezone
-from typing import Any, NamedTuple, Optional
+from typing import Any, Callable, NamedTuple
 from xml.parsers import expat
 
 import feedparser
@@ -25,7 +25,8 @@ from feedparser.datetimes import _parse_date
 from feedparser.encodings import RE_XML_DECLARATION, RE_XML_PI_ENCODING, convert_to_utf8
 from feedparser.html import _cp1252
 from feedparser.mixin import _FeedParserMixin
-from feedparser.urls import _urljoin, make_safe_absolute_uri
+from feedparser.urls import _urljoin as _fp_urljoin
+from feedparser.urls import make_safe_absolute_uri as _fp_make_safe_absolute_uri
 
 __all__ = [
     "EntityDeclared",
@@ -37,7 +38,10 @@ __all__ = [
 
 
 class FastPathUnsupported(Exception):
-    """The fast path cannot give feedparser's answer for this document; the caller falls back to feedparser."""
+    """The fast path cannot give feedparser's answer for this document.
+
+    The caller falls back to feedparser.
+    """
 
 
 class EntityDeclared(ValueError):
@@ -45,8 +49,8 @@ class EntityDeclared(ValueError):
 
 
 class FeedEntry(NamedTuple):
-    link: Optional[str]  # resolved as feedparser resolves it (may still be relative)
-    lastmod: Optional[datetime]  # aware UTC datetime
+    link: str | None  # resolved as feedparser resolves it (may still be relative)
+    lastmod: datetime | None  # aware UTC datetime
     line: int  # 1-based line of the entry/item start tag; 0 from the reference
 
 
@@ -54,12 +58,14 @@ _UTC = timezone.utc
 _EPOCH = datetime(1970, 1, 1, tzinfo=_UTC)
 
 
-def _to_utc(parsed: Any) -> Optional[datetime]:
+def _to_utc(parsed: Any) -> datetime | None:
     """feedparser's UTC 9-tuple as an aware datetime."""
     if not parsed:
         return None
     try:
-        return datetime(parsed[0], parsed[1], parsed[2], parsed[3], parsed[4], parsed[5], tzinfo=_UTC)
+        return datetime(
+            parsed[0], parsed[1], parsed[2], parsed[3], parsed[4], parsed[5], tzinfo=_UTC
+        )
     except ValueError:  # a leap second or another out-of-range field: let timegm normalise it
         pass
     try:
@@ -71,28 +77,37 @@ def _to_utc(parsed: Any) -> Optional[datetime]:
 # --------------------------------------------------------------------------- the reference
 
 
-def _headers(base_url: Optional[str]) -> Optional[dict]:
+# feedparser is untyped: its URL functions take and return str.
+_urljoin: Callable[[str, str], str] = _fp_urljoin
+make_safe_absolute_uri: Callable[[str, str], str] = _fp_make_safe_absolute_uri
+
+
+def _headers(base_url: str | None) -> dict[str, str] | None:
     # feedparser takes the document URI from a Content-Location response header.
     return {"content-location": base_url} if base_url else None
 
 
-def _page_url(entry: dict) -> Optional[str]:
+def _page_url(entry: dict[str, Any]) -> str | None:
     links = dict.get(entry, "links")
-    if isinstance(links, list):
-        for link in links:
-            if isinstance(link, dict) and link.get("rel", "alternate") == "alternate" and link.get("href"):
-                return link["href"]
+    for link in links if isinstance(links, list) else ():
+        href = link.get("href") if isinstance(link, dict) else None
+        if href and isinstance(href, str) and link.get("rel", "alternate") == "alternate":
+            return href
     link = dict.get(entry, "link")  # may be "" (an empty <link>, an unusable guid): kept as is
     return link if isinstance(link, str) else None
 
 
-def feedparser_entries(data: bytes, base_url: Optional[str] = None) -> tuple[list[FeedEntry], object]:
+def feedparser_entries(data: bytes, base_url: str | None = None) -> tuple[list[FeedEntry], object]:
     """The entries as feedparser sees them, and feedparser's result. This defines "correct"."""
     # A BytesIO, not the bytes: given bytes, feedparser first tries them as a file name.
     result = feedparser.parse(io.BytesIO(data), response_headers=_headers(base_url))
     entries = [
         # dict.get: FeedParserDict.get("updated_parsed") falls back to published with a warning.
-        FeedEntry(_page_url(e), _to_utc(dict.get(e, "updated_parsed") or dict.get(e, "published_parsed")), 0)
+        FeedEntry(
+            _page_url(e),
+            _to_utc(dict.get(e, "updated_parsed") or dict.get(e, "published_parsed")),
+            0,
+        )
         for e in result["entries"]
     ]
     return entries, result
@@ -106,7 +121,9 @@ _HTML_TYPES = _FeedParserMixin.html_types
 _map_content_type = _FeedParserMixin.map_content_type
 # Element keys ("prefix_local") for which feedparser has a handler; names are lower-cased before
 # the lookup, so camel-case aliases such as _start_textInput are never reached.
-_METHODS = [n for n in dir(StrictFeedParser) if n.startswith(("_start_", "_end_")) and n == n.lower()]
+_METHODS = [
+    n for n in dir(StrictFeedParser) if n.startswith(("_start_", "_end_")) and n == n.lower()
+]
 _HANDLED = {n.split("_", 2)[2] for n in _METHODS}
 _END_KEYS = {n[5:] for n in _METHODS if n.startswith("_end_")}
 
@@ -118,8 +135,8 @@ _INERT = {
     "dcterms_created", "dcterms_valid", "enclosure", "cc_license", "itunes_author", "itunes_block",
     "itunes_category", "itunes_email", "itunes_explicit", "itunes_image", "itunes_link",
     "itunes_keywords", "itunes_name", "itunes_owner", "media_category", "media_content",
-    "media_credit", "media_group", "media_keywords", "media_license", "media_player", "media_rating",
-    "media_restriction", "media_thumbnail", "newlocation", "tags", "rss",
+    "media_credit", "media_group", "media_keywords", "media_license", "media_player",
+    "media_rating", "media_restriction", "media_thumbnail", "newlocation", "tags", "rss",
 }  # fmt: skip
 # Text constructs (push_content): feedparser swallows their child elements as markup.
 _CONTENT = {
@@ -133,7 +150,9 @@ _KIND.update({k: "C" for k in _CONTENT})
 _KIND.update(item="E", entry="E", link="L", guid="G", id="G", source="S", image="I", textinput="I",
              channel="F", feed="F", width="Z", height="Z", creativecommons_license="Z")  # fmt: skip
 _KIND.update({k: "P" for k in ("published", "issued", "pubdate", "dcterms_issued")})
-_KIND.update({k: "U" for k in ("updated", "modified", "lastbuilddate", "dc_date", "dcterms_modified")})
+_KIND.update(
+    {k: "U" for k in ("updated", "modified", "lastbuilddate", "dc_date", "dcterms_modified")}
+)
 # Unhandled elements are stored under their key, through FeedParserDict's key map: these would
 # overwrite the entry's links or dates (e.g. <date_parsed> lands in updated_parsed).
 _KIND.update({k: "X" for k in ("links", "updated_parsed", "published_parsed", "date_parsed",
@@ -148,7 +167,7 @@ _SNIFFED = (codecs.BOM_UTF32_BE, codecs.BOM_UTF32_LE, codecs.BOM_UTF16_BE, codec
 _EXPAT_NATIVE = {"utf-8": "UTF-8", "iso8859-1": "ISO-8859-1"}
 
 
-def _prepare(data: bytes, base_url: Optional[str]) -> tuple[bytes, str, int]:
+def _prepare(data: bytes, base_url: str | None) -> tuple[bytes, str, int]:
     """(bytes for expat, encoding to force, line shift), decoded the way feedparser decodes.
 
     feedparser picks the encoding from (our only header) Content-Location and the XML declaration:
@@ -166,7 +185,7 @@ def _prepare(data: bytes, base_url: Optional[str]) -> tuple[bytes, str, int]:
             name = ""
         if name in _EXPAT_NATIVE:
             return data, _EXPAT_NATIVE[name], 0
-    result: dict = {}
+    result: dict[str, Any] = {}
     try:
         converted = convert_to_utf8(_headers(base_url) or {}, data, result)
     except Exception as exc:  # feedparser itself would fail the same way
@@ -196,19 +215,19 @@ _PLAIN_ABS = re.compile(
 _PLAIN_REL = re.compile(r"(?:(?!\.\.?/)[A-Za-z0-9\-._~]+/)*(?!\.\.?/?$)[A-Za-z0-9\-._~]+/?")
 
 
-def _resolver() -> Any:
+def _resolver() -> Callable[[str, str], str]:
     """feedparser's _urljoin(base, uri), skipping urllib for the two plain shapes above."""
-    prefixes: dict[str, Any] = {}
+    prefixes: dict[str, str | None] = {}
 
     def resolve(base: str, uri: str) -> str:
         if _PLAIN_ABS.fullmatch(uri):
             return uri
         if _PLAIN_REL.fullmatch(uri):
-            prefix = prefixes.get(base)
-            if prefix is None:  # what urljoin puts before a one-segment relative path
+            if base not in prefixes:  # what urljoin puts before a one-segment relative path
                 probe = _urljoin(base, "x")
-                prefix = prefixes[base] = probe[:-1] if probe.endswith("x") else False
-            if prefix is not False:
+                prefixes[base] = probe[:-1] if probe.endswith("x") else None
+            prefix = prefixes[base]
+            if prefix is not None:
                 return prefix + uri
         return _urljoin(base, uri)
 
@@ -232,7 +251,7 @@ def _attr_keys(name: str) -> tuple[str, str, bool]:
     return first, qname, bool({first, qname} & {"xml:base", "base"})
 
 
-def _attrs_dict(attrs: dict[str, str], cache: dict) -> dict[str, str]:
+def _attrs_dict(attrs: dict[str, str], cache: dict[str, tuple[str, str, bool]]) -> dict[str, str]:
     """feedparser's attribute dict for an element (keys lower-cased, rel and type values too)."""
     out = {}
     qualified = False
@@ -249,7 +268,7 @@ def _attrs_dict(attrs: dict[str, str], cache: dict) -> dict[str, str]:
     return out
 
 
-def _element_key(name: str, nsmap: dict, niu: dict) -> str:
+def _element_key(name: str, nsmap: dict[str | None, str], niu: dict[str, str]) -> str:
     """feedparser's startElementNS + unknown_starttag naming: the X in its _start_X handler."""
     parts = name.split(" ")
     ns = parts[0] if len(parts) > 1 else None
@@ -281,8 +300,9 @@ def _clean(text: str) -> str:
     return text.translate(_cp1252)
 
 
-def _finish(alt: Optional[str], link: Any, upd: Optional[str], pub: Optional[str], line: int,
-            resolve: Any) -> FeedEntry:
+def _finish(
+    alt: str | None, link: Any, upd: str | None, pub: str | None, line: int, resolve: Any
+) -> FeedEntry:
     """The entry's record: the values feedparser computes on the way, done once and only if used."""
     if alt is None and isinstance(link, tuple):  # a permalink guid: pop() resolves and cleans it
         base, text = link
@@ -293,7 +313,7 @@ def _finish(alt: Optional[str], link: Any, upd: Optional[str], pub: Optional[str
     return FeedEntry(link if alt is None else alt, _to_utc(parsed), line)
 
 
-def parse_feed_entries(data: bytes, base_url: Optional[str] = None) -> list[FeedEntry]:
+def parse_feed_entries(data: bytes, base_url: str | None = None) -> list[FeedEntry]:
     """Parse a whole feed document; raise FastPathUnsupported for anything not handled."""
     if not isinstance(data, (bytes, bytearray)):
         raise TypeError("data must be bytes")
@@ -314,7 +334,7 @@ def _extract(body: bytes, encoding: str, base: str, shift: int) -> list[FeedEntr
     attr_cache: dict[str, tuple[str, str, bool]] = {}
     selfjoin: dict[str, str] = {}
     stable = ""  # a base that joined with itself stays the same
-    nsmap: dict[Optional[str], str] = {}  # feedparser's namespacemap
+    nsmap: dict[str | None, str] = {}  # feedparser's namespacemap
     niu: dict[str, str] = {}  # feedparser's namespaces_in_use
     # feedparser's basestack, one base per open element, above a falsy bottom (which stands for
     # its "if self.basestack" test): depths below are len(stack), the root's being 2.
@@ -323,14 +343,14 @@ def _extract(body: bytes, encoding: str, base: str, shift: int) -> list[FeedEntr
     # Depth (1-based) of the open entry, source, feed-level image/textinput, text construct; or 0.
     entry = source = image = content = deepest = 0
     permalink = internal_subset = rooted = False
-    content_attrs: Optional[dict[str, str]] = None
-    cap: Optional[str] = None  # kind of the open leaf element read as text ("X": no children)
+    content_attrs: dict[str, str] | None = None
+    cap: str | None = None  # kind of the open leaf element read as text ("X": no children)
     buf: list[str] = []
     rel = ""
-    alt: Optional[str] = None  # first rel=alternate href of the entry
+    alt: str | None = None  # first rel=alternate href of the entry
     link: Any = None  # the entry's "link" key: None while absent, (base, text) for a guid's
-    upd: Optional[str] = None  # text of the last updated-like element: parsed only at the end
-    pub: Optional[str] = None
+    upd: str | None = None  # text of the last updated-like element: parsed only at the end
+    pub: str | None = None
     line = 0
 
     def start(name: str, attrs: dict[str, str]) -> None:
@@ -421,7 +441,9 @@ def _extract(body: bytes, encoding: str, base: str, shift: int) -> list[FeedEntr
                             link = href
                     return
             elif kind == "G":
-                permalink = (_attrs_dict(attrs, attr_cache) if attrs else {}).get("ispermalink", "true") == "true"
+                permalink = (_attrs_dict(attrs, attr_cache) if attrs else {}).get(
+                    "ispermalink", "true"
+                ) == "true"
             cap = kind
             buf = []
             p.CharacterDataHandler = buf.append
@@ -464,8 +486,8 @@ def _extract(body: bytes, encoding: str, base: str, shift: int) -> list[FeedEntr
         if stack[-1]:  # feedparser keeps the inner base when the outer one is empty
             base = stack[-1]
 
-    def ns_decl(prefix: Optional[str], uri: Optional[str]) -> None:
-        """feedparser's track_namespace; a change that renames elements is only allowed on the root."""
+    def ns_decl(prefix: str | None, uri: str | None) -> None:
+        """feedparser's track_namespace. Changes that rename elements: only on the root."""
         if not uri:
             return
         lower = uri.lower()
@@ -473,8 +495,11 @@ def _extract(body: bytes, encoding: str, base: str, shift: int) -> list[FeedEntr
             uri = lower = "http://backend.userland.com/rss"
         if lower in _MATCHNS:
             std = _MATCHNS[lower]
-            relevant = (prefix is not None and nsmap.get(prefix, prefix) != std
-                        and (prefix in _STD_PREFIXES or prefix in niu)) or niu.get(std, uri) != uri
+            relevant = (
+                prefix is not None
+                and nsmap.get(prefix, prefix) != std
+                and (prefix in _STD_PREFIXES or prefix in niu)
+            ) or niu.get(std, uri) != uri
             nsmap[prefix] = std
             niu[std] = uri
         else:
@@ -495,8 +520,11 @@ def _extract(body: bytes, encoding: str, base: str, shift: int) -> list[FeedEntr
         if internal_subset:
             raise FastPathUnsupported("DOCTYPE with an internal subset")
 
-    def refuse_entity(*args: Any) -> None:
-        raise EntityDeclared(f"the document declares or references an entity: {args[0]!r}")
+    def refuse_entity(name: str, *args: Any) -> None:
+        raise EntityDeclared(f"the document declares an entity: {name!r}")
+
+    def refuse_external(context: str, base: Any, system_id: Any, public_id: Any) -> int:
+        raise EntityDeclared(f"the document refers to an external entity: {system_id!r}")
 
     def skipped_entity(name: str, is_parameter: int) -> None:
         # Only with a DOCTYPE naming an external DTD, which expat does not read. feedparser strips
@@ -509,7 +537,7 @@ def _extract(body: bytes, encoding: str, base: str, shift: int) -> list[FeedEntr
     p.StartDoctypeDeclHandler = doctype
     p.EndDoctypeDeclHandler = end_doctype
     p.EntityDeclHandler = refuse_entity
-    p.ExternalEntityRefHandler = refuse_entity
+    p.ExternalEntityRefHandler = refuse_external
     p.SkippedEntityHandler = skipped_entity
     try:
         for i in range(0, len(body), _CHUNK):  # slices, not the whole document in expat's buffer
