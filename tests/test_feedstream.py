@@ -281,6 +281,16 @@ def test_encodings(enc: str, codec: str, title: str, path: str, base_url: str | 
     got = assert_same(data, base_url, fast_path=False)
     second = f"http://example.com/rel/{path}" if base_url else f"rel/{path}"
     assert got == [(f"http://example.com/{path}", WHEN), (second, None)]
+    assert [e.line for e in parse_feed_entries(data, base_url)] == [3, 5]
+
+
+def test_lines_after_a_rewritten_declaration() -> None:
+    # Decoded by feedparser's converter, which rewrites the XML declaration on one line.
+    body = "<rss>\n<channel>\n<item/></channel></rss>"
+    multi_line = f'<?xml version="1.0"\n encoding="koi8-r"?>\n{body}'.encode()
+    assert [e.line for e in parse_feed_entries(multi_line)] == [5]
+    utf16 = f'<?xml version="1.0" encoding="utf-16"?>\n{body}'.encode("utf-16")
+    assert [e.line for e in parse_feed_entries(utf16)] == [4]
 
 
 def test_declared_encodings_expat_cannot_read_still_agree() -> None:
