@@ -373,6 +373,18 @@ def test_external_entity_is_refused_and_never_read(tmp_path: Path) -> None:
         assert "TOP-SECRET" not in text and "root:x:" not in text
 
 
+def test_external_dtd_is_never_read(tmp_path: Path) -> None:
+    # A DOCTYPE naming an external DTD (as RSS 0.91 feeds do) is accepted, but never fetched.
+    dtd = tmp_path / "evil.dtd"
+    dtd.write_text('<!ENTITY e "TOP-SECRET-CONTENT">')
+    doctype = f'<!DOCTYPE rss SYSTEM "{dtd.as_uri()}">'
+    plain = f"{doctype}<rss><channel><item><link>http://e.example/</link></item></channel></rss>"
+    assert assert_same(plain.encode()) == [("http://e.example/", None)]
+    with pytest.raises(FastPathUnsupported) as info:  # &e; stays undefined: feedparser's call
+        parse_feed_entries(plain.replace("</link>", "&e;</link>").encode())
+    assert "TOP-SECRET" not in str(info.value)
+
+
 # --------------------------------------------------------------------------- generated feeds
 
 SEG = st.text(alphabet="abcxyz019-._~é%", min_size=1, max_size=6)
