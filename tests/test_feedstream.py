@@ -232,6 +232,10 @@ QUIRKS = {
     # An unprefixed "base" attribute counts as xml:base, and "url" as href.
     "base_attr": b'<feed xmlns="http://www.w3.org/2005/Atom"><entry base="http://b.example/x/">'
     b'<link url="y"/></entry></feed>',
+    # Namespaces declared inside the document: harmless ones are accepted.
+    "inline_ns": b'<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" '
+    b'xmlns="http://purl.org/rss/1.0/"><item><a:link xmlns:a="http://www.w3.org/2005/Atom" '
+    b'href="http://e.example/1"/><w:id xmlns:w="http://wp.example/">7</w:id></item></rdf:RDF>',
     # Elements in the RSS/Atom namespaces under any prefix, and unknown prefixes colliding.
     "prefixes": b'<a:feed xmlns:a="http://www.w3.org/2005/Atom" xmlns:dc="http://example.com/not-dc">'
     b"<a:entry><a:link href='http://e.example/1'/><dc:date>2001-01-01T00:00:00Z</dc:date></a:entry></a:feed>",

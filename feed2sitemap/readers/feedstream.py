@@ -123,35 +123,36 @@ _HANDLED = {n.split("_", 2)[2] for n in _METHODS}
 _END_KEYS = {n[5:] for n in _METHODS if n.startswith("_end_")}
 
 # Handlers that never touch an entry's links or dates, nor the parser state we track.
-_INERT = {
-    "author", "name", "email", "uri", "url", "homepage", "contributor", "dc_creator", "dc_author",
-    "dc_contributor", "dc_subject", "dc_language", "dc_publisher", "category", "keywords", "cloud",
-    "generator", "language", "webmaster", "managingeditor", "expirationdate", "created",
-    "dcterms_created", "dcterms_valid", "enclosure", "cc_license", "itunes_author", "itunes_block",
-    "itunes_category", "itunes_email", "itunes_explicit", "itunes_image", "itunes_link",
-    "itunes_keywords", "itunes_name", "itunes_owner", "media_category", "media_content",
-    "media_credit", "media_group", "media_keywords", "media_license", "media_player",
-    "media_rating", "media_restriction", "media_thumbnail", "newlocation", "tags", "rss",
-}  # fmt: skip
-# Text constructs (push_content): feedparser swallows their child elements as markup.
-_CONTENT = {
-    "title", "dc_title", "media_title", "subtitle", "tagline", "itunes_subtitle", "rights",
-    "copyright", "dc_rights", "description", "dc_description", "media_description", "abstract",
-    "info", "feedburner_browserfriendly", "summary", "itunes_summary", "content",
-    "content_encoded", "fullitem", "body", "xhtml_body",
-}  # fmt: skip
-_KIND = {k: "X" for k in _HANDLED - _INERT}  # X: anything we do not replay -> fall back
-_KIND.update({k: "C" for k in _CONTENT})
-_KIND.update(item="E", entry="E", link="L", guid="G", id="G", source="S", image="I", textinput="I",
-             channel="F", feed="F", width="Z", height="Z", creativecommons_license="Z")  # fmt: skip
-_KIND.update({k: "P" for k in ("published", "issued", "pubdate", "dcterms_issued")})
-_KIND.update(
-    {k: "U" for k in ("updated", "modified", "lastbuilddate", "dc_date", "dcterms_modified")}
+_INERT = set(
+    """author name email uri url homepage contributor dc_creator dc_author dc_contributor
+    dc_subject dc_language dc_publisher category keywords cloud generator language webmaster
+    managingeditor expirationdate created dcterms_created dcterms_valid enclosure cc_license
+    itunes_author itunes_block itunes_category itunes_email itunes_explicit itunes_image
+    itunes_link itunes_keywords itunes_name itunes_owner media_category media_content
+    media_credit media_group media_keywords media_license media_player media_rating
+    media_restriction media_thumbnail newlocation tags rss""".split()
 )
-# Unhandled elements are stored under their key, through FeedParserDict's key map: these would
-# overwrite the entry's links or dates (e.g. <date_parsed> lands in updated_parsed).
-_KIND.update({k: "X" for k in ("links", "updated_parsed", "published_parsed", "date_parsed",
-                               "modified_parsed", "issued_parsed")})  # fmt: skip
+# What we do on each element key; handled keys not listed fall back ("X").
+_KIND = {k: "X" for k in _HANDLED - _INERT}
+for _kind, _keys in {
+    # Text constructs (push_content): feedparser swallows their child elements as markup.
+    "C": """title dc_title media_title subtitle tagline itunes_subtitle rights copyright dc_rights
+        description dc_description media_description abstract info feedburner_browserfriendly
+        summary itunes_summary content content_encoded fullitem body xhtml_body""",
+    "E": "item entry",
+    "L": "link",
+    "G": "guid id",
+    "P": "published issued pubdate dcterms_issued",
+    "U": "updated modified lastbuilddate dc_date dcterms_modified",
+    "S": "source",
+    "I": "image textinput",
+    "F": "channel feed",
+    "Z": "width height creativecommons_license",  # inert, but their handlers fail on children
+    # Unhandled elements are stored under their key through FeedParserDict's key map, and these
+    # would overwrite the entry's links or dates (<date_parsed> lands in updated_parsed).
+    "X": "links updated_parsed published_parsed date_parsed modified_parsed issued_parsed",
+}.items():
+    _KIND.update(dict.fromkeys(_keys.split(), _kind))
 _ROOTS = {"rss", "rdf_rdf", "feed"}
 # What is replayed here was read in (and is tested against) feedparser 6.0.14.
 _REPLAYED_VERSION = feedparser.__version__.startswith("6.0.")
@@ -498,7 +499,7 @@ def _extract(body: bytes, encoding: str, base: str, shift: int) -> list[FeedEntr
                 prefix is not None
                 and nsmap.get(prefix, prefix) != std
                 and (prefix in _STD_PREFIXES or prefix in niu)
-            ) or niu.get(std, uri) != uri
+            ) or (std != "" and niu.get(std, uri) != uri)  # ("" is never searched)
             nsmap[prefix] = std
             niu[std] = uri
         else:
