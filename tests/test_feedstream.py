@@ -572,3 +572,66 @@ def test_generated_feeds_agree() -> None:
 @given(BASE, st.one_of(URL, st.text(alphabet="ab/.:?#;%~-_ ", max_size=12)))
 def test_resolver_shortcuts_match_urljoin(base: str | None, uri: str) -> None:
     assert _resolver()(base or "", uri) == _urljoin(base or "", uri)
+
+
+# Hostile structure: feed elements nested anywhere, with any of the attributes feedparser reads.
+SOUP_NAMES = """item entry link guid id pubDate updated published dc:date title description summary
+    content content:encoded image source textinput url width author x:foo x:link links date_parsed
+    a:link a:entry media:content media:title itunes:image category enclosure xh:div b svg channel
+    feed lastBuildDate dcterms:modified comments body updated:parsed Link GUID""".split()
+SOUP_ATTRS = "xml:base base href url uri rel type isPermaLink x:href x:base a:href lastmod".split()
+SOUP_VALUES = (
+    """http://h.example/p rel/p alternate self enclosure text/html xhtml text/xml true True
+    ../up 2004-01-01T00:00:00Z a&b""".split()
+    + [""]
+)
+SOUP_TEXT = ["", " http://t.example/a ", "rel/t", "2005-05-05T05:05:05Z", "x&amp;y", "é", "Ã©",
+             "<![CDATA[http://c.example/]]>"]  # fmt: skip
+SOUP_NS = {"a": "http://www.w3.org/2005/Atom", "dc": "http://purl.org/dc/elements/1.1/",
+           "x": "http://unknown.example/", "media": "http://search.yahoo.com/mrss/",
+           "content": "http://purl.org/rss/1.0/modules/content/", "updated": "http://u.example/",
+           "xh": "http://www.w3.org/1999/xhtml", "itunes": "http://www.itunes.com/DTDs/PodCast-1.0.dtd",
+           "dcterms": "http://purl.org/dc/terms/"}  # fmt: skip
+
+
+def soup(depth: int) -> st.SearchStrategy[str]:
+    attrs = st.lists(st.tuples(st.sampled_from(SOUP_ATTRS), st.sampled_from(SOUP_VALUES)),
+                     max_size=3, unique_by=lambda t: t[0])  # fmt: skip
+    inner = (
+        st.sampled_from(SOUP_TEXT)
+        if depth == 0
+        else st.one_of(st.sampled_from(SOUP_TEXT), soup(depth - 1))
+    )
+    return st.builds(
+        lambda name, attrs, children: f"<{name}"
+        + "".join(f' {k}="{xml_attr(v)}"' for k, v in attrs)
+        + f">{''.join(children)}</{name}>",
+        st.sampled_from(SOUP_NAMES), attrs, st.lists(inner, max_size=4),
+    )  # fmt: skip
+
+
+def test_hostile_structure_agrees_or_falls_back() -> None:
+    seen: Counter = Counter()
+    decls = " ".join(f'xmlns:{k}="{v}"' for k, v in SOUP_NS.items())
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.sampled_from(["rss", "feed", "a:feed"]), st.lists(soup(3), max_size=4), BASE)
+    def check(root: str, body: list[str], base_url: str | None) -> None:
+        data = f"<{root} {decls}>{''.join(body)}</{root}>".encode()
+        try:
+            reference = records(feedparser_entries(data, base_url)[0])
+        except Exception:  # feedparser itself fails on some of these: the fast path must decline
+            with pytest.raises(FastPathUnsupported):
+                parse_feed_entries(data, base_url)
+            seen["feedparser fails"] += 1
+            return
+        try:
+            fast = records(parse_feed_entries(data, base_url))
+        except FastPathUnsupported:
+            seen["fallback"] += 1
+            return
+        assert fast == reference
+        seen["fast"] += 1
+
+    check()
+    assert seen["fast"] >= 30, seen
