@@ -6,7 +6,12 @@ and in a fraction of the memory. It does so by replaying the parts of feedparser
 decide an entry's ``link``, ``links`` and ``updated_parsed``/``published_parsed``: element names
 mapped through its namespace tables, its xml:base stack (quirks included), its text clean-up, and
 its own URL and date functions. Whatever could make feedparser's state machine wander off the
-simple path raises ``FastPathUnsupported`` so that the caller uses the reference instead.
+simple path raises ``FastPathUnsupported`` so that the caller uses the reference instead: a root
+other than rss/rdf:RDF/feed, CDF, XML that is not well-formed (once decoded as feedparser decodes
+it), a DOCTYPE with an internal subset, elements inside the text of a link/guid/date or inside
+markup that feedparser would still act on, handlers we do not replay (GeoRSS, Podlove chapters),
+<image> with children inside an entry, a namespace prefix rebound below the root. A document that
+declares entities raises ``EntityDeclared`` instead: it is refused, not parsed by either path.
 """
 
 from __future__ import annotations
