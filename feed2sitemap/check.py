@@ -27,7 +27,13 @@ from .check_xml import check_encoding, check_sitemap_xml, parse_xml
 from .detect import open_input, sniff
 from .errors import InputError, UnsupportedFormat
 from .limits import Profile, get_profile
-from .readers.feed import DEFAULT_MAX_FEED_BYTES, entry_lastmod, entry_link
+from .readers.feed import DEFAULT_MAX_FEED_BYTES
+from .readers.feedstream import (
+    EntityDeclared,
+    FastPathUnsupported,
+    feedparser_entries,
+    parse_feed_entries,
+)
 from .readers.text import MAX_LINE
 from .urls import Scope, normalize_url, scope_of
 from .xmlutil import safe_expat_parser
@@ -369,30 +375,40 @@ def _check_feed(stream: IO[bytes], f: FileCheck, base_url: str | None,
     if any(d.rule in ("not-well-formed", "dtd", "input") for d in early):
         yield from early  # feedparser would guess; a sitemap reader would stop here
         return
-    # as readers.feed does: --base-url resolves relative links, as the feed's own URL would
-    headers = {"content-location": base_url} if base_url else None
-    parsed = feedparser.parse(data, response_headers=headers)
-    bozo = parsed.get("bozo_exception")
-    if bozo is not None and not (headers and isinstance(bozo, feedparser.NonXMLContentType)):
-        if utf8 or not isinstance(bozo, feedparser.CharacterEncodingOverride):
-            f.error("feed-malformed", 1, 1, f"feedparser: {bozo}")
-    if not parsed.get("version") and not parsed.entries:
-        f.error("feed-malformed", 1, 1, "not an RSS or Atom feed that feedparser can read")
-    entries = parsed.entries
+    # as readers.feed does: the streaming fast path, else feedparser; --base-url resolves
+    # relative links, as the feed's own URL would
+    is_feed = True
+    try:
+        entries = parse_feed_entries(data, base_url)
+    except EntityDeclared:
+        yield from early  # the expat pass has reported the declaration
+        return
+    except FastPathUnsupported:
+        try:
+            entries, parsed = feedparser_entries(data, base_url)
+        except Exception as exc:  # noqa: BLE001 - feedparser's own crash on odd input
+            f.error("feed-malformed", 1, 1, f"feedparser cannot read it: {exc}")
+            yield from sorted([*early, *f.pop_all()], key=lambda d: (d.line, d.column))
+            return
+        bozo = parsed.get("bozo_exception")  # type: ignore[attr-defined]
+        if bozo is not None and not (base_url and isinstance(bozo, feedparser.NonXMLContentType)):
+            if utf8 or not isinstance(bozo, feedparser.CharacterEncodingOverride):
+                f.error("feed-malformed", 1, 1, f"feedparser: {bozo}")
+        is_feed = bool(parsed.get("version")) or bool(entries)  # type: ignore[attr-defined]
+        if not is_feed:
+            f.error("feed-malformed", 1, 1, "not an RSS or Atom feed that feedparser can read")
     aligned = len(starts) == len(entries)
-    for i, entry in enumerate(entries):
-        line, col = starts[i] if aligned else (1, 1)
-        what = "" if aligned else f" (entry {i + 1})"
+    for i, (link, lastmod, entry_line) in enumerate(entries):
+        line, col = (entry_line, 1) if entry_line else starts[i] if aligned else (1, 1)
+        what = "" if entry_line or aligned else f" (entry {i + 1})"
         f.entry(line, col)
-        link = entry_link(entry)
         if not link:
             f.error("missing-loc", line, col, "feed entry without a link" + what)
             continue
         f.loc(link, line, col)
-        lastmod = entry_lastmod(entry)
         if lastmod is not None and lastmod > f.now:
             f.warn("lastmod-future", line, col, f"entry date {lastmod.isoformat()} is in the "
                    "future" + what)
-    if parsed.get("version") and not entries:
+    if is_feed and not entries:
         f.error("empty-set", 1, 1, "the feed has no entries")
     yield from sorted([*early, *f.pop_all()], key=lambda d: (d.line, d.column))

@@ -20,8 +20,9 @@ import calendar
 import codecs
 import io
 import re
+from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
 from xml.parsers import expat
 
 import feedparser
@@ -56,6 +57,18 @@ class FeedEntry(NamedTuple):
 
 _UTC = timezone.utc
 _EPOCH = datetime(1970, 1, 1, tzinfo=_UTC)
+
+
+def _known(parsed: Any) -> Any:
+    """A parsed date, or None for the Unix epoch itself, which means "unknown".
+
+    Atom requires an <updated> on every entry even where the time is unknown; our Atom writer
+    (like many generators) then writes 1970-01-01T00:00:00Z, and that must not come back as a
+    page's date: the published time is taken instead, if there is one.
+    """
+    if parsed and tuple(parsed[:6]) == (1970, 1, 1, 0, 0, 0):
+        return None
+    return parsed
 
 
 def _to_utc(parsed: Any) -> datetime | None:
@@ -105,7 +118,7 @@ def feedparser_entries(data: bytes, base_url: str | None = None) -> tuple[list[F
         # dict.get: FeedParserDict.get("updated_parsed") falls back to published with a warning.
         FeedEntry(
             _page_url(e),
-            _to_utc(dict.get(e, "updated_parsed") or dict.get(e, "published_parsed")),
+            _to_utc(_known(dict.get(e, "updated_parsed")) or dict.get(e, "published_parsed")),
             0,
         )
         for e in result["entries"]
@@ -184,7 +197,7 @@ def _prepare(data: bytes, base_url: str | None) -> tuple[bytes, str, int]:
         try:
             declared = match.group(1).decode("utf-8").lower() if match else ""
             name = codecs.lookup(declared or ("iso-8859-1" if base_url else "utf-8")).name
-        except (UnicodeDecodeError, LookupError):
+        except (UnicodeDecodeError, LookupError, ValueError):  # ValueError: a NUL in the name
             name = ""
         if name in _EXPAT_NATIVE:
             return data, _EXPAT_NATIVE[name], 0
@@ -310,7 +323,7 @@ def _finish(
     if alt is None and isinstance(link, tuple):  # a permalink guid: pop() resolves and cleans it
         base, text = link
         link = _clean(resolve(base or "", text) if text else text)
-    parsed = _parse_date(_clean(upd)) if upd is not None else None
+    parsed = _known(_parse_date(_clean(upd))) if upd is not None else None
     if not parsed and pub is not None:
         parsed = _parse_date(_clean(pub))
     return FeedEntry(link if alt is None else alt, _to_utc(parsed), line)
