@@ -46,6 +46,7 @@ GEN_VERSION = 2
 FULL = {"urls": 1_000_000, "feed_items": 50_000, "sitemap_urls": 1_000_000, "repeat": 5}
 QUICK = {"urls": 100_000, "feed_items": 5_000, "sitemap_urls": 100_000, "repeat": 3}
 SITEMAP_PARTS = 20
+NOISY = 0.25  # a spread of wall times beyond this fraction of the median is flagged
 PER_FILE = 50_000  # sitemaps.org limit of URLs per file; the floors split at it too
 
 # Characters RFC 3986 allows unescaped in a URL (plus '%' so existing escapes survive);
@@ -470,11 +471,11 @@ try:
 except OSError as e:
     with open(err, "a") as f:
         f.write("cannot start %s: %s\n" % (argv[0], e))
-    print(127, 0.0, 0)
+    print(127, 0.0, 0, 0.0)
     sys.exit()
 _, status, ru = os.wait4(pid, 0)
 wall = time.perf_counter() - t0
-print(os.waitstatus_to_exitcode(status), repr(wall), ru.ru_maxrss)
+print(os.waitstatus_to_exitcode(status), repr(wall), ru.ru_maxrss, repr(ru.ru_utime + ru.ru_stime))
 '''
 
 
@@ -485,6 +486,7 @@ class Run:
     rc: int
     wall: float  # seconds
     rss_kib: int
+    cpu: float  # user + system seconds: less swayed than wall time by a busy machine
     stderr: str
 
 
@@ -509,9 +511,9 @@ class Runner:
         res = subprocess.run(
             [sys.executable, "-I", "-S", str(self.launcher), str(so), str(se), *argv],
             capture_output=True, text=True, check=True)
-        rc, wall, rss = res.stdout.split()
+        rc, wall, rss, cpu = res.stdout.split()
         err = se.read_text(errors="replace")
-        return Run(int(rc), float(wall), int(rss), err)
+        return Run(int(rc), float(wall), int(rss), float(cpu), err)
 
 
 def is_usage_error(run: Run) -> bool:
@@ -537,6 +539,17 @@ class Side:
     def wall(self) -> float | None:
         ok = [r.wall for r in self.runs if r.rc == 0]
         return statistics.median(ok) if ok else None
+
+    @property
+    def cpu(self) -> float | None:
+        ok = [r.cpu for r in self.runs if r.rc == 0]
+        return statistics.median(ok) if ok else None
+
+    @property
+    def spread(self) -> float | None:
+        """(max - min) / median of the wall times: how far to trust the median."""
+        ok = [r.wall for r in self.runs if r.rc == 0]
+        return (max(ok) - min(ok)) / statistics.median(ok) if len(ok) > 1 else None
 
     @property
     def rss_mb(self) -> float | None:
@@ -600,11 +613,13 @@ def build_scenarios(cmd: list[str], fpy: str, d: Data, out: Path, r: Runner) -> 
     name = "sitemap-set"
     s = Scenario(
         name, f"sitemap index + {SITEMAP_PARTS} parts ({d.n_sitemap:,} URLs) -> URL records",
-        d.n_sitemap, ours(name, [str(index), "--follow", "-f", "sitemap", "-t", "text"], "text",
-                          "urls.txt"),
+        # --base-url: text sitemaps have the 50,000 limit too, so 1M URLs need parts + index.
+        d.n_sitemap, ours(name, [str(index), "--follow", "-f", "sitemap", "-t", "text",
+                                 "--base-url", BASE_URL], "text", "urls.txt"),
         [floor_to_file(name, "floor", "floor_sitemap.py", index)])
     od = out / name / "ours"
-    s.fallback = [*cmd, *parts, "-f", "sitemap", "-t", "text", "-o", str(od / "urls.txt"), "-q"]
+    s.fallback = [*cmd, *parts, "-f", "sitemap", "-t", "text", "--base-url", BASE_URL,
+                  "-o", str(od / "urls.txt"), "-q"]
     sc.append(s)
     return sc
 
@@ -630,7 +645,7 @@ def size_of(path: Path) -> int:
 
 def count_output(side: Side) -> tuple[int, int, int]:
     """(URLs written, bytes on disk, files) for one side's last run; not timed.
-    Sitemap files are counted by </url>, so the index never adds to the total."""
+    Index files are skipped (a split text output still gets an XML index)."""
     urls = files = 0
     for p in sorted(side.outdir.rglob("*")):
         if not p.is_file():
@@ -639,6 +654,8 @@ def count_output(side: Side) -> tuple[int, int, int]:
         raw = p.read_bytes()
         if p.suffix == ".gz":
             raw = gzip.decompress(raw)
+        if b"<sitemapindex" in raw[:500]:
+            continue
         if side.output == "xml":
             urls += raw.count(b"</url>")
         else:
@@ -669,12 +686,13 @@ def run_scenario(s: Scenario, r: Runner, repeat: int, log: Callable[[str], None]
                 continue
             side.runs.append(run)
             log(f"  {side.label:<10} run {i + 1}/{repeat}: {run.wall:7.2f}s "
-                f"{run.rss_kib / 1024:7.1f} MB")
+                f"(cpu {run.cpu:6.2f}s) {run.rss_kib / 1024:7.1f} MB")
     for side in sides:
         if side.status == "ok" and side.runs:
             side.out_urls, side.out_bytes, files = count_output(side)
             flag = "" if side.out_urls == s.n else f"  <-- expected {s.n:,}"
-            log(f"  {side.label:<10} median {side.wall:.2f}s, {side.rss_mb:.1f} MB; wrote "
+            log(f"  {side.label:<10} median {side.wall:.2f}s (cpu {side.cpu:.2f}s), "
+                f"{side.rss_mb:.1f} MB; wrote "
                 f"{side.out_urls:,} URLs in {files} file(s), {side.out_bytes / 1e6:.1f} MB{flag}")
 
 
@@ -734,6 +752,8 @@ def machine(cmd: list[str], fpy: str) -> dict:
 
     return {
         "nproc": os.cpu_count(),
+        # Other work on the machine skews wall times; recorded so a reader can judge.
+        "load_start": os.getloadavg()[0],
         "usable_cpus": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
         "cpu": cpu,
         "platform": platform.platform(),
@@ -808,6 +828,7 @@ def main(argv: list[str] | None = None) -> int:
         if not a.keep_output:
             shutil.rmtree(a.out_dir, ignore_errors=True)
         total = time.perf_counter() - t0
+        mach["load_end"] = os.getloadavg()[0]
 
     print(f"\n## Results (medians of {repeat} runs; ratio = ours / floor)\n")
     print(table(scenarios))
@@ -820,11 +841,19 @@ def main(argv: list[str] | None = None) -> int:
     notes += [f"- {s.name} {side.label}: wrote {side.out_urls:,} URLs, expected {s.n:,}"
               for s in scenarios for side in (s.ours, *s.baselines)
               if side.out_urls is not None and side.out_urls != s.n]
+    notes += [f"- {s.name} {side.label}: noisy, wall times spread {side.spread:.0%} of the median"
+              for s in scenarios for side in (s.ours, *s.baselines)
+              if side.spread is not None and side.spread > NOISY]
+    if mach["load_start"] > 0.5 or mach["load_end"] > 1.5:
+        notes.append(f"- the machine was busy (1-min load average {mach['load_start']:.1f} at the "
+                     f"start, {mach['load_end']:.1f} at the end): wall times are less reliable; "
+                     "the CPU times above (and in --json) are steadier")
     if notes:
         print("\nNotes:\n" + "\n".join(notes))
     print(f"\nMachine: {mach['nproc']} CPUs ({mach['usable_cpus']} usable), {mach['cpu']}; "
           f"Python {mach['floor_python']} (floors), feedparser {mach['feedparser']}; "
-          f"{mach['platform']}.  Total {total:.0f}s.")
+          f"{mach['platform']}; load {mach['load_start']:.1f} -> {mach['load_end']:.1f}.  "
+          f"Total {total:.0f}s.")
 
     if a.json:
         a.json.write_text(json.dumps({
@@ -834,9 +863,11 @@ def main(argv: list[str] | None = None) -> int:
                 "name": s.name, "what": s.what, "n": s.n, "note": s.note,
                 "sides": [{
                     "label": side.label, "argv": side.argv, "status": side.status,
-                    "median_wall": side.wall, "median_peak_mb": side.rss_mb,
+                    "median_wall": side.wall, "median_cpu": side.cpu,
+                    "median_peak_mb": side.rss_mb,
                     "out_urls": side.out_urls, "out_bytes": side.out_bytes,
-                    "runs": [{"wall": x.wall, "peak_kib": x.rss_kib} for x in side.runs],
+                    "runs": [{"wall": x.wall, "cpu": x.cpu, "peak_kib": x.rss_kib}
+                             for x in side.runs],
                 } for side in (s.ours, *s.baselines)],
             } for s in scenarios],
         }, indent=1))
