@@ -701,20 +701,22 @@ def fmt(x: float | None, spec: str) -> str:
 
 
 def table(scenarios: list[Scenario]) -> str:
-    rows = ["| scenario | ours wall | floor wall | ratio | URLs/s | ours peak MB | floor peak MB |",
-            "|---|---:|---:|---:|---:|---:|---:|"]
+    # "cpu ratio" (user + system time) is the one to read when the machine was busy.
+    rows = ["| scenario | ours wall | floor wall | ratio | URLs/s | ours peak MB | floor peak MB "
+            "| cpu ratio |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for s in scenarios:
         o = s.ours
         for b in s.baselines:
             label = s.name if b.label == "floor" else f"{s.name} vs {b.label}"
             ow = o.wall if o.status == "ok" else None
             ratio = ow / b.wall if ow and b.wall else None
+            cpu = o.cpu / b.cpu if ow and o.cpu and b.cpu else None
             rows.append(
                 f"| {label} | {fmt(ow, '.2f') + 's' if ow else o.status} | "
                 f"{fmt(b.wall, '.2f') + 's' if b.wall else b.status} | "
                 f"{fmt(ratio, '.2f') + 'x' if ratio else '-'} | "
                 f"{fmt(s.n / ow if ow else None, ',.0f')} | {fmt(o.rss_mb, '.1f')} | "
-                f"{fmt(b.rss_mb, '.1f')} |")
+                f"{fmt(b.rss_mb, '.1f')} | {fmt(cpu, '.2f') + 'x' if cpu else '-'} |")
     return "\n".join(rows)
 
 
@@ -830,7 +832,7 @@ def main(argv: list[str] | None = None) -> int:
         total = time.perf_counter() - t0
         mach["load_end"] = os.getloadavg()[0]
 
-    print(f"\n## Results (medians of {repeat} runs; ratio = ours / floor)\n")
+    print(f"\n## Results (medians of {repeat} runs; ratios = ours / floor)\n")
     print(table(scenarios))
     gz = [s for s in scenarios if s.name.startswith("gzip-")]
     if gz:
