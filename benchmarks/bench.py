@@ -573,10 +573,6 @@ def build_scenarios(cmd: list[str], fpy: str, d: Data, out: Path, r: Runner) -> 
         od = out / name / "ours"
         return Side("ours", [*cmd, *args, "-o", str(od / sub), "-q"], od, output)
 
-    def floor(name: str, label: str, script: str, args: list[str], output: str) -> Side:
-        od = out / name / label
-        return Side(label, [fpy, r.script(script), *args, str(od)], od, output)
-
     def floor_to_file(name: str, label: str, script: str, src: Path) -> Side:
         od = out / name / label
         return Side(label, [fpy, r.script(script), str(src), str(od / "records.txt")], od, "text")
@@ -601,10 +597,9 @@ def build_scenarios(cmd: list[str], fpy: str, d: Data, out: Path, r: Runner) -> 
         sc.append(text_xml(f"gzip-{level}", f"ASCII URL list -> gzipped split sitemap, level "
                            f"{level}", d.urls_ascii, "plain",
                            extra=("--gzip-level", str(level)), level=level))
-    for kind, src in (("rss", d.rss), ("atom", d.atom)):
-        name = kind
+    for name, src in (("rss", d.rss), ("atom", d.atom)):
         sc.append(Scenario(
-            name, f"{kind.upper()} feed of {d.n_items:,} items -> URL records (-t text)",
+            name, f"{name.upper()} feed of {d.n_items:,} items -> URL records (-t text)",
             d.n_items, ours(name, [str(src), "-f", "feed", "-t", "text"], "text", "urls.txt"),
             [floor_to_file(name, "floor", "floor_expat.py", src),
              floor_to_file(name, "feedparser", "floor_feedparser.py", src)]))
