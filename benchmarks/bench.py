@@ -710,7 +710,8 @@ def table(scenarios: list[Scenario]) -> str:
                 f"| {label} | {fmt(ow, '.2f') + 's' if ow else o.status} | "
                 f"{fmt(b.wall, '.2f') + 's' if b.wall else b.status} | "
                 f"{fmt(ratio, '.2f') + 'x' if ratio else '-'} | "
-                f"{fmt(s.n / ow if ow else None, ',.0f')} | {fmt(o.rss_mb, '.1f')} | "
+                f"{fmt(s.n / ow if ow else None, ',.0f')} | "
+                f"{fmt(o.rss_mb if ow else None, '.1f')} | "
                 f"{fmt(b.rss_mb, '.1f')} | {fmt(cpu, '.2f') + 'x' if cpu else '-'} |")
     return "\n".join(rows)
 
