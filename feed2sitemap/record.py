@@ -27,7 +27,7 @@ CHANGEFREQS = ("always", "hourly", "daily", "weekly", "monthly", "yearly", "neve
 _CHANGEFREQ_SET = frozenset(CHANGEFREQS)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Record:
     """One URL of a sitemap (or one sitemap of an index, when ``is_sitemap``).
 
@@ -53,9 +53,8 @@ class Record:
             raise ValueError("a lastmod with a time needs a timezone")
 
 
-_FIELDS = ("loc", "lastmod", "changefreq", "priority", "is_sitemap", "source", "line")
-_SETTERS = tuple(Record.__dict__[name].__set__ for name in _FIELDS)
 _new = object.__new__
+_set_dict = object.__setattr__
 
 
 def make_record(
@@ -70,18 +69,22 @@ def make_record(
     """Build a Record from values a reader has already validated.
 
     A frozen dataclass's ``__init__`` costs about 1 µs (one ``object.__setattr__`` per field plus
-    the checks); on a million-URL list that alone is half the time of the whole conversion. Readers
-    and pipeline steps validate each field as they parse it, so they set the slots directly.
+    the checks); on a million-URL list that alone is most of the time a plain conversion may
+    take. Readers and pipeline steps validate each field as they parse it, so they hand the
+    instance its attribute dict in one step; a field left at its default is not stored at all
+    (the dataclass keeps defaults on the class), which is why Record has no __slots__.
     """
     r = _new(Record)
-    s_loc, s_lastmod, s_changefreq, s_priority, s_is_sitemap, s_source, s_line = _SETTERS
-    s_loc(r, loc)
-    s_lastmod(r, lastmod)
-    s_changefreq(r, changefreq)
-    s_priority(r, priority)
-    s_is_sitemap(r, is_sitemap)
-    s_source(r, source)
-    s_line(r, line)
+    values = {"loc": loc, "source": source, "line": line}
+    if lastmod is not None:
+        values["lastmod"] = lastmod
+    if changefreq is not None:
+        values["changefreq"] = changefreq
+    if priority is not None:
+        values["priority"] = priority
+    if is_sitemap:
+        values["is_sitemap"] = is_sitemap
+    _set_dict(r, "__dict__", values)
     return r
 
 
