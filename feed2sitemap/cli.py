@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import gc
+import json
 import signal
 import sys
 from types import FrameType

@@ -9,22 +9,24 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Optional, Union
 
+from .batch import Batch, batched, unbatched
 from .detect import FORMATS as INPUT_FORMATS
 from .detect import open_input, sniff
 from .errors import InputError, UnsupportedFormat
 from .limits import Profile, get_profile
 from .merge import MergeCounts, find_base
 from .pipeline import (
-    apply_defaults,
-    check_length,
-    dedupe,
+    apply_defaults_batches,
+    check_length_batches,
+    dedupe_batches,
     follow_index,
     merge,
-    normalize,
-    within_scope,
+    normalize_batches,
+    within_scope_batches,
 )
 from .readers import READERS
 from .readers.feed import DEFAULT_MAX_FEED_BYTES, read_feed
+from .readers.text import read_text_batches
 from .record import Record
 from .report import Report
 from .split import DEFAULT_GZIP_LEVEL, FileInfo, OutputSet, split_name, write_output
@@ -72,6 +74,14 @@ def read(source: Source, format: str = "auto", *, report: Optional[Report] = Non
     ``format`` is "auto" (sniffed from the first bytes) or one of "feed", "text", "sitemap".
     Locations are as the input gave them; ``convert`` normalises and checks them.
     """
+    return unbatched(read_batches(source, format, report=report, base_url=base_url,
+                                  max_feed_bytes=max_feed_bytes, name=name))
+
+
+def read_batches(source: Source, format: str = "auto", *, report: Optional[Report] = None,
+                 base_url: Optional[str] = None, max_feed_bytes: int = DEFAULT_MAX_FEED_BYTES,
+                 name: Optional[str] = None) -> Iterator[Batch]:
+    """``read``, in batches (see batch.py): what convert itself uses."""
     if format != "auto" and format not in INPUT_FORMATS:
         raise UnsupportedFormat(f"unknown input format {format!r}; choose one of: auto, "
                                 f"{', '.join(INPUT_FORMATS)}")
@@ -89,16 +99,19 @@ def read(source: Source, format: str = "auto", *, report: Optional[Report] = Non
 
 
 def _read_stream(raw: IO[bytes], name: str, format: str, report: Report,
-                 base_url: Optional[str], max_feed_bytes: int) -> Iterator[Record]:
+                 base_url: Optional[str], max_feed_bytes: int) -> Iterator[Batch]:
     try:
         stream, head = open_input(raw, name)
         if not head:
             raise InputError(name, None, "the input is empty")
         kind = sniff(head, name) if format == "auto" else format
-        if kind == "feed":
-            yield from read_feed(stream, name, report, base_url, max_bytes=max_feed_bytes)
+        if kind == "text":
+            yield from read_text_batches(stream, name, report, base_url)
+        elif kind == "feed":
+            yield from batched(read_feed(stream, name, report, base_url,
+                                         max_bytes=max_feed_bytes))
         else:
-            yield from READERS[kind](stream, name, report, base_url)
+            yield from batched(READERS[kind](stream, name, report, base_url))
     except IsADirectoryError:
         raise InputError(name, None, "is a directory") from None
     except OSError as exc:
@@ -115,20 +128,21 @@ def output_format(output: Optional[str], to: Optional[str]) -> Format:
     return get_format("xml")
 
 
-def _one_kind(records: Iterable[Record], report: Report) -> Iterator[Record]:
+def _one_kind(batches: Iterable[Batch], report: Report) -> Iterator[Batch]:
     """A sitemap holds pages or sitemaps, not both: the first record decides, others are skipped."""
-    it = iter(records)
-    for first in it:
-        yield first
-        kind = first.is_sitemap
-        for record in it:
-            if record.is_sitemap == kind:
-                yield record
-            else:
-                what = "a sitemap (from an index)" if record.is_sitemap else "a page"
-                report.skip("mixed kinds", record.source, record.line,
-                            f"{record.loc[:200]} is {what}; the output holds "
-                            f"{'sitemaps' if kind else 'pages'} only")
+    kind = None
+    for batch in batches:
+        if not batch.locs:
+            continue
+        if kind is None:
+            kind = batch.is_sitemap
+        if batch.is_sitemap == kind:
+            yield batch
+            continue
+        what = "a sitemap (from an index)" if batch.is_sitemap else "a page"
+        for i, loc in enumerate(batch.locs):
+            report.skip("mixed kinds", *batch.where(i), f"{loc[:200]} is {what}; the output "
+                        f"holds {'sitemaps' if kind else 'pages'} only")
 
 
 def convert(inputs: Sequence[Source], output: Destination = None, *,
@@ -173,17 +187,18 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
     base_name = find_base(inputs, out_path) if dedupe_mode == "merge" else None
     base: Optional[set[Optional[str]]] = {base_name} if base_name is not None else None
 
-    def records() -> Iterator[Record]:
+    def batches() -> Iterator[Batch]:
         for source in inputs:
             name = None
             if isinstance(source, str) and source == "-":
                 source, name = sys.stdin.buffer, "<stdin>"
-            it = read(source, from_format, report=report, base_url=base_url,
-                      max_feed_bytes=max_feed_bytes, name=name)
+            it = read_batches(source, from_format, report=report, base_url=base_url,
+                              max_feed_bytes=max_feed_bytes, name=name)
             if follow:
                 path = os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
-                it = follow_index(it, None if path is None else os.path.dirname(path),
-                                  part_reader(base is not None and path in base))
+                it = batched(follow_index(unbatched(it),
+                                          None if path is None else os.path.dirname(path),
+                                          part_reader(base is not None and path in base)))
             yield from it
 
     def part_reader(in_base: bool) -> Callable[[str], Iterator[Record]]:
@@ -194,21 +209,22 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
             return read(path, report=report, base_url=base_url, max_feed_bytes=max_feed_bytes)
         return read_part
 
-    stream: Iterable[Record] = normalize(records(), report)
-    stream = check_length(stream, prof.max_loc, report, prof.name, prof.min_loc)
+    stream = normalize_batches(batches(), report)
+    stream = check_length_batches(stream, prof.max_loc, report, prof.name, prof.min_loc)
     if scope_check:
-        stream = within_scope(stream, report, scope)
+        stream = within_scope_batches(stream, report, scope)
     counts = None
     if dedupe_mode == "merge":
         counts = MergeCounts(base_name)
-        stream = merge(stream, counts, base=base)
+        stream = batched(merge(unbatched(stream), counts, base=base))
     elif dedupe_mode == "first":
-        stream = dedupe(stream, report)
-    stream = apply_defaults(stream, changefreq, priority)
+        stream = dedupe_batches(stream, report)
+    stream = apply_defaults_batches(stream, changefreq, priority)
     names = ", ".join("<stdin>" if s == "-" else _source_name(s) for s in inputs) or "<stdin>"
-    summary = write(stream, output, to=to, profile=prof, base_url=base_url, gzip=gzip,
-                    gzip_level=gzip_level, index=index, report=report, source_name=names,
-                    title=title, site_url=site_url, description=description)
+    summary = write_batches(stream, output, to=to, profile=prof, base_url=base_url, gzip=gzip,
+                            gzip_level=gzip_level, index=index, report=report,
+                            source_name=names, title=title, site_url=site_url,
+                            description=description)
     summary.merge = counts
     return summary
 
@@ -245,6 +261,20 @@ def write(records: Iterable[Record], dest: Destination = None, *, to: Optional[s
     The records are written as given (``convert`` is what checks URLs). Records that are
     sitemaps (``is_sitemap``) make a sitemap index.
     """
+    return write_batches(batched(records), dest, to=to, profile=profile, base_url=base_url,
+                         gzip=gzip, gzip_level=gzip_level, index=index, report=report,
+                         source_name=source_name, title=title, site_url=site_url,
+                         description=description)
+
+
+def write_batches(batches: Iterable[Batch], dest: Destination = None, *,
+                  to: Optional[str] = None, profile: Union[str, Profile] = "sitemaps",
+                  base_url: Optional[str] = None, gzip: Optional[bool] = None,
+                  gzip_level: Optional[int] = None, index: str = "auto",
+                  report: Optional[Report] = None, source_name: Optional[str] = None,
+                  title: Optional[str] = None, site_url: Optional[str] = None,
+                  description: Optional[str] = None) -> Summary:
+    """``write``, in batches (see batch.py): what convert itself uses."""
     report = report if report is not None else Report()
     prof = _profile(profile, None, None)
     path = os.fspath(dest) if isinstance(dest, (str, os.PathLike)) else None
@@ -271,7 +301,7 @@ def write(records: Iterable[Record], dest: Destination = None, *, to: Optional[s
     else:
         stream = dest if dest is not None and not isinstance(dest, str) else sys.stdout.buffer
         out = OutputSet(None, stream)  # type: ignore[arg-type]
-    it = _one_kind(records, report)
+    it = _one_kind(batches, report)
     first = next(it, None)
     if first is None:
         raise InputError(source_name or "<input>", None, "no URLs to write" + (
@@ -279,7 +309,7 @@ def write(records: Iterable[Record], dest: Destination = None, *, to: Optional[s
     if first.is_sitemap and fmt is URLSET:
         fmt = INDEX
     if isinstance(fmt, FeedFormat):
-        fmt = fmt.for_site(_site_url(site_url, base_url, first.loc), title, description)
+        fmt = fmt.for_site(_site_url(site_url, base_url, first.locs[0]), title, description)
     written = write_output(itertools.chain([first], it), fmt, prof, out, report,
                            gzip_level=level, base_url=base_url, always_index=index == "always")
     return Summary(written.parts, written.indexes, out.removed, report, fmt is INDEX)

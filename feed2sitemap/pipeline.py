@@ -7,84 +7,104 @@ from collections.abc import Callable, Container, Iterable, Iterator
 from typing import Optional
 from urllib.parse import unquote, urlsplit
 
+from .batch import Batch, batched, unbatched
 from .errors import InputError
 from .merge import DEFAULT_MEMORY_LIMIT, MergeCounts, MergeStore
-from .record import Record, make_record, with_loc
+from .record import Record
 from .report import Report
 from .urls import CLEAN_URL, Scope, normalize_url, scope_of
 
-__all__ = ["apply_defaults", "check_length", "dedupe", "follow_index", "merge", "normalize",
-           "within_scope"]
+__all__ = [
+    "apply_defaults", "apply_defaults_batches", "check_length", "check_length_batches",
+    "dedupe", "dedupe_batches", "follow_index", "merge", "normalize", "normalize_batches",
+    "within_scope", "within_scope_batches",
+]
 
 
-def normalize(records: Iterable[Record], report: Report) -> Iterator[Record]:
+# Each rule is written once, as a step over batches (see batch.py for why); the record-level
+# functions below are the same steps for users who hold records.
+
+
+def normalize_batches(batches: Iterable[Batch], report: Report) -> Iterator[Batch]:
     """Turn each loc into its normalised absolute http(s) URI; skip and report the others."""
     clean = CLEAN_URL.fullmatch
-    for record in records:
-        loc = record.loc
-        if clean(loc) is not None:  # normalize_url's own first test, without the call
-            yield record
+    for batch in batches:
+        locs = batch.locs
+        # normalize_url's own first test: most URLs of a real site are already clean
+        unclean = [i for i, loc in enumerate(locs) if clean(loc) is None]
+        if not unclean:
+            yield batch
             continue
-        try:
-            norm = normalize_url(loc)
-        except ValueError as exc:
-            report.skip("invalid URL", record.source, record.line, str(exc))
-            continue
-        yield record if norm == loc else with_loc(record, norm)
+        fixed = list(locs)
+        drop = []
+        for i in unclean:
+            try:
+                fixed[i] = normalize_url(locs[i])
+            except ValueError as exc:
+                report.skip("invalid URL", *batch.where(i), str(exc))
+                drop.append(i)
+        rest = batch.with_locs(fixed).without(drop)
+        if rest.locs:
+            yield rest
 
 
-def check_length(records: Iterable[Record], max_loc: int, report: Report,
-                 profile: str = "", min_loc: int = 12) -> Iterator[Record]:
+def check_length_batches(batches: Iterable[Batch], max_loc: int, report: Report,
+                         profile: str = "", min_loc: int = 12) -> Iterator[Batch]:
     """Skip a record whose <loc> is not shorter than ``max_loc`` characters (the profile's rule)
     or shorter than ``min_loc`` (the XSD's minLength: "http://a.b/" cannot be in a sitemap)."""
-    for record in records:
-        n = len(record.loc)
-        if n >= max_loc:
-            report.skip("URL too long", record.source, record.line,
-                        f"URL of {n:,} characters; profile {profile} requires under {max_loc:,}")
+    for batch in batches:
+        sizes = list(map(len, batch.locs))
+        if not sizes:
             continue
-        if n < min_loc:
-            report.skip("URL too short", record.source, record.line,
-                        f"{record.loc} has {n} characters; the sitemaps.org schema requires at "
-                        f"least {min_loc}")
+        if max(sizes) < max_loc and min(sizes) >= min_loc:
+            yield batch
             continue
-        yield record
+        drop = []
+        for i, n in enumerate(sizes):
+            if n >= max_loc:
+                report.skip("URL too long", *batch.where(i),
+                            f"URL of {n:,} characters; profile {profile} requires under "
+                            f"{max_loc:,}")
+                drop.append(i)
+            elif n < min_loc:
+                report.skip("URL too short", *batch.where(i),
+                            f"{batch.locs[i]} has {n} characters; the sitemaps.org schema "
+                            f"requires at least {min_loc}")
+                drop.append(i)
+        rest = batch.without(drop)
+        if rest.locs:
+            yield rest
 
 
-def within_scope(records: Iterable[Record], report: Report,
-                 scope: Optional[Scope] = None) -> Iterator[Record]:
+def within_scope_batches(batches: Iterable[Batch], report: Report,
+                         scope: Optional[Scope] = None) -> Iterator[Batch]:
     """Keep the URLs of one site (sitemaps.org: a sitemap lists URLs of its own host only).
 
     ``scope`` comes from --base-url (scheme, host and directory); without it the scheme and host
     of the first URL decide. Run after ``normalize``: both sides are in normalised form.
     """
-    it = iter(records)
-    if scope is None:
-        for first in it:
-            scope = scope_of(first.loc, directory=False)
-            yield first
-            break
-        else:
-            return
-    prefix = scope.prefix
     off = report.hosts_off_scope
-    for record in it:
-        loc = record.loc
-        if loc.startswith(prefix):
-            yield record
+    prefix = scope.prefix if scope is not None else None
+    for batch in batches:
+        if not batch.locs:
             continue
+        if prefix is None:
+            prefix = scope_of(batch.locs[0], directory=False).prefix
         # a URL equal to the scope's directory without its trailing slash is the site itself
-        if loc + "/" == prefix:
-            yield record
-            continue
-        origin = loc[: loc.find("/", loc.find("://") + 3)]
-        off[origin] += 1
-        report.skip("off scope", record.source, record.line,
-                    f"{loc[:200]} is outside {prefix} (sitemaps.org: one site per sitemap; "
-                    "--no-scope-check to allow)")
+        outside = [i for i, loc in enumerate(batch.locs)
+                   if not loc.startswith(prefix) and loc + "/" != prefix]
+        for i in outside:
+            loc = batch.locs[i]
+            off[loc[: loc.find("/", loc.find("://") + 3)]] += 1
+            report.skip("off scope", *batch.where(i),
+                        f"{loc[:200]} is outside {prefix} (sitemaps.org: one site per sitemap; "
+                        "--no-scope-check to allow)")
+        rest = batch.without(outside)
+        if rest.locs:
+            yield rest
 
 
-def dedupe(records: Iterable[Record], report: Report) -> Iterator[Record]:
+def dedupe_batches(batches: Iterable[Batch], report: Report) -> Iterator[Batch]:
     """One entry per URL: the first copy keeps its place, later copies are dropped and counted.
 
     Remembers a 64-bit hash of each URL rather than the URL (about 75 bytes per URL in all,
@@ -94,15 +114,71 @@ def dedupe(records: Iterable[Record], report: Report) -> Iterator[Record]:
     # collector, while a set always is, and every full collection would walk a million entries
     # (half a second per million URLs, measured).
     seen: dict[int, None] = {}
-    setdefault = seen.setdefault
-    size = 0
-    for record in records:
-        setdefault(hash(record.loc))  # one probe of the table: a copy leaves the size unchanged
-        if len(seen) == size:
-            report.skip("duplicate", record.source, record.line, f"duplicate URL {record.loc}")
+    for batch in batches:
+        keys = list(map(hash, batch.locs))
+        fresh = dict.fromkeys(keys)
+        if len(fresh) == len(keys) and seen.keys().isdisjoint(fresh):
+            seen.update(fresh)  # the usual case, decided in C: no copy in this batch
+            yield batch
             continue
-        size += 1
-        yield record
+        setdefault = seen.setdefault
+        drop = []
+        for i, key in enumerate(keys):
+            size = len(seen)
+            setdefault(key)
+            if len(seen) == size:  # one probe of the table: a copy leaves the size unchanged
+                report.skip("duplicate", *batch.where(i), f"duplicate URL {batch.locs[i]}")
+                drop.append(i)
+        rest = batch.without(drop)
+        if rest.locs:
+            yield rest
+
+
+def apply_defaults_batches(batches: Iterable[Batch], changefreq: Optional[str] = None,
+                           priority: Optional[float] = None) -> Iterator[Batch]:
+    """Fill changefreq/priority where the input gave none (the user's --changefreq/--priority)."""
+    for batch in batches:
+        if batch.is_sitemap or (changefreq is None and priority is None):
+            yield batch
+            continue
+        n = len(batch.locs)
+        changefreqs, priorities = batch.changefreqs, batch.priorities
+        if changefreq is not None:
+            changefreqs = [changefreq] * n if changefreqs is None else [
+                changefreq if v is None else v for v in changefreqs]
+        if priority is not None:
+            priorities = [priority] * n if priorities is None else [
+                priority if v is None else v for v in priorities]
+        yield Batch(batch.locs, batch.source, batch.lines, batch.lastmods, changefreqs,
+                    priorities, batch.is_sitemap, batch.sources)
+
+
+def normalize(records: Iterable[Record], report: Report) -> Iterator[Record]:
+    """Records version of normalize_batches."""
+    return unbatched(normalize_batches(batched(records), report))
+
+
+def check_length(records: Iterable[Record], max_loc: int, report: Report,
+                 profile: str = "", min_loc: int = 12) -> Iterator[Record]:
+    """Records version of check_length_batches."""
+    return unbatched(check_length_batches(batched(records), max_loc, report, profile, min_loc))
+
+
+def within_scope(records: Iterable[Record], report: Report,
+                 scope: Optional[Scope] = None) -> Iterator[Record]:
+    """Records version of within_scope_batches."""
+    return unbatched(within_scope_batches(batched(records), report, scope))
+
+
+def dedupe(records: Iterable[Record], report: Report) -> Iterator[Record]:
+    """Records version of dedupe_batches."""
+    return unbatched(dedupe_batches(batched(records), report))
+
+
+def apply_defaults(records: Iterable[Record], changefreq: Optional[str] = None,
+                   priority: Optional[float] = None) -> Iterator[Record]:
+    """Records version of apply_defaults_batches."""
+    return unbatched(apply_defaults_batches(batched(records), changefreq, priority))
 
 
 def merge(records: Iterable[Record], counts: Optional[MergeCounts] = None, *,
@@ -165,23 +241,3 @@ def follow_index(records: Iterable[Record], directory: Optional[str],
             raise InputError(record.source, record.line,
                              f"--follow: part {record.loc[:200]} is missing: no file {path}")
         yield from follow_index(read_part(path), os.path.dirname(path), read_part, depth - 1)
-
-
-def apply_defaults(records: Iterable[Record], changefreq: Optional[str] = None,
-                   priority: Optional[float] = None) -> Iterator[Record]:
-    """Fill changefreq/priority where the input gave none (the user's --changefreq/--priority)."""
-    if changefreq is None and priority is None:
-        return iter(records)  # no step at all: a pass-through generator costs per record
-    return _fill(records, changefreq, priority)
-
-
-def _fill(records: Iterable[Record], changefreq: Optional[str],
-          priority: Optional[float]) -> Iterator[Record]:
-    for r in records:
-        if r.is_sitemap or (changefreq is None or r.changefreq is not None) and (
-                priority is None or r.priority is not None):
-            yield r
-            continue
-        yield make_record(r.loc, r.lastmod, r.changefreq if r.changefreq is not None
-                          else changefreq, r.priority if r.priority is not None else priority,
-                          r.is_sitemap, r.source, r.line)

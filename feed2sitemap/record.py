@@ -75,7 +75,7 @@ def make_record(
     (the dataclass keeps defaults on the class), which is why Record has no __slots__.
     """
     r = _new(Record)
-    values = {"loc": loc, "source": source, "line": line}
+    values: dict[str, object] = {"loc": loc, "source": source, "line": line}
     if lastmod is not None:
         values["lastmod"] = lastmod
     if changefreq is not None:

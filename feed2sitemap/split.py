@@ -12,16 +12,16 @@ import os
 import re
 import shutil
 import tempfile
-from itertools import islice
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Optional, Protocol
 
+from .batch import Batch, batched
 from .errors import LimitError, OutputError
 from .limits import Profile
-from .record import Lastmod, Record, lastmod_key, make_record
+from .record import Lastmod, lastmod_key, make_record
 from .report import Report
-from .writers import INDEX, Format
+from .writers import INDEX, Format, format_entries
 
 __all__ = [
     "DEFAULT_GZIP_LEVEL", "FileInfo", "OutputSet", "Written", "part_names", "write_output",
@@ -32,7 +32,6 @@ __all__ = [
 # time for files ~20% smaller; level 9 adds ~1.5x more time for ~2% more. 6 is also gzip's own
 # default, so our files match what `gzip` would make.
 DEFAULT_GZIP_LEVEL = 6
-BATCH = 2048  # entries formatted, joined and written at once: one write per URL doubles gzip's time
 
 
 @dataclass
@@ -91,12 +90,12 @@ class _Sink:
         return size
 
 
-def write_records(records: Iterable[Record], fmt: Format, profile: Profile,
+def write_records(batches: Iterable[Batch], fmt: Format, profile: Profile,
                   open_part: Callable[[int], tuple[BinaryOut, FileInfo]],
                   gzip_level: Optional[int], report: Report,
                   before_split: Optional[Callable[[], None]] = None,
                   files: Optional[list[FileInfo]] = None) -> list[FileInfo]:
-    """Write ``records`` into as many files as the limits need; return what each file holds.
+    """Write the batches' records into as many files as the limits need; return the files.
 
     ``open_part(n)`` opens file number n (1-based). ``before_split`` is called when a second file
     is about to be needed, the first one complete; it raises if the destination cannot take
@@ -115,7 +114,7 @@ def write_records(records: Iterable[Record], fmt: Format, profile: Profile,
     max_bytes = profile.max_bytes
     # the room one file has for entries once the declaration, root tags and closing tag are in
     room = max_bytes - header_size - footer_size
-    entry = fmt.entry
+    entries = format_entries(fmt)
     if files is None:
         files = []
     sink: Optional[_Sink] = None
@@ -155,39 +154,34 @@ def write_records(records: Iterable[Record], fmt: Format, profile: Profile,
         if gzip_level is not None:
             info.compressed_size = compressed
 
-    def note_newest(batch: list[Record]) -> None:
+    def note_newest(lastmods: Iterable[Optional[Lastmod]]) -> None:
         nonlocal newest_key
-        for record in batch:
-            lastmod = record.lastmod
+        for lastmod in lastmods:
             if lastmod is not None:
                 key = lastmod_key(lastmod)
                 if newest_key is None or key > newest_key:
                     newest_key = key
                     info.newest = lastmod
 
-    it = iter(records)
     try:
-        while True:
-            # Records are formatted a batch at a time: one join and one encode give the batch's
-            # exact size, and while the whole batch fits the open file (nearly always) it is
-            # written in one piece. Only the batch that crosses a file boundary is measured
-            # entry by entry, below.
-            batch = list(islice(it, BATCH))
-            if not batch:
-                break
-            texts = [entry(r) for r in batch]
+        for batch in batches:
+            # A batch is formatted at once: one join and one encode give its exact size, and
+            # while the whole batch fits the open file (nearly always) it is written in one
+            # piece. Only the batch that crosses a file boundary is measured entry by entry.
+            texts = entries(batch)
             data = "".join(texts).encode("utf-8")
-            if count + len(batch) <= max_urls and used + len(data) <= room:
+            if count + len(texts) <= max_urls and used + len(data) <= room:
                 write_entries(data)
                 used += len(data)
-                count += len(batch)
-                note_newest(batch)
+                count += len(texts)
+                if batch.lastmods is not None:
+                    note_newest(batch.lastmods)
                 continue
-            for record, text in zip(batch, texts, strict=True):
+            for i, text in enumerate(texts):
                 n = len(text) if text.isascii() else len(text.encode("utf-8"))
                 if count >= max_urls or used + n > room:
                     if n > room:
-                        report.skip("entry too large", record.source, record.line,
+                        report.skip("entry too large", *batch.where(i),
                                     f"entry of {n:,} bytes cannot fit in a file of at most "
                                     f"{max_bytes:,} bytes")
                         continue
@@ -207,7 +201,8 @@ def write_records(records: Iterable[Record], fmt: Format, profile: Profile,
                 buf.append(text)
                 used += n
                 count += 1
-                note_newest([record])
+                if batch.lastmods is not None:
+                    note_newest(batch.lastmods[i: i + 1])
             if buf:
                 write_entries("".join(buf).encode("utf-8"))
                 buf.clear()
@@ -346,10 +341,11 @@ class _KeepOpen:
         self._f.flush()
 
 
-def index_records(files: list[FileInfo], names: list[str], base_url: str) -> list[Record]:
+def index_records(files: list[FileInfo], names: list[str], base_url: str) -> Iterator[Batch]:
+    """The index entries for ``files``: each one's URL under base_url, and its newest lastmod."""
     base = base_url if base_url.endswith("/") else base_url[: base_url.rfind("/") + 1]
-    return [make_record(base + name, info.newest, is_sitemap=True)
-            for info, name in zip(files, names, strict=True)]
+    return batched(make_record(base + name, info.newest, is_sitemap=True)
+                   for info, name in zip(files, names, strict=True))
 
 
 @dataclass
@@ -360,7 +356,7 @@ class Written:
     indexes: list[FileInfo] = field(default_factory=list)
 
 
-def write_output(records: Iterable[Record], fmt: Format, profile: Profile, out: OutputSet,
+def write_output(batches: Iterable[Batch], fmt: Format, profile: Profile, out: OutputSet,
                  report: Report, *, gzip_level: Optional[int], base_url: Optional[str],
                  always_index: bool = False) -> Written:
     """Write the records to ``out``: one file, or parts plus an index when they do not fit."""
@@ -378,7 +374,7 @@ def write_output(records: Iterable[Record], fmt: Format, profile: Profile, out: 
     files: list[FileInfo] = []
     try:
         try:
-            write_records(records, fmt, profile, out.open_temp, gzip_level, report,
+            write_records(batches, fmt, profile, out.open_temp, gzip_level, report,
                           before_split, files)
         except _Overflow:
             # stdout: the first file is complete (closing tag written); give it, then fail.

@@ -6,7 +6,7 @@ import re
 from typing import Any
 from xml.parsers import expat
 
-__all__ = ["EntitiesForbidden", "safe_expat_parser", "xml_escape"]
+__all__ = ["EntitiesForbidden", "needs_escaping", "safe_expat_parser", "xml_escape"]
 
 _ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "'": "&apos;", '"': "&quot;"}
 # Characters XML 1.0 does not allow in a document at all (not even escaped): C0 controls other
@@ -19,13 +19,17 @@ def _replace(m: re.Match[str]) -> str:
     return _ESCAPES.get(m.group(), "\ufffd")
 
 
+def needs_escaping(text: str) -> bool:
+    """Whether xml_escape would change ``text`` (or might: see below)."""
+    # Proved by C-speed scans: isprintable() is False for every control character, surrogate
+    # and non-character (and for some harmless ones, which then take the regex path needlessly).
+    return not (text.isprintable() and "&" not in text and "<" not in text and ">" not in text
+                and "'" not in text and '"' not in text)
+
+
 def xml_escape(text: str) -> str:
     """Escape ``& ' " < >`` (sitemaps.org requires all five) and replace forbidden characters."""
-    # The common case, nothing to do, proved by C-speed scans: isprintable() is False for every
-    # control character, surrogate and non-character (and for some harmless ones, which then
-    # take the regex path too).
-    if (text.isprintable() and "&" not in text and "<" not in text and ">" not in text
-            and "'" not in text and '"' not in text):
+    if not needs_escaping(text):
         return text
     return _NEEDS_WORK.sub(_replace, text)
 

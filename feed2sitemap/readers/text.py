@@ -5,21 +5,26 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import IO, Optional
 
+from ..batch import BATCH, Batch, unbatched
 from ..errors import InputError
 from ..record import Record
 from ..report import Report
 
-__all__ = ["MAX_LINE", "read_text"]
+__all__ = ["MAX_LINE", "read_text", "read_text_batches"]
 
 MAX_LINE = 64 * 1024  # a longer line is refused without being held in memory
 CHUNK = 1 << 20
-_new = object.__new__
-_set_dict = object.__setattr__
 
 
 def read_text(stream: IO[bytes], source: str, report: Report,
               base_url: Optional[str] = None) -> Iterator[Record]:
-    """Yield one Record per non-blank line; URL checks are the pipeline's job.
+    """Yield one Record per non-blank line (see read_text_batches)."""
+    return unbatched(read_text_batches(stream, source, report, base_url))
+
+
+def read_text_batches(stream: IO[bytes], source: str, report: Report,
+                      base_url: Optional[str] = None) -> Iterator[Batch]:
+    """Yield the non-blank lines as batches of locations; URL checks are the pipeline's job.
 
     A UTF-8 BOM is ignored, ``\\n`` and ``\\r\\n`` both end a line, surrounding whitespace is
     stripped. Bytes that are not UTF-8 are an error naming the line and byte offset.
@@ -69,15 +74,21 @@ def read_text(stream: IO[bytes], source: str, report: Report,
         lines = text.split("\n")
         if text.endswith("\n"):
             lines.pop()
-        for n, raw in enumerate(lines, lineno + 1):
-            loc = raw.strip()
-            if loc:
-                if len(raw) > MAX_LINE:
-                    _too_long(source, n)
-                # make_record(loc, source=source, line=n), inlined: this loop runs per URL
-                r = _new(Record)
-                _set_dict(r, "__dict__", {"loc": loc, "source": source, "line": n})
-                yield r
+        for start in range(0, len(lines), BATCH):
+            part = lines[start: start + BATCH]
+            first_line = lineno + start + 1
+            if max(map(len, part)) > MAX_LINE:
+                _too_long(source, first_line + next(
+                    i for i, raw in enumerate(part) if len(raw) > MAX_LINE))
+            locs = [raw.strip() for raw in part]
+            if "" in locs:  # blank lines are not URLs (nor reported)
+                keep = [i for i, loc in enumerate(locs) if loc]
+                locs = [locs[i] for i in keep]
+                numbers: list[Optional[int]] = [first_line + i for i in keep]
+            else:
+                numbers = list(range(first_line, first_line + len(locs)))
+            if locs:
+                yield Batch(locs, source, numbers)
         lineno += len(lines)
         offset += len(block)
         if not chunk:

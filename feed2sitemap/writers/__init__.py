@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Optional
+
+from ..batch import Batch
 from .base import Format, StampedFormat
 from .feed import ATOM, RSS, FeedFormat
 from .text import TEXT
 from .xml import INDEX, URLSET
 
-__all__ = ["ATOM", "FORMATS", "INDEX", "RSS", "TEXT", "URLSET", "FeedFormat", "Format",
+__all__ = [
+    "format_entries","ATOM", "FORMATS", "INDEX", "RSS", "TEXT", "URLSET", "FeedFormat", "Format",
            "StampedFormat", "format_for_name", "get_format"]
 
 # --to's choices. An index is written by the splitter, not chosen by name: converting an index
@@ -18,6 +23,15 @@ FORMATS: dict[str, Format] = {
     "rss": RSS,
     "atom": ATOM,
 }
+
+
+def format_entries(fmt: Format) -> Callable[[Batch], list[str]]:
+    """How ``fmt`` formats a batch: its own column-wise ``entries``, else ``entry`` per record."""
+    own: Optional[Callable[[Batch], list[str]]] = getattr(fmt, "entries", None)
+    if own is not None:
+        return own
+    entry = fmt.entry
+    return lambda batch: [entry(record) for record in batch.records()]
 
 
 def get_format(name: str) -> Format:

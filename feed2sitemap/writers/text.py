@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..batch import Batch
 from ..record import Record
 
 __all__ = ["TEXT"]
@@ -19,6 +20,9 @@ class TextFormat:
 
     def entry(self, record: Record) -> str:
         return record.loc + "\n"
+
+    def entries(self, batch: Batch) -> list[str]:
+        return [loc + "\n" for loc in batch.locs]
 
 
 TEXT = TextFormat()

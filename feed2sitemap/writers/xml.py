@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from ..batch import Batch
 from ..record import Record, format_lastmod
-from ..xmlutil import xml_escape
+from ..xmlutil import needs_escaping, xml_escape
 
 __all__ = ["INDEX", "URLSET"]
 
@@ -42,6 +45,33 @@ class UrlsetFormat:
         parts.append("</url>\n")
         return "".join(parts)
 
+    def entries(self, batch: Batch) -> list[str]:
+        if batch.plain:
+            return [f"<url><loc>{loc}</loc></url>\n" for loc in _escaped_locs(batch)]
+        return [f"<url><loc>{loc}</loc>{lm}{cf}{pr}</url>\n" for loc, lm, cf, pr in
+                _columns(batch)]
+
+
+def _escaped_locs(batch: Batch) -> list[str]:
+    """The batch's locations XML-escaped: checked in one pass over their concatenation, since
+    locations that need escaping (a "&" in a query) are the exception."""
+    locs = batch.locs
+    if not needs_escaping("".join(locs)):
+        return locs
+    return [xml_escape(loc) for loc in locs]
+
+
+def _columns(batch: Batch) -> Iterator[tuple[str, str, str, str]]:
+    """Per row: escaped loc and the lastmod, changefreq and priority elements (or "")."""
+    n = len(batch.locs)
+    lastmods = [f"<lastmod>{format_lastmod(v)}</lastmod>" if v is not None else ""
+                for v in batch.lastmods] if batch.lastmods is not None else [""] * n
+    changefreqs = [f"<changefreq>{v}</changefreq>" if v is not None else ""
+                   for v in batch.changefreqs] if batch.changefreqs is not None else [""] * n
+    priorities = [f"<priority>{_priority(v)}</priority>" if v is not None else ""
+                  for v in batch.priorities] if batch.priorities is not None else [""] * n
+    return zip(_escaped_locs(batch), lastmods, changefreqs, priorities, strict=True)
+
 
 class IndexFormat:
     name = "index"
@@ -58,6 +88,10 @@ class IndexFormat:
             return f"<sitemap><loc>{xml_escape(record.loc)}</loc></sitemap>\n"
         return (f"<sitemap><loc>{xml_escape(record.loc)}</loc>"
                 f"<lastmod>{format_lastmod(record.lastmod)}</lastmod></sitemap>\n")
+
+    def entries(self, batch: Batch) -> list[str]:
+        return [f"<sitemap><loc>{loc}</loc>{lm}</sitemap>\n" for loc, lm, _, _ in
+                _columns(batch)]
 
 
 URLSET = UrlsetFormat()

@@ -1,0 +1,130 @@
+"""Batches: the records of a stretch of input, held column by column, as the pipeline moves them.
+
+Readers, steps and writers pass batches of up to BATCH records instead of one Record at a time.
+Per URL that turns Python-level work (an object to build, a generator to resume, a method to
+call) into work inside C loops: one decode and split per block of text, one regex call per URL
+in a list comprehension, one join and one encode per batch of entries. On a million-URL list
+that is the difference between 2.7 s and 1.3 s. Records exist at the edges, for the library's
+users (``read`` yields them, ``write`` takes them) and for the steps that need whole records
+(merging, following an index), which convert with ``batched`` / ``unbatched``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import islice
+from typing import Optional
+
+from .record import Lastmod, Record, make_record
+
+__all__ = ["BATCH", "Batch", "batched", "unbatched"]
+
+BATCH = 2048  # records per batch: large enough to amortise, small enough to stay in cache
+
+
+class Batch:
+    """Up to BATCH records of one kind (pages, or sitemaps of an index), column by column.
+
+    ``lastmods``, ``changefreqs`` and ``priorities`` are None when no row has a value; ``lines``
+    is None when no row has a line number. ``sources`` is None when every row comes from
+    ``source``.
+    """
+
+    __slots__ = ("changefreqs", "is_sitemap", "lastmods", "lines", "locs", "priorities",
+                 "source", "sources")
+
+    def __init__(self, locs: list[str], source: Optional[str] = None,
+                 lines: Optional[list[Optional[int]]] = None,
+                 lastmods: Optional[list[Optional[Lastmod]]] = None,
+                 changefreqs: Optional[list[Optional[str]]] = None,
+                 priorities: Optional[list[Optional[float]]] = None,
+                 is_sitemap: bool = False,
+                 sources: Optional[list[Optional[str]]] = None) -> None:
+        self.locs = locs
+        self.source = source
+        self.lines = lines
+        self.lastmods = lastmods
+        self.changefreqs = changefreqs
+        self.priorities = priorities
+        self.is_sitemap = is_sitemap
+        self.sources = sources
+
+    def __len__(self) -> int:
+        return len(self.locs)
+
+    @property
+    def plain(self) -> bool:
+        """Only locations: no lastmod, changefreq or priority in any row."""
+        return self.lastmods is None and self.changefreqs is None and self.priorities is None
+
+    def where(self, i: int) -> tuple[Optional[str], Optional[int]]:
+        """Row i's source and line, for messages."""
+        return (self.source if self.sources is None else self.sources[i],
+                None if self.lines is None else self.lines[i])
+
+    def record(self, i: int) -> Record:
+        source, line = self.where(i)
+        return make_record(
+            self.locs[i],
+            None if self.lastmods is None else self.lastmods[i],
+            None if self.changefreqs is None else self.changefreqs[i],
+            None if self.priorities is None else self.priorities[i],
+            self.is_sitemap, source, line)
+
+    def records(self) -> Iterator[Record]:
+        return map(self.record, range(len(self.locs)))
+
+    def with_locs(self, locs: list[str]) -> Batch:
+        return Batch(locs, self.source, self.lines, self.lastmods, self.changefreqs,
+                     self.priorities, self.is_sitemap, self.sources)
+
+    def without(self, drop: Sequence[int]) -> Batch:
+        """The batch less the rows whose indexes are in ``drop`` (ascending)."""
+        if not drop:
+            return self
+        gone = set(drop)
+        keep = [i for i in range(len(self.locs)) if i not in gone]
+
+        def take(col: Optional[list]) -> Optional[list]:  # type: ignore[type-arg]
+            return None if col is None else [col[i] for i in keep]
+
+        return Batch([self.locs[i] for i in keep], self.source, take(self.lines),
+                     take(self.lastmods), take(self.changefreqs), take(self.priorities),
+                     self.is_sitemap, take(self.sources))
+
+    @classmethod
+    def of_records(cls, records: Sequence[Record]) -> Batch:
+        """A batch of records of one kind."""
+        first = records[0]
+        sources = [r.source for r in records]
+        lines = [r.line for r in records]
+        lastmods = [r.lastmod for r in records]
+        changefreqs = [r.changefreq for r in records]
+        priorities = [r.priority for r in records]
+        one_source = all(s == first.source for s in sources)
+        return cls([r.loc for r in records], first.source,
+                   lines if any(n is not None for n in lines) else None,
+                   lastmods if any(v is not None for v in lastmods) else None,
+                   changefreqs if any(v is not None for v in changefreqs) else None,
+                   priorities if any(v is not None for v in priorities) else None,
+                   first.is_sitemap, None if one_source else sources)
+
+
+def batched(records: Iterable[Record], size: int = BATCH) -> Iterator[Batch]:
+    """Group records into batches; a change of kind (page/sitemap) starts a new batch."""
+    it = iter(records)
+    while True:
+        chunk = list(islice(it, size))
+        if not chunk:
+            return
+        start = 0
+        for i in range(1, len(chunk)):
+            if chunk[i].is_sitemap != chunk[start].is_sitemap:
+                yield Batch.of_records(chunk[start:i])
+                start = i
+        yield Batch.of_records(chunk[start:])
+
+
+def unbatched(batches: Iterable[Batch]) -> Iterator[Record]:
+    for batch in batches:
+        yield from batch.records()
