@@ -11,7 +11,6 @@ from typing import Any, Optional
 
 import click
 
-from . import __version__
 from .convert import Summary, convert
 from .errors import Feed2SitemapError
 from .limits import PROFILES
@@ -174,7 +173,7 @@ class _Command(click.Command):
               help="Treat every reported problem (skipped URL, dropped field, malformed feed) "
                    "as an error: exit 1, write nothing.")
 @click.option("-q", "--quiet", is_flag=True, help="No warnings or summary; errors only.")
-@click.version_option(__version__, "--version", prog_name=PROG)
+@click.version_option(None, "--version", package_name="feed2sitemap", prog_name=PROG)
 def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
                     no_scope_check: bool, merge_copies: bool, keep_first: bool,
                     no_dedupe: bool, **options: Any) -> None:

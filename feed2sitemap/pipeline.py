@@ -104,18 +104,23 @@ def within_scope_batches(batches: Iterable[Batch], report: Report,
             yield rest
 
 
+_KEY_MASK = (1 << 60) - 1
+
+
 def dedupe_batches(batches: Iterable[Batch], report: Report) -> Iterator[Batch]:
     """One entry per URL: the first copy keeps its place, later copies are dropped and counted.
 
-    Remembers a 64-bit hash of each URL rather than the URL (about 75 bytes per URL in all,
-    whatever the URL's length); two different URLs colliding is a one-in-2**64 event per pair.
+    Remembers a 60-bit hash of each URL rather than the URL (about 75 bytes per URL in all,
+    whatever the URL's length); two different URLs colliding is a one-in-2**60 event per pair
+    (about one in 2,300,000 runs of a million URLs).
     """
     # A dict, not a set: a dict that holds only ints is not tracked by the cyclic garbage
     # collector, while a set always is, and every full collection would walk a million entries
     # (half a second per million URLs, measured).
     seen: dict[int, None] = {}
     for batch in batches:
-        keys = list(map(hash, batch.locs))
+        # 60 bits of the hash: an int below 2**60 is a 32-byte object, one above it 40 bytes
+        keys = [h & _KEY_MASK for h in map(hash, batch.locs)]
         fresh = dict.fromkeys(keys)
         if len(fresh) == len(keys) and seen.keys().isdisjoint(fresh):
             seen.update(fresh)  # the usual case, decided in C: no copy in this batch

@@ -4,20 +4,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import IO, Optional
-
-import feedparser
+from typing import IO, TYPE_CHECKING, Optional
 
 from ..errors import InputError
 from ..record import Record, make_record
 from ..report import Report
-from .feedstream import (
-    EntityDeclared,
-    FastPathUnsupported,
-    FeedEntry,
-    feedparser_entries,
-    parse_feed_entries,
-)
+
+if TYPE_CHECKING:
+    from .feedstream import FeedEntry
 
 __all__ = ["DEFAULT_MAX_FEED_BYTES", "read_feed"]
 
@@ -53,6 +47,10 @@ def read_feed(stream: IO[bytes], source: str, report: Report, base_url: Optional
     feedparser's answer about 25 times faster; anything it does not understand, a malformed
     feed above all, goes to feedparser itself.
     """
+    # feedparser and the fast path that replays it take a tenth of a second to import: only a
+    # run that reads a feed pays for them
+    from .feedstream import EntityDeclared, FastPathUnsupported, parse_feed_entries
+
     data = read_all(stream, source, max_bytes)
     if _ENTITY_DECL.search(data):
         raise InputError(source, None, ENTITIES_REFUSED)
@@ -75,6 +73,10 @@ ENTITIES_REFUSED = ("the feed declares entities (DOCTYPE with <!ENTITY>); refuse
 
 def _via_feedparser(data: bytes, source: str, report: Report,
                     base_url: Optional[str]) -> list[FeedEntry]:
+    import feedparser
+
+    from .feedstream import feedparser_entries
+
     try:
         entries, parsed = feedparser_entries(data, base_url)
     except Exception as exc:  # noqa: BLE001
