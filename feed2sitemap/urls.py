@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from typing import NamedTuple
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import urlsplit, urlunsplit
 
 __all__ = ["Scope", "is_absolute_http", "normalize_url", "scope_of"]
 
@@ -21,17 +21,24 @@ _CLEAN_PCT = re.compile(
 # Characters left as they are inside path, query and fragment; everything else is encoded.
 # RFC 3986 reserved and unreserved characters, plus "%" (handled separately so that an existing
 # %XX escape is never encoded twice) and "[" "]" which browsers and servers pass through.
-_SAFE = "-._~!$&'()*+,;=:@/?#[]"
 _CLEAN_PART = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@/?#\[\]]*")
+_UNSAFE = re.compile(r"[^A-Za-z0-9\-._~!$&'()*+,;=:@/?#\[\]%]+")
 _PCT = re.compile(r"%(?![0-9A-Fa-f]{2})")
 _DEFAULT_PORT = {"http": 80, "https": 443}
+# An absolute http(s) URL whose scheme and host are already in normal form (lower case, no
+# port or userinfo): only what follows the host may need encoding, and urlsplit is not needed.
+_CLEAN_HEAD = re.compile(r"https?://[a-z0-9][a-z0-9.-]*(?=[/?#]|$)")
+
+
+def _pct(m: re.Match[str]) -> str:
+    return "".join(f"%{b:02X}" for b in m.group().encode("utf-8", "surrogatepass"))
 
 
 def _quote(part: str) -> str:
     """Percent-encode what a URI does not allow, as UTF-8; keep existing %XX escapes."""
     if _CLEAN_PART.fullmatch(part) is not None:
         return part
-    return _PCT.sub("%25", quote(part, safe=_SAFE + "%", errors="surrogatepass"))
+    return _PCT.sub("%25", _UNSAFE.sub(_pct, part))
 
 
 def normalize_url(raw: str) -> str:
@@ -44,6 +51,10 @@ def normalize_url(raw: str) -> str:
     url = raw.strip()
     if _CLEAN.fullmatch(url) is not None or ("%" in url and _CLEAN_PCT.fullmatch(url) is not None):
         return url
+    head = _CLEAN_HEAD.match(url)
+    if head is not None:  # a non-ASCII path or query on a plain host: encode the rest only
+        rest = url[head.end():]
+        return url[: head.end()] + ("/" if not rest.startswith("/") else "") + _quote(rest)
     return _normalize_slow(url)
 
 

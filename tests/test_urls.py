@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import re
+from urllib.parse import quote
 
 import pytest
 from hypothesis import given
@@ -52,6 +53,16 @@ def test_normalised_urls_are_ascii_uris_and_normalising_is_idempotent(path: str)
         return
     assert URI_CHARS.fullmatch(url)
     assert normalize_url(url) == url
+
+
+@given(st.text(max_size=40))
+def test_encoding_agrees_with_urllib_quote(path: str) -> None:
+    # the reference: urllib's quote with RFC 3986's reserved and unreserved characters safe,
+    # then a "%" that starts no %XX escape encoded as %25
+    path = path.strip()
+    reference = re.sub(r"%(?![0-9A-Fa-f]{2})", "%25",
+                       quote(path, safe="-._~!$&'()*+,;=:@/?#[]%", errors="surrogatepass"))
+    assert normalize_url("https://example.com/" + path) == "https://example.com/" + reference
 
 
 def test_scope_of_a_base_url_is_its_directory() -> None:

@@ -56,8 +56,12 @@ def _escaped_locs(batch: Batch) -> list[str]:
     """The batch's locations XML-escaped: checked in one pass over their concatenation, since
     locations that need escaping (a "&" in a query) are the exception."""
     locs = batch.locs
-    if not needs_escaping("".join(locs)):
+    joined = "\n".join(locs)
+    if not needs_escaping(joined.replace("\n", "")):
         return locs
+    if joined.count("\n") == len(locs) - 1:  # no loc has a newline of its own
+        # escaping is character by character: escape the block once, cut it where it was joined
+        return xml_escape(joined).split("\n")
     return [xml_escape(loc) for loc in locs]
 
 
