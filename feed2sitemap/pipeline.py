@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Container, Iterable, Iterator
+from itertools import repeat
 from typing import Optional
 from urllib.parse import unquote, urlsplit
 
@@ -12,7 +13,7 @@ from .errors import InputError
 from .merge import DEFAULT_MEMORY_LIMIT, MergeCounts, MergeStore
 from .record import Record
 from .report import Report
-from .urls import CLEAN_URL, Scope, normalize_url, scope_of
+from .urls import CLEAN_URL, CLEAN_URLS, Scope, normalize_url, scope_of
 
 __all__ = [
     "apply_defaults", "apply_defaults_batches", "check_length", "check_length_batches",
@@ -28,13 +29,15 @@ __all__ = [
 def normalize_batches(batches: Iterable[Batch], report: Report) -> Iterator[Batch]:
     """Turn each loc into its normalised absolute http(s) URI; skip and report the others."""
     clean = CLEAN_URL.fullmatch
+    all_clean = CLEAN_URLS.fullmatch
     for batch in batches:
         locs = batch.locs
-        # normalize_url's own first test: most URLs of a real site are already clean
-        unclean = [i for i, loc in enumerate(locs) if clean(loc) is None]
-        if not unclean:
+        # normalize_url's own first test, over the whole batch in one regex call: most URLs of
+        # a real site are already clean
+        if all_clean("\n".join(locs) + "\n") is not None:
             yield batch
             continue
+        unclean = [i for i, loc in enumerate(locs) if clean(loc) is None]
         fixed = list(locs)
         drop = []
         for i in unclean:
@@ -90,6 +93,9 @@ def within_scope_batches(batches: Iterable[Batch], report: Report,
             continue
         if prefix is None:
             prefix = scope_of(batch.locs[0], directory=False).prefix
+        if all(map(str.startswith, batch.locs, repeat(prefix))):
+            yield batch
+            continue
         # a URL equal to the scope's directory without its trailing slash is the site itself
         outside = [i for i, loc in enumerate(batch.locs)
                    if not loc.startswith(prefix) and loc + "/" != prefix]

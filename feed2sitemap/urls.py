@@ -11,7 +11,10 @@ __all__ = ["Scope", "is_absolute_http", "normalize_url", "scope_of"]
 # A URL that is already a clean, normalised absolute http(s) URI: lower-case scheme and host, no
 # port, userinfo or IPv6 literal, a path, and nothing after the host that would need
 # percent-encoding. Most URLs of a real site pass these two regexes and skip urlsplit entirely.
-CLEAN_URL = _CLEAN = re.compile(r"https?://[a-z0-9][a-z0-9.-]*/[A-Za-z0-9\-._~!$&'()*+,;=:@/?#\[\]]*")
+_CLEAN_TEXT = r"https?://[a-z0-9][a-z0-9.-]*/[A-Za-z0-9\-._~!$&'()*+,;=:@/?#\[\]]*"
+CLEAN_URL = _CLEAN = re.compile(_CLEAN_TEXT)
+# The same for many URLs at once, each followed by a newline (which no clean URL contains)
+CLEAN_URLS = re.compile(f"(?:{_CLEAN_TEXT}\n)*")
 # The same, allowing well-formed %XX escapes: slower (an alternation per character), so tried only
 # for URLs that contain a "%".
 _CLEAN_PCT = re.compile(

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from ..batch import Batch
 from ..record import Record, format_lastmod
-from ..xmlutil import needs_escaping, xml_escape
+from ..xmlutil import escape_specials, needs_escaping, xml_escape
 
 __all__ = ["INDEX", "URLSET"]
 
@@ -56,12 +56,12 @@ def _escaped_locs(batch: Batch) -> list[str]:
     """The batch's locations XML-escaped: checked in one pass over their concatenation, since
     locations that need escaping (a "&" in a query) are the exception."""
     locs = batch.locs
-    joined = "\n".join(locs)
-    if not needs_escaping(joined.replace("\n", "")):
+    flat = "".join(locs)
+    if not needs_escaping(flat):
         return locs
-    if joined.count("\n") == len(locs) - 1:  # no loc has a newline of its own
-        # escaping is character by character: escape the block once, cut it where it was joined
-        return xml_escape(joined).split("\n")
+    if flat.isprintable():  # so no location holds a newline, nor anything XML forbids:
+        # escape the block once, joined on newlines, and cut it there (escaping is per character)
+        return escape_specials("\n".join(locs)).split("\n")
     return [xml_escape(loc) for loc in locs]
 
 
