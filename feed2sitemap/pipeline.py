@@ -123,23 +123,24 @@ def dedupe_batches(batches: Iterable[Batch], report: Report) -> Iterator[Batch]:
     # A dict, not a set: a dict that holds only ints is not tracked by the cyclic garbage
     # collector, while a set always is, and every full collection would walk a million entries
     # (half a second per million URLs, measured).
-    seen: dict[int, None] = {}
-    for batch in batches:
+    seen: dict[int, int] = {}
+    for tag, batch in enumerate(batches):
         # 60 bits of the hash: an int below 2**60 is a 32-byte object, one above it 40 bytes
-        keys = [h & _KEY_MASK for h in map(hash, batch.locs)]
-        fresh = dict.fromkeys(keys)
-        if len(fresh) == len(keys) and seen.keys().isdisjoint(fresh):
-            seen.update(fresh)  # the usual case, decided in C: no copy in this batch
-            yield batch
+        keys = list(map(_KEY_MASK.__and__, map(hash, batch.locs)))
+        # One probe per URL, in C: setdefault stores this batch's tag for a new key and returns
+        # the tag of an earlier batch for a key seen before.
+        got = list(map(seen.setdefault, keys, repeat(tag)))
+        if got.count(tag) == len(got) and len(set(keys)) == len(keys):
+            yield batch  # the usual case: no copy of an earlier URL, none within the batch
             continue
-        setdefault = seen.setdefault
+        first: dict[int, int] = {}
         drop = []
-        for i, key in enumerate(keys):
-            size = len(seen)
-            setdefault(key)
-            if len(seen) == size:  # one probe of the table: a copy leaves the size unchanged
+        for i, (key, owner) in enumerate(zip(keys, got, strict=True)):
+            if owner != tag or key in first:
                 report.skip("duplicate", *batch.where(i), f"duplicate URL {batch.locs[i]}")
                 drop.append(i)
+            else:
+                first[key] = i
         rest = batch.without(drop)
         if rest.locs:
             yield rest
