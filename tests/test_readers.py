@@ -73,7 +73,7 @@ def test_urlset_gives_all_four_fields_and_ignores_extensions() -> None:
                datetime(2024, 3, 5, 9, 15, tzinfo=UTC), "weekly", 0.8),
         Record("https://www.example.com/b?q=<x>&r=1", date(2024, 1, 2)),
     ]
-    assert [r.line for r in got] == [5, 14]
+    assert [r.line for r in got] == [7, 14]  # the line where each entry's </loc> is
     assert not report.warnings and not report.skipped
 
 

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import IO, Optional
+from collections.abc import Callable, Iterator
+from typing import IO, Any, Optional
 from xml.parsers import expat
 
+from ..batch import Batch, unbatched
 from ..errors import InputError
-from ..record import Record, make_record, parse_changefreq, parse_lastmod, parse_priority
+from ..record import Lastmod, Record, parse_changefreq, parse_lastmod, parse_priority
 from ..report import Report
 from ..xmlutil import EntitiesForbidden, safe_expat_parser
 
-__all__ = ["SITEMAP_NS", "read_sitemap"]
+__all__ = ["SITEMAP_NS", "read_sitemap", "read_sitemap_batches"]
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 MAX_VALUE = 64 * 1024  # a longer <loc> or other value is refused, not held
@@ -20,87 +21,151 @@ MAX_VALUE = 64 * 1024  # a longer <loc> or other value is refused, not held
 # "<" or ">" at all is refused before expat sees it.
 MAX_TOKEN = 2 * MAX_VALUE
 CHUNK = 1 << 16
+CACHE = 4096  # distinct lastmod/priority texts remembered (sitemaps repeat them a lot)
 
-_FIELDS = ("loc", "lastmod", "changefreq", "priority")
+LOC, LASTMOD, CHANGEFREQ, PRIORITY = range(4)
+_FIELDS = {"loc": LOC, "lastmod": LASTMOD, "changefreq": CHANGEFREQ, "priority": PRIORITY}
 
 
 def read_sitemap(stream: IO[bytes], source: str, report: Report,
                  base_url: Optional[str] = None) -> Iterator[Record]:
-    """Yield a Record per <url> (or, for an index, per <sitemap> with ``is_sitemap``).
+    """Yield a Record per <url> (or, for an index, per <sitemap> with ``is_sitemap``)."""
+    return unbatched(read_sitemap_batches(stream, source, report, base_url))
 
-    Memory does not grow with the file: expat is fed 64 KiB at a time and the records completed
+
+class _Columns:
+    """The entries completed since the last batch, column by column, with their values parsed
+    and checked (a bad value is dropped with a warning, the entry kept)."""
+
+    def __init__(self, source: str, report: Report, is_index: bool) -> None:
+        self.source = source
+        self.report = report
+        self.is_index = is_index
+        self.kind = "sitemap" if is_index else "url"
+        self._lastmods: dict[str, Optional[Lastmod]] = {}
+        self._priorities: dict[str, Optional[float]] = {}
+        self.clear()
+
+    def clear(self) -> None:
+        self.locs: list[str] = []
+        self.lines: list[Optional[int]] = []
+        self.lastmods: list[Optional[Lastmod]] = []
+        self.changefreqs: list[Optional[str]] = []
+        self.priorities: list[Optional[float]] = []
+        self.any_lastmod = self.any_changefreq = self.any_priority = False
+
+    def add(self, fields: list[Optional[str]], line: int) -> None:
+        loc, lastmod, changefreq, priority = fields
+        if loc is None or not loc.strip():
+            self.report.skip("no loc", self.source, line, f"<{self.kind}> without a <loc>")
+            return
+        self.locs.append(loc.strip())
+        self.lines.append(line)
+        when: Optional[Lastmod] = None
+        if lastmod is not None:
+            when = self._cached(self._lastmods, lastmod, parse_lastmod, "lastmod", line)
+            self.any_lastmod = self.any_lastmod or when is not None
+        self.lastmods.append(when)
+        how_often: Optional[str] = None
+        if changefreq is not None and not self.is_index:
+            try:
+                how_often = parse_changefreq(changefreq)
+                self.any_changefreq = True
+            except ValueError as exc:
+                self.report.warn("bad changefreq", self.source, line, f"changefreq dropped: {exc}")
+        self.changefreqs.append(how_often)
+        weight: Optional[float] = None
+        if priority is not None and not self.is_index:
+            weight = self._cached(self._priorities, priority, parse_priority, "priority", line)
+            self.any_priority = self.any_priority or weight is not None
+        self.priorities.append(weight)
+
+    def _cached(self, cache: dict[str, Any], text: str, parse: Callable[[str], Any], what: str,
+                line: int) -> Any:
+        # Parsing a lastmod is most of the per-URL cost, and real sitemaps write the same few
+        # values over and over: remember the last CACHE distinct texts (bad ones too).
+        if text in cache:
+            value = cache[text]
+        else:
+            try:
+                value = parse(text)
+            except ValueError:
+                value = None
+            if len(cache) >= CACHE:
+                cache.clear()
+            cache[text] = value
+        if value is None:
+            try:
+                parse(text)
+            except ValueError as exc:
+                self.report.warn(f"bad {what}", self.source, line, f"{what} dropped: {exc}")
+        return value
+
+    def batch(self) -> Batch:
+        return Batch(self.locs, self.source, self.lines,
+                     self.lastmods if self.any_lastmod else None,
+                     self.changefreqs if self.any_changefreq else None,
+                     self.priorities if self.any_priority else None, self.is_index)
+
+
+def read_sitemap_batches(stream: IO[bytes], source: str, report: Report,
+                         base_url: Optional[str] = None) -> Iterator[Batch]:
+    """Yield the <url> entries (or, for an index, the <sitemap> entries) in batches.
+
+    Memory does not grow with the file: expat is fed 64 KiB at a time and the entries completed
     by each chunk are yielded before the next is read. Elements of other namespaces (image:,
-    video:, news:, xhtml:link) are ignored.
+    video:, news:, xhtml:link) are ignored. The handlers do as little as they can: they run a
+    dozen times per URL.
     """
     parser = safe_expat_parser(" ")
-    done: list[Record] = []
-    # Parser state, reset per entry: the current entry's fields and the text being collected.
-    state: dict[str, object] = {}
-    entry_line = 0
-    in_entry = False
-    field_name: Optional[str] = None
-    text_parts: list[str] = []
-    text_len = 0
-    ns = ""
-    entry_tag = ""
-    is_index = False
-    depth = 0
+    columns: Optional[_Columns] = None
+    fields: list[Optional[str]] = [None] * 4  # the current entry's loc, lastmod, ...
+    line = 0  # the line of the current entry's <loc>
+    # Text since the last end tag. Only end tags are handled in Python: the text of a field is
+    # what was collected when its end tag comes (values are stripped, so the whitespace before
+    # a field's start tag does not matter), and appending is list.append itself, a C call.
+    text: list[str] = []
+    names: dict[str, int] = {}  # full element name → field index, in the root's namespace
+    entry_name = ""
 
-    def where() -> tuple[int, int]:
-        return parser.CurrentLineNumber, parser.CurrentColumnNumber + 1
-
-    def start(name: str, attrs: dict[str, str]) -> None:
-        nonlocal in_entry, entry_line, field_name, text_len, ns, entry_tag, is_index, depth
-        depth += 1
-        e_ns, _, local = name.rpartition(" ")
-        if depth == 1:
-            if local not in ("urlset", "sitemapindex"):
-                raise InputError(source, where()[0], f"root element <{local}> is not urlset "
-                                 "or sitemapindex", where()[1])
-            ns = e_ns
-            is_index = local == "sitemapindex"
-            entry_tag = "sitemap" if is_index else "url"
-            if e_ns != SITEMAP_NS:
-                report.warn("namespace", source, where()[0],
-                            f"<{local}> is not in the sitemaps.org 0.9 namespace "
-                            f"({e_ns or 'no namespace'}); read anyway")
-            return
-        if e_ns != ns:
-            return
-        if depth == 2 and local == entry_tag:
-            in_entry = True
-            entry_line = parser.CurrentLineNumber
-            state.clear()
-        elif depth == 3 and in_entry and local in _FIELDS:
-            field_name = local
-            text_parts.clear()
-            text_len = 0
-
-    def chars(data: str) -> None:
-        nonlocal text_len
-        if field_name is not None and depth == 3:  # the field's own text, not a child's
-            text_len += len(data)
-            if text_len > MAX_VALUE:
-                line, col = where()
-                raise InputError(source, line, f"<{field_name}> value longer than "
-                                 f"{MAX_VALUE:,} characters", col)
-            text_parts.append(data)
+    def root(name: str, attrs: object) -> None:
+        nonlocal columns, entry_name
+        ns, _, local = name.rpartition(" ")
+        if local not in ("urlset", "sitemapindex"):
+            raise InputError(source, parser.CurrentLineNumber, f"root element <{local}> is "
+                             "not urlset or sitemapindex", parser.CurrentColumnNumber + 1)
+        if ns != SITEMAP_NS:
+            report.warn("namespace", source, parser.CurrentLineNumber,
+                        f"<{local}> is not in the sitemaps.org 0.9 namespace "
+                        f"({ns or 'no namespace'}); read anyway")
+        is_index = local == "sitemapindex"
+        prefix = ns + " " if ns else ""
+        entry_name = prefix + ("sitemap" if is_index else "url")
+        wanted = ("loc", "lastmod") if is_index else tuple(_FIELDS)
+        names.update({prefix + n: _FIELDS[n] for n in wanted})
+        columns = _Columns(source, report, is_index)
+        parser.StartElementHandler = None  # no other start tag needs Python
 
     def end(name: str) -> None:
-        nonlocal in_entry, field_name, depth
-        depth -= 1
-        if field_name is not None and depth == 2:
-            state[field_name] = "".join(text_parts)
-            field_name = None
-        elif in_entry and depth == 1:
-            in_entry = False
-            record = _make(state, entry_line, is_index, source, report)
-            if record is not None:
-                done.append(record)
+        nonlocal fields, line
+        f = names.get(name)
+        if f is not None:
+            value = fields[f] = text[0] if len(text) == 1 else "".join(text)
+            if len(value) > MAX_VALUE:
+                raise InputError(source, parser.CurrentLineNumber, f"<{name.rpartition(' ')[2]}> "
+                                 f"value longer than {MAX_VALUE:,} characters")
+            if f == LOC:
+                line = parser.CurrentLineNumber
+        elif name == entry_name:
+            assert columns is not None
+            columns.add(fields, line or parser.CurrentLineNumber)
+            fields = [None] * 4
+            line = 0
+        text.clear()
 
-    parser.StartElementHandler = start
+    parser.StartElementHandler = root
     parser.EndElementHandler = end
-    parser.CharacterDataHandler = chars
+    parser.CharacterDataHandler = text.append
 
     read = stream.read
     run = 0  # bytes since the last "<" or ">"
@@ -109,9 +174,14 @@ def read_sitemap(stream: IO[bytes], source: str, report: Report,
             chunk = read(CHUNK)
             run = _markup_gap(chunk, run, source, parser.CurrentLineNumber)
             parser.Parse(chunk, not chunk)
-            if done:
-                yield from done
-                done.clear()
+            if len(text) > 1 and sum(map(len, text)) > MAX_VALUE:
+                if "".join(text).strip():  # whitespace between entries is harmless
+                    raise InputError(source, parser.CurrentLineNumber, f"value longer than "
+                                     f"{MAX_VALUE:,} characters")
+                text.clear()
+            if columns is not None and columns.locs:
+                yield columns.batch()
+                columns.clear()
             if not chunk:
                 break
     except expat.ExpatError as exc:
@@ -139,33 +209,3 @@ def _markup_gap(chunk: bytes, run: int, source: str, line: int) -> int:
         raise InputError(source, line, f"more than {MAX_TOKEN:,} bytes without markup (a "
                          "value, tag or attribute that long is refused, not held)")
     return run
-
-
-def _make(state: dict[str, object], line: int, is_index: bool, source: str,
-          report: Report) -> Optional[Record]:
-    kind = "sitemap" if is_index else "url"
-    loc = state.get("loc")
-    if not isinstance(loc, str) or not loc.strip():
-        report.skip("no loc", source, line, f"<{kind}> without a <loc>")
-        return None
-    lastmod = changefreq = priority = None
-    raw = state.get("lastmod")
-    if isinstance(raw, str):
-        try:
-            lastmod = parse_lastmod(raw)
-        except ValueError as exc:
-            report.warn("bad lastmod", source, line, f"lastmod dropped: {exc}")
-    if not is_index:
-        raw = state.get("changefreq")
-        if isinstance(raw, str):
-            try:
-                changefreq = parse_changefreq(raw)
-            except ValueError as exc:
-                report.warn("bad changefreq", source, line, f"changefreq dropped: {exc}")
-        raw = state.get("priority")
-        if isinstance(raw, str):
-            try:
-                priority = parse_priority(raw)
-            except ValueError as exc:
-                report.warn("bad priority", source, line, f"priority dropped: {exc}")
-    return make_record(loc.strip(), lastmod, changefreq, priority, is_index, source, line)
