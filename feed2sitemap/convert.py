@@ -19,7 +19,7 @@ from .pipeline import (
     apply_defaults_batches,
     check_length_batches,
     dedupe_batches,
-    follow_index,
+    follow_index_batches,
     merge,
     normalize_batches,
     within_scope_batches,
@@ -199,17 +199,17 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
                               max_feed_bytes=max_feed_bytes, name=name)
             if follow:
                 path = os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
-                it = batched(follow_index(unbatched(it),
-                                          None if path is None else os.path.dirname(path),
-                                          part_reader(base is not None and path in base)))
+                it = follow_index_batches(it, None if path is None else os.path.dirname(path),
+                                          part_reader(base is not None and path in base))
             yield from it
 
-    def part_reader(in_base: bool) -> Callable[[str], Iterator[Record]]:
-        def read_part(path: str) -> Iterator[Record]:
+    def part_reader(in_base: bool) -> Callable[[str], Iterator[Batch]]:
+        def read_part(path: str) -> Iterator[Batch]:
             if in_base:
                 assert base is not None
                 base.add(path)  # the parts of the output's previous version are the base too
-            return read(path, report=report, base_url=base_url, max_feed_bytes=max_feed_bytes)
+            return read_batches(path, report=report, base_url=base_url,
+                                max_feed_bytes=max_feed_bytes)
         return read_part
 
     stream = normalize_batches(batches(), report)

@@ -17,7 +17,8 @@ from .urls import CLEAN_URL, CLEAN_URLS, Scope, normalize_url, scope_of
 
 __all__ = [
     "apply_defaults", "apply_defaults_batches", "check_length", "check_length_batches",
-    "dedupe", "dedupe_batches", "follow_index", "merge", "normalize", "normalize_batches",
+    "dedupe", "dedupe_batches", "follow_index", "follow_index_batches", "merge", "normalize",
+    "normalize_batches",
     "within_scope", "within_scope_batches",
 ]
 
@@ -232,24 +233,34 @@ def part_path(index: Record, directory: str) -> str:
 def follow_index(records: Iterable[Record], directory: Optional[str],
                  read_part: Callable[[str], Iterable[Record]],
                  depth: int = 2) -> Iterator[Record]:
+    """Records version of follow_index_batches."""
+    return unbatched(follow_index_batches(
+        batched(records), directory, lambda path: batched(read_part(path)), depth))
+
+
+def follow_index_batches(batches: Iterable[Batch], directory: Optional[str],
+                         read_part: Callable[[str], Iterable[Batch]],
+                         depth: int = 2) -> Iterator[Batch]:
     """Replace each sitemap of an index by the records of its part, read from a local file.
 
     ``directory`` is the index's own (None for a stream: then an index is an error). A part may
     itself be an index (ours are, past 50,000 parts), down to ``depth`` levels. A part that is
     not there is an error naming it: an update would otherwise drop its URLs silently.
     """
-    for record in records:
-        if not record.is_sitemap:
-            yield record
+    for batch in batches:
+        if not batch.is_sitemap:
+            yield batch
             continue
-        if directory is None:
-            raise InputError(record.source, record.line,
-                             "--follow needs the index as a file: its parts are read beside it")
-        if depth <= 0:
-            raise InputError(record.source, record.line,
-                             "--follow: indexes nested deeper than two levels")
-        path = part_path(record, directory)
-        if not os.path.isfile(path):
-            raise InputError(record.source, record.line,
-                             f"--follow: part {record.loc[:200]} is missing: no file {path}")
-        yield from follow_index(read_part(path), os.path.dirname(path), read_part, depth - 1)
+        for record in batch.records():
+            if directory is None:
+                raise InputError(record.source, record.line,
+                                 "--follow needs the index as a file: its parts are read beside it")
+            if depth <= 0:
+                raise InputError(record.source, record.line,
+                                 "--follow: indexes nested deeper than two levels")
+            path = part_path(record, directory)
+            if not os.path.isfile(path):
+                raise InputError(record.source, record.line,
+                                 f"--follow: part {record.loc[:200]} is missing: no file {path}")
+            yield from follow_index_batches(read_part(path), os.path.dirname(path), read_part,
+                                            depth - 1)
