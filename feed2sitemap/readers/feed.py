@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Optional
 
@@ -23,8 +22,7 @@ DEFAULT_MAX_FEED_BYTES = 32 * 1024 * 1024
 
 # A DOCTYPE that declares entities, in UTF-8/ASCII-compatible or UTF-16 bytes. Checked before
 # feedparser sees the document: its SAX parser would expand internal entities.
-_ENTITY_DECL = re.compile(rb"<!ENTITY|<\x00!\x00E\x00N\x00T\x00I\x00T\x00Y\x00|"
-                          rb"\x00<\x00!\x00E\x00N\x00T\x00I\x00T\x00Y")
+_ENTITY_DECL = (b"<!ENTITY", "<!ENTITY".encode("utf-16-le"), "<!ENTITY".encode("utf-16-be"))
 
 
 def read_all(stream: IO[bytes], source: str, max_bytes: int) -> bytes:
@@ -52,7 +50,7 @@ def read_feed(stream: IO[bytes], source: str, report: Report, base_url: Optional
     from .feedstream import EntityDeclared, FastPathUnsupported, parse_feed_entries
 
     data = read_all(stream, source, max_bytes)
-    if _ENTITY_DECL.search(data):
+    if any(marker in data for marker in _ENTITY_DECL):  # a plain substring search, in C
         raise InputError(source, None, ENTITIES_REFUSED)
     try:
         entries = parse_feed_entries(data, base_url)
