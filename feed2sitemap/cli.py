@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import signal
 import sys
+import time
 from types import FrameType
 from typing import Any, Optional
 
@@ -17,7 +19,7 @@ from .limits import PROFILES
 from .merge import MergeCounts
 from .readers.feed import DEFAULT_MAX_FEED_BYTES
 from .record import CHANGEFREQS
-from .report import Report
+from .report import Progress, Report
 from .writers import FORMATS
 
 PROG = "feed2sitemap"
@@ -33,6 +35,43 @@ def _on_sigterm(signum: int, frame: Optional[FrameType]) -> None:
 
 def _say(text: str) -> None:
     click.echo(f"{PROG}: {text}", err=True)
+
+
+class ProgressLine:
+    """A one-line progress display on a terminal's stderr, for runs longer than DELAY seconds.
+
+    Redrawn at most every quarter second (the library calls in once per batch of URLs) and
+    cleared before any other message and at the end, so nothing of it stays on the screen.
+    """
+
+    DELAY = float(os.environ.get("FEED2SITEMAP_PROGRESS_DELAY", "2"))
+
+    def __init__(self) -> None:
+        self.start = time.monotonic()
+        self.drawn_at = 0.0
+        self.shown = False
+
+    def update(self, progress: Progress) -> None:
+        now = time.monotonic()
+        elapsed = now - self.start
+        if elapsed < self.DELAY or now - self.drawn_at < 0.25:
+            return
+        self.drawn_at = now
+        rate = progress.urls / elapsed if elapsed else 0.0
+        sys.stderr.write(f"\r\x1b[K{PROG}: {progress.urls:,} URLs read, {progress.files} "
+                         f"file{'s' if progress.files != 1 else ''} written, {rate:,.0f} URLs/s")
+        sys.stderr.flush()
+        self.shown = True
+
+    def clear(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+            self.shown = False
+
+    def say(self, text: str) -> None:
+        self.clear()
+        _say(text)
 
 
 def _size(n: int) -> str:
@@ -194,11 +233,18 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
         raise click.UsageError("stdin (-) can be read only once")
     if merge_copies + keep_first + no_dedupe > 1:
         raise click.UsageError("--merge, --keep-first and --no-dedupe exclude each other")
-    report = Report(strict=options["strict"], on_message=None if quiet else _say)
+    display = None if quiet or not sys.stderr.isatty() else ProgressLine()
+    report = Report(strict=options["strict"],
+                    on_message=None if quiet else display.say if display else _say)
     mode = ("merge" if merge_copies else "first" if keep_first else "none" if no_dedupe
             else "auto")
-    summary = convert(list(inputs) or ["-"], output, scope_check=not no_scope_check,
-                      report=report, dedupe_mode=mode, **options)
+    try:
+        summary = convert(list(inputs) or ["-"], output, scope_check=not no_scope_check,
+                          report=report, dedupe_mode=mode,
+                          progress=Progress(display.update) if display else None, **options)
+    finally:
+        if display is not None:
+            display.clear()
     if not quiet:
         for line in _summary_lines(summary):
             _say(line)

@@ -29,7 +29,7 @@ from .readers.feed import DEFAULT_MAX_FEED_BYTES, read_feed
 from .readers.sitemap import read_sitemap_batches
 from .readers.text import read_text_batches
 from .record import Record
-from .report import Report
+from .report import Progress, Report
 from .split import DEFAULT_GZIP_LEVEL, FileInfo, OutputSet, split_name, write_output
 from .urls import Scope, normalize_url, scope_of
 from .writers import INDEX, URLSET, FeedFormat, Format, format_for_name, get_format
@@ -158,7 +158,7 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
             max_feed_bytes: int = DEFAULT_MAX_FEED_BYTES, report: Optional[Report] = None,
             dedupe_mode: str = "auto", follow: bool = False, title: Optional[str] = None,
             site_url: Optional[str] = None, description: Optional[str] = None,
-            ) -> Summary:
+            progress: Optional[Progress] = None) -> Summary:
     """Read every input, check and normalise the URLs, and write sitemap file(s).
 
     ``output`` is a path (written atomically: temporaries renamed when all succeeded), a binary
@@ -212,7 +212,10 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
                                 max_feed_bytes=max_feed_bytes)
         return read_part
 
-    stream = normalize_batches(batches(), report)
+    stream: Iterator[Batch] = batches()
+    if progress is not None:
+        stream = _counted(stream, progress)
+    stream = normalize_batches(stream, report)
     stream = check_length_batches(stream, prof.max_loc, report, prof.name, prof.min_loc)
     if scope_check:
         stream = within_scope_batches(stream, report, scope)
@@ -227,9 +230,15 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
     summary = write_batches(stream, output, to=to, profile=prof, base_url=base_url, gzip=gzip,
                             gzip_level=gzip_level, index=index, report=report,
                             source_name=names, title=title, site_url=site_url,
-                            description=description)
+                            description=description, progress=progress)
     summary.merge = counts
     return summary
+
+
+def _counted(batches: Iterable[Batch], progress: Progress) -> Iterator[Batch]:
+    for batch in batches:
+        progress.read(len(batch.locs))
+        yield batch
 
 
 def _site_url(site_url: Optional[str], base_url: Optional[str], first_loc: str) -> str:
@@ -276,7 +285,8 @@ def write_batches(batches: Iterable[Batch], dest: Destination = None, *,
                   gzip_level: Optional[int] = None, index: str = "auto",
                   report: Optional[Report] = None, source_name: Optional[str] = None,
                   title: Optional[str] = None, site_url: Optional[str] = None,
-                  description: Optional[str] = None) -> Summary:
+                  description: Optional[str] = None,
+                  progress: Optional[Progress] = None) -> Summary:
     """``write``, in batches (see batch.py): what convert itself uses."""
     report = report if report is not None else Report()
     prof = _profile(profile, None, None)
@@ -300,10 +310,10 @@ def write_batches(batches: Iterable[Batch], dest: Destination = None, *,
             raise UnsupportedFormat("--gzip-level must be between 0 and 9")
 
     if path is not None:
-        out = OutputSet(path)
+        out = OutputSet(path, progress=progress)
     else:
         stream = dest if dest is not None and not isinstance(dest, str) else sys.stdout.buffer
-        out = OutputSet(None, stream)  # type: ignore[arg-type]
+        out = OutputSet(None, stream, progress=progress)  # type: ignore[arg-type]
     it = _one_kind(batches, report)
     first = next(it, None)
     if first is None:

@@ -8,7 +8,7 @@ from typing import Optional
 
 from .errors import InputError
 
-__all__ = ["Report"]
+__all__ = ["Progress", "Report"]
 
 # Past this many messages of one kind, further ones are only counted: a list with a million bad
 # lines should not print a million lines, but the summary still gives the full count.
@@ -60,3 +60,26 @@ class Report:
     @property
     def total_skipped(self) -> int:
         return sum(self.skipped.values())
+
+
+class Progress:
+    """How far a run has got: URLs read and files opened, for a progress display.
+
+    The library only counts and calls ``on_update`` (once per batch of records, and whenever a
+    file is opened); what is shown, and when, is the caller's business.
+    """
+
+    def __init__(self, on_update: Optional[Callable[[Progress], None]] = None) -> None:
+        self.urls = 0
+        self.files = 0
+        self.on_update = on_update
+
+    def read(self, n: int) -> None:
+        self.urls += n
+        if self.on_update is not None:
+            self.on_update(self)
+
+    def opened(self) -> None:
+        self.files += 1
+        if self.on_update is not None:
+            self.on_update(self)

@@ -20,7 +20,7 @@ from .batch import Batch, batched
 from .errors import LimitError, OutputError
 from .limits import Profile
 from .record import Lastmod, lastmod_key, make_record
-from .report import Report
+from .report import Progress, Report
 from .writers import INDEX, Format, format_entries
 
 __all__ = [
@@ -250,8 +250,10 @@ class OutputSet:
     to a temporary file and copied out on commit, so a failed run writes nothing at all.
     """
 
-    def __init__(self, path: Optional[str], stream: Optional[IO[bytes]] = None) -> None:
+    def __init__(self, path: Optional[str], stream: Optional[IO[bytes]] = None,
+                 progress: Optional[Progress] = None) -> None:
         self.path = path
+        self.progress = progress
         self.stream = stream
         self.directory = os.path.dirname(os.path.abspath(path)) if path else None
         # Fail before reading anything when the output cannot be written at all (a merge reads
@@ -269,6 +271,8 @@ class OutputSet:
 
     def open_temp(self, n: int) -> tuple[BinaryOut, FileInfo]:
         info = FileInfo(None)
+        if self.progress is not None:
+            self.progress.opened()
         if self.path is None:
             spool = tempfile.TemporaryFile()
             self._spools.append(spool)

@@ -36,9 +36,10 @@ def command() -> list[str]:
 
 
 def run(*args: str, input: bytes | None = None, cwd: Path | None = None,
-        timeout: float = 120, **kw: object) -> subprocess.CompletedProcess[bytes]:
+        timeout: float = 120, env: dict[str, str] | None = None,
+        **kw: object) -> subprocess.CompletedProcess[bytes]:
     """Run the installed command in a subprocess and capture its output."""
-    env = dict(os.environ)
+    env = dict(os.environ if env is None else env)
     env.pop("PYTHONHASHSEED", None)
     return subprocess.run(command() + list(args), input=input, capture_output=True, cwd=cwd,
                           timeout=timeout, env=env, **kw)  # type: ignore[call-overload]

@@ -203,3 +203,52 @@ def test_split_without_base_url_writes_nothing(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "--base-url" in result.stderr.decode()
     assert list(tmp_path.iterdir()) == []
+
+
+def _run_on_a_terminal(args: list[str], env_extra: dict[str, str]) -> tuple[int, bytes]:
+    """Run the installed command with stderr (and stdout) on a pseudo-terminal."""
+    import pty
+    import subprocess
+
+    from .conftest import command
+
+    leader, follower = pty.openpty()
+    env = dict(os.environ, **env_extra)
+    proc = subprocess.Popen(command() + args, stdout=follower, stderr=follower,
+                            stdin=subprocess.DEVNULL, env=env)
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            data = os.read(leader, 65536)
+        except OSError:  # the terminal closes when the command ends
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(leader)
+    return proc.wait(timeout=60), b"".join(chunks)
+
+
+def test_progress_shows_on_a_terminal_and_is_cleared(tmp_path: Path) -> None:
+    src = tmp_path / "urls.txt"
+    src.write_bytes(b"".join(b"https://e.example/%d\n" % i for i in range(20000)))
+    code, screen = _run_on_a_terminal([str(src), "-o", str(tmp_path / "s.xml")],
+                                      {"FEED2SITEMAP_PROGRESS_DELAY": "0"})
+    assert code == 0
+    assert b"URLs read, " in screen and b"URLs/s" in screen
+    # cleared before the summary: the last progress line is wiped by "\r\x1b[K"
+    last = screen.rindex(b"URLs/s")
+    assert b"\r\x1b[K" in screen[last:]
+    assert screen.rstrip().endswith(b"skipped none")
+
+
+def test_no_progress_when_quiet_or_not_a_terminal(tmp_path: Path) -> None:
+    src = tmp_path / "urls.txt"
+    src.write_bytes(b"".join(b"https://e.example/%d\n" % i for i in range(20000)))
+    code, screen = _run_on_a_terminal([str(src), "-o", str(tmp_path / "s.xml"), "-q"],
+                                      {"FEED2SITEMAP_PROGRESS_DELAY": "0"})
+    assert code == 0 and screen == b""
+    result = run(str(src), "-o", str(tmp_path / "s.xml"), env=dict(
+        os.environ, FEED2SITEMAP_PROGRESS_DELAY="0"))
+    assert b"URLs read" not in result.stderr
