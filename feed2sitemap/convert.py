@@ -25,9 +25,7 @@ from .pipeline import (
     within_scope_batches,
 )
 from .readers import READERS
-from .readers.feed import DEFAULT_MAX_FEED_BYTES, read_feed
-from .readers.sitemap import read_sitemap_batches
-from .readers.text import read_text_batches
+from .readers.feed import DEFAULT_MAX_FEED_BYTES, read_feed_batches
 from .record import Record
 from .report import Progress, Report
 from .split import DEFAULT_GZIP_LEVEL, FileInfo, OutputSet, split_name, write_output
@@ -106,15 +104,11 @@ def _read_stream(raw: IO[bytes], name: str, format: str, report: Report,
         if not head:
             raise InputError(name, None, "the input is empty")
         kind = sniff(head, name) if format == "auto" else format
-        if kind == "text":
-            yield from read_text_batches(stream, name, report, base_url)
-        elif kind == "sitemap":
-            yield from read_sitemap_batches(stream, name, report, base_url)
-        elif kind == "feed":
-            yield from batched(read_feed(stream, name, report, base_url,
-                                         max_bytes=max_feed_bytes))
+        if kind == "feed":
+            yield from read_feed_batches(stream, name, report, base_url,
+                                         max_bytes=max_feed_bytes)
         else:
-            yield from batched(READERS[kind](stream, name, report, base_url))
+            yield from READERS[kind](stream, name, report, base_url)
     except IsADirectoryError:
         raise InputError(name, None, "is a directory") from None
     except OSError as exc:

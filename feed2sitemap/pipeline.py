@@ -1,4 +1,5 @@
-"""Pipeline steps between readers and writers: each a small generator over records."""
+"""Pipeline steps between readers and writers: each a small generator over batches of records
+(see batch.py), with a record-level twin for library users."""
 
 from __future__ import annotations
 

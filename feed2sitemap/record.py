@@ -17,7 +17,6 @@ __all__ = [
     "parse_changefreq",
     "parse_lastmod",
     "parse_priority",
-    "with_loc",
 ]
 
 Lastmod = Union[date, datetime]
@@ -86,14 +85,6 @@ def make_record(
         values["is_sitemap"] = is_sitemap
     _set_dict(r, "__dict__", values)
     return r
-
-
-def with_loc(record: Record, loc: str) -> Record:
-    """The same record with another (already validated) location."""
-    return make_record(
-        loc, record.lastmod, record.changefreq, record.priority, record.is_sitemap,
-        record.source, record.line,
-    )
 
 
 # What is read as a lastmod: a W3C Datetime (https://www.w3.org/TR/NOTE-datetime) that the

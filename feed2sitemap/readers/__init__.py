@@ -5,19 +5,21 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import IO, Optional
 
-from ..record import Record
+from ..batch import Batch
 from ..report import Report
-from .feed import read_feed
-from .sitemap import read_sitemap
-from .text import read_text
+from .feed import read_feed, read_feed_batches
+from .sitemap import read_sitemap, read_sitemap_batches
+from .text import read_text, read_text_batches
 
-__all__ = ["READERS", "ReaderFn", "read_feed", "read_sitemap", "read_text"]
+__all__ = ["READERS", "BatchReader", "read_feed", "read_feed_batches", "read_sitemap",
+           "read_sitemap_batches", "read_text", "read_text_batches"]
 
-ReaderFn = Callable[[IO[bytes], str, Report, Optional[str]], Iterator[Record]]
+BatchReader = Callable[[IO[bytes], str, Report, Optional[str]], Iterator[Batch]]
 
-# name → reader(stream, source name, report, base_url); the names are --from's choices.
-READERS: dict[str, ReaderFn] = {
-    "feed": read_feed,
-    "sitemap": read_sitemap,
-    "text": read_text,
+# name → reader(stream, source name, report, base_url); the names are --from's choices. Each
+# module also has the same reader yielding records (read_feed, ...) for library users.
+READERS: dict[str, BatchReader] = {
+    "feed": read_feed_batches,
+    "sitemap": read_sitemap_batches,
+    "text": read_text_batches,
 }

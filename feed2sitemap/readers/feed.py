@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Optional
 
+from ..batch import Batch, batched
 from ..errors import InputError
 from ..record import Record, make_record
 from ..report import Report
@@ -63,6 +64,13 @@ def read_feed(stream: IO[bytes], source: str, report: Report, base_url: Optional
             report.skip("no link", source, line or None, f"feed entry {n} has no link")
             continue
         yield make_record(link, lastmod, source=source, line=line or None)
+
+
+def read_feed_batches(stream: IO[bytes], source: str, report: Report,
+                      base_url: Optional[str] = None, *,
+                      max_bytes: int = DEFAULT_MAX_FEED_BYTES) -> Iterator[Batch]:
+    """read_feed, in batches (see batch.py)."""
+    return batched(read_feed(stream, source, report, base_url, max_bytes=max_bytes))
 
 
 ENTITIES_REFUSED = ("the feed declares entities (DOCTYPE with <!ENTITY>); refused for safety: "
