@@ -3,9 +3,12 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta, timezone
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from feed2sitemap.record import (
     Record,
+    _parse_w3c,
     format_lastmod,
     lastmod_key,
     make_record,
@@ -41,6 +44,26 @@ def test_w3c_datetimes_parse(text: str, expected: object) -> None:
 def test_invalid_lastmod_is_refused(text: str) -> None:
     with pytest.raises(ValueError):
         parse_lastmod(text)
+
+
+@given(st.integers(0, 9999), st.integers(0, 13), st.integers(0, 32), st.integers(0, 25),
+       st.integers(0, 60), st.integers(0, 60),
+       st.sampled_from(["Z", "+00:00", "-05:30", "+14:00", "+14:01", "-15:00", "+01:60", ""]),
+       st.booleans())
+def test_fast_path_for_common_forms_agrees_with_the_general_parser(
+        y: int, mo: int, d: int, h: int, mi: int, s: int, tz: str, with_time: bool) -> None:
+    text = f"{y:04d}-{mo:02d}-{d:02d}" + (f"T{h:02d}:{mi:02d}:{s:02d}{tz}" if with_time else "")
+    try:
+        expected: object = _parse_w3c(text)
+    except ValueError:
+        expected = ValueError
+    try:
+        got: object = parse_lastmod(text)
+    except ValueError:
+        got = ValueError
+    assert got == expected
+    if got is not ValueError:
+        assert type(got) is type(expected)
 
 
 def test_lastmod_is_written_in_utc_with_seconds_and_a_date_stays_a_date() -> None:
