@@ -257,7 +257,7 @@ def test_every_format_reads_back_as_written(to: str, recs: list[Record]) -> None
     if to == "rss":
         # Known limit: feedparser unescapes HTML entities in RSS <link> text after the XML
         # parser has, so a URL containing "&name;" (rare: "?a&b;") reads back altered.
-        assume(not any(re.search(r"&[A-Za-z0-9#]*;", r.loc) for r in recs))
+        assume(not any(re.search(r"&[A-Za-z0-9#_]*;", r.loc) for r in recs))
     data = written(recs, to=to)
     if to in ("rss", "atom"):
         assert len(parsed(data).entries) == len(recs)
