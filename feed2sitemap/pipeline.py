@@ -37,7 +37,7 @@ def normalize_batches(batches: Iterable[Batch], report: Report) -> Iterator[Batc
         # normalize_url's own first test, over the whole batch in one regex call: most URLs of
         # a real site are already clean
         if all_clean("\n".join(locs) + "\n") is not None:
-            yield batch
+            yield batch.with_locs(locs, uris=True)
             continue
         unclean = [i for i, loc in enumerate(locs) if clean(loc) is None]
         fixed = list(locs)
@@ -48,7 +48,7 @@ def normalize_batches(batches: Iterable[Batch], report: Report) -> Iterator[Batc
             except ValueError as exc:
                 report.skip("invalid URL", *batch.where(i), str(exc))
                 drop.append(i)
-        rest = batch.with_locs(fixed).without(drop)
+        rest = batch.with_locs(fixed, uris=True).without(drop)
         if rest.locs:
             yield rest
 
@@ -164,7 +164,7 @@ def apply_defaults_batches(batches: Iterable[Batch], changefreq: Optional[str] =
             priorities = [priority] * n if priorities is None else [
                 priority if v is None else v for v in priorities]
         yield Batch(batch.locs, batch.source, batch.lines, batch.lastmods, changefreqs,
-                    priorities, batch.is_sitemap, batch.sources)
+                    priorities, batch.is_sitemap, batch.sources, batch.uris)
 
 
 def normalize(records: Iterable[Record], report: Report) -> Iterator[Record]:

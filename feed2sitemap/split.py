@@ -21,7 +21,7 @@ from .errors import LimitError, OutputError
 from .limits import Profile
 from .record import Lastmod, lastmod_key, make_record
 from .report import Progress, Report
-from .writers import INDEX, Format, format_entries
+from .writers import INDEX, Format, format_block, format_entries
 
 __all__ = [
     "DEFAULT_GZIP_LEVEL", "FileInfo", "OutputSet", "Written", "part_names", "write_output",
@@ -115,6 +115,7 @@ def write_records(batches: Iterable[Batch], fmt: Format, profile: Profile,
     # the room one file has for entries once the declaration, root tags and closing tag are in
     room = max_bytes - header_size - footer_size
     entries = format_entries(fmt)
+    block = format_block(fmt)
     if files is None:
         files = []
     sink: Optional[_Sink] = None
@@ -168,16 +169,17 @@ def write_records(batches: Iterable[Batch], fmt: Format, profile: Profile,
             # A batch is formatted at once: one join and one encode give its exact size, and
             # while the whole batch fits the open file (nearly always) it is written in one
             # piece. Only the batch that crosses a file boundary is measured entry by entry.
-            texts = entries(batch)
-            data = "".join(texts).encode("utf-8")
-            if count + len(texts) <= max_urls and used + len(data) <= room:
-                write_entries(data)
-                used += len(data)
-                count += len(texts)
-                if batch.lastmods is not None:
-                    note_newest(batch.lastmods)
-                continue
-            for i, text in enumerate(texts):
+            n_entries = len(batch.locs)
+            if count + n_entries <= max_urls:
+                data = block(batch).encode("utf-8")
+                if used + len(data) <= room:
+                    write_entries(data)
+                    used += len(data)
+                    count += n_entries
+                    if batch.lastmods is not None:
+                        note_newest(batch.lastmods)
+                    continue
+            for i, text in enumerate(entries(batch)):
                 n = len(text) if text.isascii() else len(text.encode("utf-8"))
                 if count >= max_urls or used + n > room:
                     if n > room:

@@ -12,6 +12,7 @@ from .text import TEXT
 from .xml import INDEX, URLSET
 
 __all__ = [
+    "format_block",
     "format_entries","ATOM", "FORMATS", "INDEX", "RSS", "TEXT", "URLSET", "FeedFormat", "Format",
            "StampedFormat", "format_for_name", "get_format"]
 
@@ -32,6 +33,16 @@ def format_entries(fmt: Format) -> Callable[[Batch], list[str]]:
         return own
     entry = fmt.entry
     return lambda batch: [entry(record) for record in batch.records()]
+
+
+def format_block(fmt: Format) -> Callable[[Batch], str]:
+    """How ``fmt`` formats a whole batch as one string: its own ``block``, else its entries
+    joined."""
+    own: Optional[Callable[[Batch], str]] = getattr(fmt, "block", None)
+    if own is not None:
+        return own
+    entries = format_entries(fmt)
+    return lambda batch: "".join(entries(batch))
 
 
 def get_format(name: str) -> Format:

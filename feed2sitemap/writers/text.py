@@ -24,5 +24,8 @@ class TextFormat:
     def entries(self, batch: Batch) -> list[str]:
         return [loc + "\n" for loc in batch.locs]
 
+    def block(self, batch: Batch) -> str:
+        return "\n".join(batch.locs) + "\n"
+
 
 TEXT = TextFormat()

@@ -45,6 +45,27 @@ class UrlsetFormat:
         parts.append("</url>\n")
         return "".join(parts)
 
+    def block(self, batch: Batch) -> str:
+        """All the batch's entries as one string. For locations alone (the common case) that is
+        one join, one escaping pass and one replace, all in C, rather than an entry each."""
+        if not batch.plain:
+            return "".join(self.entries(batch))
+        locs = batch.locs
+        if batch.uris:  # no space, control character, < > or " in any: only & and ' to escape
+            joined = " ".join(locs)
+            if "&" in joined:
+                joined = joined.replace("&", "&amp;")
+            if "'" in joined:
+                joined = joined.replace("'", "&apos;")
+            return ("<url><loc>" + joined.replace(" ", "</loc></url>\n<url><loc>")
+                    + "</loc></url>\n")
+        joined = "\n".join(locs)
+        if needs_escaping(joined.replace("\n", " ")):
+            if not "".join(locs).isprintable():  # a newline or a forbidden character inside
+                return "".join(self.entries(batch))
+            joined = escape_specials(joined)
+        return "<url><loc>" + joined.replace("\n", "</loc></url>\n<url><loc>") + "</loc></url>\n"
+
     def entries(self, batch: Batch) -> list[str]:
         if batch.plain:
             return [f"<url><loc>{loc}</loc></url>\n" for loc in _escaped_locs(batch)]
