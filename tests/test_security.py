@@ -7,8 +7,6 @@ traceback, nothing written or replaced, done in seconds, peak memory under 200 M
 from __future__ import annotations
 
 import gzip
-import os
-import resource
 import signal
 import subprocess
 import sys
@@ -36,28 +34,42 @@ class Result:
     seconds: float
 
 
+# Linux starts a child's peak RSS (ru_maxrss) at the size of the process that forked it, and
+# pytest grows to hundreds of MB over a run. So the command is started by a small launcher
+# (a bare interpreter, about 10 MB), which reports the command's own peak from wait4.
+LAUNCHER = """
+import os, resource, subprocess, sys
+limit = int(sys.argv[2])
+def pre():
+    if limit:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+child = subprocess.Popen(sys.argv[3:], preexec_fn=pre)
+_, status, usage = os.wait4(child.pid, 0)
+with open(sys.argv[1], "w") as f:
+    f.write(f"{os.waitstatus_to_exitcode(status)} {usage.ru_maxrss}")
+"""
+
+
 def run_measured(args: list[str], stdin: object = None, timeout: float = 60,
-                 preexec: object = None) -> Result:
-    """Run the installed command; measure its own peak RSS (wait4) and wall time."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+                 file_limit: int = 0) -> Result:
+    """Run the installed command; measure its own peak RSS and wall time."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.NamedTemporaryFile("r") as report:
         start = time.monotonic()
-        proc = subprocess.Popen(command() + args, stdin=stdin if stdin is not None
-                                else subprocess.DEVNULL, stdout=out, stderr=err,
-                                preexec_fn=preexec)  # type: ignore[arg-type]
-        deadline = start + timeout
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() > deadline:
-                proc.kill()
-                pytest.fail(f"{args} did not finish in {timeout} s")
-            time.sleep(0.01)
-        proc.returncode = os.waitstatus_to_exitcode(status)
+        launcher = subprocess.Popen(
+            [sys.executable, "-I", "-S", "-c", LAUNCHER, report.name, str(file_limit),
+             *command(), *args],
+            stdin=stdin if stdin is not None else subprocess.DEVNULL, stdout=out, stderr=err)
+        try:
+            launcher.wait(timeout)
+        except subprocess.TimeoutExpired:
+            launcher.kill()
+            pytest.fail(f"{args} did not finish in {timeout} s")
+        code, maxrss_kb = (int(x) for x in report.read().split())
         out.seek(0)
         err.seek(0)
-        return Result(proc.returncode, out.read(), err.read().decode("utf-8", "replace"),
-                      usage.ru_maxrss / 1024, time.monotonic() - start)
+        return Result(code, out.read(), err.read().decode("utf-8", "replace"),
+                      maxrss_kb / 1024, time.monotonic() - start)
 
 
 def assert_refused(result: Result, *fragments: str) -> None:
@@ -235,10 +247,8 @@ def test_file_size_limit_is_a_clear_error_and_leaves_no_temporary(tmp_path: Path
     src = tmp_path / "urls.txt"
     src.write_bytes(URLS)
 
-    def limit() -> None:  # `ulimit -f 64` (KiB): writes past it fail with EFBIG
-        resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, 64 * 1024))
-
-    result = run_measured([str(src), "-o", str(out)], preexec=limit)
+    # `ulimit -f 64` (KiB): writes past it fail with EFBIG
+    result = run_measured([str(src), "-o", str(out)], file_limit=64 * 1024)
     assert_refused(result, "cannot write", "too large")
     untouched(out)
 
