@@ -12,6 +12,7 @@ into a page's date. RSS has no such rule: an item without a lastmod simply has n
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from datetime import datetime, timezone
 from urllib.parse import unquote, urlsplit
 
@@ -69,7 +70,7 @@ def title_for(loc: str) -> str:
     return title or name
 
 
-class FeedFormat:
+class FeedFormat(ABC):
     """What RSS and Atom share: the channel's title, link and description, set per run."""
 
     name = "feed"
@@ -91,14 +92,14 @@ class FeedFormat:
     def header(self) -> str:
         return self.file_header(None)
 
-    def file_header(self, newest: Lastmod | None) -> str:
-        raise NotImplementedError
+    @abstractmethod
+    def file_header(self, newest: Lastmod | None) -> str: ...
 
-    def footer(self) -> str:
-        raise NotImplementedError
+    @abstractmethod
+    def footer(self) -> str: ...
 
-    def entry(self, record: Record) -> str:
-        raise NotImplementedError
+    @abstractmethod
+    def entry(self, record: Record) -> str: ...
 
 
 class RssFormat(FeedFormat):
