@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections import Counter
 from datetime import datetime, timedelta, timezone
@@ -18,7 +19,10 @@ from feed2sitemap.readers.feedstream import (
     EntityDeclared,
     FastPathUnsupported,
     FeedEntry,
+    _known,
     _resolver,
+    _to_utc,
+    entry_date,
     feedparser_entries,
     parse_feed_entries,
 )
@@ -639,3 +643,46 @@ def test_hostile_structure_agrees_or_falls_back() -> None:
 
     check()
     assert seen["fast"] >= 30, seen
+
+
+def reference_date(text: str, epoch_is_unknown: bool = True) -> datetime | None:
+    """feedparser's own answer for an entry date: what the quick date paths must give."""
+    from feedparser.datetimes import _parse_date
+
+    parsed = _parse_date(text)
+    return _to_utc(_known(parsed) if epoch_is_unknown else parsed)
+
+
+_DAYS = ["Mon, ", "Tue, ", "Sun, ", ""]
+_MON = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split()
+
+
+@settings(max_examples=int(os.environ.get("FEED2SITEMAP_DATE_EXAMPLES", "500")), deadline=None)
+@given(st.sampled_from(_DAYS), st.integers(0, 39), st.sampled_from(_MON), st.integers(0, 9999),
+       st.integers(0, 29), st.integers(0, 69), st.integers(0, 69),
+       st.sampled_from(["GMT", "UT", "+0000", "-0800", "+0530", "+1400", "-1259", "+0099",
+                        "+9999", "-0000"]),
+       st.booleans(), st.booleans())
+def test_quick_rfc822_dates_agree_with_feedparser(day_name: str, day: int, month: str, year: int,
+                                                  hh: int, mi: int, ss: int, zone: str,
+                                                  short_day: bool, epoch_unknown: bool) -> None:
+    text = (f"{day_name}{day if short_day else f'{day:02d}'} {month} {year:04d} "
+            f"{hh:02d}:{mi:02d}:{ss:02d} {zone}")
+    assert entry_date(text, epoch_unknown) == reference_date(text, epoch_unknown)
+
+
+@settings(max_examples=int(os.environ.get("FEED2SITEMAP_DATE_EXAMPLES", "500")), deadline=None)
+@given(st.integers(0, 9999), st.integers(0, 13), st.integers(0, 32), st.integers(0, 25),
+       st.integers(0, 61), st.integers(0, 61),
+       st.sampled_from(["Z", "+00:00", "-05:30", "+14:00", "+99:99", "-00:00", "+02:60"]),
+       st.booleans())
+def test_quick_w3c_dates_agree_with_feedparser(year: int, month: int, day: int, hh: int, mi: int,
+                                               ss: int, zone: str, epoch_unknown: bool) -> None:
+    text = f"{year:04d}-{month:02d}-{day:02d}T{hh:02d}:{mi:02d}:{ss:02d}{zone}"
+    assert entry_date(text, epoch_unknown) == reference_date(text, epoch_unknown)
+
+
+def test_the_epoch_is_no_date_when_updated_but_a_date_when_published() -> None:
+    assert entry_date("1970-01-01T00:00:00Z") is None
+    assert entry_date("Thu, 01 Jan 1970 00:00:00 GMT", epoch_is_unknown=False) == datetime(
+        1970, 1, 1, tzinfo=timezone.utc)
