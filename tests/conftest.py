@@ -41,6 +41,8 @@ def run(*args: str, input: bytes | None = None, cwd: Path | None = None,
     """Run the installed command in a subprocess and capture its output."""
     env = dict(os.environ if env is None else env)
     env.pop("PYTHONHASHSEED", None)
+    if input is None:  # CI runs with no standard input at all: never inherit it
+        kw.setdefault("stdin", subprocess.DEVNULL)
     return subprocess.run(command() + list(args), input=input, capture_output=True, cwd=cwd,
                           timeout=timeout, env=env, **kw)  # type: ignore[call-overload]
 
