@@ -218,3 +218,19 @@ def test_relative_feed_link_is_resolved_against_base_url() -> None:
     doc = b'<rss version="2.0"><channel><item><link>/post/1</link></item></channel></rss>'
     got, _ = records(doc, base_url="https://e.example/blog/")
     assert got[0].loc == "https://e.example/post/1"
+
+
+def test_problems_of_several_entries_are_reported_in_line_order() -> None:
+    doc = (b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+           b"<url><loc>https://e.example/1</loc><priority>9</priority></url>\n"
+           b"<url><lastmod>2024-01-01</lastmod></url>\n"
+           b"<url><loc>https://e.example/3</loc><lastmod>soon</lastmod></url>\n"
+           b"<url><loc>https://e.example/4</loc><lastmod>2024-01-01</lastmod>"
+           b"<changefreq>Weekly</changefreq></url>\n</urlset>")
+    messages: list[str] = []
+    got = list(read(io.BytesIO(doc), report=Report(on_message=messages.append)))
+    assert [m.split(": ")[0] for m in messages] == ["<stream>:2", "<stream>:3", "<stream>:4",
+                                                    "<stream>:5"]
+    assert [r.loc for r in got] == ["https://e.example/1", "https://e.example/3",
+                                    "https://e.example/4"]
+    assert got[2].lastmod == date(2024, 1, 1) and got[2].changefreq is None

@@ -8,7 +8,7 @@ from xml.parsers import expat
 
 from ..batch import Batch, unbatched
 from ..errors import InputError
-from ..record import Lastmod, Record, parse_changefreq, parse_lastmod, parse_priority
+from ..record import Record, parse_changefreq, parse_lastmod, parse_priority
 from ..report import Report
 from ..xmlutil import EntitiesForbidden, safe_expat_parser
 
@@ -21,7 +21,6 @@ MAX_VALUE = 64 * 1024  # a longer <loc> or other value is refused, not held
 # "<" or ">" at all is refused before expat sees it.
 MAX_TOKEN = 2 * MAX_VALUE
 CHUNK = 1 << 16
-CACHE = 4096  # distinct lastmod/priority texts remembered (sitemaps repeat them a lot)
 
 LOC, LASTMOD, CHANGEFREQ, PRIORITY = range(4)
 _FIELDS = {"loc": LOC, "lastmod": LASTMOD, "changefreq": CHANGEFREQ, "priority": PRIORITY}
@@ -33,79 +32,71 @@ def read_sitemap(stream: IO[bytes], source: str, report: Report,
     return unbatched(read_sitemap_batches(stream, source, report, base_url))
 
 
-class _Columns:
-    """The entries completed since the last batch, column by column, with their values parsed
-    and checked (a bad value is dropped with a warning, the entry kept)."""
+_MISSING = object()
+
+
+class _Entries:
+    """The entries completed since the last batch, as their raw texts. They are checked and
+    parsed a batch at a time (a bad value is dropped with a warning, the entry kept): per URL
+    the parser's handler only appends, and repeated values (most lastmods and priorities of a
+    real sitemap) are parsed once."""
 
     def __init__(self, source: str, report: Report, is_index: bool) -> None:
         self.source = source
         self.report = report
         self.is_index = is_index
-        self.kind = "sitemap" if is_index else "url"
-        self._lastmods: dict[str, Optional[Lastmod]] = {}
-        self._priorities: dict[str, Optional[float]] = {}
-        self.clear()
+        self.rows: list[list[Optional[str]]] = []
+        self.lines: list[int] = []
 
-    def clear(self) -> None:
-        self.locs: list[str] = []
-        self.lines: list[Optional[int]] = []
-        self.lastmods: list[Optional[Lastmod]] = []
-        self.changefreqs: list[Optional[str]] = []
-        self.priorities: list[Optional[float]] = []
-        self.any_lastmod = self.any_changefreq = self.any_priority = False
+    def batch(self) -> Optional[Batch]:
+        rows, lines = self.rows, self.lines
+        self.rows, self.lines = [], []
+        raw_locs, raw_lastmods, raw_changefreqs, raw_priorities = zip(*rows, strict=True)
+        locs = [loc.strip() if loc is not None else "" for loc in raw_locs]
+        numbers: list[Optional[int]] = list(lines)
+        keep = None
+        problems: list[tuple[int, str, str]] = []  # (row, kind, message), reported in row order
+        if "" in locs:
+            kind = "sitemap" if self.is_index else "url"
+            keep = [i for i, loc in enumerate(locs) if loc]
+            for i in sorted(set(range(len(locs))) - set(keep)):
+                problems.append((i, "", f"<{kind}> without a <loc>"))
+        lastmods = self._column(raw_lastmods, parse_lastmod, "lastmod", problems)
+        changefreqs = priorities = None
+        if not self.is_index:
+            changefreqs = self._column(raw_changefreqs, parse_changefreq, "changefreq", problems)
+            priorities = self._column(raw_priorities, parse_priority, "priority", problems)
+        for i, what, message in sorted(problems):
+            if what:
+                self.report.warn(f"bad {what}", self.source, lines[i], message)
+            else:
+                self.report.skip("no loc", self.source, lines[i], message)
+        batch = Batch(locs, self.source, numbers, lastmods, changefreqs, priorities,
+                      self.is_index)
+        if keep is not None:
+            batch = batch.without(sorted(set(range(len(locs))) - set(keep)))
+        return batch if batch.locs else None
 
-    def add(self, fields: list[Optional[str]], line: int) -> None:
-        loc, lastmod, changefreq, priority = fields
-        if loc is None or not loc.strip():
-            self.report.skip("no loc", self.source, line, f"<{self.kind}> without a <loc>")
-            return
-        self.locs.append(loc.strip())
-        self.lines.append(line)
-        when: Optional[Lastmod] = None
-        if lastmod is not None:
-            when = self._cached(self._lastmods, lastmod, parse_lastmod, "lastmod", line)
-            self.any_lastmod = self.any_lastmod or when is not None
-        self.lastmods.append(when)
-        how_often: Optional[str] = None
-        if changefreq is not None and not self.is_index:
+    def _column(self, raw: tuple[Optional[str], ...], parse: Callable[[str], Any], what: str,
+                problems: list[tuple[int, str, str]]) -> Optional[list[Any]]:
+        """Parse one column: each distinct text once; None when no row has a valid value."""
+        distinct = set(raw)
+        distinct.discard(None)
+        if not distinct:
+            return None
+        values: dict[Optional[str], Any] = {None: None}
+        bad = []
+        for text in distinct:
             try:
-                how_often = parse_changefreq(changefreq)
-                self.any_changefreq = True
+                values[text] = parse(text)  # type: ignore[arg-type]
             except ValueError as exc:
-                self.report.warn("bad changefreq", self.source, line, f"changefreq dropped: {exc}")
-        self.changefreqs.append(how_often)
-        weight: Optional[float] = None
-        if priority is not None and not self.is_index:
-            weight = self._cached(self._priorities, priority, parse_priority, "priority", line)
-            self.any_priority = self.any_priority or weight is not None
-        self.priorities.append(weight)
-
-    def _cached(self, cache: dict[str, Any], text: str, parse: Callable[[str], Any], what: str,
-                line: int) -> Any:
-        # Parsing a lastmod is most of the per-URL cost, and real sitemaps write the same few
-        # values over and over: remember the last CACHE distinct texts (bad ones too).
-        if text in cache:
-            value = cache[text]
-        else:
-            try:
-                value = parse(text)
-            except ValueError:
-                value = None
-            if len(cache) >= CACHE:
-                cache.clear()
-            cache[text] = value
-        if value is None:
-            try:
-                parse(text)
-            except ValueError as exc:
-                self.report.warn(f"bad {what}", self.source, line, f"{what} dropped: {exc}")
-        return value
-
-    def batch(self) -> Batch:
-        return Batch(self.locs, self.source, self.lines,
-                     self.lastmods if self.any_lastmod else None,
-                     self.changefreqs if self.any_changefreq else None,
-                     self.priorities if self.any_priority else None, self.is_index)
+                values[text] = None
+                bad.append((text, exc))
+        for text, problem in bad:
+            problems.extend((i, what, f"{what} dropped: {problem}")
+                            for i, value in enumerate(raw) if value == text)
+        column = [values[text] for text in raw]
+        return column if len(bad) < len(distinct) else None
 
 
 def read_sitemap_batches(stream: IO[bytes], source: str, report: Report,
@@ -118,7 +109,7 @@ def read_sitemap_batches(stream: IO[bytes], source: str, report: Report,
     dozen times per URL.
     """
     parser = safe_expat_parser(" ")
-    columns: Optional[_Columns] = None
+    entries: Optional[_Entries] = None
     fields: list[Optional[str]] = [None] * 4  # the current entry's loc, lastmod, ...
     line = 0  # the line of the current entry's <loc>
     # Text since the last end tag. Only end tags are handled in Python: the text of a field is
@@ -129,7 +120,7 @@ def read_sitemap_batches(stream: IO[bytes], source: str, report: Report,
     entry_name = ""
 
     def root(name: str, attrs: object) -> None:
-        nonlocal columns, entry_name
+        nonlocal entries, entry_name
         ns, _, local = name.rpartition(" ")
         if local not in ("urlset", "sitemapindex"):
             raise InputError(source, parser.CurrentLineNumber, f"root element <{local}> is "
@@ -143,7 +134,7 @@ def read_sitemap_batches(stream: IO[bytes], source: str, report: Report,
         entry_name = prefix + ("sitemap" if is_index else "url")
         wanted = ("loc", "lastmod") if is_index else tuple(_FIELDS)
         names.update({prefix + n: _FIELDS[n] for n in wanted})
-        columns = _Columns(source, report, is_index)
+        entries = _Entries(source, report, is_index)
         parser.StartElementHandler = None  # no other start tag needs Python
 
     def end(name: str) -> None:
@@ -157,8 +148,9 @@ def read_sitemap_batches(stream: IO[bytes], source: str, report: Report,
             if f == LOC:
                 line = parser.CurrentLineNumber
         elif name == entry_name:
-            assert columns is not None
-            columns.add(fields, line or parser.CurrentLineNumber)
+            assert entries is not None
+            entries.rows.append(fields)
+            entries.lines.append(line or parser.CurrentLineNumber)
             fields = [None] * 4
             line = 0
         text.clear()
@@ -179,9 +171,10 @@ def read_sitemap_batches(stream: IO[bytes], source: str, report: Report,
                     raise InputError(source, parser.CurrentLineNumber, f"value longer than "
                                      f"{MAX_VALUE:,} characters")
                 text.clear()
-            if columns is not None and columns.locs:
-                yield columns.batch()
-                columns.clear()
+            if entries is not None and entries.rows:
+                batch = entries.batch()
+                if batch is not None:
+                    yield batch
             if not chunk:
                 break
     except expat.ExpatError as exc:
