@@ -131,9 +131,10 @@ def dedupe_batches(batches: Iterable[Batch], report: Report) -> Iterator[Batch]:
         keys = list(map(_KEY_MASK.__and__, map(hash, batch.locs)))
         # One probe per URL, in C: setdefault stores this batch's tag for a new key and returns
         # the tag of an earlier batch for a key seen before.
+        before = len(seen)
         got = list(map(seen.setdefault, keys, repeat(tag)))
-        if got.count(tag) == len(got) and len(set(keys)) == len(keys):
-            yield batch  # the usual case: no copy of an earlier URL, none within the batch
+        if len(seen) - before == len(keys):
+            yield batch  # the usual case: every key new, none twice in the batch
             continue
         first: dict[int, int] = {}
         drop = []

@@ -81,3 +81,14 @@ def test_check_length_skips_urls_the_schema_finds_too_short() -> None:
     report = Report()
     got = list(check_length([Record("http://a.b/"), Record("http://a.b/c")], 2048, report))
     assert got == [Record("http://a.b/c")] and report.skipped["URL too short"] == 1
+
+
+def test_dedupe_across_and_within_batches_keeps_first_copies_in_order() -> None:
+    locs = [f"https://e.example/{i}" for i in range(5000)]
+    stream = locs[:3000] + ["https://e.example/10", "https://e.example/2999"] + locs[3000:] + [
+        "https://e.example/4999", "https://e.example/0", "https://e.example/5000",
+        "https://e.example/5000"]
+    report = Report()
+    got = [r.loc for r in dedupe([make_record(loc) for loc in stream], report)]
+    assert got == locs + ["https://e.example/5000"]
+    assert report.skipped["duplicate"] == 5
