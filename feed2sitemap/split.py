@@ -262,7 +262,8 @@ class OutputSet:
         # Fail before reading anything when the output cannot be written at all (a merge reads
         # every input before it writes its first byte).
         if self.directory is not None and not os.path.isdir(self.directory):
-            raise OutputError(f"{path}: cannot write: {self.directory} is not a directory")
+            why = "is not a directory" if os.path.exists(self.directory) else "does not exist"
+            raise OutputError(f"{path}: cannot write: {self.directory} {why}")
         if path is not None and os.path.isdir(path):
             raise OutputError(f"{path}: cannot write: it is a directory")
         self._temps: list[str] = []

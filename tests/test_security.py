@@ -230,7 +230,7 @@ def test_output_directory_missing(tmp_path: Path) -> None:
     src = tmp_path / "urls.txt"
     src.write_bytes(URLS)
     result = run_measured([str(src), "-o", str(tmp_path / "nope" / "sitemap.xml")])
-    assert_refused(result, "cannot write")
+    assert_refused(result, "cannot write", "nope does not exist")
     assert not (tmp_path / "nope").exists()
 
 
