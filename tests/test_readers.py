@@ -35,6 +35,11 @@ def test_text_list_that_is_not_utf8_names_line_and_byte_offset() -> None:
     assert "byte offset 38" in str(err.value)
 
 
+def test_utf16_text_list_gets_a_message_that_says_so() -> None:
+    with pytest.raises(InputError, match="UTF-16"):
+        records("https://a.example/1\r\n".encode("utf-16"))
+
+
 def test_text_line_longer_than_the_limit_is_refused() -> None:
     with pytest.raises(InputError, match="longer than"):
         records(b"https://a.example/" + b"a" * MAX_LINE + b"\n", "text")

@@ -59,6 +59,9 @@ def read_text_batches(stream: IO[bytes], source: str, report: Report,
         try:
             text = block.decode("utf-8")
         except UnicodeDecodeError as exc:
+            if first and block.startswith((b"\xff\xfe", b"\xfe\xff")):
+                raise InputError(source, 1, "UTF-16 text (a byte-order mark says so); a URL "
+                                 "list must be UTF-8: save it as UTF-8") from None
             bad = exc.start
             line = lineno + block.count(b"\n", 0, bad) + 1
             if b"\0" in block:
