@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from feed2sitemap import read
-from feed2sitemap.cli import convert_command
+from feed2sitemap.cli import check_command, convert_command
 
 from .conftest import SAMPLES, run
 
@@ -25,10 +25,12 @@ def invoke(*args: str, input: bytes | None = None) -> tuple[int, str, str]:
 
 # --- CliRunner ---------------------------------------------------------------------------------
 
-def test_every_option_has_help() -> None:
-    for param in convert_command.params:
-        if param.param_type_name == "option":
-            assert getattr(param, "help", None), f"{param.name} has no help"
+def test_every_option_of_every_command_has_help() -> None:
+    for command in (convert_command, check_command):
+        assert command.help
+        for param in command.params:
+            if param.param_type_name == "option":
+                assert getattr(param, "help", None), f"{command.name} {param.name} has no help"
 
 
 def test_help_and_version() -> None:
