@@ -20,6 +20,7 @@ from .merge import MergeCounts
 from .readers.feed import DEFAULT_MAX_FEED_BYTES
 from .record import CHANGEFREQS
 from .report import Progress, Report
+from .split import FileInfo
 from .writers import FORMATS
 
 PROG = "feed2sitemap"
@@ -86,21 +87,22 @@ def _summary_lines(summary: Summary) -> list[str]:
     lines = []
     files = summary.files
     what = "sitemap" if summary.of_sitemaps else "URL"
+    def sizes(f: FileInfo) -> str:
+        gzipped = f", {_size(f.compressed_size)} gzipped" if f.compressed_size is not None else ""
+        return _size(f.size) + gzipped
+
     if len(files) > 1:
         for f in files:
-            gz = f", {_size(f.compressed_size)} gzipped" if f.compressed_size is not None else ""
             noun = "sitemap" if f in summary.indexes else what
-            lines.append(f"wrote {f.path}: {_count(f.count, noun)}, {_size(f.size)}{gz}")
+            lines.append(f"wrote {f.path}: {_count(f.count, noun)}, {sizes(f)}")
     for path in summary.removed:
         lines.append(f"removed {path}: a part of an earlier, larger run")
     report = summary.report
     if len(files) == 1:
-        f = files[0]
-        gz = f", {_size(f.compressed_size)} gzipped" if f.compressed_size is not None else ""
-        head = f"wrote {_count(summary.urls, what)} to {f.path} ({_size(f.size)}{gz})"
+        head = f"wrote {_count(summary.urls, what)} to {files[0].path} ({sizes(files[0])})"
     else:
-        head = (f"wrote {_count(summary.urls, what)} in {len(summary.parts)} files and "
-                f"{len(summary.indexes)} index file{'s' if len(summary.indexes) > 1 else ''}")
+        head = (f"wrote {_count(summary.urls, what)} in {_count(len(summary.parts), 'file')} "
+                f"and {_count(len(summary.indexes), 'index file')}")
     head += "; " + _skipped_text(report)
     if report.warnings:
         head += "; warnings: " + ", ".join(f"{n:,} {k}" for k, n in report.warnings.items())
