@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Optional
 
-from ..batch import Batch, batched
+from ..batch import BATCH, Batch, unbatched
 from ..errors import InputError
-from ..record import Record, make_record
+from ..record import Lastmod, Record
 from ..report import Report
 
 if TYPE_CHECKING:
@@ -36,7 +36,15 @@ def read_all(stream: IO[bytes], source: str, max_bytes: int) -> bytes:
 
 def read_feed(stream: IO[bytes], source: str, report: Report, base_url: Optional[str] = None,
               *, max_bytes: int = DEFAULT_MAX_FEED_BYTES) -> Iterator[Record]:
-    """Yield a Record per feed entry: the page link and the updated-else-published time.
+    """Yield a Record per feed entry (see read_feed_batches)."""
+    return unbatched(read_feed_batches(stream, source, report, base_url, max_bytes=max_bytes))
+
+
+def read_feed_batches(stream: IO[bytes], source: str, report: Report,
+                      base_url: Optional[str] = None, *,
+                      max_bytes: int = DEFAULT_MAX_FEED_BYTES) -> Iterator[Batch]:
+    """Yield the feed's entries in batches: each one's page link and its updated-else-published
+    time.
 
     The page URL is the entry's first rel="alternate" link (no rel counts as alternate), else
     feedparser's ``link`` (RSS <link>, or a permalink <guid>). Relative links are resolved
@@ -59,18 +67,20 @@ def read_feed(stream: IO[bytes], source: str, report: Report, base_url: Optional
         raise InputError(source, None, ENTITIES_REFUSED) from None
     except FastPathUnsupported:
         entries = _via_feedparser(data, source, report, base_url)
-    for n, (link, lastmod, line) in enumerate(entries, 1):
-        if not link:
-            report.skip("no link", source, line or None, f"feed entry {n} has no link")
-            continue
-        yield make_record(link, lastmod, source=source, line=line or None)
-
-
-def read_feed_batches(stream: IO[bytes], source: str, report: Report,
-                      base_url: Optional[str] = None, *,
-                      max_bytes: int = DEFAULT_MAX_FEED_BYTES) -> Iterator[Batch]:
-    """read_feed, in batches (see batch.py)."""
-    return batched(read_feed(stream, source, report, base_url, max_bytes=max_bytes))
+    for start in range(0, len(entries), BATCH):
+        locs: list[str] = []
+        lastmods: list[Optional[Lastmod]] = []
+        lines: list[Optional[int]] = []
+        for n, (link, lastmod, line) in enumerate(entries[start: start + BATCH], start + 1):
+            if not link:
+                report.skip("no link", source, line or None, f"feed entry {n} has no link")
+                continue
+            locs.append(link)
+            lastmods.append(lastmod)
+            lines.append(line or None)
+        if locs:
+            yield Batch(locs, source, lines if any(lines) else None,
+                        lastmods if any(v is not None for v in lastmods) else None)
 
 
 ENTITIES_REFUSED = ("the feed declares entities (DOCTYPE with <!ENTITY>); refused for safety: "
