@@ -15,14 +15,12 @@ from feedparser.urls import _urljoin
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from feed2sitemap.readers.feeddates import _known, _to_utc, entry_date
 from feed2sitemap.readers.feedstream import (
     EntityDeclared,
     FastPathUnsupported,
     FeedEntry,
-    _known,
     _resolver,
-    _to_utc,
-    entry_date,
     feedparser_entries,
     parse_feed_entries,
 )
