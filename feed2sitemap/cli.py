@@ -17,10 +17,10 @@ from .convert import Summary, convert
 from .errors import Feed2SitemapError
 from .limits import PROFILES
 from .merge import MergeCounts
+from .outputs import FileInfo
 from .readers.feed import DEFAULT_MAX_FEED_BYTES
 from .record import CHANGEFREQS
 from .report import Progress, Report
-from .split import FileInfo
 from .writers import FORMATS
 
 PROG = "feed2sitemap"

@@ -15,6 +15,7 @@ from .detect import open_input, sniff
 from .errors import InputError, UnsupportedFormat
 from .limits import Profile, get_profile
 from .merge import MergeCounts, find_base
+from .outputs import FileInfo, OutputSet, split_name
 from .pipeline import (
     apply_defaults_batches,
     check_length_batches,
@@ -28,7 +29,7 @@ from .readers import READERS
 from .readers.feed import DEFAULT_MAX_FEED_BYTES, read_feed_batches
 from .record import Record
 from .report import Progress, Report
-from .split import DEFAULT_GZIP_LEVEL, FileInfo, OutputSet, split_name, write_output
+from .split import DEFAULT_GZIP_LEVEL, write_output
 from .urls import Scope, normalize_url, scope_of
 from .writers import INDEX, URLSET, FeedFormat, Format, format_for_name, get_format
 

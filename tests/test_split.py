@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from feed2sitemap import PROFILES, InputError, LimitError, Record, Report, convert, read, write
-from feed2sitemap.split import part_names
+from feed2sitemap.outputs import part_names
 from feed2sitemap.writers import INDEX, TEXT, URLSET
 
 UTC = timezone.utc
