@@ -199,7 +199,7 @@ class FileCheck:
                           "an index lists sitemaps of its own site")
             if self.follow_dir is not None:
                 self._follow(norm, line, col, scope)
-        elif not scope.contains(norm) and norm + "/" != scope.prefix:
+        elif not scope.contains(norm):
             self.warn("scope", line, col, f"{norm[:200]} is outside {scope.prefix}; a sitemap "
                       "lists URLs of its own site and directory")
 

@@ -89,18 +89,17 @@ def within_scope_batches(batches: Iterable[Batch], report: Report,
     of the first URL decide. Run after ``normalize``: both sides are in normalised form.
     """
     off = report.hosts_off_scope
-    prefix = scope.prefix if scope is not None else None
     for batch in batches:
         if not batch.locs:
             continue
-        if prefix is None:
-            prefix = scope_of(batch.locs[0], directory=False).prefix
-        if all(map(str.startswith, batch.locs, repeat(prefix))):
+        if scope is None:
+            scope = scope_of(batch.locs[0], directory=False)
+        prefix = scope.prefix
+        if all(map(str.startswith, batch.locs, repeat(prefix))):  # the usual case, in C
             yield batch
             continue
-        # a URL equal to the scope's directory without its trailing slash is the site itself
-        outside = [i for i, loc in enumerate(batch.locs)
-                   if not loc.startswith(prefix) and loc + "/" != prefix]
+        contains = scope.contains
+        outside = [i for i, loc in enumerate(batch.locs) if not contains(loc)]
         for i in outside:
             loc = batch.locs[i]
             off[loc[: loc.find("/", loc.find("://") + 3)]] += 1

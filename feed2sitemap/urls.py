@@ -6,7 +6,7 @@ import re
 from typing import NamedTuple
 from urllib.parse import urlsplit, urlunsplit
 
-__all__ = ["Scope", "is_absolute_http", "normalize_url", "scope_of"]
+__all__ = ["Scope", "normalize_url", "scope_of"]
 
 # A URL that is already a clean, normalised absolute http(s) URI: lower-case scheme and host, no
 # port, userinfo or IPv6 literal, a path, and nothing after the host that would need
@@ -103,14 +103,6 @@ def _normalize_slow(url: str) -> str:
     )
 
 
-def is_absolute_http(raw: str) -> bool:
-    try:
-        normalize_url(raw)
-    except ValueError:
-        return False
-    return True
-
-
 class Scope(NamedTuple):
     """The site a sitemap may speak for: a scheme, host (with port) and directory prefix."""
 
@@ -118,7 +110,9 @@ class Scope(NamedTuple):
     origin: str  # "https://example.com"
 
     def contains(self, loc: str) -> bool:
-        return loc.startswith(self.prefix)
+        """Whether a normalised URL lies in scope: under the directory, or the directory itself
+        written without its trailing slash."""
+        return loc.startswith(self.prefix) or loc + "/" == self.prefix
 
 
 def scope_of(url: str, *, directory: bool = True) -> Scope:

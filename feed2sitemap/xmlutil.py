@@ -13,7 +13,6 @@ _ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "'": "&apos;", '"': "&quot;"
 # Characters XML 1.0 does not allow in a document at all (not even escaped): C0 controls other
 # than tab/LF/CR, lone surrogates, U+FFFE and U+FFFF. They are replaced by U+FFFD.
 _NEEDS_WORK = re.compile("[&<>'\"\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def _replace(m: re.Match[str]) -> str:
@@ -43,10 +42,6 @@ def escape_specials(text: str) -> str:
     # five passes in C beat one regex substitution calling back into Python per character
     return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
             .replace("'", "&apos;").replace('"', "&quot;"))
-
-
-def has_forbidden_chars(text: str) -> bool:
-    return _FORBIDDEN.search(text) is not None
 
 
 class EntitiesForbidden(ValueError):

@@ -32,9 +32,6 @@ def read_sitemap(stream: IO[bytes], source: str, report: Report,
     return unbatched(read_sitemap_batches(stream, source, report, base_url))
 
 
-_MISSING = object()
-
-
 class _Entries:
     """The entries completed since the last batch, as their raw texts. They are checked and
     parsed a batch at a time (a bad value is dropped with a warning, the entry kept): per URL
@@ -53,14 +50,10 @@ class _Entries:
         self.rows, self.lines = [], []
         raw_locs, raw_lastmods, raw_changefreqs, raw_priorities = zip(*rows, strict=True)
         locs = [loc.strip() if loc is not None else "" for loc in raw_locs]
-        numbers: list[Optional[int]] = list(lines)
-        keep = None
-        problems: list[tuple[int, str, str]] = []  # (row, kind, message), reported in row order
-        if "" in locs:
-            kind = "sitemap" if self.is_index else "url"
-            keep = [i for i, loc in enumerate(locs) if loc]
-            for i in sorted(set(range(len(locs))) - set(keep)):
-                problems.append((i, "", f"<{kind}> without a <loc>"))
+        missing = [i for i, loc in enumerate(locs) if not loc] if "" in locs else []
+        kind = "sitemap" if self.is_index else "url"
+        # (row, kind, message), reported in row order
+        problems = [(i, "", f"<{kind}> without a <loc>") for i in missing]
         lastmods = self._column(raw_lastmods, parse_lastmod, "lastmod", problems)
         changefreqs = priorities = None
         if not self.is_index:
@@ -71,10 +64,9 @@ class _Entries:
                 self.report.warn(f"bad {what}", self.source, lines[i], message)
             else:
                 self.report.skip("no loc", self.source, lines[i], message)
+        numbers: list[Optional[int]] = list(lines)
         batch = Batch(locs, self.source, numbers, lastmods, changefreqs, priorities,
-                      self.is_index)
-        if keep is not None:
-            batch = batch.without(sorted(set(range(len(locs))) - set(keep)))
+                      self.is_index).without(missing)
         return batch if batch.locs else None
 
     def _column(self, raw: tuple[Optional[str], ...], parse: Callable[[str], Any], what: str,

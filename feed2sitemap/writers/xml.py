@@ -59,12 +59,8 @@ class UrlsetFormat:
                 joined = joined.replace("'", "&apos;")
             return ("<url><loc>" + joined.replace(" ", "</loc></url>\n<url><loc>")
                     + "</loc></url>\n")
-        joined = "\n".join(locs)
-        if needs_escaping(joined.replace("\n", " ")):
-            if not "".join(locs).isprintable():  # a newline or a forbidden character inside
-                return "".join(self.entries(batch))
-            joined = escape_specials(joined)
-        return "<url><loc>" + joined.replace("\n", "</loc></url>\n<url><loc>") + "</loc></url>\n"
+        return ("<url><loc>" + "</loc></url>\n<url><loc>".join(_escaped_locs(batch))
+                + "</loc></url>\n")
 
     def entries(self, batch: Batch) -> list[str]:
         if batch.plain:
