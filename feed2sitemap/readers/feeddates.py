@@ -48,38 +48,51 @@ def _to_utc(parsed: Any) -> datetime | None:
 # Atom's "2024-03-05T10:15:00Z". For exactly these shapes feedparser's answer is computed here
 # directly (its chain of handlers tries W3C-DTF, then RFC 822, and costs a third of a large
 # feed's reading): the shape is checked by a regex and the values by the C-coded fromisoformat,
-# given an ISO 8601 form that every supported Python reads. A property test holds the two to the
-# same results. Anything else, or a value out of range, goes through feedparser's _parse_date.
+# given an ISO 8601 form that every supported Python reads, in UTC; the zone's offset is then
+# subtracted. A property test holds the two to the same results. Anything else, or a value out
+# of range, goes through feedparser's own _parse_date.
 _MONTHS = {m: f"-{i:02d}-" for i, m in enumerate(
     "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), 1)}
 _RFC822 = re.compile(r"(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), )?(\d\d?) "
                      r"(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{4}) "
-                     r"(\d\d:\d\d:\d\d) (?:([+-]\d\d)(\d\d)|GMT|UT)")
-_W3CDTF = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:Z|[+-]\d\d:\d\d)")
+                     r"(\d\d:\d\d:\d\d) ((?:[+-]\d{4})|GMT|UT)")
+_W3CDTF = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(Z|[+-]\d\d:\d\d)")
+_ZERO = timedelta(0)
+# Zone as written -> its offset, or None where fromisoformat refuses it (say "+99:99").
+_OFFSETS: dict[str, timedelta | None] = {"Z": _ZERO, "GMT": _ZERO, "UT": _ZERO}
+
+
+def _offset(zone: str) -> timedelta | None:
+    iso = zone if ":" in zone else zone[:3] + ":" + zone[3:]
+    try:
+        value = datetime.fromisoformat("2000-01-01T00:00:00" + iso).utcoffset()
+    except ValueError:
+        value = None
+    _OFFSETS[zone] = value
+    return value
 
 
 def entry_date(text: str, epoch_is_unknown: bool = True) -> datetime | None:
     """feedparser's date for ``text``, as an aware UTC datetime (None: no date)."""
     m = _RFC822.fullmatch(text)
     if m is not None:
-        day, month, year, clock, hours, minutes = m.groups()
-        zone = hours + ":" + minutes if hours else "+00:00"
-        iso: str | None = year + _MONTHS[month] + day.zfill(2) + "T" + clock + zone
-    elif _W3CDTF.fullmatch(text) is not None:
-        iso = text[:-1] + "+00:00" if text[-1] == "Z" else text
+        day, month, year, clock, zone = m.groups()
+        local: str | None = year + _MONTHS[month] + day.zfill(2) + "T" + clock + "+00:00"
     else:
-        iso = None
-    if iso is not None:
-        try:
-            value = datetime.fromisoformat(iso)
-            if value.tzinfo is not _UTC:
-                value = value.astimezone(_UTC)
-        except (ValueError, OverflowError):
-            pass  # feedparser's handlers decide what such a date means
+        m = _W3CDTF.fullmatch(text)
+        if m is not None:
+            local, zone = m.group(1) + "+00:00", m.group(2)
         else:
-            if value.year > 1:
-                if value == _EPOCH and epoch_is_unknown:
-                    return None
-                return value
+            local = None
+    if local is not None:
+        offset = _OFFSETS[zone] if zone in _OFFSETS else _offset(zone)
+        try:
+            value = datetime.fromisoformat(local) - offset if offset is not None else None
+        except (ValueError, OverflowError):
+            value = None  # feedparser's handlers decide what such a date means
+        if value is not None and value.year > 1:
+            if value == _EPOCH and epoch_is_unknown:
+                return None
+            return value
     parsed = _parse_date(text)
     return _to_utc(_known(parsed) if epoch_is_unknown else parsed)

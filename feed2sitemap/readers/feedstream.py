@@ -142,6 +142,8 @@ for _kind, _keys in {
 }.items():
     _KIND.update(dict.fromkeys(_keys.split(), _kind))
 _ROOTS = {"rss", "rdf_rdf", "feed"}
+# Attributes of an Atom <link> that feedparser stores under their own names, untouched.
+_LINK_ATTRS = frozenset({"rel", "type", "href", "hreflang", "title", "length"})
 # What is replayed here was read in (and is tested against) feedparser 6.0.14.
 _REPLAYED_VERSION = feedparser.__version__.startswith("6.0.")
 _AMP_NAME = re.compile("&([A-Za-z0-9_]+);")
@@ -286,6 +288,9 @@ def _clean(text: str) -> str:
     return text.translate(_cp1252)
 
 
+_new_entry = tuple.__new__  # a FeedEntry without NamedTuple's Python-level __new__
+
+
 def _finish(
     alt: str | None, link: Any, upd: str | None, pub: str | None, line: int, resolve: Any
 ) -> FeedEntry:
@@ -296,7 +301,7 @@ def _finish(
     when = entry_date(_clean(upd)) if upd is not None else None
     if when is None and pub is not None:
         when = entry_date(_clean(pub), epoch_is_unknown=False)
-    return FeedEntry(link if alt is None else alt, when, line)
+    return _new_entry(FeedEntry, (link if alt is None else alt, when, line))
 
 
 def parse_feed_entries(data: bytes, base_url: str | None = None) -> list[FeedEntry]:
@@ -312,7 +317,12 @@ def parse_feed_entries(data: bytes, base_url: str | None = None) -> list[FeedEnt
 
 
 def _extract(body: bytes, encoding: str, base: str, shift: int) -> list[FeedEntry]:
-    """One pass of pyexpat. Closures over local state: the handlers run once per element."""
+    """One pass of pyexpat. Closures over local state: the handlers run once per element.
+
+    The parser's handlers are swapped by state rather than testing the state on every element:
+    ``start_root`` for the root, ``start`` for an element in plain context, ``start_text`` inside
+    a text construct, ``start_leaf`` inside an element read as text (``end_leaf`` ends that).
+    """
     p = expat.ParserCreate(encoding, " ")
     p.namespace_prefixes = True  # qualified attribute names, as feedparser's SAX reader has them
     p.buffer_text = True
@@ -320,6 +330,8 @@ def _extract(body: bytes, encoding: str, base: str, shift: int) -> list[FeedEntr
     resolve = _resolver()
     names: dict[str, tuple[str, str]] = {}  # expat name -> (our kind, feedparser key)
     attr_cache: dict[str, tuple[str, str, bool]] = {}
+    plain_attrs: set[str] = set()  # attribute names that do not set the base
+    html_types: dict[str, bool] = {}  # a link's type -> whether feedparser takes it as HTML
     selfjoin: dict[str, str] = {}
     stable = ""  # a base that joined with itself stays the same
     nsmap: dict[str | None, str] = {}  # feedparser's namespacemap
@@ -330,9 +342,9 @@ def _extract(body: bytes, encoding: str, base: str, shift: int) -> list[FeedEntr
     entries: list[FeedEntry] = []
     # Depth of the open entry, source, feed-level image/textinput and text construct; or 0.
     entry = source = image = content = deepest = 0
-    permalink = internal_subset = rooted = False
+    permalink = internal_subset = False
     content_attrs: dict[str, str] | None = None
-    cap: str | None = None  # kind of the open leaf element read as text ("X": no children)
+    cap = ""  # kind of the open leaf element read as text ("X": no children allowed)
     buf: list[str] = []
     rel = ""
     alt: str | None = None  # first rel=alternate href of the entry
@@ -341,25 +353,29 @@ def _extract(body: bytes, encoding: str, base: str, shift: int) -> list[FeedEntr
     pub: str | None = None
     line = 0
 
-    def start(name: str, attrs: dict[str, str]) -> None:
-        nonlocal base, stable, cap, buf, rel, permalink, entry, source, image, content, deepest
-        nonlocal content_attrs, rooted, alt, link, upd, pub, line
+    def info_of(name: str) -> tuple[str, str]:
         info = names.get(name)
         if info is None:
             key = _element_key(name, nsmap, niu)
             info = names[name] = (_KIND.get(key, ""), key)
-        kind, key = info
-        has_base = False
-        if attrs:
+        return info
+
+    def push(attrs: dict[str, str]) -> None:
+        """feedparser's push of the element's base: xml:base, else the base joined with itself."""
+        nonlocal base, stable
+        if attrs and not plain_attrs.issuperset(attrs):
             for a in attrs:
                 if (attr_cache.get(a) or attr_cache.setdefault(a, _attr_keys(a)))[2]:
-                    has_base = True
-                    break
-        if has_base:
-            d = _attrs_dict(attrs, attr_cache)
-            new = d.get("xml:base", d.get("base")) or base
-            base = (make_safe_absolute_uri(base, new) or base) if base else _urljoin(base, new)
-        elif base is not stable and base:  # feedparser joins the base with itself every time
+                    d = _attrs_dict(attrs, attr_cache)
+                    new = d.get("xml:base", d.get("base")) or base
+                    if base:
+                        base = make_safe_absolute_uri(base, new) or base
+                    else:
+                        base = _urljoin(base, new)
+                    stack.append(base)
+                    return
+                plain_attrs.add(a)
+        if base is not stable and base:  # feedparser joins the base with itself every time
             joined = selfjoin.get(base)
             if joined is None:
                 joined = selfjoin[base] = make_safe_absolute_uri(base, base) or base
@@ -367,102 +383,148 @@ def _extract(body: bytes, encoding: str, base: str, shift: int) -> list[FeedEntr
                 stable = base
             base = joined
         stack.append(base)
-        if cap is not None:
-            raise FastPathUnsupported(f"element <{key}> inside an element read as text")
-        if content:
-            # feedparser keeps the children of a text construct as markup but still calls their
-            # end handlers; with an XML (non-XHTML) type it even dispatches them as elements.
-            given = _attrs_dict(content_attrs, attr_cache).get("type") if content_attrs else None
-            mapped = _map_content_type(given) if given is not None else ""
-            if key in _END_KEYS or (mapped.endswith("xml") and mapped != "application/xhtml+xml"):
-                raise FastPathUnsupported(f"element <{key}> inside a text construct")
-            return
-        if not rooted:
-            if key not in _ROOTS:
-                raise FastPathUnsupported(f"root element <{key}> is not rss, rdf:RDF or feed")
-            rooted = True
+
+    def start_root(name: str, attrs: dict[str, str]) -> None:
+        key = info_of(name)[1]
+        if key not in _ROOTS:
+            raise FastPathUnsupported(f"root element <{key}> is not rss, rdf:RDF or feed")
+        p.StartElementHandler = start
+        start(name, attrs)
+
+    def start_leaf(name: str, attrs: dict[str, str]) -> None:
+        raise FastPathUnsupported(f"element <{info_of(name)[1]}> inside an element read as text")
+
+    def start_text(name: str, attrs: dict[str, str]) -> None:
+        # feedparser keeps the children of a text construct as markup but still calls their
+        # end handlers; with an XML (non-XHTML) type it even dispatches them as elements.
+        key = info_of(name)[1]
+        push(attrs)
+        given = _attrs_dict(content_attrs, attr_cache).get("type") if content_attrs else None
+        mapped = _map_content_type(given) if given is not None else ""
+        if key in _END_KEYS or (mapped.endswith("xml") and mapped != "application/xhtml+xml"):
+            raise FastPathUnsupported(f"element <{key}> inside a text construct")
+
+    def start(name: str, attrs: dict[str, str]) -> None:
+        nonlocal cap, buf, rel, permalink, entry, source, image, content, deepest
+        nonlocal content_attrs, alt, link, upd, pub, line
+        info = names.get(name) or info_of(name)
+        if attrs or base:
+            push(attrs)
+        else:
+            stack.append(base)
+        kind = info[0]
         if not kind:
             return
-        if kind == "X":
-            raise FastPathUnsupported(f"element <{key}> is not handled by the fast path")
-        depth = len(stack)
         if kind == "C":
-            content = deepest = depth
+            content = deepest = len(stack)
             content_attrs = attrs
-        elif kind == "E":
+            p.StartElementHandler = start_text
+            return
+        if kind == "E":
             d = _attrs_dict(attrs, attr_cache) if attrs else {}
             if entry or source or image or "href" in d or "lastmod" in d:  # CDF attributes
-                raise FastPathUnsupported(f"<{key}> nested or with CDF attributes")
-            entry = deepest = depth
+                raise FastPathUnsupported(f"<{info[1]}> nested or with CDF attributes")
+            entry = deepest = len(stack)
             alt = link = upd = pub = None
             line = p.CurrentLineNumber + shift
-        elif kind == "Z":  # inert handlers that break on child elements
+            return
+        if kind == "X":
+            raise FastPathUnsupported(f"element <{info[1]}> is not handled by the fast path")
+        if kind == "Z":  # inert handlers that break on child elements
             cap = "X"
         elif kind == "F":
             if entry:
-                raise FastPathUnsupported(f"<{key}> inside an entry")
+                raise FastPathUnsupported(f"<{info[1]}> inside an entry")
+            return
         elif kind == "S":
             if source:
                 raise FastPathUnsupported("nested <source>")
-            source = deepest = depth
+            source = deepest = len(stack)
+            return
         elif kind == "I":
             if image:
-                raise FastPathUnsupported(f"nested <{key}>")
-            if entry:  # there feedparser's image context captures links and dates: allow it empty
-                cap = "X"
-            else:
-                image = deepest = depth
-        elif entry and not source:  # link, guid/id or a date of the entry itself
+                raise FastPathUnsupported(f"nested <{info[1]}>")
+            if not entry:
+                image = deepest = len(stack)
+                return
+            cap = "X"  # there feedparser's image context captures links and dates: allow it empty
+        elif not entry or source:
+            return
+        else:  # link, guid/id or a date of the entry itself
             if kind == "L":
-                d = _attrs_dict(attrs, attr_cache) if attrs else {}
-                rel = d.setdefault("rel", "alternate")
-                d.setdefault("type", "application/atom+xml" if rel == "self" else "text/html")
-                href = d.get("url", d.get("uri", d.get("href", None)))  # feedparser's _enforce_href
-                if href:
-                    d["href"] = href
-                if "href" in d:
-                    href = resolve(base or "", d["href"])
+                if not attrs:  # RSS's <link>: no href, no rel
+                    rel, href, typ = "alternate", None, None
+                elif _LINK_ATTRS.issuperset(attrs):  # Atom's: feedparser's keys are these names
+                    rel = attrs["rel"].lower() if "rel" in attrs else "alternate"
+                    href, typ = attrs.get("href"), attrs.get("type")
+                else:
+                    d = _attrs_dict(attrs, attr_cache)
+                    rel = d.setdefault("rel", "alternate")
+                    href = d.get("url", d.get("uri", d.get("href")))  # feedparser's _enforce_href
+                    if href:
+                        d["href"] = href
+                    href, typ = d.get("href"), d.get("type")
+                if href is not None:
+                    href = resolve(base or "", href)
                     if rel == "alternate":
                         if alt is None and href:
                             alt = href
-                        if _map_content_type(d["type"]) in _HTML_TYPES:
+                        typ = "text/html" if typ is None else typ  # feedparser's default
+                        html = html_types.get(typ)
+                        if html is None:
+                            html = html_types[typ] = _map_content_type(typ) in _HTML_TYPES
+                        if html:
                             link = href
                     return
             elif kind == "G":
                 permalink = (_attrs_dict(attrs, attr_cache) if attrs else {}).get(
                     "ispermalink", "true"
                 ) == "true"
+                if not permalink:  # its text is never used: only read as text, for children
+                    kind = "X"
             cap = kind
-            buf = []
-            p.CharacterDataHandler = buf.append
+            if kind != "X":
+                buf = []
+                p.CharacterDataHandler = buf.append
+        p.StartElementHandler = start_leaf
+        p.EndElementHandler = end_leaf
+
+    def end_leaf(name: str) -> None:
+        """The end of an element read as text: feedparser's pop() and its _end_ handler."""
+        nonlocal base, link, alt, upd, pub
+        p.StartElementHandler = start
+        p.EndElementHandler = end
+        if cap != "X":
+            p.CharacterDataHandler = None
+            text = "".join(buf).strip()
+            if cap == "L":
+                text = _clean(resolve(base or "", text) if text else text)
+                if "&" in text:  # feedparser's repair of "&amp;" and "&b;" in link queries
+                    text = _AMP_NAME.sub(r"&\g<1>", text.replace("&amp;", "&"))
+                link = text
+                if text and rel == "alternate" and alt is None:
+                    alt = text
+            elif cap == "G":
+                if permalink and link is None:  # resolved at the end if still needed
+                    link = (base, text)
+            elif cap == "P":
+                pub = text
+            else:
+                upd = text
+        stack.pop()
+        if stack[-1]:  # feedparser keeps the inner base when the outer one is empty
+            base = stack[-1]
 
     def end(name: str) -> None:
-        nonlocal base, cap, entry, source, image, content, deepest, alt, link, upd, pub
-        if cap is not None:
-            if cap != "X":  # the text element ends: feedparser's pop() and its _end_ handler
-                p.CharacterDataHandler = None
-                text = "".join(buf).strip()
-                if cap == "L":
-                    text = _clean(resolve(base or "", text) if text else text)
-                    if "&" in text:  # feedparser's repair of "&amp;" and "&b;" in link queries
-                        text = _AMP_NAME.sub(r"&\g<1>", text.replace("&amp;", "&"))
-                    link = text
-                    if text and rel == "alternate" and alt is None:
-                        alt = text
-                elif cap == "G":
-                    if permalink and link is None:  # resolved at the end if still needed
-                        link = (base, text)
-                elif cap == "P":
-                    pub = text
-                else:
-                    upd = text
-            cap = None
-        else:
-            depth = len(stack)
-            if depth <= deepest:
-                if depth == content:
-                    content = 0
-                elif depth == entry:
+        nonlocal base, entry, source, image, content, deepest
+        depth = len(stack)
+        if depth <= deepest:
+            if depth == content:
+                content = 0
+                p.StartElementHandler = start
+                deepest = max(entry, source, image) if source or image else entry
+            else:
+                if depth == entry:
                     entry = 0
                     entries.append(_finish(alt, link, upd, pub, line, resolve))
                 elif depth == source:
@@ -519,7 +581,7 @@ def _extract(body: bytes, encoding: str, base: str, shift: int) -> list[FeedEntr
         # that DOCTYPE, so for it the undefined entity is fatal.
         raise FastPathUnsupported(f"undefined entity {name!r}")
 
-    p.StartElementHandler = start
+    p.StartElementHandler = start_root
     p.EndElementHandler = end
     p.StartNamespaceDeclHandler = ns_decl
     p.StartDoctypeDeclHandler = doctype
