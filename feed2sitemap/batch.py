@@ -28,15 +28,15 @@ class Batch:
     ``lastmods``, ``changefreqs`` and ``priorities`` are None when no row has a value; ``lines``
     is None when no row has a line number. ``sources`` is None when every row comes from
     ``source``. ``uris`` says the locations are normalised URIs (``normalize_batches`` made
-    them so): no space, control character, ``<``, ``>`` or ``"`` in any, which lets a writer
-    escape the batch in one cheap pass.
+    them so, or a reader proved it): no space, control character, ``<``, ``>`` or ``"`` in any,
+    which lets a writer escape the batch in one cheap pass.
     """
 
     __slots__ = ("changefreqs", "is_sitemap", "lastmods", "lines", "locs", "priorities",
                  "source", "sources", "uris")
 
     def __init__(self, locs: list[str], source: Optional[str] = None,
-                 lines: Optional[list[Optional[int]]] = None,
+                 lines: Optional[Sequence[Optional[int]]] = None,
                  lastmods: Optional[list[Optional[Lastmod]]] = None,
                  changefreqs: Optional[list[Optional[str]]] = None,
                  priorities: Optional[list[Optional[float]]] = None,
@@ -88,7 +88,7 @@ class Batch:
         gone = set(drop)
         keep = [i for i in range(len(self.locs)) if i not in gone]
 
-        def take(col: Optional[list]) -> Optional[list]:  # type: ignore[type-arg]
+        def take(col: Optional[Sequence]) -> Optional[list]:  # type: ignore[type-arg]
             return None if col is None else [col[i] for i in keep]
 
         return Batch([self.locs[i] for i in keep], self.source, take(self.lines),

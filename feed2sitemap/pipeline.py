@@ -33,6 +33,9 @@ def normalize_batches(batches: Iterable[Batch], report: Report) -> Iterator[Batc
     clean = CLEAN_URL.fullmatch
     all_clean = CLEAN_URLS.fullmatch
     for batch in batches:
+        if batch.uris:  # a reader proved them clean (a text block that matched CLEAN_URLS)
+            yield batch
+            continue
         locs = batch.locs
         # normalize_url's own first test, over the whole batch in one regex call: most URLs of
         # a real site are already clean
@@ -111,38 +114,30 @@ def within_scope_batches(batches: Iterable[Batch], report: Report,
             yield rest
 
 
-_KEY_MASK = (1 << 60) - 1
-
-
 def dedupe_batches(batches: Iterable[Batch], report: Report) -> Iterator[Batch]:
     """One entry per URL: the first copy keeps its place, later copies are dropped and counted.
 
-    Remembers a 60-bit hash of each URL rather than the URL (about 75 bytes per URL in all,
-    whatever the URL's length); two different URLs colliding is a one-in-2**60 event per pair
-    (about one in 2,300,000 runs of a million URLs).
+    Remembers the 64-bit hash of each URL rather than the URL (about 60 bytes per URL in all,
+    whatever the URL's length); two different URLs colliding is a one-in-2**64 event per pair
+    (about one in 37,000,000 runs of a million URLs).
     """
-    # A dict, not a set: a dict that holds only ints is not tracked by the cyclic garbage
-    # collector, while a set always is, and every full collection would walk a million entries
-    # (half a second per million URLs, measured).
-    seen: dict[int, int] = {}
-    for tag, batch in enumerate(batches):
-        # 60 bits of the hash: an int below 2**60 is a 32-byte object, one above it 40 bytes
-        keys = list(map(_KEY_MASK.__and__, map(hash, batch.locs)))
-        # One probe per URL, in C: setdefault stores this batch's tag for a new key and returns
-        # the tag of an earlier batch for a key seen before.
-        before = len(seen)
-        got = list(map(seen.setdefault, keys, repeat(tag)))
-        if len(seen) - before == len(keys):
-            yield batch  # the usual case: every key new, none twice in the batch
+    seen: set[int] = set()
+    for batch in batches:
+        keys = list(map(hash, batch.locs))
+        fresh = set(keys)
+        # the usual case, in C: no key twice in the batch, none seen before (the probes of
+        # isdisjoint leave the table's slots in cache for the insertions that follow)
+        if len(fresh) == len(keys) and seen.isdisjoint(fresh):
+            seen |= fresh
+            yield batch
             continue
-        first: dict[int, int] = {}
         drop = []
-        for i, (key, owner) in enumerate(zip(keys, got, strict=True)):
-            if owner != tag or key in first:
+        for i, key in enumerate(keys):
+            if key in seen:
                 report.skip("duplicate", *batch.where(i), f"duplicate URL {batch.locs[i]}")
                 drop.append(i)
             else:
-                first[key] = i
+                seen.add(key)
         rest = batch.without(drop)
         if rest.locs:
             yield rest
