@@ -29,11 +29,13 @@ class Batch:
     is None when no row has a line number. ``sources`` is None when every row comes from
     ``source``. ``uris`` says the locations are normalised URIs (``normalize_batches`` made
     them so, or a reader proved it): no space, control character, ``<``, ``>`` or ``"`` in any,
-    which lets a writer escape the batch in one cheap pass.
+    which lets a writer escape the batch in one cheap pass. Every location starts with
+    ``prefix`` (a reader that proved it says so; "" otherwise), which lets the scope check pass a
+    batch at once.
     """
 
     __slots__ = ("changefreqs", "is_sitemap", "lastmods", "lines", "locs", "priorities",
-                 "source", "sources", "uris")
+                 "prefix", "source", "sources", "uris")
 
     def __init__(self, locs: list[str], source: Optional[str] = None,
                  lines: Optional[Sequence[Optional[int]]] = None,
@@ -41,7 +43,8 @@ class Batch:
                  changefreqs: Optional[list[Optional[str]]] = None,
                  priorities: Optional[list[Optional[float]]] = None,
                  is_sitemap: bool = False,
-                 sources: Optional[list[Optional[str]]] = None, uris: bool = False) -> None:
+                 sources: Optional[list[Optional[str]]] = None, uris: bool = False,
+                 prefix: str = "") -> None:
         self.locs = locs
         self.source = source
         self.lines = lines
@@ -51,6 +54,7 @@ class Batch:
         self.is_sitemap = is_sitemap
         self.sources = sources
         self.uris = uris
+        self.prefix = prefix
 
     def __len__(self) -> int:
         return len(self.locs)
@@ -93,7 +97,7 @@ class Batch:
 
         return Batch([self.locs[i] for i in keep], self.source, take(self.lines),
                      take(self.lastmods), take(self.changefreqs), take(self.priorities),
-                     self.is_sitemap, take(self.sources), self.uris)
+                     self.is_sitemap, take(self.sources), self.uris, self.prefix)
 
     @classmethod
     def of_records(cls, records: Sequence[Record]) -> Batch:

@@ -98,7 +98,8 @@ def within_scope_batches(batches: Iterable[Batch], report: Report,
         if scope is None:
             scope = scope_of(batch.locs[0], directory=False)
         prefix = scope.prefix
-        if all(map(str.startswith, batch.locs, repeat(prefix))):  # the usual case, in C
+        if batch.prefix.startswith(prefix) or all(map(str.startswith, batch.locs, repeat(prefix))):
+            # the usual case: known from the reader, or found in C
             yield batch
             continue
         contains = scope.contains
@@ -159,7 +160,7 @@ def apply_defaults_batches(batches: Iterable[Batch], changefreq: Optional[str] =
             priorities = [priority] * n if priorities is None else [
                 priority if v is None else v for v in priorities]
         yield Batch(batch.locs, batch.source, batch.lines, batch.lastmods, changefreqs,
-                    priorities, batch.is_sitemap, batch.sources, batch.uris)
+                    priorities, batch.is_sitemap, batch.sources, batch.uris, batch.prefix)
 
 
 def normalize(records: Iterable[Record], report: Report) -> Iterator[Record]:

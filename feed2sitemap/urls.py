@@ -6,12 +6,15 @@ import re
 from typing import NamedTuple
 from urllib.parse import urlsplit, urlunsplit
 
-__all__ = ["Scope", "normalize_url", "scope_of"]
+__all__ = ["CLEAN_CHARS", "CLEAN_HEAD", "CLEAN_URL", "CLEAN_URLS", "Scope", "normalize_url",
+           "scope_of"]
 
 # A URL that is already a clean, normalised absolute http(s) URI: lower-case scheme and host, no
 # port, userinfo or IPv6 literal, a path, and nothing after the host that would need
 # percent-encoding. Most URLs of a real site pass these two regexes and skip urlsplit entirely.
-_CLEAN_TEXT = r"https?://[a-z0-9][a-z0-9.-]*/[A-Za-z0-9\-._~!$&'()*+,;=:@/?#\[\]]*"
+CLEAN_CHARS = r"A-Za-z0-9\-._~!$&'()*+,;=:@/?#\[\]"  # as a regex character class's contents
+CLEAN_HEAD = r"https?://[a-z0-9][a-z0-9.-]*/"
+_CLEAN_TEXT = f"{CLEAN_HEAD}[{CLEAN_CHARS}]*"
 CLEAN_URL = _CLEAN = re.compile(_CLEAN_TEXT)
 # The same for many URLs at once, each followed by a newline (which no clean URL contains)
 CLEAN_URLS = re.compile(f"(?:{_CLEAN_TEXT}\n)*")

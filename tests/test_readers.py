@@ -7,9 +7,13 @@ import io
 from datetime import date, datetime, timezone
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from feed2sitemap import InputError, Record, Report, read
-from feed2sitemap.readers.text import MAX_LINE
+from feed2sitemap.pipeline import normalize_batches, within_scope_batches
+from feed2sitemap.readers.text import MAX_LINE, read_text_batches
+from feed2sitemap.urls import normalize_url, scope_of
 
 UTC = timezone.utc
 
@@ -239,3 +243,43 @@ def test_problems_of_several_entries_are_reported_in_line_order() -> None:
     assert [r.loc for r in got] == ["https://e.example/1", "https://e.example/3",
                                     "https://e.example/4"]
     assert got[2].lastmod == date(2024, 1, 1) and got[2].changefreq is None
+
+
+# Lines of URL lists as sites write them: mostly clean, on one host or a few, with the odd
+# space, blank line, CRLF, non-ASCII character, escape or other host among them.
+_TEXT_LINES = st.one_of(
+    st.builds("https://a.example/{}".format, st.text("abz09-_/?=&;%.~", max_size=12)),
+    st.sampled_from(["https://b.example/x", "http://a.example/y", "https://a.example.org/z",
+                     " https://a.example/sp", "https://a.example/tab\t", "", "https://a.example/é",
+                     "https://A.example/Up", "https://a.example/%zz", "https://a.example",
+                     "ftp://a.example/f", "https://a.example/cr\r", "https://a.example/<x>"]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_TEXT_LINES, max_size=40), st.booleans(),
+       st.sampled_from([None, "https://a.example/", "https://a.example/ab/"]))
+def test_text_blocks_read_like_lines_one_by_one(lines: list[str], final_newline: bool,
+                                                base_url: str | None) -> None:
+    """However a block is read (proof by prefix, regex, or line by line), what comes out of the
+    reader, normalize and the scope check is what normalizing each stripped line would give."""
+    data = ("\n".join(lines) + ("\n" if final_newline else "")).encode()
+    report = Report()
+    scope = scope_of(base_url) if base_url else None
+    got = [loc for batch in within_scope_batches(normalize_batches(
+        read_text_batches(io.BytesIO(data), "t.txt", report), report), report, scope)
+        for loc in batch.locs]
+    want = []
+    first_scope = scope
+    for raw in "\n".join(lines).split("\n"):
+        try:
+            url = normalize_url(raw.strip()) if raw.strip() else None
+        except ValueError:
+            url = None
+        if url is None:
+            continue
+        if first_scope is None:
+            first_scope = scope_of(url, directory=False)
+        if first_scope.contains(url):
+            want.append(url)
+    assert got == want

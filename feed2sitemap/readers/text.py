@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import IO, Optional
 
@@ -9,13 +10,15 @@ from ..batch import BATCH, Batch, unbatched
 from ..errors import InputError
 from ..record import Record
 from ..report import Report
-from ..urls import CLEAN_URLS
+from ..urls import CLEAN_CHARS, CLEAN_HEAD, CLEAN_URLS
 
 __all__ = ["MAX_LINE", "read_text", "read_text_batches"]
 
 MAX_LINE = 64 * 1024  # a longer line is refused without being held in memory
 CHUNK = 1 << 20
 _all_clean = CLEAN_URLS.fullmatch
+_head = re.compile(CLEAN_HEAD).match
+_CLEAN_BYTES = bytes(b for b in range(128) if re.fullmatch(f"[{CLEAN_CHARS}]", chr(b)))
 
 
 def read_text(stream: IO[bytes], source: str, report: Report,
@@ -79,8 +82,9 @@ def read_text_batches(stream: IO[bytes], source: str, report: Report,
         lines = text.split("\n")
         if text.endswith("\n"):
             lines.pop()
-            if _all_clean(text) is not None:  # the usual block: nothing to strip, none blank
-                yield from _clean_batches(lines, source, lineno)
+            prefix = _clean_prefix(block, text, len(lines))
+            if prefix is not None:  # the usual block: nothing to strip, none blank
+                yield from _clean_batches(lines, source, lineno, prefix)
                 lineno += len(lines)
                 offset += len(block)
                 continue
@@ -105,16 +109,35 @@ def read_text_batches(stream: IO[bytes], source: str, report: Report,
             return
 
 
-def _clean_batches(lines: list[str], source: str, lineno: int) -> Iterator[Batch]:
-    """Batches of a block whose lines are all clean URLs already (urls.CLEAN_URLS): one regex
-    call over the block has done what per-line strip and normalize_batches would do."""
+def _clean_prefix(block: bytes, text: str, n: int) -> Optional[str]:
+    """If each of the block's ``n`` lines is a clean URL already (what CLEAN_URLS.fullmatch
+    says), a prefix they all start with ("" if none was found); else None.
+
+    First the cheap proof, for a block of one site's URLs: the first line starts with a clean
+    scheme and host, every other line starts with the same, and no byte but a newline is
+    outside the clean characters (one translate, one count, both in C at memory speed). Then
+    the regex, three times slower, which allows a different host on each line.
+    """
+    head = _head(text)
+    if head is not None:
+        prefix = head.group()
+        if (len(block.translate(None, _CLEAN_BYTES)) == n  # only the newlines are left
+                and text.count("\n" + prefix) == n - 1):
+            return prefix
+    return "" if _all_clean(text) is not None else None
+
+
+def _clean_batches(lines: list[str], source: str, lineno: int, prefix: str) -> Iterator[Batch]:
+    """Batches of a block whose lines are all clean URLs already: what per-line strip and
+    normalize_batches would do has been done for the whole block."""
     if max(map(len, lines)) > MAX_LINE:
         _too_long(source, lineno + next(i for i, raw in enumerate(lines) if len(raw) > MAX_LINE)
                   + 1)
     for start in range(0, len(lines), BATCH):
         part = lines[start: start + BATCH]
         first_line = lineno + start + 1
-        yield Batch(part, source, range(first_line, first_line + len(part)), uris=True)
+        yield Batch(part, source, range(first_line, first_line + len(part)), uris=True,
+                    prefix=prefix)
 
 
 def _too_long(source: str, line: int) -> None:
