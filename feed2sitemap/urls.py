@@ -37,7 +37,7 @@ _CLEAN_HEAD = re.compile(r"https?://[a-z0-9][a-z0-9.-]*(?=[/?#]|$)")
 
 
 def _pct(m: re.Match[str]) -> str:
-    return "".join(f"%{b:02X}" for b in m.group().encode("utf-8", "surrogatepass"))
+    return "%" + m.group().encode("utf-8", "surrogatepass").hex("%").upper()
 
 
 def _quote(part: str) -> str:

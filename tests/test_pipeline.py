@@ -2,10 +2,21 @@ from __future__ import annotations
 
 from datetime import date
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from feed2sitemap import Record, Report
-from feed2sitemap.pipeline import apply_defaults, check_length, dedupe, normalize, within_scope
+from feed2sitemap.batch import Batch
+from feed2sitemap.pipeline import (
+    apply_defaults,
+    check_length,
+    dedupe,
+    normalize,
+    normalize_batches,
+    within_scope,
+)
 from feed2sitemap.record import make_record
-from feed2sitemap.urls import scope_of
+from feed2sitemap.urls import normalize_url, scope_of
 
 
 def recs(*locs: str) -> list[Record]:
@@ -92,3 +103,29 @@ def test_dedupe_across_and_within_batches_keeps_first_copies_in_order() -> None:
     got = [r.loc for r in dedupe([make_record(loc) for loc in stream], report)]
     assert got == locs + ["https://e.example/5000"]
     assert report.skipped["duplicate"] == 5
+
+
+_LOCS = st.one_of(
+    st.builds("https://a.example/{}".format, st.text("abz09-_/?=&%.~", max_size=8)),
+    st.sampled_from(["https://a.example/é", "http://B.example/x", "not a url", "",
+                     " https://a.example/ ", "https://a.example/x\nhttps://a.example/y",
+                     "https://a.example/%41", "ftp://a/x", "https://a.example/<",
+                     "https://a.example:443/p"]),
+)
+
+
+@given(st.lists(_LOCS, max_size=30))
+def test_normalize_batches_treats_each_loc_as_normalize_url_does(locs: list[str]) -> None:
+    """However the batch is scanned, each loc comes out as normalize_url makes it, or is
+    reported and skipped; a newline inside a loc is never taken for two clean URLs."""
+    want = []
+    for loc in locs:
+        try:
+            want.append(normalize_url(loc))
+        except ValueError:
+            pass
+    report = Report()
+    got = [loc for batch in normalize_batches([Batch(list(locs), "s")], report)
+           for loc in batch.locs]
+    assert got == want
+    assert report.skipped.get("invalid URL", 0) == len(locs) - len(want)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from feed2sitemap import InputError, Record, Report, read
 from feed2sitemap.pipeline import normalize_batches, within_scope_batches
-from feed2sitemap.readers.text import MAX_LINE, read_text_batches
+from feed2sitemap.readers.text import MAX_LINE, SPACE_LEADS, read_text_batches
 from feed2sitemap.urls import normalize_url, scope_of
 
 UTC = timezone.utc
@@ -283,3 +283,10 @@ def test_text_blocks_read_like_lines_one_by_one(lines: list[str], final_newline:
         if first_scope.contains(url):
             want.append(url)
     assert got == want
+
+
+def test_space_leads_cover_every_character_strip_removes() -> None:
+    """A block with none of these bytes has nothing to strip: the reader then skips strip()."""
+    leads = {chr(c).encode("utf-8")[0] for c in range(0x110000)
+             if not 0xD800 <= c < 0xE000 and c != 10 and chr(c).isspace()}
+    assert leads <= set(SPACE_LEADS)

@@ -19,6 +19,10 @@ CHUNK = 1 << 20
 _all_clean = CLEAN_URLS.fullmatch
 _head = re.compile(CLEAN_HEAD).match
 _CLEAN_BYTES = bytes(b for b in range(128) if re.fullmatch(f"[{CLEAN_CHARS}]", chr(b)))
+# The first bytes, in UTF-8, of the characters str.strip() removes (str.isspace), but newline:
+# ASCII white space and the lead bytes of U+0085, U+00A0, U+1680, U+2000-U+205F and U+3000.
+SPACE_LEADS = b"\t\x0b\x0c\r\x1c\x1d\x1e\x1f \xc2\xe1\xe2\xe3"
+_NOT_SPACE_LEADS = bytes(b for b in range(256) if b not in SPACE_LEADS)
 
 
 def read_text(stream: IO[bytes], source: str, report: Report,
@@ -80,21 +84,25 @@ def read_text_batches(stream: IO[bytes], source: str, report: Report,
             line = lineno + text.count("\n", 0, text.index("\0")) + 1
             raise InputError(source, line, "binary data (NUL bytes), not a URL list")
         lines = text.split("\n")
+        strip = True
         if text.endswith("\n"):
             lines.pop()
-            prefix = _clean_prefix(block, text, len(lines))
+            rest = block.translate(None, _CLEAN_BYTES)  # the newlines, and any other byte
+            prefix = _clean_prefix(rest, text, len(lines))
             if prefix is not None:  # the usual block: nothing to strip, none blank
                 yield from _clean_batches(lines, source, lineno, prefix)
                 lineno += len(lines)
                 offset += len(block)
                 continue
+            # nothing to strip on any line unless some byte may begin a white-space character
+            strip = bool(rest.translate(None, _NOT_SPACE_LEADS))
         for start in range(0, len(lines), BATCH):
             part = lines[start: start + BATCH]
             first_line = lineno + start + 1
             if max(map(len, part)) > MAX_LINE:
                 _too_long(source, first_line + next(
                     i for i, raw in enumerate(part) if len(raw) > MAX_LINE))
-            locs = [raw.strip() for raw in part]
+            locs = [raw.strip() for raw in part] if strip else part
             if "" in locs:  # blank lines are not URLs (nor reported)
                 keep = [i for i, loc in enumerate(locs) if loc]
                 locs = [locs[i] for i in keep]
@@ -109,21 +117,21 @@ def read_text_batches(stream: IO[bytes], source: str, report: Report,
             return
 
 
-def _clean_prefix(block: bytes, text: str, n: int) -> Optional[str]:
-    """If each of the block's ``n`` lines is a clean URL already (what CLEAN_URLS.fullmatch
-    says), a prefix they all start with ("" if none was found); else None.
+def _clean_prefix(rest: bytes, text: str, n: int) -> Optional[str]:
+    """If each of the ``n`` lines of ``text`` is a clean URL already (what CLEAN_URLS.fullmatch
+    says), a prefix they all start with ("" if none was found); else None. ``rest`` is what
+    is left of the block's bytes once the clean characters are deleted.
 
-    First the cheap proof, for a block of one site's URLs: the first line starts with a clean
-    scheme and host, every other line starts with the same, and no byte but a newline is
-    outside the clean characters (one translate, one count, both in C at memory speed). Then
-    the regex, three times slower, which allows a different host on each line.
+    First the cheap proof, for a block of one site's URLs: no byte but a newline is outside
+    the clean characters (one translate, done by the caller), the first line starts with a
+    clean scheme and host, and every other line with the same (one count). Both run in C at
+    memory speed. Then the regex, three times slower, which allows a different host per line.
     """
+    if len(rest) != n:  # some byte besides the newlines is not a clean character
+        return None
     head = _head(text)
-    if head is not None:
-        prefix = head.group()
-        if (len(block.translate(None, _CLEAN_BYTES)) == n  # only the newlines are left
-                and text.count("\n" + prefix) == n - 1):
-            return prefix
+    if head is not None and text.count("\n" + head.group()) == n - 1:
+        return head.group()
     return "" if _all_clean(text) is not None else None
 
 
