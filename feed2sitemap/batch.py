@@ -81,9 +81,9 @@ class Batch:
     def records(self) -> Iterator[Record]:
         return map(self.record, range(len(self.locs)))
 
-    def with_locs(self, locs: list[str], uris: bool = False) -> Batch:
+    def with_locs(self, locs: list[str], uris: bool = False, prefix: str = "") -> Batch:
         return Batch(locs, self.source, self.lines, self.lastmods, self.changefreqs,
-                     self.priorities, self.is_sitemap, self.sources, uris)
+                     self.priorities, self.is_sitemap, self.sources, uris, prefix)
 
     def without(self, drop: Sequence[int]) -> Batch:
         """The batch less the rows whose indexes are in ``drop`` (ascending)."""

@@ -15,7 +15,7 @@ from .errors import InputError
 from .merge import DEFAULT_MEMORY_LIMIT, MergeCounts, MergeStore
 from .record import Record
 from .report import Report
-from .urls import CLEAN_URL, CLEAN_URLS, Scope, normalize_url, scope_of
+from .urls import CLEAN_BYTES, CLEAN_URL, CLEAN_URLS, Scope, normalize_url, proven_clean, scope_of
 
 __all__ = [
     "apply_defaults", "apply_defaults_batches", "check_length", "check_length_batches",
@@ -37,7 +37,13 @@ def normalize_batches(batches: Iterable[Batch], report: Report) -> Iterator[Batc
             yield batch
             continue
         locs = batch.locs
-        unclean = _unclean(locs, match)
+        text = "\n".join(locs) + "\n"
+        if text.isascii():  # the usual batch, one site's clean URLs: proven at memory speed
+            prefix = proven_clean(text, len(locs), len(text.encode().translate(None, CLEAN_BYTES)))
+            if prefix is not None:
+                yield batch.with_locs(locs, uris=True, prefix=prefix)
+                continue
+        unclean = _unclean(text, locs, match)
         if not unclean:
             yield batch.with_locs(locs, uris=True)
             continue
@@ -54,14 +60,15 @@ def normalize_batches(batches: Iterable[Batch], report: Report) -> Iterator[Batc
             yield rest
 
 
-def _unclean(locs: list[str], match: Callable[..., Optional[re.Match[str]]]) -> list[int]:
-    """The indexes of the locs that are not clean URIs already (urls.CLEAN_URL).
+def _unclean(text: str, locs: list[str], match: Callable[..., Optional[re.Match[str]]]
+             ) -> list[int]:
+    """The indexes of the locs that are not clean URIs already (urls.CLEAN_URL); ``text`` is
+    the locs, each followed by a newline.
 
     normalize_url's own first test, for the whole batch in a few regex calls: the batch as lines
     is matched from the start, and each line the match stops at is noted and stepped over. Most
     URLs of a real site are clean; a batch with 5% of IRIs costs one pass, not a call per URL.
     """
-    text = "\n".join(locs) + "\n"
     if text.count("\n") != len(locs):  # a newline inside a loc: look at each one by itself
         clean = CLEAN_URL.fullmatch
         return [i for i, loc in enumerate(locs) if clean(loc) is None]

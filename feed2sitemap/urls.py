@@ -6,7 +6,7 @@ import re
 from typing import NamedTuple
 from urllib.parse import urlsplit, urlunsplit
 
-__all__ = ["CLEAN_CHARS", "CLEAN_HEAD", "CLEAN_URL", "CLEAN_URLS", "Scope", "normalize_url",
+__all__ = ["CLEAN_BYTES", "CLEAN_URL", "CLEAN_URLS", "Scope", "normalize_url", "proven_clean",
            "scope_of"]
 
 # A URL that is already a clean, normalised absolute http(s) URI: lower-case scheme and host, no
@@ -18,6 +18,32 @@ _CLEAN_TEXT = f"{CLEAN_HEAD}[{CLEAN_CHARS}]*"
 CLEAN_URL = _CLEAN = re.compile(_CLEAN_TEXT)
 # The same for many URLs at once, each followed by a newline (which no clean URL contains)
 CLEAN_URLS = re.compile(f"(?:{_CLEAN_TEXT}\n)*")
+# The clean characters and "%" as bytes: deleting them (bytes.translate) from the lines of clean
+# URLs leaves only the newlines.
+CLEAN_BYTES = bytes(b for b in range(128) if re.fullmatch(f"[{CLEAN_CHARS}%]", chr(b)))
+_head = re.compile(CLEAN_HEAD).match
+_BAD_PCT = re.compile(r"%(?![0-9A-Fa-f]{2})")
+
+
+def proven_clean(text: str, n: int, unclean_bytes: int) -> str | None:
+    """The scheme and host that all ``n`` lines of ``text`` start with, if that proves each of
+    them a normalised URI already (one that normalize_url returns as it is), else None. Each
+    line ends in a newline; ``unclean_bytes`` counts the bytes of ``text`` outside CLEAN_BYTES,
+    newlines included.
+
+    The proof, for lines of one site: no byte but the newlines is unclean (one bytes.translate,
+    done by the caller), every "%" starts a %XX escape, the first line starts with a clean
+    scheme and host, and every other line with the same (one str.count). All run in C at
+    memory speed, several times faster than a regex over the lines.
+    """
+    if unclean_bytes != n or ("%" in text and _BAD_PCT.search(text) is not None):
+        return None
+    head = _head(text)
+    if head is not None and text.count("\n" + head.group()) == n - 1:
+        return head.group()
+    return None
+
+
 # The same, allowing well-formed %XX escapes: slower (an alternation per character), so tried only
 # for URLs that contain a "%".
 _CLEAN_PCT = re.compile(
