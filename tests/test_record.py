@@ -13,6 +13,7 @@ from feed2sitemap.record import (
     lastmod_key,
     make_record,
     parse_changefreq,
+    parse_common_lastmods,
     parse_lastmod,
     parse_priority,
 )
@@ -124,3 +125,29 @@ def test_record_is_frozen_and_origin_does_not_count_for_equality() -> None:
     assert b.source == "b.txt" and b.line == 9
     with pytest.raises(AttributeError):
         a.loc = "x"  # type: ignore[misc]
+
+
+_COMMON_TEXTS = st.builds(
+    lambda y, mo, d, time, zone: f"{y:04d}-{mo:02d}-{d:02d}" + (f"T{time}{zone}" if time else ""),
+    st.integers(0, 9999), st.integers(0, 13), st.integers(0, 32),
+    st.sampled_from(["", "00:00:00", "23:59:59", "24:00:00", "12:60:00", "07:08:09"]),
+    st.sampled_from(["Z", "+00:00", "-00:00", "+14:00", "-14:00", "+14:01", "+13:59", "+05:30",
+                     "-09:60", "+15:00", "+99:00"]),
+)
+
+
+@given(st.lists(_COMMON_TEXTS, max_size=12))
+def test_common_lastmods_in_bulk_are_what_parse_lastmod_gives(texts: list[str]) -> None:
+    got = parse_common_lastmods(texts)
+    for text, value in got.items():
+        want = parse_lastmod(text)
+        assert (value, type(value)) == (want, type(want))
+        if isinstance(want, datetime):
+            assert value.utcoffset() == want.utcoffset()
+
+
+def test_a_usual_lastmod_column_is_parsed_in_bulk() -> None:
+    texts = ["2024-03-05", "2024-03-05T10:15:00+01:00", "2023-12-31T23:59:59Z", "2022-01-01"]
+    assert parse_common_lastmods(texts) == {t: parse_lastmod(t) for t in texts}
+    # a 30 February leaves its group to be parsed one by one, and parse_lastmod refuses it
+    assert parse_common_lastmods(["2024-02-30", "2024-02-28"]) == {}

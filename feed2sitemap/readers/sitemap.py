@@ -6,9 +6,15 @@ from collections.abc import Callable, Iterator
 from typing import IO, Any, Optional
 from xml.parsers import expat
 
-from ..batch import Batch, unbatched
+from ..batch import BATCH, Batch, unbatched
 from ..errors import InputError
-from ..record import Record, parse_changefreq, parse_lastmod, parse_priority
+from ..record import (
+    Record,
+    parse_changefreq,
+    parse_common_lastmods,
+    parse_lastmod,
+    parse_priority,
+)
 from ..report import Report
 from ..xmlutil import EntitiesForbidden, safe_expat_parser
 
@@ -22,7 +28,7 @@ MAX_VALUE = 64 * 1024  # a longer <loc> or other value is refused, not held
 MAX_TOKEN = 2 * MAX_VALUE
 CHUNK = 1 << 16
 
-LOC, LASTMOD, CHANGEFREQ, PRIORITY = range(4)
+LOC, LASTMOD, CHANGEFREQ, PRIORITY, ENTRY = range(5)
 _FIELDS = {"loc": LOC, "lastmod": LASTMOD, "changefreq": CHANGEFREQ, "priority": PRIORITY}
 
 
@@ -46,15 +52,17 @@ class _Entries:
         self.lines: list[int] = []
 
     def batch(self) -> Optional[Batch]:
-        rows, lines = self.rows, self.lines
-        self.rows, self.lines = [], []
+        rows, lines = self.rows[:BATCH], self.lines[:BATCH]
+        del self.rows[:BATCH], self.lines[:BATCH]  # (in place: the parser's handler appends)
         raw_locs, raw_lastmods, raw_changefreqs, raw_priorities = zip(*rows, strict=True)
-        locs = [loc.strip() if loc is not None else "" for loc in raw_locs]
+        locs = (list(map(str.strip, raw_locs)) if None not in raw_locs
+                else [loc.strip() if loc is not None else "" for loc in raw_locs])
         missing = [i for i, loc in enumerate(locs) if not loc] if "" in locs else []
         kind = "sitemap" if self.is_index else "url"
         # (row, kind, message), reported in row order
         problems = [(i, "", f"<{kind}> without a <loc>") for i in missing]
-        lastmods = self._column(raw_lastmods, parse_lastmod, "lastmod", problems)
+        lastmods = self._column(raw_lastmods, parse_lastmod, "lastmod", problems,
+                                parse_common_lastmods)
         changefreqs = priorities = None
         if not self.is_index:
             changefreqs = self._column(raw_changefreqs, parse_changefreq, "changefreq", problems)
@@ -70,25 +78,34 @@ class _Entries:
         return batch if batch.locs else None
 
     def _column(self, raw: tuple[Optional[str], ...], parse: Callable[[str], Any], what: str,
-                problems: list[tuple[int, str, str]]) -> Optional[list[Any]]:
-        """Parse one column: each distinct text once; None when no row has a valid value."""
-        distinct = set(raw)
+                problems: list[tuple[int, str, str]],
+                bulk: Optional[Callable[[set[str]], dict[str, Any]]] = None
+                ) -> Optional[list[Any]]:
+        """Parse one column: each distinct text once (the common ones all at once by ``bulk``,
+        if given); None when no row has a valid value."""
+        distinct: set[Any] = set(raw)
         distinct.discard(None)
         if not distinct:
             return None
         values: dict[Optional[str], Any] = {None: None}
+        if bulk is not None:
+            values.update(bulk(distinct))
         bad = []
-        for text in distinct:
+        for text in distinct if len(values) == 1 else distinct.difference(values):
             try:
-                values[text] = parse(text)  # type: ignore[arg-type]
+                values[text] = parse(text)
             except ValueError as exc:
                 values[text] = None
                 bad.append((text, exc))
         for text, problem in bad:
             problems.extend((i, what, f"{what} dropped: {problem}")
                             for i, value in enumerate(raw) if value == text)
-        column = [values[text] for text in raw]
+        column = list(map(values.__getitem__, raw))
         return column if len(bad) < len(distinct) else None
+
+
+def _unset(value: object) -> None:
+    raise AssertionError("an entry before the root element")
 
 
 def read_sitemap_batches(stream: IO[bytes], source: str, report: Report,
@@ -108,11 +125,12 @@ def read_sitemap_batches(stream: IO[bytes], source: str, report: Report,
     # what was collected when its end tag comes (values are stripped, so the whitespace before
     # a field's start tag does not matter), and appending is list.append itself, a C call.
     text: list[str] = []
-    names: dict[str, int] = {}  # full element name → field index, in the root's namespace
-    entry_name = ""
+    names: dict[str, int] = {}  # full element name → field index or ENTRY, in the root's namespace
+    add_row: Callable[[list[Optional[str]]], None] = _unset
+    add_line: Callable[[int], None] = _unset
 
     def root(name: str, attrs: object) -> None:
-        nonlocal entries, entry_name
+        nonlocal entries, add_row, add_line
         ns, _, local = name.rpartition(" ")
         if local not in ("urlset", "sitemapindex"):
             raise InputError(source, parser.CurrentLineNumber, f"root element <{local}> is "
@@ -126,26 +144,31 @@ def read_sitemap_batches(stream: IO[bytes], source: str, report: Report,
         entry_name = prefix + ("sitemap" if is_index else "url")
         wanted = ("loc", "lastmod") if is_index else tuple(_FIELDS)
         names.update({prefix + n: _FIELDS[n] for n in wanted})
+        names[entry_name] = ENTRY
         entries = _Entries(source, report, is_index)
+        add_row, add_line = entries.rows.append, entries.lines.append
         parser.StartElementHandler = None  # no other start tag needs Python
+
+    get, clear, join = names.get, text.clear, "".join
 
     def end(name: str) -> None:
         nonlocal fields, line
-        f = names.get(name)
-        if f is not None:
-            value = fields[f] = text[0] if len(text) == 1 else "".join(text)
+        f = get(name)
+        if f is None:  # an element of another namespace
+            pass
+        elif f != ENTRY:
+            value = fields[f] = join(text)
             if len(value) > MAX_VALUE:
                 raise InputError(source, parser.CurrentLineNumber, f"<{name.rpartition(' ')[2]}> "
                                  f"value longer than {MAX_VALUE:,} characters")
             if f == LOC:
                 line = parser.CurrentLineNumber
-        elif name == entry_name:
-            assert entries is not None
-            entries.rows.append(fields)
-            entries.lines.append(line or parser.CurrentLineNumber)
+        else:
+            add_row(fields)
+            add_line(line or parser.CurrentLineNumber)
             fields = [None] * 4
             line = 0
-        text.clear()
+        clear()
 
     parser.StartElementHandler = root
     parser.EndElementHandler = end
@@ -163,7 +186,8 @@ def read_sitemap_batches(stream: IO[bytes], source: str, report: Report,
                     raise InputError(source, parser.CurrentLineNumber, f"value longer than "
                                      f"{MAX_VALUE:,} characters")
                 text.clear()
-            if entries is not None and entries.rows:
+            # a batch per chunk: a few hundred entries (a larger batch measured slower)
+            while entries is not None and entries.rows:
                 batch = entries.batch()
                 if batch is not None:
                     yield batch
