@@ -59,28 +59,34 @@ def read_feed_batches(stream: IO[bytes], source: str, report: Report,
     from .feedstream import EntityDeclared, FastPathUnsupported, parse_feed_entries
 
     data = read_all(stream, source, max_bytes)
-    if any(marker in data for marker in _ENTITY_DECL):  # a plain substring search, in C
-        raise InputError(source, None, ENTITIES_REFUSED)
     try:
+        # the fast path's parser refuses any entity declaration itself (EntityDeclared)
         entries = parse_feed_entries(data, base_url)
     except EntityDeclared:
         raise InputError(source, None, ENTITIES_REFUSED) from None
     except FastPathUnsupported:
+        if any(marker in data for marker in _ENTITY_DECL):  # a plain substring search, in C
+            raise InputError(source, None, ENTITIES_REFUSED) from None
         entries = _via_feedparser(data, source, report, base_url)
     for start in range(0, len(entries), BATCH):
-        locs: list[str] = []
-        lastmods: list[Optional[Lastmod]] = []
-        lines: list[Optional[int]] = []
-        for n, (link, lastmod, line) in enumerate(entries[start: start + BATCH], start + 1):
-            if not link:
-                report.skip("no link", source, line or None, f"feed entry {n} has no link")
-                continue
-            locs.append(link)
-            lastmods.append(lastmod)
-            lines.append(line or None)
+        part = entries[start: start + BATCH]
+        links, dates, numbers = zip(*part, strict=True)
+        if all(links):  # the usual case: every entry has its link
+            locs: list[str] = list(links)
+            lastmods: list[Optional[Lastmod]] = list(dates)
+            lines: list[Optional[int]] = [n or None for n in numbers]
+        else:
+            locs, lastmods, lines = [], [], []
+            for n, (link, lastmod, line) in enumerate(part, start + 1):
+                if not link:
+                    report.skip("no link", source, line or None, f"feed entry {n} has no link")
+                    continue
+                locs.append(link)
+                lastmods.append(lastmod)
+                lines.append(line or None)
         if locs:
             yield Batch(locs, source, lines if any(lines) else None,
-                        lastmods if any(v is not None for v in lastmods) else None)
+                        lastmods if lastmods.count(None) < len(lastmods) else None)
 
 
 ENTITIES_REFUSED = ("the feed declares entities (DOCTYPE with <!ENTITY>); refused for safety: "
