@@ -127,12 +127,17 @@ def write_records(batches: Iterable[Batch], fmt: Format, profile: Profile,
 
     def note_newest(lastmods: Iterable[Optional[Lastmod]]) -> None:
         nonlocal newest_key
-        for lastmod in lastmods:
-            if lastmod is not None:
-                key = lastmod_key(lastmod)
-                if newest_key is None or key > newest_key:
-                    newest_key = key
-                    info.newest = lastmod
+        present = list(filter(None, lastmods))  # (no date or datetime is false)
+        if not present:
+            return
+        try:  # in C: all dates, or all datetimes (aware, so compared as instants)
+            lastmod = max(present)
+        except TypeError:  # dates and datetimes: a date counts as its midnight UTC
+            lastmod = max(present, key=lastmod_key)
+        key = lastmod_key(lastmod)
+        if newest_key is None or key > newest_key:
+            newest_key = key
+            info.newest = lastmod
 
     try:
         for batch in batches:

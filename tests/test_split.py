@@ -5,7 +5,7 @@ from __future__ import annotations
 import gzip
 import os
 from dataclasses import replace
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -233,3 +233,19 @@ def test_index_of_an_index_input_is_an_index(tmp_path: Path) -> None:
     write(recs, tmp_path / "i.xml")
     assert (tmp_path / "i.xml").read_text().count("<sitemapindex") == 1
     assert INDEX.entry(recs[0]) in (tmp_path / "i.xml").read_text()
+
+
+def test_index_lastmod_is_the_newest_of_each_part_dates_and_times_alike(tmp_path: Path) -> None:
+    plus2 = timezone(timedelta(hours=2))
+    lastmods = [
+        date(2024, 3, 1), date(2024, 5, 1), date(2024, 4, 1),  # dates only
+        datetime(2024, 1, 1, 23, tzinfo=plus2), datetime(2024, 1, 1, 22, tzinfo=UTC), None,
+        date(2024, 6, 2), datetime(2024, 6, 1, 23, 30, tzinfo=UTC),  # a date is its midnight UTC
+        datetime(2024, 6, 3, 1, tzinfo=plus2),  # 2024-06-02T23:00Z, the newest
+    ]
+    records = [Record(f"{BASE}{i}", lm) for i, lm in enumerate(lastmods)]
+    write(records, tmp_path / "s.xml", profile=PROFILES["sitemaps"].lowered(max_urls=3),
+          base_url=BASE)
+    assert [r.lastmod for r in read(tmp_path / "s.xml")] == [
+        date(2024, 5, 1), datetime(2024, 1, 1, 22, tzinfo=UTC),
+        datetime(2024, 6, 2, 23, tzinfo=UTC)]
