@@ -420,6 +420,50 @@ def _extract(body: bytes, encoding: str, base: str, shift: int) -> list[FeedEntr
             content_attrs = attrs
             p.StartElementHandler = start_text
             return
+        if kind in "LGPU":  # a link, guid/id or date: of the entry itself, else ignored
+            if not entry or source:
+                return
+            if kind == "L":
+                if not attrs:  # RSS's <link>: no href, no rel
+                    rel, href, typ = "alternate", None, None
+                elif _LINK_ATTRS.issuperset(attrs):  # Atom's: feedparser's keys are these names
+                    rel = attrs["rel"].lower() if "rel" in attrs else "alternate"
+                    href, typ = attrs.get("href"), attrs.get("type")
+                else:
+                    d = _attrs_dict(attrs, attr_cache)
+                    rel = d.setdefault("rel", "alternate")
+                    href = d.get("url", d.get("uri", d.get("href")))  # feedparser's _enforce_href
+                    if href:
+                        d["href"] = href
+                    href, typ = d.get("href"), d.get("type")
+                if href is not None:
+                    href = resolve(base or "", href)
+                    if rel == "alternate":
+                        if alt is None and href:
+                            alt = href
+                        typ = "text/html" if typ is None else typ  # feedparser's default
+                        html = html_types.get(typ)
+                        if html is None:
+                            html = html_types[typ] = _map_content_type(typ) in _HTML_TYPES
+                        if html:
+                            link = href
+                    return
+            elif kind == "G":
+                if not attrs:
+                    permalink = True
+                elif len(attrs) == 1 and "isPermaLink" in attrs:  # RSS's usual spelling
+                    permalink = attrs["isPermaLink"] == "true"
+                else:
+                    permalink = _attrs_dict(attrs, attr_cache).get("ispermalink", "true") == "true"
+                if not permalink:  # its text is never used: only read as text, for children
+                    kind = "X"
+            cap = kind
+            if kind != "X":
+                buf = []
+                p.CharacterDataHandler = buf.append
+            p.StartElementHandler = start_leaf
+            p.EndElementHandler = end_leaf
+            return
         if kind == "E":
             d = _attrs_dict(attrs, attr_cache) if attrs else {}
             if entry or source or image or "href" in d or "lastmod" in d:  # CDF attributes
@@ -448,44 +492,6 @@ def _extract(body: bytes, encoding: str, base: str, shift: int) -> list[FeedEntr
                 image = deepest = len(stack)
                 return
             cap = "X"  # there feedparser's image context captures links and dates: allow it empty
-        elif not entry or source:
-            return
-        else:  # link, guid/id or a date of the entry itself
-            if kind == "L":
-                if not attrs:  # RSS's <link>: no href, no rel
-                    rel, href, typ = "alternate", None, None
-                elif _LINK_ATTRS.issuperset(attrs):  # Atom's: feedparser's keys are these names
-                    rel = attrs["rel"].lower() if "rel" in attrs else "alternate"
-                    href, typ = attrs.get("href"), attrs.get("type")
-                else:
-                    d = _attrs_dict(attrs, attr_cache)
-                    rel = d.setdefault("rel", "alternate")
-                    href = d.get("url", d.get("uri", d.get("href")))  # feedparser's _enforce_href
-                    if href:
-                        d["href"] = href
-                    href, typ = d.get("href"), d.get("type")
-                if href is not None:
-                    href = resolve(base or "", href)
-                    if rel == "alternate":
-                        if alt is None and href:
-                            alt = href
-                        typ = "text/html" if typ is None else typ  # feedparser's default
-                        html = html_types.get(typ)
-                        if html is None:
-                            html = html_types[typ] = _map_content_type(typ) in _HTML_TYPES
-                        if html:
-                            link = href
-                    return
-            elif kind == "G":
-                permalink = (_attrs_dict(attrs, attr_cache) if attrs else {}).get(
-                    "ispermalink", "true"
-                ) == "true"
-                if not permalink:  # its text is never used: only read as text, for children
-                    kind = "X"
-            cap = kind
-            if kind != "X":
-                buf = []
-                p.CharacterDataHandler = buf.append
         p.StartElementHandler = start_leaf
         p.EndElementHandler = end_leaf
 
