@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from feed2sitemap import PROFILES, InputError, LimitError, Record, Report, convert, read, write
+from feed2sitemap.batch import BATCH
 from feed2sitemap.outputs import part_names
 from feed2sitemap.writers import INDEX, TEXT, URLSET
 
@@ -249,3 +250,22 @@ def test_index_lastmod_is_the_newest_of_each_part_dates_and_times_alike(tmp_path
     assert [r.lastmod for r in read(tmp_path / "s.xml")] == [
         date(2024, 5, 1), datetime(2024, 1, 1, 22, tzinfo=UTC),
         datetime(2024, 6, 2, 23, tzinfo=UTC)]
+
+
+_MIDNIGHT = datetime(2024, 7, 1, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("lastmods,newest", [
+    ([date(2024, 3, 1), date(2024, 5, 1), None, date(2024, 4, 1)], date(2024, 5, 1)),
+    ([date(2024, 7, 2), datetime(2024, 7, 1, 23, tzinfo=UTC)], date(2024, 7, 2)),
+    ([date(2024, 6, 30), datetime(2024, 7, 1, 1, tzinfo=timezone(timedelta(hours=2)))],
+     datetime(2024, 6, 30, 23, tzinfo=UTC)),
+    ([_MIDNIGHT, date(2024, 7, 1)], _MIDNIGHT),  # the same instant: the first one
+    ([date(2024, 7, 1), date(2020, 1, 1), _MIDNIGHT], date(2024, 7, 1)),
+])
+def test_index_lastmod_of_one_part_is_its_newest(lastmods: list, newest: object,
+                                                  tmp_path: Path) -> None:
+    # after a first batch without lastmods, so that these make a batch written whole
+    records = urls(BATCH) + [Record(f"{BASE}x{i}", lm) for i, lm in enumerate(lastmods)]
+    write(records, tmp_path / "s.xml", base_url=BASE, index="always")
+    assert [r.lastmod for r in read(tmp_path / "s.xml")] == [newest]
