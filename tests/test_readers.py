@@ -218,6 +218,16 @@ def test_feed_with_entity_declaration_is_refused_before_feedparser_sees_it() -> 
         records(doc)
 
 
+def test_feed_with_entities_is_refused_when_only_feedparser_could_read_it() -> None:
+    # Text before the XML declaration: expat stops there, before the DOCTYPE, so the fast
+    # path's own refusal never runs and the feed would go to feedparser.
+    doc = (b'\n<?xml version="1.0"?><!DOCTYPE rss [<!ENTITY x "expanded">]>'
+           b'<rss version="2.0"><channel><item><link>https://e.example/&x;</link></item>'
+           b"</channel></rss>")
+    with pytest.raises(InputError, match="entities"):
+        records(doc, "feed")
+
+
 def test_feed_over_the_size_limit_is_refused() -> None:
     with pytest.raises(InputError, match="larger than 100 bytes"):
         records(RSS, max_feed_bytes=100)
