@@ -9,20 +9,29 @@ from urllib.parse import urlsplit, urlunsplit
 __all__ = ["CLEAN_BYTES", "CLEAN_URL", "CLEAN_URLS", "Scope", "normalize_url", "proven_clean",
            "scope_of"]
 
-# A URL that is already a clean, normalised absolute http(s) URI: lower-case scheme and host, no
-# port, userinfo or IPv6 literal, a path, and nothing after the host that would need
-# percent-encoding. Most URLs of a real site pass these two regexes and skip urlsplit entirely.
-CLEAN_CHARS = r"A-Za-z0-9\-._~!$&'()*+,;=:@/?#\[\]"  # as a regex character class's contents
-CLEAN_HEAD = r"https?://[a-z0-9][a-z0-9.-]*/"
-_CLEAN_TEXT = f"{CLEAN_HEAD}[{CLEAN_CHARS}]*"
+# Characters left as they are inside path, query and fragment (as a regex character class's
+# contents); everything else is encoded. RFC 3986 reserved and unreserved characters, plus "%"
+# (handled separately so that an existing %XX escape is never encoded twice) and "[" "]" which
+# browsers and servers pass through.
+_CHARS = r"A-Za-z0-9\-._~!$&'()*+,;=:@/?#\[\]"
+# A scheme and host already in normal form: lower case, no port, userinfo or IPv6 literal.
+_HOST = r"https?://[a-z0-9][a-z0-9.-]*"
+_HEAD = _HOST + "/"
+# A URL that is already a clean, normalised absolute http(s) URI: a clean scheme and host, a
+# path, and nothing after the host that would need percent-encoding. Most URLs of a real site
+# pass these two regexes and skip urlsplit entirely.
+_CLEAN_TEXT = f"{_HEAD}[{_CHARS}]*"
 CLEAN_URL = _CLEAN = re.compile(_CLEAN_TEXT)
 # The same for many URLs at once, each followed by a newline (which no clean URL contains)
 CLEAN_URLS = re.compile(f"(?:{_CLEAN_TEXT}\n)*")
+# The same, allowing well-formed %XX escapes: slower (an alternation per character), so tried only
+# for URLs that contain a "%".
+_CLEAN_PCT = re.compile(f"{_HEAD}(?:[{_CHARS}]|%[0-9A-Fa-f]{{2}})*")
+_PCT = re.compile(r"%(?![0-9A-Fa-f]{2})")  # a "%" that starts no %XX escape
 # The clean characters and "%" as bytes: deleting them (bytes.translate) from the lines of clean
 # URLs leaves only the newlines.
-CLEAN_BYTES = bytes(b for b in range(128) if re.fullmatch(f"[{CLEAN_CHARS}%]", chr(b)))
-_head = re.compile(CLEAN_HEAD).match
-_BAD_PCT = re.compile(r"%(?![0-9A-Fa-f]{2})")
+CLEAN_BYTES = bytes(b for b in range(128) if re.fullmatch(f"[{_CHARS}%]", chr(b)))
+_head = re.compile(_HEAD).match
 
 
 def proven_clean(text: str, n: int, unclean_bytes: int) -> str | None:
@@ -36,7 +45,7 @@ def proven_clean(text: str, n: int, unclean_bytes: int) -> str | None:
     scheme and host, and every other line with the same (one str.count). All run in C at
     memory speed, several times faster than a regex over the lines.
     """
-    if unclean_bytes != n or ("%" in text and _BAD_PCT.search(text) is not None):
+    if unclean_bytes != n or ("%" in text and _PCT.search(text) is not None):
         return None
     head = _head(text)
     if head is not None and text.count("\n" + head.group()) == n - 1:
@@ -44,22 +53,12 @@ def proven_clean(text: str, n: int, unclean_bytes: int) -> str | None:
     return None
 
 
-# The same, allowing well-formed %XX escapes: slower (an alternation per character), so tried only
-# for URLs that contain a "%".
-_CLEAN_PCT = re.compile(
-    r"https?://[a-z0-9][a-z0-9.-]*/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?#\[\]]|%[0-9A-Fa-f]{2})*"
-)
-
-# Characters left as they are inside path, query and fragment; everything else is encoded.
-# RFC 3986 reserved and unreserved characters, plus "%" (handled separately so that an existing
-# %XX escape is never encoded twice) and "[" "]" which browsers and servers pass through.
-_CLEAN_PART = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@/?#\[\]]*")
-_UNSAFE = re.compile(r"[^A-Za-z0-9\-._~!$&'()*+,;=:@/?#\[\]%]+")
-_PCT = re.compile(r"%(?![0-9A-Fa-f]{2})")
+_CLEAN_PART = re.compile(f"[{_CHARS}]*")
+_UNSAFE = re.compile(f"[^{_CHARS}%]+")
 _DEFAULT_PORT = {"http": 80, "https": 443}
-# An absolute http(s) URL whose scheme and host are already in normal form (lower case, no
-# port or userinfo): only what follows the host may need encoding, and urlsplit is not needed.
-_CLEAN_HEAD = re.compile(r"https?://[a-z0-9][a-z0-9.-]*(?=[/?#]|$)")
+# An absolute http(s) URL whose scheme and host are already in normal form: only what follows
+# the host may need encoding, and urlsplit is not needed.
+_CLEAN_HEAD = re.compile(_HOST + "(?=[/?#]|$)")
 
 
 def _pct(m: re.Match[str]) -> str:
