@@ -98,9 +98,7 @@ def read_text_batches(stream: IO[bytes], source: str, report: Report,
         for start in range(0, len(lines), BATCH):
             part = lines[start: start + BATCH]
             first_line = lineno + start + 1
-            if max(map(len, part)) > MAX_LINE:
-                _too_long(source, first_line + next(
-                    i for i, raw in enumerate(part) if len(raw) > MAX_LINE))
+            _check_lengths(part, source, first_line)
             locs = [raw.strip() for raw in part] if strip else part
             if "" in locs:  # blank lines are not URLs (nor reported)
                 keep = [i for i, loc in enumerate(locs) if loc]
@@ -119,14 +117,19 @@ def read_text_batches(stream: IO[bytes], source: str, report: Report,
 def _clean_batches(lines: list[str], source: str, lineno: int, prefix: str) -> Iterator[Batch]:
     """Batches of a block whose lines are all clean URLs already: what per-line strip and
     normalize_batches would do has been done for the whole block."""
-    if max(map(len, lines)) > MAX_LINE:
-        _too_long(source, lineno + next(i for i, raw in enumerate(lines) if len(raw) > MAX_LINE)
-                  + 1)
+    _check_lengths(lines, source, lineno + 1)
     for start in range(0, len(lines), BATCH):
         part = lines[start: start + BATCH]
         first_line = lineno + start + 1
         yield Batch(part, source, range(first_line, first_line + len(part)), uris=True,
                     prefix=prefix)
+
+
+def _check_lengths(lines: list[str], source: str, first_line: int) -> None:
+    """Refuse the first of ``lines`` (numbered from ``first_line``) longer than MAX_LINE."""
+    if max(map(len, lines)) > MAX_LINE:
+        _too_long(source, first_line + next(
+            i for i, raw in enumerate(lines) if len(raw) > MAX_LINE))
 
 
 def _too_long(source: str, line: int) -> None:
