@@ -104,10 +104,6 @@ class _Entries:
         return column if len(bad) < len(distinct) else None
 
 
-def _unset(value: object) -> None:
-    raise AssertionError("an entry before the root element")
-
-
 def read_sitemap_batches(stream: IO[bytes], source: str, report: Report,
                          base_url: Optional[str] = None) -> Iterator[Batch]:
     """Yield the <url> entries (or, for an index, the <sitemap> entries) in batches.
@@ -118,19 +114,17 @@ def read_sitemap_batches(stream: IO[bytes], source: str, report: Report,
     dozen times per URL.
     """
     parser = safe_expat_parser(" ")
-    entries: Optional[_Entries] = None
+    entries = _Entries(source, report, is_index=False)  # the root says which it is
     fields: list[Optional[str]] = [None] * 4  # the current entry's loc, lastmod, ...
     line = 0  # the line of the current entry's <loc>
     # Text since the last end tag. Only end tags are handled in Python: the text of a field is
     # what was collected when its end tag comes (values are stripped, so the whitespace before
     # a field's start tag does not matter), and appending is list.append itself, a C call.
     text: list[str] = []
-    names: dict[str, int] = {}  # full element name → field index or ENTRY, in the root's namespace
-    add_row: Callable[[list[Optional[str]]], None] = _unset
-    add_line: Callable[[int], None] = _unset
+    names: dict[str, int] = {}  # element name → field index or ENTRY (in the root's namespace)
+    add_row, add_line = entries.rows.append, entries.lines.append
 
     def root(name: str, attrs: object) -> None:
-        nonlocal entries, add_row, add_line
         ns, _, local = name.rpartition(" ")
         if local not in ("urlset", "sitemapindex"):
             raise InputError(source, parser.CurrentLineNumber, f"root element <{local}> is "
@@ -145,8 +139,7 @@ def read_sitemap_batches(stream: IO[bytes], source: str, report: Report,
         wanted = ("loc", "lastmod") if is_index else tuple(_FIELDS)
         names.update({prefix + n: _FIELDS[n] for n in wanted})
         names[entry_name] = ENTRY
-        entries = _Entries(source, report, is_index)
-        add_row, add_line = entries.rows.append, entries.lines.append
+        entries.is_index = is_index
         parser.StartElementHandler = None  # no other start tag needs Python
 
     get, clear, join = names.get, text.clear, "".join
@@ -187,7 +180,7 @@ def read_sitemap_batches(stream: IO[bytes], source: str, report: Report,
                                      f"{MAX_VALUE:,} characters")
                 text.clear()
             # a batch per chunk: a few hundred entries (a larger batch measured slower)
-            while entries is not None and entries.rows:
+            while entries.rows:
                 batch = entries.batch()
                 if batch is not None:
                     yield batch
