@@ -33,7 +33,7 @@ def normalize_batches(batches: Iterable[Batch], report: Report) -> Iterator[Batc
     """Turn each loc into its normalised absolute http(s) URI; skip and report the others."""
     match = CLEAN_URLS.match
     for batch in batches:
-        if batch.uris:  # a reader proved them clean (a text block that matched CLEAN_URLS)
+        if batch.uris:  # a reader proved them clean (the text reader, a block at a time)
             yield batch
             continue
         locs = batch.locs
