@@ -2,14 +2,41 @@
 
 from __future__ import annotations
 
-from .convert import Summary, convert, read, write
-from .errors import Feed2SitemapError, InputError, LimitError, OutputError, UnsupportedFormat
-from .limits import PROFILES, Profile
-from .record import CHANGEFREQS, Record
-from .report import Report
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .convert import Summary, convert, read, write
+    from .errors import (
+        Feed2SitemapError,
+        InputError,
+        LimitError,
+        OptionError,
+        OutputError,
+        UnsupportedFormat,
+    )
+    from .limits import PROFILES, Profile
+    from .record import CHANGEFREQS, Record
+    from .report import Report
+
+# The public names and the module each lives in. They are imported when first used, so that
+# the command starts without paying for what a run does not need (and a Ctrl-C at start-up
+# meets our own handler, not an import in progress; see _entry.py).
+_WHERE = {
+    "Summary": "convert", "convert": "convert", "read": "convert", "write": "convert",
+    "Feed2SitemapError": "errors", "InputError": "errors", "LimitError": "errors",
+    "OptionError": "errors", "OutputError": "errors", "UnsupportedFormat": "errors",
+    "PROFILES": "limits", "Profile": "limits", "CHANGEFREQS": "record", "Record": "record",
+    "Report": "report",
+}
 
 
-def __getattr__(name: str) -> str:
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is not None:
+        value = getattr(import_module(f".{module}", __name__), name)
+        globals()[name] = value
+        return value
     # __version__ on demand: importlib.metadata costs 30 ms at every start of the command
     if name == "__version__":
         from importlib.metadata import PackageNotFoundError, version
@@ -21,12 +48,17 @@ def __getattr__(name: str) -> str:
     raise AttributeError(name)
 
 
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
 __all__ = [
     "CHANGEFREQS",
     "PROFILES",
     "Feed2SitemapError",
     "InputError",
     "LimitError",
+    "OptionError",
     "OutputError",
     "Profile",
     "Record",

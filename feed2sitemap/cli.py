@@ -94,21 +94,46 @@ def _summary_lines(summary: Summary) -> list[str]:
     if len(files) > 1:
         for f in files:
             noun = "sitemap" if f in summary.indexes else what
-            lines.append(f"wrote {f.path}: {_count(f.count, noun)}, {sizes(f)}")
-    for path in summary.removed:
-        lines.append(f"removed {path}: a part of an earlier, larger run")
+            verb = "unchanged" if f.unchanged else "wrote"
+            lines.append(f"{verb} {f.path}: {_count(f.count, noun)}, {sizes(f)}")
+    for path in summary.cleaned:
+        lines.append(f"removed {path}: a temporary of an interrupted run")
+    for path in summary.left:
+        lines.append(f"kept {path}: the replaced index listed it, the new one does not (not "
+                     "written by feed2sitemap, so not removed)")
     report = summary.report
     if len(files) == 1:
-        head = f"wrote {_count(summary.urls, what)} to {files[0].path} ({sizes(files[0])})"
+        verb = "unchanged" if files[0].unchanged else "wrote"
+        head = f"{verb} {_count(summary.urls, what)} to {files[0].path} ({sizes(files[0])})"
     else:
-        head = (f"wrote {_count(summary.urls, what)} in {_count(len(summary.parts), 'file')} "
+        verb = "unchanged:" if len(summary.unchanged) == len(files) else "wrote"
+        head = (f"{verb} {_count(summary.urls, what)} in {_count(len(summary.parts), 'file')} "
                 f"and {_count(len(summary.indexes), 'index file')}")
+        if summary.unchanged and verb == "wrote":
+            head += (f" ({len(summary.unchanged):,} of the {len(files):,} files unchanged, "
+                     "not rewritten)")
     head += "; " + _skipped_text(report)
     if report.warnings:
         head += "; warnings: " + ", ".join(f"{n:,} {k}" for k, n in report.warnings.items())
     lines.append(head)
     if summary.merge is not None and (summary.merge.base is not None or summary.merge.copies):
         lines.append(_merge_text(summary.merge))
+    return lines
+
+
+def _removal_lines(summary: Summary, quiet: bool) -> list[str]:
+    """Deletions are said even under -q (shortened to one line): a user must be able to see
+    every file a scheduled run removed."""
+    lines = [f"warning: could not remove {path}: {why}" for path, why in summary.not_removed]
+    if quiet and summary.removed:
+        names = ", ".join(os.path.basename(p) for p in summary.removed[:5])
+        more = len(summary.removed) - 5
+        lines.append(f"removed {_count(len(summary.removed), 'file')} of the earlier output "
+                     f"that this run no longer writes: {names}"
+                     f"{f', +{more} more' if more > 0 else ''}")
+    elif summary.removed:
+        lines += [f"removed {path}: listed by the replaced index, no longer written"
+                  for path in summary.removed]
     return lines
 
 
@@ -150,14 +175,26 @@ class _Command(click.Command):
     (1 bad data, 2 bad usage, 130 Ctrl-C, 143 SIGTERM) instead of tracebacks."""
 
     def invoke(self, ctx: click.Context) -> Any:
+        progress = ctx.meta.setdefault(_PROGRESS, Progress())
         try:
             return super().invoke(ctx)
         except Feed2SitemapError as exc:
             raise _Failed(str(exc), exc.exit_code) from None
         except KeyboardInterrupt:
-            raise _Failed("interrupted; nothing was written", 130) from None
+            raise _Failed(_stopped("interrupted", progress), 130) from None
         except Terminated:
-            raise _Failed("terminated; nothing was written", 143) from None
+            raise _Failed(_stopped("terminated", progress), 143) from None
+
+
+_PROGRESS = "feed2sitemap.progress"
+
+
+def _stopped(how: str, progress: Progress) -> str:
+    # Ctrl-C and SIGTERM are held while files are put in place (filesafety.deferred_signals),
+    # so either all of the output is in place or none of it.
+    if progress.written:
+        return f"{how} after the output was written"
+    return f"{how}; nothing was written"
 
 
 @click.command(cls=_Command, context_settings={"help_option_names": ["-h", "--help"]})
@@ -210,6 +247,13 @@ class _Command(click.Command):
               help="Feed output: channel link (default: --base-url, else the first URL's site).")
 @click.option("--description",
               help="Feed output: channel description (default: 'Pages of HOST').")
+@click.option("--no-atomic", "no_atomic", is_flag=True,
+              help="Overwrite existing output files in place instead of renaming a temporary "
+                   "over each (for a file you may write in a directory you may not). The run "
+                   "is prepared in TMPDIR first; a crash while copying can leave a partial file.")
+@click.option("--lock-timeout", type=click.FloatRange(min=0), default=60.0, show_default=True,
+              metavar="SECONDS",
+              help="How long to wait for another run writing in the output's directory.")
 @click.option("--strict", is_flag=True,
               help="Treat every reported problem (skipped URL, dropped field, malformed feed) "
                    "as an error: exit 1, write nothing.")
@@ -217,7 +261,7 @@ class _Command(click.Command):
 @click.version_option(None, "--version", package_name="feed2sitemap", prog_name=PROG)
 def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
                     no_scope_check: bool, merge_copies: bool, keep_first: bool,
-                    no_dedupe: bool, **options: Any) -> None:
+                    no_dedupe: bool, no_atomic: bool, **options: Any) -> None:
     """Turn RSS/Atom feeds, URL lists and sitemaps into sitemaps.
 
     INPUT is a file or - for stdin (the default), plain or gzip-compressed. Messages go to
@@ -240,16 +284,18 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
                     on_message=None if quiet else display.say if display else _say)
     mode = ("merge" if merge_copies else "first" if keep_first else "none" if no_dedupe
             else "auto")
+    progress = click.get_current_context().meta.setdefault(_PROGRESS, Progress())
+    if display is not None:
+        progress.on_update = display.update
     try:
         summary = convert(list(inputs) or ["-"], output, scope_check=not no_scope_check,
-                          report=report, dedupe_mode=mode,
-                          progress=Progress(display.update) if display else None, **options)
+                          report=report, dedupe_mode=mode, progress=progress,
+                          atomic=not no_atomic, **options)
     finally:
         if display is not None:
             display.clear()
-    if not quiet:
-        for line in _summary_lines(summary):
-            _say(line)
+    for line in ([] if quiet else _summary_lines(summary)) + _removal_lines(summary, quiet):
+        _say(line)
 
 
 @click.command("check", cls=_Command, context_settings={"help_option_names": ["-h", "--help"]})
@@ -300,6 +346,9 @@ def check_command(files: tuple[str, ...], profile: str, base_url: str | None, fm
 def main(argv: Optional[list[str]] = None) -> None:
     """Entry point: `feed2sitemap check ...` validates; anything else converts."""
     signal.signal(signal.SIGTERM, _on_sigterm)
+    # A filter whose reader has gone (`feed2sitemap ... | head -1`) ends quietly, killed by
+    # SIGPIPE as other Unix filters are, not with "Broken pipe" and exit 1.
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     # The modules loaded so far (click, feedparser, ...) live as long as the process: move them
     # out of the collector's sight, so that its full collections, which a run of a million
     # records triggers a few dozen times, walk only what the run itself holds.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import sys
@@ -14,8 +15,9 @@ from .detect import FORMATS as INPUT_FORMATS
 from .detect import open_input, sniff
 from .errors import InputError, UnsupportedFormat
 from .limits import Profile, get_profile
-from .merge import MergeCounts, find_base
-from .outputs import FileInfo, OutputSet, split_name
+from .merge import MergeCounts, find_base, same_file
+from .naming import split_name
+from .outputs import FileInfo, OutputSet
 from .pipeline import (
     apply_defaults_batches,
     check_length_batches,
@@ -45,10 +47,15 @@ class Summary:
 
     parts: list[FileInfo] = field(default_factory=list)  # the sitemaps (or feeds) written
     indexes: list[FileInfo] = field(default_factory=list)  # index files listing the parts
-    removed: list[str] = field(default_factory=list)  # stale parts of an earlier run, deleted
+    removed: list[str] = field(default_factory=list)  # the earlier run's parts, now deleted
     report: Report = field(default_factory=Report)
     of_sitemaps: bool = False  # the parts list sitemaps (an index was converted)
     merge: Optional[MergeCounts] = None  # what merging did (the default dedupe mode)
+    unchanged: list[str] = field(default_factory=list)  # files whose bytes were already there
+    cleaned: list[str] = field(default_factory=list)  # an interrupted run's temporaries, deleted
+    not_removed: list[tuple[str, str]] = field(default_factory=list)  # (path, why)
+    left: list[str] = field(default_factory=list)  # files the replaced index listed that
+    # feed2sitemap did not write: kept, though the new index no longer lists them
 
     @property
     def files(self) -> list[FileInfo]:
@@ -126,21 +133,22 @@ def output_format(output: Optional[str], to: Optional[str]) -> Format:
     return get_format("xml")
 
 
-def _one_kind(batches: Iterable[Batch], report: Report) -> Iterator[Batch]:
-    """A sitemap holds pages or sitemaps, not both: the first record decides, others are skipped."""
+def _one_kind(batches: Iterable[Batch]) -> Iterator[Batch]:
+    """A sitemap holds pages or sitemaps, not both: an index among pages (or pages among the
+    entries of an index) is an error, not a silent choice of one kind."""
     kind = None
     for batch in batches:
         if not batch.locs:
             continue
         if kind is None:
             kind = batch.is_sitemap
-        if batch.is_sitemap == kind:
-            yield batch
-            continue
-        what = "a sitemap (from an index)" if batch.is_sitemap else "a page"
-        for i, loc in enumerate(batch.locs):
-            report.skip("mixed kinds", *batch.where(i), f"{loc[:200]} is {what}; the output "
-                        f"holds {'sitemaps' if kind else 'pages'} only")
+        if batch.is_sitemap != kind:
+            source, line = batch.where(0)
+            what = ("lists sitemaps (it is an index) while other inputs give pages"
+                    if batch.is_sitemap else "gives pages while other inputs are indexes")
+            raise InputError(source, line, f"{what}: a sitemap holds one kind. To read the "
+                             "pages an index lists, give --follow")
+        yield batch
 
 
 def convert(inputs: Sequence[Source], output: Destination = None, *,
@@ -153,12 +161,18 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
             max_feed_bytes: int = DEFAULT_MAX_FEED_BYTES, report: Optional[Report] = None,
             dedupe_mode: str = "auto", follow: bool = False, title: Optional[str] = None,
             site_url: Optional[str] = None, description: Optional[str] = None,
-            progress: Optional[Progress] = None) -> Summary:
+            progress: Optional[Progress] = None, atomic: bool = True,
+            lock_timeout: float = 60.0) -> Summary:
     """Read every input, check and normalise the URLs, and write sitemap file(s).
 
     ``output`` is a path (written atomically: temporaries renamed when all succeeded), a binary
     stream, or None/"-" for stdout. Raises a Feed2SitemapError subclass for bad data or options;
     problems that only skip a record are counted in ``summary.report`` (errors with ``strict``).
+
+    When an input is the output file itself, the run updates it in place: an index there
+    stands for its parts (read as with ``follow``), and a file not there yet reads as empty.
+    ``atomic`` False overwrites existing files in place instead of renaming temporaries over
+    them; ``lock_timeout`` is how long to wait for another run writing in the same directory.
 
     ``dedupe_mode``: "merge" (one entry per URL, newest lastmod wins, see ``merge.py``; when
     ``output`` is also an input, ``summary.merge`` compares with it), "first" (the first copy
@@ -167,6 +181,8 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
     ``follow`` reads the local parts of an index input.
     ``title``, ``site_url`` and ``description`` describe the channel of RSS/Atom output.
     """
+    if isinstance(inputs, (str, os.PathLike)):  # one input, not a sequence of characters
+        inputs = [inputs]
     if dedupe_mode not in ("auto", "merge", "first", "none"):
         raise UnsupportedFormat(f"unknown dedupe mode {dedupe_mode!r}; choose auto, merge, "
                                 "first or none")
@@ -180,54 +196,87 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
             scope = scope_of(base_url)
         except ValueError as exc:
             raise UnsupportedFormat(f"--base-url: {exc}") from None
-
-    out_path = os.fspath(output) if isinstance(output, (str, os.PathLike)) else None
-    base_name = find_base(inputs, out_path) if dedupe_mode == "merge" else None
-    base: Optional[set[Optional[str]]] = {base_name} if base_name is not None else None
-
-    def batches() -> Iterator[Batch]:
-        for source in inputs:
-            name = None
-            if isinstance(source, str) and source == "-":
-                source, name = sys.stdin.buffer, "<stdin>"
-            it = read_batches(source, from_format, report=report, base_url=base_url,
-                              max_feed_bytes=max_feed_bytes, name=name)
-            if follow:
-                path = os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
-                it = follow_index_batches(it, None if path is None else os.path.dirname(path),
-                                          part_reader(base is not None and path in base))
-            yield from it
-
-    def part_reader(in_base: bool) -> Callable[[str], Iterator[Batch]]:
-        def read_part(path: str) -> Iterator[Batch]:
-            if in_base:
-                assert base is not None
-                base.add(path)  # the parts of the output's previous version are the base too
-            return read_batches(path, report=report, base_url=base_url,
-                                max_feed_bytes=max_feed_bytes)
-        return read_part
-
-    stream: Iterator[Batch] = batches()
-    if progress is not None:
-        stream = _counted(stream, progress)
-    stream = normalize_batches(stream, report)
-    stream = check_length_batches(stream, prof.max_loc, report, prof.name, prof.min_loc)
-    if scope_check:
-        stream = within_scope_batches(stream, report, scope)
-    counts = None
-    if dedupe_mode == "merge":
-        counts = MergeCounts(base_name)
-        stream = batched(merge(unbatched(stream), counts, base=base))
-    elif dedupe_mode == "first":
-        stream = dedupe_batches(stream, report)
-    stream = apply_defaults_batches(stream, changefreq, priority)
-    names = ", ".join("<stdin>" if s == "-" else _source_name(s) for s in inputs) or "<stdin>"
-    summary = write_batches(stream, output, to=to, profile=prof, base_url=base_url, gzip=gzip,
-                            gzip_level=gzip_level, index=index, report=report,
-                            source_name=names, title=title, site_url=site_url,
-                            description=description, progress=progress)
+    settings = _settings(_dest_path(output), to, index, base_url, gzip, gzip_level)
+    out = _open_output(output, progress, base_url, atomic, lock_timeout)
+    try:
+        reading = _Reading(out, from_format, report, base_url, max_feed_bytes, follow,
+                           None if scope is None else scope.prefix)
+        base_name = find_base(inputs, out.path) if dedupe_mode == "merge" else None
+        if base_name is not None:
+            reading.base = {base_name}
+        stream: Iterator[Batch] = reading.all(inputs)
+        if progress is not None and progress.on_update is not None:
+            stream = _counted(stream, progress)
+        stream = normalize_batches(stream, report)
+        stream = check_length_batches(stream, prof.max_loc, report, prof.name, prof.min_loc)
+        if scope_check:
+            stream = within_scope_batches(stream, report, scope)
+        counts = None
+        if dedupe_mode == "merge":
+            counts = MergeCounts(base_name)
+            stream = batched(merge(unbatched(stream), counts, base=reading.base))
+        elif dedupe_mode == "first":
+            stream = dedupe_batches(stream, report)
+        stream = apply_defaults_batches(stream, changefreq, priority)
+        names = ", ".join("<stdin>" if s == "-" else _source_name(s) for s in inputs)
+        summary = _write_to(out, stream, settings, prof, report, base_url, names or "<stdin>",
+                            _Channel(title, site_url, description))
+    finally:
+        out.close()
     summary.merge = counts
     return summary
+
+
+class _Reading:
+    """Reads the inputs of one run in order, following indexes where asked, and where an input
+    is the output itself (an update in place): then its index stands for its parts, parts an
+    interrupted run was creating are read too, and a file not there yet reads as empty."""
+
+    def __init__(self, out: OutputSet, from_format: str, report: Report,
+                 base_url: Optional[str], max_feed_bytes: int, follow: bool,
+                 base_prefix: Optional[str]) -> None:
+        self.out = out
+        self.from_format = from_format
+        self.report = report
+        self.base_url = base_url
+        self.max_feed_bytes = max_feed_bytes
+        self.follow = follow
+        self.base_prefix = base_prefix
+        self.base: Optional[set[Optional[str]]] = None  # sources of the output's old version
+
+    def all(self, inputs: Sequence[Source]) -> Iterator[Batch]:
+        for source in inputs:
+            yield from self.one(source)
+
+    def one(self, source: Source) -> Iterator[Batch]:
+        name = None
+        if isinstance(source, str) and source == "-":
+            source, name = sys.stdin.buffer, "<stdin>"
+        path = os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
+        is_output = (path is not None and self.out.path is not None
+                     and same_file(path, self.out.path))
+        if is_output and path is not None and not os.path.lexists(path):
+            self.report.note(path, "not there yet: it is the output, so the run starts from "
+                                   "no URLs and creates it")
+            return
+        it = read_batches(source, self.from_format, report=self.report, base_url=self.base_url,
+                          max_feed_bytes=self.max_feed_bytes, name=name)
+        if self.follow or is_output:
+            it = follow_index_batches(it, None if path is None else os.path.dirname(path),
+                                      self.part_reader(is_output), base_prefix=self.base_prefix)
+        yield from it
+        if is_output:
+            prev = self.out.previous
+            for part in prev.unlisted_pending():
+                yield from self.part_reader(True)(os.path.join(prev.directory, part))
+
+    def part_reader(self, of_output: bool) -> Callable[[str], Iterator[Batch]]:
+        def read_part(path: str) -> Iterator[Batch]:
+            if of_output and self.base is not None:
+                self.base.add(path)  # the parts of the output's previous version are the base
+            return read_batches(path, report=self.report, base_url=self.base_url,
+                                max_feed_bytes=self.max_feed_bytes)
+        return read_part
 
 
 def _counted(batches: Iterable[Batch], progress: Progress) -> Iterator[Batch]:
@@ -262,7 +311,8 @@ def write(records: Iterable[Record], dest: Destination = None, *, to: Optional[s
           gzip: Optional[bool] = None, gzip_level: Optional[int] = None, index: str = "auto",
           report: Optional[Report] = None, source_name: Optional[str] = None,
           title: Optional[str] = None, site_url: Optional[str] = None,
-          description: Optional[str] = None) -> Summary:
+          description: Optional[str] = None, atomic: bool = True,
+          lock_timeout: float = 60.0) -> Summary:
     """Write records to a path, a binary stream or stdout, split by the profile's limits.
 
     The records are written as given (``convert`` is what checks URLs). Records that are
@@ -271,23 +321,20 @@ def write(records: Iterable[Record], dest: Destination = None, *, to: Optional[s
     return write_batches(batched(records), dest, to=to, profile=profile, base_url=base_url,
                          gzip=gzip, gzip_level=gzip_level, index=index, report=report,
                          source_name=source_name, title=title, site_url=site_url,
-                         description=description)
+                         description=description, atomic=atomic, lock_timeout=lock_timeout)
 
 
-def write_batches(batches: Iterable[Batch], dest: Destination = None, *,
-                  to: Optional[str] = None, profile: Union[str, Profile] = "sitemaps",
-                  base_url: Optional[str] = None, gzip: Optional[bool] = None,
-                  gzip_level: Optional[int] = None, index: str = "auto",
-                  report: Optional[Report] = None, source_name: Optional[str] = None,
-                  title: Optional[str] = None, site_url: Optional[str] = None,
-                  description: Optional[str] = None,
-                  progress: Optional[Progress] = None) -> Summary:
-    """``write``, in batches (see batch.py): what convert itself uses."""
-    report = report if report is not None else Report()
-    prof = _profile(profile, None, None)
-    path = os.fspath(dest) if isinstance(dest, (str, os.PathLike)) else None
-    if path == "-":
-        path = None
+@dataclass
+class _Settings:
+    """What the output options come to, checked before any input is read."""
+
+    fmt: Format
+    gzip_level: Optional[int]
+    always_index: bool
+
+
+def _settings(path: Optional[str], to: Optional[str], index: str, base_url: Optional[str],
+              gzip: Optional[bool], gzip_level: Optional[int]) -> _Settings:
     try:
         fmt = output_format(path, to)
     except ValueError as exc:
@@ -303,21 +350,83 @@ def write_batches(batches: Iterable[Batch], dest: Destination = None, *,
         level = DEFAULT_GZIP_LEVEL if gzip_level is None else gzip_level
         if not 0 <= level <= 9:
             raise UnsupportedFormat("--gzip-level must be between 0 and 9")
+    return _Settings(fmt, level, index == "always")
 
-    if path is not None:
-        out = OutputSet(path, progress=progress)
-    else:
+
+def _dest_path(dest: Destination) -> Optional[str]:
+    path = os.fspath(dest) if isinstance(dest, (str, os.PathLike)) else None
+    return None if path == "-" else path
+
+
+def _open_output(dest: Destination, progress: Optional[Progress], base_url: Optional[str],
+                 atomic: bool, lock_timeout: float) -> OutputSet:
+    """The output set for ``dest``: taken (locked, the earlier run's files read) before any
+    input is read, so that reading and writing see one state of the directory."""
+    path = _dest_path(dest)
+    if path is None:
         stream = dest if dest is not None and not isinstance(dest, str) else sys.stdout.buffer
-        out = OutputSet(None, stream, progress=progress)  # type: ignore[arg-type]
-    it = _one_kind(batches, report)
+        return OutputSet(None, stream, progress=progress)  # type: ignore[arg-type]
+    prefix = None
+    if base_url is not None:
+        with contextlib.suppress(ValueError):
+            prefix = scope_of(base_url).prefix
+    return OutputSet(path, progress=progress, atomic=atomic, base_prefix=prefix,
+                     lock_timeout=lock_timeout)
+
+
+def write_batches(batches: Iterable[Batch], dest: Destination = None, *,
+                  to: Optional[str] = None, profile: Union[str, Profile] = "sitemaps",
+                  base_url: Optional[str] = None, gzip: Optional[bool] = None,
+                  gzip_level: Optional[int] = None, index: str = "auto",
+                  report: Optional[Report] = None, source_name: Optional[str] = None,
+                  title: Optional[str] = None, site_url: Optional[str] = None,
+                  description: Optional[str] = None, progress: Optional[Progress] = None,
+                  atomic: bool = True, lock_timeout: float = 60.0) -> Summary:
+    """``write``, in batches (see batch.py): what convert itself uses."""
+    prof = _profile(profile, None, None)
+    settings = _settings(_dest_path(dest), to, index, base_url, gzip, gzip_level)
+    out = _open_output(dest, progress, base_url, atomic, lock_timeout)
+    try:
+        return _write_to(out, batches, settings, prof, report or Report(), base_url,
+                         source_name, _Channel(title, site_url, description))
+    finally:
+        out.close()
+
+
+@dataclass
+class _Channel:
+    """RSS/Atom output's channel fields, as given."""
+
+    title: Optional[str] = None
+    site_url: Optional[str] = None
+    description: Optional[str] = None
+
+
+def _write_to(out: OutputSet, batches: Iterable[Batch], settings: _Settings, prof: Profile,
+              report: Report, base_url: Optional[str], source_name: Optional[str],
+              channel: _Channel) -> Summary:
+    fmt = settings.fmt
+    it = _one_kind(batches)
     first = next(it, None)
     if first is None:
-        raise InputError(source_name or "<input>", None, "no URLs to write" + (
-            f" ({report.total_skipped:,} skipped)" if report.total_skipped else ""))
+        raise _nothing_to_write(source_name, report)
     if first.is_sitemap and fmt is URLSET:
         fmt = INDEX
     if isinstance(fmt, FeedFormat):
-        fmt = fmt.for_site(_site_url(site_url, base_url, first.locs[0]), title, description)
+        fmt = fmt.for_site(_site_url(channel.site_url, base_url, first.locs[0]), channel.title,
+                           channel.description)
     written = write_output(itertools.chain([first], it), fmt, prof, out, report,
-                           gzip_level=level, base_url=base_url, always_index=index == "always")
-    return Summary(written.parts, written.indexes, out.removed, report, fmt is INDEX)
+                           gzip_level=settings.gzip_level, base_url=base_url,
+                           always_index=settings.always_index)
+    if not written.parts:  # every entry was skipped on the way (larger than a whole file)
+        raise _nothing_to_write(source_name, report)
+    prev = out.previous
+    return Summary(written.parts, written.indexes, out.removed, report, fmt is INDEX,
+                   unchanged=out.unchanged, cleaned=out.cleaned, not_removed=out.not_removed,
+                   left=[p for p in (os.path.join(prev.directory, n) for n in prev.others)
+                         if os.path.isfile(p)])
+
+
+def _nothing_to_write(source_name: Optional[str], report: Report) -> InputError:
+    return InputError(source_name or "<input>", None, "no URLs to write" + (
+        f" ({report.total_skipped:,} skipped)" if report.total_skipped else ""))

@@ -8,6 +8,7 @@ __all__ = [
     "Feed2SitemapError",
     "InputError",
     "LimitError",
+    "OptionError",
     "OutputError",
     "UnsupportedFormat",
 ]
@@ -51,3 +52,7 @@ class UnsupportedFormat(Feed2SitemapError):
     """An unknown format name, or an input that is no feed, sitemap or URL list."""
 
     exit_code = 2
+
+
+class OptionError(UnsupportedFormat, ValueError):
+    """A parameter's value is not one the library accepts (an empty output name, say)."""

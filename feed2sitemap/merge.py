@@ -27,7 +27,8 @@ from datetime import date, datetime, timedelta, timezone
 
 from .record import CHANGEFREQS, Lastmod, Record, make_record
 
-__all__ = ["DEFAULT_MEMORY_LIMIT", "MEMORY_PER_URL", "MergeCounts", "MergeStore", "find_base"]
+__all__ = ["DEFAULT_MEMORY_LIMIT", "MEMORY_PER_URL", "MergeCounts", "MergeStore", "find_base",
+           "same_file"]
 
 # A URL held in memory costs its string (49 bytes + its length), the packed int (~64 bytes) and
 # its dict slot (the table doubles as it grows). benchmarks/merge_memory.py measured 208 bytes
@@ -258,7 +259,8 @@ class MergeStore:
         self._batch.clear()
 
 
-def _same_file(a: str, b: str) -> bool:
+def same_file(a: str, b: str) -> bool:
+    """Whether two paths name one file (one that may not exist yet: then by absolute path)."""
     try:
         return os.path.samefile(a, b)
     except OSError:  # one of them does not exist yet
@@ -272,7 +274,7 @@ def find_base(inputs: Sequence[object], output: str | None) -> str | None:
     for source in inputs:
         if isinstance(source, (str, os.PathLike)) and source != "-":
             name = os.fspath(source)
-            if _same_file(name, output):
+            if same_file(name, output):
                 return name
     return None
 

@@ -1,16 +1,32 @@
-"""Where the files of a run go: temporaries beside the target, renamed only on success; stdout
-through a spool; the part names of a split set and the removal of stale ones."""
+"""Where the files of a run go: temporaries beside the target, put in place only when the whole
+run has succeeded; stdout and special files through a spool; the earlier run's parts replaced or
+removed only when they are feed2sitemap's own (previous.py), with modes, owners and links kept
+(filesafety.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
-import re
 import shutil
+import stat
 import tempfile
 from dataclasses import dataclass, field
 from typing import IO, Optional, Protocol
 
-from .errors import OutputError
+from .errors import OptionError, OutputError
+from .filesafety import (
+    DirectoryLock,
+    LockTimeout,
+    deferred_signals,
+    is_special,
+    keep_metadata,
+    make_temp,
+    move_into_place,
+    real_target,
+    same_bytes,
+)
+from .naming import journal_path, part_names, split_name, temp_prefix
+from .previous import Previous, previous_output
 from .record import Lastmod
 from .report import Progress
 
@@ -27,6 +43,7 @@ class FileInfo:
     compressed_size: Optional[int] = None
     newest: Optional[Lastmod] = None
     temp: Optional[str] = field(default=None, repr=False)
+    unchanged: Optional[bool] = None  # the same bytes were already there (not rewritten)
 
 
 class BinaryOut(Protocol):
@@ -41,58 +58,88 @@ class BinaryOut(Protocol):
     def close(self) -> None: ...
 
 
-_GZ = ".gz"
-
-
-def split_name(name: str) -> tuple[str, str]:
-    """'sitemap.xml.gz' → ('sitemap', '.xml.gz'); 'urls.txt' → ('urls', '.txt')."""
-    gz = ""
-    if name.endswith(_GZ):
-        name, gz = name[: -len(_GZ)], _GZ
-    stem, dot, ext = name.rpartition(".")
-    if not dot or not stem:
-        return name, gz
-    return stem, "." + ext + gz
-
-
-def part_names(name: str, n: int, kind: str = "") -> list[str]:
-    """The file names of n parts beside ``name``: STEM-1.EXT … (STEM-index-1.EXT for indexes)."""
-    stem, ext = split_name(name)
-    infix = f"-{kind}" if kind else ""
-    return [f"{stem}{infix}-{i}{ext}" for i in range(1, n + 1)]
-
-
-def _stale_pattern(name: str) -> re.Pattern[str]:
-    stem, ext = split_name(name)
-    return re.compile(re.escape(stem) + r"-(?:index[0-9]*-)?[1-9][0-9]*" + re.escape(ext))
-
-
 class OutputSet:
-    """The files of one run: written as temporaries beside the target, renamed on commit.
+    """The files of one run, written as temporaries and put in place on commit.
 
-    ``path`` None means ``stream`` (stdout): then only one file can be written, and it is spooled
-    to a temporary file and copied out on commit, so a failed run writes nothing at all.
+    ``path`` None means ``stream`` (stdout). A path that is not a regular file (nor a link to
+    one) — /dev/null, /dev/stdout, a FIFO — is written through like a stream, never renamed
+    over. A stream takes one file only; it is spooled and copied out on commit, so a failed run
+    writes nothing at all.
+
+    With a path, the directory is locked for the run (two runs take turns), the earlier run's
+    files are read (``previous``), and temporaries of an interrupted run are removed. With
+    ``atomic`` (the default) each temporary lies beside its target and is renamed over it;
+    without, the run is prepared in the system's temporary directory and copied over the
+    targets at the end (for a file one may write in a directory one may not).
     """
 
     def __init__(self, path: Optional[str], stream: Optional[IO[bytes]] = None,
-                 progress: Optional[Progress] = None) -> None:
-        self.path = path
+                 progress: Optional[Progress] = None, *, atomic: bool = True,
+                 base_prefix: Optional[str] = None, lock_timeout: float = 60.0) -> None:
+        if path == "":
+            raise OptionError("the output file name is empty")
+        self.through = path if path is not None and is_special(path) else None
+        self.path = None if self.through else path
+        self.display = path or "<stdout>"
         self.progress = progress
         self.stream = stream
-        self.directory = os.path.dirname(os.path.abspath(path)) if path else None
-        # Fail before reading anything when the output cannot be written at all (a merge reads
-        # every input before it writes its first byte).
-        if self.directory is not None and not os.path.isdir(self.directory):
-            why = "is not a directory" if os.path.exists(self.directory) else "does not exist"
-            raise OutputError(f"{path}: cannot write: {self.directory} {why}")
-        if path is not None and os.path.isdir(path):
-            raise OutputError(f"{path}: cannot write: it is a directory")
+        self.atomic = atomic
         self._temps: list[str] = []
         self._spools: list[IO[bytes]] = []
-        self.removed: list[str] = []
+        self.removed: list[str] = []  # earlier parts this run no longer writes, deleted
+        self.cleaned: list[str] = []  # temporaries of an interrupted run, deleted
+        self.not_removed: list[tuple[str, str]] = []  # (path, why)
+        self.unchanged: list[str] = []  # files whose bytes were already there: not rewritten
         mask = os.umask(0)
         os.umask(mask)
         self._mode = 0o666 & ~mask
+        self._lock: Optional[DirectoryLock] = None
+        self.directory = os.path.dirname(os.path.abspath(self.path)) if self.path else None
+        self.previous = Previous(self.directory or "", os.path.basename(self.path or ""))
+        if self.path is not None:
+            self._prepare(self.path, base_prefix, lock_timeout)
+
+    def _prepare(self, path: str, base_prefix: Optional[str], lock_timeout: float) -> None:
+        # Fail before reading anything when the output cannot be written at all (a merge reads
+        # every input before it writes its first byte).
+        assert self.directory is not None
+        if not os.path.isdir(self.directory):
+            why = "is not a directory" if os.path.exists(self.directory) else "does not exist"
+            raise OutputError(f"{path}: cannot write: {self.directory} {why}")
+        if os.path.isdir(path):
+            raise OutputError(f"{path}: cannot write: it is a directory")
+        self._lock = DirectoryLock(self.directory)
+        try:
+            self._lock.acquire(lock_timeout)
+        except LockTimeout:
+            raise OutputError(
+                f"{path}: another run is writing in {self.directory} (waited {lock_timeout:g} s "
+                "for it); nothing was changed") from None
+        self.previous = previous_output(path, base_prefix)
+        if self.atomic:
+            self._probe(path)
+        for temp in self.previous.leftovers:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+                self.cleaned.append(temp)
+
+    def _probe(self, path: str) -> None:
+        """Make sure a temporary can be made where the output lies, before reading anything."""
+        assert self.directory is not None
+        try:
+            os.unlink(make_temp(self.directory, temp_prefix(os.path.basename(path))))
+        except OSError as exc:
+            raise OutputError(
+                f"{path}: cannot write: no temporary file can be made in {self.directory} "
+                f"({exc.strerror}), and the file is replaced through one; nothing was changed. "
+                "To overwrite existing files in place instead, use --no-atomic") from None
+
+    def close(self) -> None:
+        """End the run: remove what was not committed, release the directory's lock."""
+        self.abort()
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
     def open_temp(self, n: int) -> tuple[BinaryOut, FileInfo]:
         info = FileInfo(None)
@@ -102,53 +149,156 @@ class OutputSet:
             spool = tempfile.TemporaryFile()
             self._spools.append(spool)
             return _KeepOpen(spool), info
-        base = os.path.basename(self.path)
+        where = self.directory if self.atomic and self.directory else tempfile.gettempdir()
         try:
-            fd, temp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=self.directory)
+            temp = make_temp(where, temp_prefix(os.path.basename(self.path)))
         except OSError as exc:
-            raise OutputError(f"cannot write in {self.directory}: {exc.strerror}") from None
+            raise OutputError(f"cannot write in {where}: {exc.strerror}") from None
         self._temps.append(temp)
         info.temp = temp
-        return os.fdopen(fd, "wb"), info
+        return open(temp, "wb"), info
+
+    def _final(self, name: str) -> str:
+        assert self.directory is not None
+        return os.path.join(self.directory, name)
+
+    def is_unchanged(self, info: FileInfo, name: str) -> bool:
+        """Whether the file written for ``name`` holds exactly the bytes already there."""
+        if info.unchanged is None:
+            assert info.temp is not None
+            info.unchanged = same_bytes(info.temp, real_target(self._final(name)))
+        return info.unchanged
 
     def commit(self, files: list[FileInfo], names: list[str]) -> None:
-        """Give each temporary its final name (parts first, the file at ``path`` last)."""
+        """Put every file in place (parts first, the file at ``path`` last), then remove the
+        earlier run's parts that this run no longer writes. Files whose bytes did not change
+        are left as they are, mtime and all."""
         if self.path is None:
-            assert self.stream is not None and len(self._spools) >= 1
-            spool = self._spools[0]
-            spool.seek(0)
+            self._copy_out(files[0])
+            return
+        plan = [(info, name, real_target(self._final(name)))
+                for info, name in zip(files, names, strict=True)]
+        self._check_targets(plan)
+        changed = [(i, n, t) for i, n, t in plan if not self.is_unchanged(i, n)]
+        creating = [n for _, n, t in changed if not os.path.lexists(self._final(n))]
+        journal = journal_path(self.previous.directory, self.previous.name)
+        with deferred_signals():
+            if len(plan) > 1 and creating:
+                self._write_journal(journal, creating)
+            self._put_in_place(plan)
+            if self.progress is not None:
+                self.progress.committed()
+            self._remove_stale(set(names))
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(journal)
+
+    def _copy_out(self, info: FileInfo) -> None:
+        assert len(self._spools) >= 1
+        spool = self._spools[0]
+        spool.seek(0)
+        if self.through is None:
+            assert self.stream is not None
             shutil.copyfileobj(spool, self.stream, 1 << 20)
             self.stream.flush()
-            files[0].path = "<stdout>"
-            return
-        assert self.directory is not None
-        keep = set()
-        for info, name in zip(files, names, strict=True):
-            final = os.path.join(self.directory, name)
+        else:
+            with open(self.through, "wb") as f:
+                shutil.copyfileobj(spool, f, 1 << 20)
+        info.path = self.through or "<stdout>"
+        if self.progress is not None:
+            self.progress.committed()
+
+    def _check_targets(self, plan: list[tuple[FileInfo, str, str]]) -> None:
+        """Refuse, before anything changes, a target that is not ours to replace."""
+        assert self.path is not None
+        own = os.path.basename(self.path)
+        for _, name, target in plan:
+            final = self._final(name)
+            if os.path.isdir(target):
+                raise OutputError(f"{final}: cannot write: it is a directory; nothing was "
+                                  "changed")
+            if not self.atomic and not os.access(target if os.path.exists(target)
+                                                 else os.path.dirname(target), os.W_OK):
+                raise OutputError(f"{final}: cannot write: permission denied; nothing was "
+                                  "changed")
+            if name == own or not os.path.lexists(final):
+                continue
+            if is_special(final):
+                raise OutputError(f"{final}: cannot write a part there: it is not a regular "
+                                  "file; nothing was changed")
+            if not self.previous.owns(name):
+                raise OutputError(
+                    f"{final}: exists, and the index at {self.path} does not list it: "
+                    "feed2sitemap replaces only the parts it wrote. Move it away or choose "
+                    "another -o name; nothing was changed")
+
+    def _write_journal(self, journal: str, names: list[str]) -> None:
+        temp = make_temp(os.path.dirname(journal), temp_prefix(self.previous.name))
+        with open(temp, "w", encoding="utf-8") as f:
+            f.write("".join(n + "\n" for n in names))
+        os.chmod(temp, self._mode)
+        os.replace(temp, journal)
+
+    def _put_in_place(self, plan: list[tuple[FileInfo, str, str]]) -> None:
+        done: list[str] = []
+        for info, name, target in plan:
+            final = self._final(name)
             assert info.temp is not None
-            os.chmod(info.temp, self._mode)
-            os.replace(info.temp, final)
+            try:
+                if info.unchanged:
+                    os.unlink(info.temp)
+                    self.unchanged.append(final)
+                elif self.atomic:
+                    keep_metadata(info.temp, target, self._mode)
+                    move_into_place(info.temp, target)
+                    done.append(final)
+                else:
+                    _copy_over(info.temp, target)
+                    os.unlink(info.temp)
+                    done.append(final)
+            except OSError as exc:
+                left = [self._final(n) for i, n, _ in plan if i.temp in self._temps
+                        and not i.unchanged]
+                raise OutputError(
+                    f"{final}: cannot write: {exc.strerror or exc}; "
+                    + (f"replaced {', '.join(done)}; " if done else "")
+                    + f"not replaced: {', '.join(left)}") from None
             self._temps.remove(info.temp)
+            info.temp = None
             info.path = final
-            keep.add(name)
-        # Parts of an earlier, larger run would still be served but listed nowhere: remove them
-        # so the directory matches its index.
-        pattern = _stale_pattern(os.path.basename(self.path))
-        for entry in sorted(os.listdir(self.directory)):
-            if entry not in keep and pattern.fullmatch(entry):
-                os.unlink(os.path.join(self.directory, entry))
-                self.removed.append(os.path.join(self.directory, entry))
+
+    def _remove_stale(self, written: set[str]) -> None:
+        """Remove the earlier run's files (ours: listed by its index, or named in an interrupted
+        run's journal) that this run did not write, so the directory matches its index."""
+        for name in self.previous.owned():
+            if name in written:
+                continue
+            path = self._final(name)
+            try:
+                if not stat.S_ISREG(os.lstat(path).st_mode):
+                    self.not_removed.append((path, "not a regular file"))
+                    continue
+                os.unlink(path)
+                self.removed.append(path)
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                self.not_removed.append((path, str(exc.strerror or exc)))
 
     def abort(self) -> None:
         for temp in self._temps:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(temp)
-            except OSError:
-                pass
         self._temps.clear()
         for spool in self._spools:
             spool.close()
         self._spools.clear()
+
+
+def _copy_over(temp: str, target: str) -> None:
+    """Overwrite ``target`` with ``temp``'s bytes in place: the same inode, so its mode, owner
+    and links stay; a new file gets the umask's mode."""
+    with open(temp, "rb") as src, open(target, "wb") as dst:
+        shutil.copyfileobj(src, dst, 1 << 20)
 
 
 class _KeepOpen:

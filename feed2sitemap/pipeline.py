@@ -8,11 +8,11 @@ import re
 from collections.abc import Callable, Container, Iterable, Iterator
 from itertools import repeat
 from typing import Optional
-from urllib.parse import unquote, urlsplit
 
 from .batch import Batch, batched, unbatched
 from .errors import InputError
 from .merge import DEFAULT_MEMORY_LIMIT, MergeCounts, MergeStore
+from .previous import part_relpath
 from .record import Record
 from .report import Report
 from .urls import CLEAN_BYTES, CLEAN_URL, CLEAN_URLS, Scope, normalize_url, proven_clean, scope_of
@@ -241,35 +241,38 @@ def merge(records: Iterable[Record], counts: Optional[MergeCounts] = None, *,
         store.close()
 
 
-def part_path(index: Record, directory: str) -> str:
-    """The local file of an index's <loc>: its last path segment, beside the index.
+def part_path(index: Record, directory: str, base_prefix: Optional[str] = None) -> str:
+    """The local file of an index's <loc>: its path under ``base_prefix`` (the public URL of
+    the index's directory) when it lies there, else its last path segment beside the index.
 
-    Percent-escapes are decoded; a segment that would leave the directory ("..", an encoded "/")
+    Percent-escapes are decoded; a name that would leave the directory ("..", an encoded "/")
     is refused, since the index may come from anywhere.
     """
-    name = unquote(urlsplit(index.loc).path.rpartition("/")[2])
-    if name in ("", ".", "..") or "/" in name or "\\" in name or "\0" in name:
+    rel = part_relpath(index.loc, base_prefix)
+    if rel is None:
         raise InputError(index.source, index.line,
                          f"--follow: {index.loc[:200]} names no file of this directory")
-    return os.path.join(directory, name)
+    return os.path.join(directory, *rel.split("/"))
 
 
 def follow_index(records: Iterable[Record], directory: Optional[str],
                  read_part: Callable[[str], Iterable[Record]],
-                 depth: int = 2) -> Iterator[Record]:
+                 depth: int = 2, base_prefix: Optional[str] = None) -> Iterator[Record]:
     """Records version of follow_index_batches."""
     return unbatched(follow_index_batches(
-        batched(records), directory, lambda path: batched(read_part(path)), depth))
+        batched(records), directory, lambda path: batched(read_part(path)), depth,
+        base_prefix=base_prefix))
 
 
 def follow_index_batches(batches: Iterable[Batch], directory: Optional[str],
                          read_part: Callable[[str], Iterable[Batch]],
-                         depth: int = 2) -> Iterator[Batch]:
+                         depth: int = 2, *, base_prefix: Optional[str] = None) -> Iterator[Batch]:
     """Replace each sitemap of an index by the records of its part, read from a local file.
 
     ``directory`` is the index's own (None for a stream: then an index is an error). A part may
     itself be an index (ours are, past 50,000 parts), down to ``depth`` levels. A part that is
     not there is an error naming it: an update would otherwise drop its URLs silently.
+    ``base_prefix`` is the public URL of ``directory`` (see ``part_path``).
     """
     for batch in batches:
         if not batch.is_sitemap:
@@ -282,9 +285,15 @@ def follow_index_batches(batches: Iterable[Batch], directory: Optional[str],
             if depth <= 0:
                 raise InputError(record.source, record.line,
                                  "--follow: indexes nested deeper than two levels")
-            path = part_path(record, directory)
+            path = part_path(record, directory, base_prefix)
             if not os.path.isfile(path):
                 raise InputError(record.source, record.line,
-                                 f"--follow: part {record.loc[:200]} is missing: no file {path}")
-            yield from follow_index_batches(read_part(path), os.path.dirname(path), read_part,
-                                            depth - 1)
+                                 f"part {record.loc[:200]} is missing: no file {path}; "
+                                 "nothing was written")
+            sub = os.path.dirname(path)
+            sub_prefix = None
+            if base_prefix is not None and sub != directory:
+                rel = os.path.relpath(sub, directory).replace(os.sep, "/")
+                sub_prefix = base_prefix + rel + "/"
+            yield from follow_index_batches(read_part(path), sub, read_part, depth - 1,
+                                            base_prefix=sub_prefix or base_prefix)

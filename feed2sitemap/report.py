@@ -57,6 +57,12 @@ class Report:
         self._emit(kind, source, line, "warning: " + text)
         self.warnings[kind] += 1
 
+    def note(self, source: Optional[str], text: str) -> None:
+        """Something the user should know that is no problem at all (never an error, even
+        with ``strict``; not counted)."""
+        if self.on_message is not None:
+            self.on_message(f"{source or '<input>'}: {text}")
+
     @property
     def total_skipped(self) -> int:
         return sum(self.skipped.values())
@@ -72,12 +78,16 @@ class Progress:
     def __init__(self, on_update: Optional[Callable[[Progress], None]] = None) -> None:
         self.urls = 0
         self.files = 0
+        self.written = False  # the output files are in place (the run can no longer fail)
         self.on_update = on_update
 
     def read(self, n: int) -> None:
         self.urls += n
         if self.on_update is not None:
             self.on_update(self)
+
+    def committed(self) -> None:
+        self.written = True
 
     def opened(self) -> None:
         self.files += 1

@@ -21,7 +21,8 @@ from typing import IO, Optional
 from .batch import Batch, batched
 from .errors import LimitError, OutputError
 from .limits import Profile
-from .outputs import BinaryOut, FileInfo, OutputSet, part_names
+from .naming import part_names
+from .outputs import BinaryOut, FileInfo, OutputSet
 from .record import Lastmod, lastmod_key, make_record
 from .report import Report
 from .writers import INDEX, Format, format_block, format_entries
@@ -223,7 +224,8 @@ class Written:
 def write_output(batches: Iterable[Batch], fmt: Format, profile: Profile, out: OutputSet,
                  report: Report, *, gzip_level: Optional[int], base_url: Optional[str],
                  always_index: bool = False) -> Written:
-    """Write the records to ``out``: one file, or parts plus an index when they do not fit."""
+    """Write the records to ``out``: one file, or parts plus an index when they do not fit.
+    Nothing written at all (every entry too large) returns no files; the caller decides."""
 
     def before_split() -> None:
         if out.path is None:
@@ -241,47 +243,69 @@ def write_output(batches: Iterable[Batch], fmt: Format, profile: Profile, out: O
             write_records(batches, fmt, profile, out.open_temp, gzip_level, report,
                           before_split, files)
         except _Overflow:
-            # stdout: the first file is complete (closing tag written); give it, then fail.
+            # a stream: the first file is complete (closing tag written); give it, then fail.
             del files[1:]
-            out.commit(files, ["<stdout>"])
+            out.commit(files, [out.display])
             raise LimitError(
                 f"the URLs do not fit in one sitemap ({profile.max_urls:,} URLs or "
-                f"{profile.max_bytes:,} bytes); stdout got the first complete sitemap only. "
-                "Use -o FILE and --base-url to split into parts with an index") from None
+                f"{profile.max_bytes:,} bytes); {out.display} got the first complete sitemap "
+                "only. Use -o FILE and --base-url to split into parts with an index") from None
         if not files:
             return Written()
         assert out.path is not None or len(files) == 1
-        name = os.path.basename(out.path) if out.path else "<stdout>"
+        name = os.path.basename(out.path) if out.path else out.display
         if len(files) == 1 and not always_index:
             out.commit(files, [name])
             return Written(files)
         assert base_url is not None and out.path is not None
-        names = part_names(name, len(files))
-        level, all_names, indexes = files, list(names), []
-        # An index lists at most max_urls sitemaps and obeys the byte limit too: when the parts
-        # are more than one index can list, the index splits the same way (STEM-index-1.EXT …,
-        # then STEM-index2-1.EXT …) until one file, the one at PATH, lists the rest.
-        depth = 0
-        while True:
-            listed = len(level)
-            level = write_records(index_records(level, names, base_url), INDEX, profile,
-                                  out.open_temp, gzip_level, report)
-            indexes += level
-            if len(level) == 1:
-                all_names.append(name)
-                break
-            if len(level) >= listed:
-                raise LimitError("the limits let an index file list only one sitemap; raise "
-                                 "--max-urls or --max-bytes")
-            depth += 1
-            names = part_names(name, len(level), "index" if depth == 1 else f"index{depth}")
-            all_names += names
+        indexes, all_names = _write_indexes(files, name, profile, out, report, gzip_level,
+                                            base_url)
         out.commit(files + indexes, all_names)
         return Written(files, indexes)
     except OSError as exc:
         # a full disk, a file-size limit (EFBIG), a directory made read-only mid-run
-        where = out.path or "output"
-        raise OutputError(f"{where}: cannot write: {exc.strerror or exc}; nothing was "
+        raise OutputError(f"{out.display}: cannot write: {exc.strerror or exc}; nothing was "
                           "replaced") from None
     finally:
         out.abort()
+
+
+def _write_indexes(files: list[FileInfo], name: str, profile: Profile, out: OutputSet,
+                   report: Report, gzip_level: Optional[int],
+                   base_url: str) -> tuple[list[FileInfo], list[str]]:
+    """The index files for ``files`` and the names of all (parts first, ``name`` last).
+
+    An index lists at most max_urls sitemaps and obeys the byte limit too: when the parts are
+    more than one index can list, the index splits the same way (STEM-index-1.EXT …, then
+    STEM-index2-1.EXT …) until one file, the one at PATH, lists the rest.
+    """
+    names = part_names(name, len(files))
+    level, all_names, indexes = files, list(names), []
+    depth = 0
+    while True:
+        _keep_listed_lastmods(level, names, out)
+        listed = len(level)
+        level = write_records(index_records(level, names, base_url), INDEX, profile,
+                              out.open_temp, gzip_level, report)
+        indexes += level
+        if len(level) == 1:
+            all_names.append(name)
+            return indexes, all_names
+        if len(level) >= listed:
+            raise LimitError("the limits let an index file list only one sitemap; raise "
+                             "--max-urls or --max-bytes")
+        depth += 1
+        names = part_names(name, len(level), "index" if depth == 1 else f"index{depth}")
+        all_names += names
+
+
+def _keep_listed_lastmods(files: list[FileInfo], names: list[str], out: OutputSet) -> None:
+    """A file whose bytes did not change keeps the lastmod the earlier index gave it, so that
+    the index changes only where a part did (crawlers fetch what changed, and nothing else)."""
+    listed = out.previous.listed
+    if not listed:
+        return
+    for info, name in zip(files, names, strict=True):
+        old = listed.get(name)
+        if old is not None and out.is_unchanged(info, name):
+            info.newest = old

@@ -1,0 +1,165 @@
+"""Replacing a user's files the way careful tools do: keep mode, owner and links, write through
+special files, leave unchanged files alone, take a lock, and let no signal split a commit.
+
+coreutils' ``install``, rsync and editors that save atomically are the model (see STYLE.md, "The
+user's files are sacred"). Nothing here knows about sitemaps.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import filecmp
+import os
+import shutil
+import signal
+import stat
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from typing import Optional
+
+__all__ = ["DirectoryLock", "LockTimeout", "deferred_signals", "is_special", "keep_metadata",
+           "make_temp", "move_into_place", "real_target", "same_bytes"]
+
+
+def real_target(path: str) -> str:
+    """Where writing ``path`` must land: the file a symlink points to (followed to the end),
+    so that replacing it keeps the link; ``path`` itself otherwise."""
+    return os.path.realpath(path) if os.path.islink(path) else path
+
+
+def is_special(path: str) -> bool:
+    """True for an existing path that is not a regular file or a directory (after links):
+    /dev/null, /dev/stdout, a FIFO, a process substitution. Such a path is written through,
+    never renamed over."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def make_temp(directory: str, prefix: str) -> str:
+    """A new empty temporary file in ``directory`` (mode 0600 until it is given its final
+    mode), named PREFIX + 8 random characters + ".tmp"."""
+    fd, temp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=directory)
+    os.close(fd)
+    return temp
+
+
+def same_bytes(a: str, b: str) -> bool:
+    """Whether two files hold the same bytes (False when either cannot be read)."""
+    try:
+        return os.path.getsize(a) == os.path.getsize(b) and filecmp.cmp(a, b, shallow=False)
+    except OSError:
+        return False
+
+
+def keep_metadata(temp: str, target: str, new_mode: int) -> None:
+    """Give ``temp`` the mode, owner and group of the file it replaces (``new_mode``, the
+    umask's, when there is none). The owner and group are kept where the process may set them:
+    root always, a plain user only for a group it belongs to."""
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        os.chmod(temp, new_mode)
+        return
+    mine = os.stat(temp)
+    if (st.st_uid, st.st_gid) != (mine.st_uid, mine.st_gid):
+        for uid, gid in ((st.st_uid, st.st_gid), (-1, st.st_gid)):
+            try:
+                os.chown(temp, uid, gid)
+                break
+            except PermissionError:
+                continue
+    # after chown, which may clear set-id bits
+    os.chmod(temp, stat.S_IMODE(st.st_mode))
+
+
+def move_into_place(temp: str, target: str) -> None:
+    """Rename ``temp`` over ``target``; when they lie on different file systems (a symlink's
+    target elsewhere), copy to a temporary beside the target first, so the replacement is
+    still one rename."""
+    try:
+        os.replace(temp, target)
+        return
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+    near = make_temp(os.path.dirname(target), "." + os.path.basename(target) + ".")
+    try:
+        shutil.copyfile(temp, near)
+        shutil.copymode(temp, near)
+        with contextlib.suppress(OSError):
+            st = os.stat(temp)
+            os.chown(near, st.st_uid, st.st_gid)
+        os.replace(near, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(near)
+        raise
+    os.unlink(temp)
+
+
+_DEFERRED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@contextlib.contextmanager
+def deferred_signals() -> Iterator[None]:
+    """Hold Ctrl-C, SIGTERM and SIGHUP until the block ends: a set of renames is either done
+    or not begun when such a signal acts (SIGKILL cannot be held; the renames are ordered so
+    that every state between them is consistent)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _DEFERRED)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+class LockTimeout(Exception):
+    """Another process held the lock for longer than we would wait."""
+
+
+class DirectoryLock:
+    """An advisory lock (flock) on a directory, so that two runs writing there take turns.
+
+    The directory itself is locked, so no lock file is left behind among the user's files.
+    A directory that cannot be opened for reading is not locked (nothing else can be).
+    """
+
+    def __init__(self, directory: str) -> None:
+        self.directory = directory
+        self._fd: Optional[int] = None
+
+    def acquire(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds; True when locked, False when the directory cannot be
+        locked at all. Raises LockTimeout when another holder kept it."""
+        try:
+            fd = os.open(self.directory, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError:
+            return False
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                self._fd = fd
+                return True
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    os.close(fd)
+                    raise LockTimeout(self.directory) from None
+                time.sleep(0.05)
+            except OSError:  # a file system without flock: go on unlocked
+                os.close(fd)
+                return False
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing the descriptor drops the lock
+            self._fd = None

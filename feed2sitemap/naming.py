@@ -1,0 +1,55 @@
+"""The names of a run's files: parts and index files beside the output, temporaries, journal.
+
+One place, since three parties must agree on them: the writer that gives the names, the output
+set that replaces and removes files by them, and the reader of an earlier run's files, which
+owns a file only when its name is one feed2sitemap gives.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+__all__ = ["journal_path", "ours_pattern", "part_names", "split_name", "temp_pattern",
+           "temp_prefix"]
+
+_GZ = ".gz"
+
+
+def split_name(name: str) -> tuple[str, str]:
+    """'sitemap.xml.gz' → ('sitemap', '.xml.gz'); 'urls.txt' → ('urls', '.txt')."""
+    gz = ""
+    if name.endswith(_GZ):
+        name, gz = name[: -len(_GZ)], _GZ
+    stem, dot, ext = name.rpartition(".")
+    if not dot or not stem:
+        return name, gz
+    return stem, "." + ext + gz
+
+
+def part_names(name: str, n: int, kind: str = "") -> list[str]:
+    """The file names of n parts beside ``name``: STEM-1.EXT … (STEM-index-1.EXT for indexes)."""
+    stem, ext = split_name(name)
+    infix = f"-{kind}" if kind else ""
+    return [f"{stem}{infix}-{i}{ext}" for i in range(1, n + 1)]
+
+
+def ours_pattern(name: str) -> re.Pattern[str]:
+    """Every name ``part_names`` gives beside output ``name``, index files included."""
+    stem, ext = split_name(name)
+    return re.compile(re.escape(stem) + r"-(?:index[0-9]*-)?[1-9][0-9]*" + re.escape(ext))
+
+
+def temp_prefix(name: str) -> str:
+    """The prefix of the temporaries written for output ``name``: hidden, and named for it."""
+    return f".{name}."
+
+
+def temp_pattern(name: str) -> re.Pattern[str]:
+    """The temporaries ``tempfile.mkstemp`` makes with ``temp_prefix`` and suffix ".tmp"."""
+    return re.compile(re.escape(temp_prefix(name)) + r"[a-z0-9_]{8}\.tmp")
+
+
+def journal_path(directory: str, name: str) -> str:
+    """The journal of a run that creates parts its index does not list yet."""
+    return os.path.join(directory, f".{name}.pending")

@@ -1,0 +1,125 @@
+"""What the output path held before this run, so that a run replaces and removes only what
+feed2sitemap itself wrote.
+
+A run that splits leaves an index at the -o path and parts beside it, named STEM-N.EXT (and
+STEM-index-N.EXT when the index itself splits). The files that index lists under those names are
+ours: a later run may replace them, and removes those it no longer writes. Anything else beside
+the output is the user's, even when its name looks like a part (a hand-made sitemap-2024.xml):
+never replaced, never removed. Two records of an interrupted run are also ours: its temporaries
+(``.NAME.XXXXXXXX.tmp``) and its journal (``.NAME.pending``), which names the parts it was
+creating before its index could list them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+from urllib.parse import unquote, urlsplit
+
+from .detect import open_input, sniff
+from .errors import Feed2SitemapError
+from .naming import journal_path, ours_pattern, split_name, temp_pattern
+from .readers.sitemap import read_sitemap_batches
+from .record import Lastmod
+from .report import Report
+
+__all__ = ["Previous", "part_relpath", "previous_output"]
+
+_MAX_DEPTH = 3  # the top index, STEM-index-N files, STEM-index2-N files
+
+
+def part_relpath(loc: str, base_prefix: Optional[str]) -> Optional[str]:
+    """The file an index's <loc> names, relative to the index's directory: its path under
+    ``base_prefix`` (the public URL of that directory) when it lies there, else its last path
+    segment. None when the name would leave the directory or names no file (an index may come
+    from anywhere: "..", an encoded "/" or "\\" are refused)."""
+    if base_prefix and loc.startswith(base_prefix):
+        rel = urlsplit(loc[len(base_prefix) - 1:]).path.lstrip("/")
+    else:
+        rel = urlsplit(loc).path.rpartition("/")[2]
+    segments = [unquote(s) for s in rel.split("/")]
+    for s in segments:
+        if s in ("", ".", "..") or "/" in s or "\\" in s or "\0" in s:
+            return None
+    return "/".join(segments)
+
+
+@dataclass
+class Previous:
+    """The earlier run's files beside output ``name`` in ``directory`` (see module docstring)."""
+
+    directory: str
+    name: str
+    listed: dict[str, Optional[Lastmod]] = field(default_factory=dict)  # ours, with the
+    # lastmod the earlier index gave each
+    others: list[str] = field(default_factory=list)  # listed files feed2sitemap did not name
+    pending: list[str] = field(default_factory=list)  # parts an interrupted run was creating
+    leftovers: list[str] = field(default_factory=list)  # an interrupted run's temporaries
+
+    def owns(self, name: str) -> bool:
+        return name in self.listed or name in self.pending
+
+    def unlisted_pending(self) -> list[str]:
+        """Parts an interrupted run put in place before its index could list them: their URLs
+        are part of the output's state, and are read with it."""
+        stem = split_name(self.name)[0]
+        return [n for n in self.pending if n not in self.listed
+                and not n[len(stem):].startswith("-index")
+                and os.path.isfile(os.path.join(self.directory, n))]
+
+    def owned(self) -> list[str]:
+        return sorted(set(self.listed) | set(self.pending))
+
+
+def previous_output(path: str, base_prefix: Optional[str]) -> Previous:
+    """Read what ``path`` (a regular file, or a link to one) and its directory hold from
+    earlier runs. An unreadable or foreign file there simply owns nothing."""
+    directory = os.path.dirname(os.path.abspath(path))
+    name = os.path.basename(path)
+    prev = Previous(directory, name)
+    ours = ours_pattern(name)
+    _read_index(prev, path, ours, base_prefix, _MAX_DEPTH)
+    prev.pending = _read_journal(journal_path(directory, name), ours)
+    temp = temp_pattern(name)
+    with contextlib.suppress(OSError):
+        prev.leftovers = sorted(os.path.join(directory, e) for e in os.listdir(directory)
+                                if temp.fullmatch(e))
+    return prev
+
+
+def _read_index(prev: Previous, path: str, ours: re.Pattern[str],
+                base_prefix: Optional[str], depth: int) -> None:
+    """Note the files the index at ``path`` lists (and, for our index files, what they list)."""
+    try:
+        with open(path, "rb") as raw:
+            stream, head = open_input(raw, path)
+            if not head or sniff(head, path) != "sitemap":
+                return
+            entries = [(loc, batch.lastmods[i] if batch.lastmods else None)
+                       for batch in read_sitemap_batches(stream, path, Report())
+                       if batch.is_sitemap for i, loc in enumerate(batch.locs)]
+    except (OSError, Feed2SitemapError):
+        return
+    for loc, lastmod in entries:
+        rel = part_relpath(loc.strip(), base_prefix)
+        if rel is None:  # names no file here: nothing to keep or remove
+            continue
+        if "/" in rel or not ours.fullmatch(rel):
+            prev.others.append(rel)
+            continue
+        prev.listed[rel] = lastmod
+        if "-index" in rel[len(split_name(prev.name)[0]):] and depth > 1:
+            _read_index(prev, os.path.join(prev.directory, rel), ours, base_prefix, depth - 1)
+
+
+def _read_journal(path: str, ours: re.Pattern[str]) -> list[str]:
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read(1 << 20)
+    except (OSError, UnicodeDecodeError):
+        return []
+    # only names of our own pattern: a journal is never a way to delete other files
+    return [n for n in text.split("\n") if n and ours.fullmatch(n)]
