@@ -167,19 +167,30 @@ def test_parts_the_replaced_index_listed_are_removed_and_named_even_with_q(
 # 4. Special files are written through
 
 
-def test_dev_null_stays_a_device_and_gets_no_parts(tmp_path: Path) -> None:
+def test_a_null_device_stays_a_device_and_gets_no_parts(tmp_path: Path) -> None:
     (tmp_path / "urls.txt").write_bytes(urls(5))
-    assert run("urls.txt", "-o", "/dev/null", cwd=tmp_path).returncode == 0
-    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
-    split = run("urls.txt", "-o", "/dev/null", *SPLIT, cwd=tmp_path)
-    assert split.returncode == 1 and b"/dev/null got the first complete sitemap" in split.stderr
-    assert not any(p.startswith("null-") for p in os.listdir("/dev"))
-    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    # As root, a device node of our own, the same as /dev/null: were the fix ever lost, the
+    # test would replace that one, not the system's.
+    null = tmp_path / "null"
+    if os.geteuid() == 0:
+        os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    else:
+        null = Path("/dev/null")  # a plain user could not rename over it anyway
+    assert run("urls.txt", "-o", str(null), cwd=tmp_path).returncode == 0
+    assert stat.S_ISCHR(os.stat(null).st_mode)
+    split = run("urls.txt", "-o", str(null), *SPLIT, cwd=tmp_path)
+    assert split.returncode == 1 and f"{null} got the first complete sitemap".encode() in (
+        split.stderr)
+    assert not any(p.startswith("null-") for p in os.listdir(null.parent))
+    assert stat.S_ISCHR(os.stat(null).st_mode)
 
 
 def test_dev_stdout_is_written_through(tmp_path: Path) -> None:
     (tmp_path / "urls.txt").write_bytes(urls(2))
-    done = run("urls.txt", "-o", "/dev/stdout", "-t", "text", cwd=tmp_path)
+    # a link of our own with /dev/stdout's target: were the fix lost, the test would replace
+    # this link, not the system's
+    (tmp_path / "stdout").symlink_to("/proc/self/fd/1")
+    done = run("urls.txt", "-o", str(tmp_path / "stdout"), "-t", "text", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout == urls(2)
 
@@ -269,6 +280,7 @@ def test_the_index_keeps_its_lastmod_for_parts_that_did_not_change(tmp_path: Pat
     done = run("sitemap.xml", "more.txt", "-o", "sitemap.xml", *SPLIT, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "sitemap-1.xml</loc><lastmod>2020-01-01</lastmod>" in index.read_text()
+    assert len(site_urls(index)) == 8
 
 
 # 7. The first scheduled run
