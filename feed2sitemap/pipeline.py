@@ -243,16 +243,18 @@ def merge(records: Iterable[Record], counts: Optional[MergeCounts] = None, *,
 
 def part_path(index: Record, directory: str, base_prefix: Optional[str] = None) -> str:
     """The local file of an index's <loc>: its path under ``base_prefix`` (the public URL of
-    the index's directory) when it lies there, else its last path segment beside the index.
+    the index's directory) when it lies there and that file exists, else its last path segment
+    beside the index (the index being read may not lie where --base-url points).
 
     Percent-escapes are decoded; a name that would leave the directory ("..", an encoded "/")
     is refused, since the index may come from anywhere.
     """
-    rel = part_relpath(index.loc, base_prefix)
-    if rel is None:
+    candidates = [part_relpath(index.loc, base_prefix), part_relpath(index.loc, None)]
+    paths = [os.path.join(directory, *rel.split("/")) for rel in candidates if rel is not None]
+    if not paths:
         raise InputError(index.source, index.line,
                          f"--follow: {index.loc[:200]} names no file of this directory")
-    return os.path.join(directory, *rel.split("/"))
+    return next((p for p in paths if os.path.isfile(p)), paths[0])
 
 
 def follow_index(records: Iterable[Record], directory: Optional[str],
