@@ -14,6 +14,15 @@ from .batch import Batch, batched, unbatched
 from .detect import FORMATS as INPUT_FORMATS
 from .detect import open_input, sniff
 from .errors import InputError, UnsupportedFormat
+from .fetch import DEFAULT_TIMEOUT, fetch, is_url
+from .follow import (
+    DEFAULT_MAX_PARTS,
+    LocalParts,
+    NoParts,
+    Parts,
+    RemoteParts,
+    follow_index_batches,
+)
 from .limits import Profile, get_profile
 from .merge import MergeCounts, find_base, same_file
 from .naming import split_name
@@ -22,20 +31,20 @@ from .pipeline import (
     apply_defaults_batches,
     check_length_batches,
     dedupe_batches,
-    follow_index_batches,
     merge,
     normalize_batches,
     within_scope_batches,
 )
 from .readers import READERS
 from .readers.feed import DEFAULT_MAX_FEED_BYTES, read_feed_batches
+from .readers.robots import looks_like_robots, read_robots_batches
 from .record import Record
 from .report import Progress, Report
 from .split import DEFAULT_GZIP_LEVEL, write_output
 from .urls import Scope, normalize_url, scope_of
 from .writers import INDEX, URLSET, FeedFormat, Format, format_for_name, get_format
 
-__all__ = ["Source", "Summary", "convert", "output_format", "read", "write"]
+__all__ = ["Source", "Summary", "Web", "convert", "output_format", "read", "write"]
 
 Source = Union[str, "os.PathLike[str]", IO[bytes]]
 Destination = Union[str, "os.PathLike[str]", IO[bytes], None]
@@ -73,48 +82,75 @@ def _source_name(source: Source) -> str:
     return str(getattr(source, "name", "<stream>"))
 
 
+@dataclass(frozen=True)
+class Web:
+    """How inputs given by URL are fetched (see fetch.py)."""
+
+    timeout: float = DEFAULT_TIMEOUT
+    cache_dir: Optional[str] = None  # keep ETag/Last-Modified and bodies for conditional GETs
+    max_parts: int = DEFAULT_MAX_PARTS  # parts of a remote index fetched in one run
+
+
 def read(source: Source, format: str = "auto", *, report: Optional[Report] = None,
          base_url: Optional[str] = None, max_feed_bytes: int = DEFAULT_MAX_FEED_BYTES,
-         name: Optional[str] = None) -> Iterator[Record]:
-    """Yield the records of one input: a path or a binary stream, plain or gzip-compressed.
+         name: Optional[str] = None, web: Web = Web()) -> Iterator[Record]:
+    """Yield the records of one input: a path, an http(s) URL or a binary stream, plain or
+    gzip-compressed.
 
     ``format`` is "auto" (sniffed from the first bytes) or one of "feed", "text", "sitemap".
     Locations are as the input gave them; ``convert`` normalises and checks them.
     """
     return unbatched(read_batches(source, format, report=report, base_url=base_url,
-                                  max_feed_bytes=max_feed_bytes, name=name))
+                                  max_feed_bytes=max_feed_bytes, name=name, web=web))
 
 
 def read_batches(source: Source, format: str = "auto", *, report: Optional[Report] = None,
                  base_url: Optional[str] = None, max_feed_bytes: int = DEFAULT_MAX_FEED_BYTES,
-                 name: Optional[str] = None) -> Iterator[Batch]:
-    """``read``, in batches (see batch.py): what convert itself uses."""
+                 name: Optional[str] = None, web: Web = Web(),
+                 kinds: Optional[list[str]] = None) -> Iterator[Batch]:
+    """``read``, in batches (see batch.py): what convert itself uses. The kind of input found
+    is appended to ``kinds`` when given."""
     if format != "auto" and format not in INPUT_FORMATS:
         raise UnsupportedFormat(f"unknown input format {format!r}; choose one of: auto, "
                                 f"{', '.join(INPUT_FORMATS)}")
     report = report if report is not None else Report()
     name = name or _source_name(source)
-    if isinstance(source, (str, os.PathLike)):
+    kinds = kinds if kinds is not None else []
+    if is_url(source):
+        assert isinstance(source, str)
+        fetched = fetch(source, timeout=web.timeout, cache_dir=web.cache_dir)
+        if fetched.from_cache:
+            report.note(source, "not modified since the last run: the cached copy was read")
+        with contextlib.closing(fetched.stream):
+            yield from _read_stream(fetched.stream, name, format, report, base_url,
+                                    max_feed_bytes, kinds)
+    elif isinstance(source, (str, os.PathLike)):
         try:
             raw: IO[bytes] = open(source, "rb")
         except OSError as exc:
             raise InputError(name, None, f"cannot open: {exc.strerror}") from None
         with raw:
-            yield from _read_stream(raw, name, format, report, base_url, max_feed_bytes)
+            yield from _read_stream(raw, name, format, report, base_url, max_feed_bytes, kinds)
     else:
-        yield from _read_stream(source, name, format, report, base_url, max_feed_bytes)
+        yield from _read_stream(source, name, format, report, base_url, max_feed_bytes, kinds)
 
 
 def _read_stream(raw: IO[bytes], name: str, format: str, report: Report,
-                 base_url: Optional[str], max_feed_bytes: int) -> Iterator[Batch]:
+                 base_url: Optional[str], max_feed_bytes: int,
+                 kinds: list[str]) -> Iterator[Batch]:
     try:
         stream, head = open_input(raw, name)
         if not head:
             raise InputError(name, None, "the input is empty")
         kind = sniff(head, name) if format == "auto" else format
+        if kind == "text" and format == "auto" and looks_like_robots(name, head):
+            kind = "robots"
+        kinds.append(kind)
         if kind == "feed":
             yield from read_feed_batches(stream, name, report, base_url,
                                          max_bytes=max_feed_bytes)
+        elif kind == "robots":
+            yield from read_robots_batches(stream, name, report, base_url)
         else:
             yield from READERS[kind](stream, name, report, base_url)
     except IsADirectoryError:
@@ -162,7 +198,7 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
             dedupe_mode: str = "auto", follow: bool = False, title: Optional[str] = None,
             site_url: Optional[str] = None, description: Optional[str] = None,
             progress: Optional[Progress] = None, atomic: bool = True,
-            lock_timeout: float = 60.0) -> Summary:
+            lock_timeout: float = 60.0, web: Web = Web()) -> Summary:
     """Read every input, check and normalise the URLs, and write sitemap file(s).
 
     ``output`` is a path (written atomically: temporaries renamed when all succeeded), a binary
@@ -200,7 +236,7 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
     out = _open_output(output, progress, base_url, atomic, lock_timeout)
     try:
         reading = _Reading(out, from_format, report, base_url, max_feed_bytes, follow,
-                           None if scope is None else scope.prefix)
+                           None if scope is None else scope.prefix, web, scope_check)
         base_name = find_base(inputs, out.path) if dedupe_mode == "merge" else None
         if base_name is not None:
             reading.base = {base_name}
@@ -228,13 +264,14 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
 
 
 class _Reading:
-    """Reads the inputs of one run in order, following indexes where asked, and where an input
-    is the output itself (an update in place): then its index stands for its parts, parts an
-    interrupted run was creating are read too, and a file not there yet reads as empty."""
+    """Reads the inputs of one run in order, following indexes where asked, where the input is
+    robots.txt (its Sitemap: lines), and where an input is the output itself (an update in
+    place): then its index stands for its parts, parts an interrupted run was creating are read
+    too, and a file not there yet reads as empty."""
 
     def __init__(self, out: OutputSet, from_format: str, report: Report,
                  base_url: Optional[str], max_feed_bytes: int, follow: bool,
-                 base_prefix: Optional[str]) -> None:
+                 base_prefix: Optional[str], web: Web, scope_check: bool) -> None:
         self.out = out
         self.from_format = from_format
         self.report = report
@@ -242,6 +279,8 @@ class _Reading:
         self.max_feed_bytes = max_feed_bytes
         self.follow = follow
         self.base_prefix = base_prefix
+        self.web = web
+        self.scope_check = scope_check
         self.base: Optional[set[Optional[str]]] = None  # sources of the output's old version
 
     def all(self, inputs: Sequence[Source]) -> Iterator[Batch]:
@@ -252,31 +291,57 @@ class _Reading:
         name = None
         if isinstance(source, str) and source == "-":
             source, name = sys.stdin.buffer, "<stdin>"
-        path = os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
+        path = (os.fspath(source) if isinstance(source, (str, os.PathLike))
+                and not is_url(source) else None)
         is_output = (path is not None and self.out.path is not None
                      and same_file(path, self.out.path))
         if is_output and path is not None and not os.path.lexists(path):
             self.report.note(path, "not there yet: it is the output, so the run starts from "
                                    "no URLs and creates it")
             return
-        it = read_batches(source, self.from_format, report=self.report, base_url=self.base_url,
-                          max_feed_bytes=self.max_feed_bytes, name=name)
+        kinds: list[str] = []
+        it = self.read(source, name, kinds)
+        parts = self.parts_of(source, path, is_output)
         if self.follow or is_output:
-            it = follow_index_batches(it, None if path is None else os.path.dirname(path),
-                                      self.part_reader(is_output), base_prefix=self.base_prefix)
+            it = follow_index_batches(it, parts)
+        else:  # robots.txt stands for the sitemaps it names
+            it = _follow_if(it, lambda: kinds == ["robots"], parts)
         yield from it
         if is_output:
             prev = self.out.previous
             for part in prev.unlisted_pending():
                 yield from self.part_reader(True)(os.path.join(prev.directory, part))
 
+    def read(self, source: Source, name: Optional[str], kinds: list[str]) -> Iterator[Batch]:
+        return read_batches(source, self.from_format, report=self.report,
+                            base_url=self.base_url, max_feed_bytes=self.max_feed_bytes,
+                            name=name, web=self.web, kinds=kinds)
+
+    def parts_of(self, source: Source, path: Optional[str], is_output: bool) -> Parts:
+        if is_url(source):
+            assert isinstance(source, str)
+            return RemoteParts(source, self.part_reader(False), self.report,
+                               same_host=self.scope_check, max_parts=self.web.max_parts)
+        if path is None:
+            return NoParts()
+        return LocalParts(os.path.dirname(path), self.part_reader(is_output), self.base_prefix)
+
     def part_reader(self, of_output: bool) -> Callable[[str], Iterator[Batch]]:
-        def read_part(path: str) -> Iterator[Batch]:
+        def read_part(where: str) -> Iterator[Batch]:
             if of_output and self.base is not None:
-                self.base.add(path)  # the parts of the output's previous version are the base
-            return read_batches(path, report=self.report, base_url=self.base_url,
-                                max_feed_bytes=self.max_feed_bytes)
+                self.base.add(where)  # the parts of the output's previous version are the base
+            return read_batches(where, report=self.report, base_url=self.base_url,
+                                max_feed_bytes=self.max_feed_bytes, web=self.web)
         return read_part
+
+
+def _follow_if(batches: Iterable[Batch], decide: Callable[[], bool],
+               parts: Parts) -> Iterator[Batch]:
+    for batch in batches:
+        if batch.is_sitemap and decide():
+            yield from follow_index_batches([batch], parts)
+        else:
+            yield batch
 
 
 def _counted(batches: Iterable[Batch], progress: Progress) -> Iterator[Batch]:

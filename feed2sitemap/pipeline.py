@@ -3,23 +3,20 @@
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Container, Iterable, Iterator
 from itertools import repeat
 from typing import Optional
 
 from .batch import Batch, batched, unbatched
-from .errors import InputError
 from .merge import DEFAULT_MEMORY_LIMIT, MergeCounts, MergeStore
-from .previous import part_relpath
 from .record import Record
 from .report import Report
 from .urls import CLEAN_BYTES, CLEAN_URL, CLEAN_URLS, Scope, normalize_url, proven_clean, scope_of
 
 __all__ = [
     "apply_defaults", "apply_defaults_batches", "check_length", "check_length_batches",
-    "dedupe", "dedupe_batches", "follow_index", "follow_index_batches", "merge", "normalize",
+    "dedupe", "dedupe_batches", "merge", "normalize",
     "normalize_batches",
     "within_scope", "within_scope_batches",
 ]
@@ -239,63 +236,3 @@ def merge(records: Iterable[Record], counts: Optional[MergeCounts] = None, *,
         yield from store.records(counts)
     finally:
         store.close()
-
-
-def part_path(index: Record, directory: str, base_prefix: Optional[str] = None) -> str:
-    """The local file of an index's <loc>: its path under ``base_prefix`` (the public URL of
-    the index's directory) when it lies there and that file exists, else its last path segment
-    beside the index (the index being read may not lie where --base-url points).
-
-    Percent-escapes are decoded; a name that would leave the directory ("..", an encoded "/")
-    is refused, since the index may come from anywhere.
-    """
-    candidates = [part_relpath(index.loc, base_prefix), part_relpath(index.loc, None)]
-    paths = [os.path.join(directory, *rel.split("/")) for rel in candidates if rel is not None]
-    if not paths:
-        raise InputError(index.source, index.line,
-                         f"--follow: {index.loc[:200]} names no file of this directory")
-    return next((p for p in paths if os.path.isfile(p)), paths[0])
-
-
-def follow_index(records: Iterable[Record], directory: Optional[str],
-                 read_part: Callable[[str], Iterable[Record]],
-                 depth: int = 2, base_prefix: Optional[str] = None) -> Iterator[Record]:
-    """Records version of follow_index_batches."""
-    return unbatched(follow_index_batches(
-        batched(records), directory, lambda path: batched(read_part(path)), depth,
-        base_prefix=base_prefix))
-
-
-def follow_index_batches(batches: Iterable[Batch], directory: Optional[str],
-                         read_part: Callable[[str], Iterable[Batch]],
-                         depth: int = 2, *, base_prefix: Optional[str] = None) -> Iterator[Batch]:
-    """Replace each sitemap of an index by the records of its part, read from a local file.
-
-    ``directory`` is the index's own (None for a stream: then an index is an error). A part may
-    itself be an index (ours are, past 50,000 parts), down to ``depth`` levels. A part that is
-    not there is an error naming it: an update would otherwise drop its URLs silently.
-    ``base_prefix`` is the public URL of ``directory`` (see ``part_path``).
-    """
-    for batch in batches:
-        if not batch.is_sitemap:
-            yield batch
-            continue
-        for record in batch.records():
-            if directory is None:
-                raise InputError(record.source, record.line,
-                                 "--follow needs the index as a file: its parts are read beside it")
-            if depth <= 0:
-                raise InputError(record.source, record.line,
-                                 "--follow: indexes nested deeper than two levels")
-            path = part_path(record, directory, base_prefix)
-            if not os.path.isfile(path):
-                raise InputError(record.source, record.line,
-                                 f"part {record.loc[:200]} is missing: no file {path}; "
-                                 "nothing was written")
-            sub = os.path.dirname(path)
-            sub_prefix = None
-            if base_prefix is not None and sub != directory:
-                rel = os.path.relpath(sub, directory).replace(os.sep, "/")
-                sub_prefix = base_prefix + rel + "/"
-            yield from follow_index_batches(read_part(path), sub, read_part, depth - 1,
-                                            base_prefix=sub_prefix or base_prefix)
