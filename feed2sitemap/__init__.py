@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+import types
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +48,21 @@ def __getattr__(name: str) -> Any:
         except PackageNotFoundError:  # a source tree that was not installed
             return "0.0.0+unknown"
     raise AttributeError(name)
+
+
+class _Package(types.ModuleType):
+    """The package's public names win over its submodules of the same name: importing the
+    module feed2sitemap.convert sets the package's attribute "convert" to that module, and
+    ``from feed2sitemap import convert`` must still give the function."""
+
+    def __getattribute__(self, name: str) -> Any:
+        value = super().__getattribute__(name)
+        if isinstance(value, types.ModuleType) and _WHERE.get(name) == name:
+            return getattr(value, name)
+        return value
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 def __dir__() -> list[str]:

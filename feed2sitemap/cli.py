@@ -13,8 +13,10 @@ from typing import Any, Optional
 
 import click
 
-from .convert import Summary, convert
+from .convert import Publish, Summary, Web, convert
 from .errors import Feed2SitemapError
+from .fetch import DEFAULT_TIMEOUT
+from .indexnow import DEFAULT_ENDPOINT, IndexNow, IndexNowError
 from .limits import PROFILES
 from .merge import MergeCounts
 from .outputs import FileInfo
@@ -247,6 +249,26 @@ def _stopped(how: str, progress: Progress) -> str:
               help="Feed output: channel link (default: --base-url, else the first URL's site).")
 @click.option("--description",
               help="Feed output: channel description (default: 'Pages of HOST').")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIMEOUT,
+              show_default=True, metavar="SECONDS",
+              help="Inputs by URL: give up when the server has not answered (or sent more) "
+                   "for this long.")
+@click.option("--cache", "cache_dir", metavar="DIR",
+              help="Inputs by URL: keep each one's ETag, Last-Modified and body in DIR and ask "
+                   "again conditionally; an unchanged input is read from DIR.")
+@click.option("--robots", metavar="PATH",
+              help="Keep the Sitemap: lines of this robots.txt naming what the run wrote (other "
+                   "lines untouched; created if missing). Needs -o and --base-url.")
+@click.option("--indexnow", "indexnow_key", metavar="KEY",
+              help="Submit the URLs this run added or updated to IndexNow with this key (its "
+                   "key file must be on the site). Needs the output among the inputs.")
+@click.option("--indexnow-endpoint", metavar="URL", default=DEFAULT_ENDPOINT, show_default=True,
+              help="Where IndexNow submissions go.")
+@click.option("--indexnow-key-location", metavar="URL",
+              help="The key file's URL, when it is not /KEY.txt at the site's root.")
+@click.option("--dry-run", is_flag=True,
+              help="Write nothing and send nothing: say what would be written, removed and "
+                   "submitted (IndexNow requests are printed to stdout).")
 @click.option("--no-atomic", "no_atomic", is_flag=True,
               help="Overwrite existing output files in place instead of renaming a temporary "
                    "over each (for a file you may write in a directory you may not). The run "
@@ -261,10 +283,14 @@ def _stopped(how: str, progress: Progress) -> str:
 @click.version_option(None, "--version", package_name="feed2sitemap", prog_name=PROG)
 def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
                     no_scope_check: bool, merge_copies: bool, keep_first: bool,
-                    no_dedupe: bool, no_atomic: bool, **options: Any) -> None:
+                    no_dedupe: bool, no_atomic: bool, timeout: float, cache_dir: Optional[str],
+                    robots: Optional[str], indexnow_key: Optional[str], indexnow_endpoint: str,
+                    indexnow_key_location: Optional[str], dry_run: bool,
+                    **options: Any) -> None:
     """Turn RSS/Atom feeds, URL lists and sitemaps into sitemaps.
 
-    INPUT is a file or - for stdin (the default), plain or gzip-compressed. Messages go to
+    INPUT is a file, an http(s) URL, a robots.txt (its Sitemap: lines) or - for stdin (the
+    default), plain or gzip-compressed. Messages go to
     stderr. Exit status: 0 success (warnings allowed), 1 bad data or nothing to write,
     2 bad usage, 130/143 interrupted.
 
@@ -287,15 +313,38 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
     progress = click.get_current_context().meta.setdefault(_PROGRESS, Progress())
     if display is not None:
         progress.on_update = display.update
+    indexnow = None
+    if indexnow_key is not None:
+        indexnow = IndexNow(indexnow_key, indexnow_endpoint, indexnow_key_location, timeout)
     try:
         summary = convert(list(inputs) or ["-"], output, scope_check=not no_scope_check,
                           report=report, dedupe_mode=mode, progress=progress,
-                          atomic=not no_atomic, **options)
+                          atomic=not no_atomic, web=Web(timeout, cache_dir),
+                          publish=Publish(robots, indexnow, dry_run), **options)
+    except IndexNowError as exc:  # the files are written: say so, then what failed
+        _say_summary(exc.summary, quiet)  # type: ignore[attr-defined]
+        raise
     finally:
         if display is not None:
             display.clear()
+    _say_summary(summary, quiet)
+
+
+def _say_summary(summary: Summary, quiet: bool) -> None:
     for line in ([] if quiet else _summary_lines(summary)) + _removal_lines(summary, quiet):
-        _say(line)
+        _say(("dry run: would have " + line) if summary.dry_run and not line.startswith(
+            "dry run") else line)
+    if summary.indexnow is not None:
+        sub = summary.indexnow
+        for body in sub.bodies:
+            click.echo(json.dumps(body))
+        if not quiet:
+            _say(f"IndexNow: {'would submit' if summary.dry_run else 'submitted'} "
+                 f"{_count(sub.urls, 'URL')} in {_count(sub.requests, 'request')}"
+                 if sub.urls else "IndexNow: no URL was added or updated; nothing submitted")
+    if summary.robots is not None and not quiet:
+        _say("robots.txt: Sitemap: lines updated" if summary.robots
+             else "robots.txt: Sitemap: lines already right, not rewritten")
 
 
 @click.command("check", cls=_Command, context_settings={"help_option_names": ["-h", "--help"]})

@@ -5,7 +5,9 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import re
 import sys
+import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Optional, Union
@@ -13,7 +15,7 @@ from typing import IO, Optional, Union
 from .batch import Batch, batched, unbatched
 from .detect import FORMATS as INPUT_FORMATS
 from .detect import open_input, sniff
-from .errors import InputError, UnsupportedFormat
+from .errors import InputError, OptionError, UnsupportedFormat
 from .fetch import DEFAULT_TIMEOUT, fetch, is_url
 from .follow import (
     DEFAULT_MAX_PARTS,
@@ -23,9 +25,10 @@ from .follow import (
     RemoteParts,
     follow_index_batches,
 )
+from .indexnow import IndexNow, IndexNowError, Submitted
 from .limits import Profile, get_profile
 from .merge import MergeCounts, find_base, same_file
-from .naming import split_name
+from .naming import ours_pattern, split_name
 from .outputs import FileInfo, OutputSet
 from .pipeline import (
     apply_defaults_batches,
@@ -40,11 +43,12 @@ from .readers.feed import DEFAULT_MAX_FEED_BYTES, read_feed_batches
 from .readers.robots import looks_like_robots, read_robots_batches
 from .record import Record
 from .report import Progress, Report
+from .robotsfile import update_robots
 from .split import DEFAULT_GZIP_LEVEL, write_output
 from .urls import Scope, normalize_url, scope_of
 from .writers import INDEX, URLSET, FeedFormat, Format, format_for_name, get_format
 
-__all__ = ["Source", "Summary", "Web", "convert", "output_format", "read", "write"]
+__all__ = ["Publish", "Source", "Summary", "Web", "convert", "output_format", "read", "write"]
 
 Source = Union[str, "os.PathLike[str]", IO[bytes]]
 Destination = Union[str, "os.PathLike[str]", IO[bytes], None]
@@ -65,6 +69,9 @@ class Summary:
     not_removed: list[tuple[str, str]] = field(default_factory=list)  # (path, why)
     left: list[str] = field(default_factory=list)  # files the replaced index listed that
     # feed2sitemap did not write: kept, though the new index no longer lists them
+    dry_run: bool = False  # nothing was written: the files are what would have been
+    robots: Optional[bool] = None  # robots.txt changed (True) or was already right (False)
+    indexnow: Optional[Submitted] = None  # what was submitted (or, dry, would be)
 
     @property
     def files(self) -> list[FileInfo]:
@@ -198,7 +205,8 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
             dedupe_mode: str = "auto", follow: bool = False, title: Optional[str] = None,
             site_url: Optional[str] = None, description: Optional[str] = None,
             progress: Optional[Progress] = None, atomic: bool = True,
-            lock_timeout: float = 60.0, web: Web = Web()) -> Summary:
+            lock_timeout: float = 60.0, web: Web = Web(),
+            publish: Optional[Publish] = None) -> Summary:
     """Read every input, check and normalise the URLs, and write sitemap file(s).
 
     ``output`` is a path (written atomically: temporaries renamed when all succeeded), a binary
@@ -216,9 +224,14 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
     first (a single input streams in flat memory and keeps the core's first-wins rule).
     ``follow`` reads the local parts of an index input.
     ``title``, ``site_url`` and ``description`` describe the channel of RSS/Atom output.
+    ``web`` says how inputs given by URL are fetched; ``publish`` what to do once the files
+    are in place (robots.txt, IndexNow), or ``dry_run`` to write nothing at all.
     """
     if isinstance(inputs, (str, os.PathLike)):  # one input, not a sequence of characters
         inputs = [inputs]
+    publish = publish or Publish()
+    if publish.indexnow is not None and dedupe_mode == "auto":
+        dedupe_mode = "merge"  # what changed is what merging with the old version tells
     if dedupe_mode not in ("auto", "merge", "first", "none"):
         raise UnsupportedFormat(f"unknown dedupe mode {dedupe_mode!r}; choose auto, merge, "
                                 "first or none")
@@ -233,7 +246,11 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
         except ValueError as exc:
             raise UnsupportedFormat(f"--base-url: {exc}") from None
     settings = _settings(_dest_path(output), to, index, base_url, gzip, gzip_level)
-    out = _open_output(output, progress, base_url, atomic, lock_timeout)
+    out_path = _dest_path(output)
+    _check_publish(publish, out_path, base_url,
+                   find_base(inputs, out_path) if out_path is not None else None)
+    out = _open_output(output, progress, base_url, atomic, lock_timeout, publish.dry_run)
+    changes = _Changes() if publish.indexnow is not None else None
     try:
         reading = _Reading(out, from_format, report, base_url, max_feed_bytes, follow,
                            None if scope is None else scope.prefix, web, scope_check)
@@ -250,6 +267,8 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
         counts = None
         if dedupe_mode == "merge":
             counts = MergeCounts(base_name)
+            if changes is not None:
+                counts.on_change = changes.add
             stream = batched(merge(unbatched(stream), counts, base=reading.base))
         elif dedupe_mode == "first":
             stream = dedupe_batches(stream, report)
@@ -257,10 +276,91 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
         names = ", ".join("<stdin>" if s == "-" else _source_name(s) for s in inputs)
         summary = _write_to(out, stream, settings, prof, report, base_url, names or "<stdin>",
                             _Channel(title, site_url, description))
+        summary.merge = counts
+        summary.dry_run = publish.dry_run
+        if publish.robots is not None and base_url is not None:
+            summary.robots = _robots(publish.robots, summary, out, base_url, publish.dry_run)
     finally:
         out.close()
-    summary.merge = counts
+    if changes is not None and publish.indexnow is not None:
+        with changes:
+            _submit(summary, publish.indexnow, changes, publish.dry_run)
     return summary
+
+
+@dataclass(frozen=True)
+class Publish:
+    """What a run does once its files are in place."""
+
+    robots: Optional[str] = None  # a robots.txt whose Sitemap: lines name what was written
+    indexnow: Optional[IndexNow] = None  # submit the URLs added or updated
+    dry_run: bool = False  # write nothing, send nothing: say what would be done
+
+
+def _check_publish(publish: Publish, out_path: Optional[str], base_url: Optional[str],
+                   base_name: Optional[str]) -> None:
+    if publish.robots is not None and (out_path is None or base_url is None):
+        raise OptionError("--robots needs -o FILE and --base-url: the Sitemap: lines name the "
+                          "files' public URLs")
+    if publish.indexnow is not None and base_name is None:
+        raise OptionError("--indexnow needs the output among the inputs (feed2sitemap "
+                          "sitemap.xml feed.xml -o sitemap.xml): what changed is what the run "
+                          "adds to or updates in it")
+
+
+class _Changes:
+    """The URLs a run added or updated, spooled to a temporary file (a first run may add
+    millions)."""
+
+    def __init__(self) -> None:
+        self._file = tempfile.TemporaryFile("w+", encoding="utf-8")
+        self.count = 0
+
+    def add(self, url: str) -> None:
+        self._file.write(url + "\n")
+        self.count += 1
+
+    def __iter__(self) -> Iterator[str]:
+        self._file.seek(0)
+        return (line.rstrip("\n") for line in self._file)
+
+    def __enter__(self) -> _Changes:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._file.close()
+
+
+def _robots(path: str, summary: Summary, out: OutputSet, base_url: str,
+            dry_run: bool) -> Optional[bool]:
+    """Name the index (or the one sitemap) in robots.txt, and the -index-N files when the
+    index split (Google does not follow an index of indexes)."""
+    prefix = scope_of(base_url).prefix
+    assert out.path is not None
+    name = os.path.basename(out.path)
+    stem, ext = split_name(name)
+    level_one = re.compile(re.escape(stem) + r"-index-[1-9][0-9]*" + re.escape(ext))
+    # the top file first (the index, or the one sitemap), then the index files it lists
+    names = [name] + [os.path.basename(f.path or "") for f in summary.indexes[:-1]
+                      if level_one.fullmatch(os.path.basename(f.path or ""))]
+    urls = [prefix + n for n in names]
+    ours = ours_pattern(name)
+
+    def is_ours(url: str) -> bool:
+        return url.startswith(prefix) and (url[len(prefix):] == name
+                                           or ours.fullmatch(url[len(prefix):]) is not None)
+
+    if dry_run:
+        return None
+    return update_robots(path, urls, is_ours)
+
+
+def _submit(summary: Summary, indexnow: IndexNow, changes: _Changes, dry_run: bool) -> None:
+    try:
+        summary.indexnow = indexnow.submit(changes, dry_run=dry_run)
+    except IndexNowError as exc:
+        exc.summary = summary  # type: ignore[attr-defined]
+        raise
 
 
 class _Reading:
@@ -424,7 +524,7 @@ def _dest_path(dest: Destination) -> Optional[str]:
 
 
 def _open_output(dest: Destination, progress: Optional[Progress], base_url: Optional[str],
-                 atomic: bool, lock_timeout: float) -> OutputSet:
+                 atomic: bool, lock_timeout: float, dry_run: bool = False) -> OutputSet:
     """The output set for ``dest``: taken (locked, the earlier run's files read) before any
     input is read, so that reading and writing see one state of the directory."""
     path = _dest_path(dest)
@@ -436,7 +536,7 @@ def _open_output(dest: Destination, progress: Optional[Progress], base_url: Opti
         with contextlib.suppress(ValueError):
             prefix = scope_of(base_url).prefix
     return OutputSet(path, progress=progress, atomic=atomic, base_prefix=prefix,
-                     lock_timeout=lock_timeout)
+                     lock_timeout=lock_timeout, dry_run=dry_run)
 
 
 def write_batches(batches: Iterable[Batch], dest: Destination = None, *,

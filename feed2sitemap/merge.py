@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 
 from .record import CHANGEFREQS, Lastmod, Record, make_record
@@ -116,6 +116,8 @@ class MergeCounts:
     updated: int = 0
     copies: int = 0
     spilled: int = 0  # URLs kept in the SQLite database rather than in memory
+    # called with each URL added or updated (compared with the base): what IndexNow is told
+    on_change: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
 
 
 class MergeStore:
@@ -226,6 +228,7 @@ class MergeStore:
     def _emit(self, items: Iterable[tuple[str, int]], counts: MergeCounts) -> Iterator[Record]:
         priorities, sources = self._priorities, self._sources
         base_mode = self.base_mode
+        on_change = counts.on_change if base_mode else None
         urls = added = updated = 0
         try:
             for loc, state in items:
@@ -235,12 +238,16 @@ class MergeStore:
                 has_base = state >> _HAS_BASE & 1
                 if not (base_mode and has_base):
                     added += 1
+                    if on_change is not None:
+                        on_change(loc)
                 # a single copy is its own base: only a URL of several copies can have changed
                 if has_base and state >> _MANY & 1 and (
                         lm != (state >> _BASE_LM) & _LM_MASK
                         or cf != (state >> _BASE_CF) & _CF_MASK
                         or pr != (state >> _BASE_PR) & _IX_MASK):
                     updated += 1
+                    if on_change is not None:
+                        on_change(loc)
                 urls += 1
                 line = state >> _LINE
                 yield make_record(loc, _lastmod_value(lm), CHANGEFREQS[cf - 1] if cf else None,

@@ -75,7 +75,8 @@ class OutputSet:
 
     def __init__(self, path: Optional[str], stream: Optional[IO[bytes]] = None,
                  progress: Optional[Progress] = None, *, atomic: bool = True,
-                 base_prefix: Optional[str] = None, lock_timeout: float = 60.0) -> None:
+                 base_prefix: Optional[str] = None, lock_timeout: float = 60.0,
+                 dry_run: bool = False) -> None:
         if path == "":
             raise OptionError("the output file name is empty")
         self.through = path if path is not None and is_special(path) else None
@@ -84,6 +85,7 @@ class OutputSet:
         self.progress = progress
         self.stream = stream
         self.atomic = atomic
+        self.dry_run = dry_run  # commit puts nothing in place and removes nothing
         self._temps: list[str] = []
         self._spools: list[IO[bytes]] = []
         self.removed: list[str] = []  # earlier parts this run no longer writes, deleted
@@ -179,6 +181,9 @@ class OutputSet:
         plan = [(info, name, real_target(self._final(name)))
                 for info, name in zip(files, names, strict=True)]
         self._check_targets(plan)
+        if self.dry_run:
+            self._dry(plan, set(names))
+            return
         changed = [(i, n, t) for i, n, t in plan if not self.is_unchanged(i, n)]
         creating = [n for _, n, t in changed if not os.path.lexists(self._final(n))]
         journal = journal_path(self.previous.directory, self.previous.name)
@@ -192,8 +197,20 @@ class OutputSet:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(journal)
 
+    def _dry(self, plan: list[tuple[FileInfo, str, str]], written: set[str]) -> None:
+        """What commit would do, said and not done."""
+        for info, name, _ in plan:
+            info.path = self._final(name)
+            if self.is_unchanged(info, name):
+                self.unchanged.append(info.path)
+        self.removed = [self._final(n) for n in self.previous.owned()
+                        if n not in written and os.path.isfile(self._final(n))]
+
     def _copy_out(self, info: FileInfo) -> None:
         assert len(self._spools) >= 1
+        if self.dry_run:
+            info.path = self.through or "<stdout>"
+            return
         spool = self._spools[0]
         spool.seek(0)
         if self.through is None:
