@@ -168,6 +168,13 @@ def fetch(url: str, *, timeout: float = DEFAULT_TIMEOUT,
         exc.close()
         if exc.code == 304 and cache is not None:
             return Fetched(cache.cached(url), url, from_cache=True)
+        if 300 <= exc.code < 400:  # urllib refused to follow it
+            to = (exc.headers.get("Location") or "")[:200]
+            if urlsplit(to).scheme.lower() not in ("", *_SCHEMES):
+                raise InputError(url, None, f"redirected to {to}: only http and https are "
+                                 "followed") from None
+            raise InputError(url, None, f"more than {MAX_REDIRECTS} redirects (or a loop); the "
+                             f"last pointed to {to}") from None
         raise InputError(url, None, f"HTTP {exc.code} {exc.reason}") from None
     except urllib.error.URLError as exc:
         reason = exc.reason

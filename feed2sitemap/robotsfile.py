@@ -34,20 +34,23 @@ def update_robots(path: str, urls: list[str], ours: Callable[[str], bool]) -> bo
     except OSError as exc:
         raise OutputError(f"{path}: cannot read: {exc.strerror}") from None
     lines = old.splitlines(keepends=True)
+    eol = b"\r\n" if lines and lines[0].endswith(b"\r\n") else b"\n"
     kept: list[bytes] = []
+    existing: dict[str, bytes] = {}  # our lines as they were: kept to the byte when still right
     at = None
     for line in lines:
         m = _SITEMAP.match(line)
-        if m is not None and ours(m.group(1).decode("utf-8", "replace")):
+        if m is not None and ours(url := m.group(1).decode("utf-8", "replace")):
+            existing.setdefault(url, line if line.endswith((b"\n", b"\r")) else line + eol)
             if at is None:
                 at = len(kept)
             continue
         kept.append(line)
-    new_lines = [f"Sitemap: {url}\n".encode() for url in urls]
+    new_lines = [existing.get(url) or f"Sitemap: {url}".encode() + eol for url in urls]
     if at is None:
         at = len(kept)
         if kept and not kept[-1].endswith((b"\n", b"\r")):
-            kept[-1] += b"\n"
+            kept[-1] += eol
     new = b"".join(kept[:at] + new_lines + kept[at:])
     if new == old:
         return False
