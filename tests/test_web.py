@@ -209,9 +209,9 @@ def test_a_remote_index_is_followed_on_its_own_host_only(server: Server) -> None
     assert out.split() == [f"{SITE}a"]
     assert "b.xml: HTTP 500" in err and "1 unreadable part" in err
     server.routes["/other.xml"] = body(
-        ('<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
-         "<sitemap><loc>https://elsewhere.example/x.xml</loc></sitemap>"
-         "</sitemapindex>").encode())
+        b'<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+         b"<sitemap><loc>https://elsewhere.example/x.xml</loc></sitemap>"
+         b"</sitemapindex>")
     code, _, err = web(server.url("/other.xml"), "--follow", "-t", "text")
     assert code == 1 and "on another host" in err
 
