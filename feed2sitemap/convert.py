@@ -34,7 +34,7 @@ from .pipeline import (
     apply_defaults_batches,
     check_length_batches,
     dedupe_batches,
-    merge,
+    merge_batches,
     normalize_batches,
     within_scope_batches,
 )
@@ -269,7 +269,7 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
             counts = MergeCounts(base_name)
             if changes is not None:
                 counts.on_change = changes.add
-            stream = batched(merge(unbatched(stream), counts, base=reading.base))
+            stream = merge_batches(stream, counts, base=reading.base)
         elif dedupe_mode == "first":
             stream = dedupe_batches(stream, report)
         stream = apply_defaults_batches(stream, changefreq, priority)

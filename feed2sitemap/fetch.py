@@ -13,10 +13,7 @@ import contextlib
 import hashlib
 import json
 import os
-import socket
 import tempfile
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from typing import IO, Any, Optional
 from urllib.parse import urlsplit
@@ -40,19 +37,26 @@ def user_agent() -> str:
     return f"feed2sitemap/{__version__} (sitemap generator)"
 
 
-class _Redirects(urllib.request.HTTPRedirectHandler):
-    """At most MAX_REDIRECTS, and only to http(s): a redirect to file: or ftp: would read what
-    the server's owner chooses from our disk or network."""
+def _opener() -> Any:
+    """urllib's opener with our redirect rules. (urllib.request and http.client cost 50 ms to
+    import: only a run that fetches pays for them.)"""
+    import urllib.request
 
-    max_redirections = MAX_REDIRECTS
+    class Redirects(urllib.request.HTTPRedirectHandler):
+        """At most MAX_REDIRECTS, and only to http(s): a redirect to file: or ftp: would read
+        what the server's owner chooses from our disk or network."""
 
-    def redirect_request(self, req: urllib.request.Request, fp: IO[bytes], code: int, msg: str,
-                         headers: Any, newurl: str) -> Optional[urllib.request.Request]:
-        scheme = urlsplit(newurl).scheme.lower()
-        if scheme not in _SCHEMES:
-            raise InputError(req.full_url, None, f"redirected to {newurl[:200]}: only http and "
-                             "https are followed")
-        return super().redirect_request(req, fp, code, msg, headers, newurl)
+        max_redirections = MAX_REDIRECTS
+
+        def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any,
+                             newurl: str) -> Any:
+            scheme = urlsplit(newurl).scheme.lower()
+            if scheme not in _SCHEMES:
+                raise InputError(req.full_url, None, f"redirected to {newurl[:200]}: only "
+                                 "http and https are followed")
+            return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+    return urllib.request.build_opener(Redirects)
 
 
 @dataclass
@@ -160,7 +164,10 @@ def fetch(url: str, *, timeout: float = DEFAULT_TIMEOUT,
     headers = {"User-Agent": user_agent(), "Accept-Encoding": "gzip"}
     if cache is not None:
         headers.update(cache.validators(url))
-    opener = urllib.request.build_opener(_Redirects)
+    import urllib.error
+    import urllib.request
+
+    opener = _opener()
     request = urllib.request.Request(url, headers=headers)
     try:
         response = opener.open(request, timeout=timeout)
@@ -178,7 +185,7 @@ def fetch(url: str, *, timeout: float = DEFAULT_TIMEOUT,
         raise InputError(url, None, f"HTTP {exc.code} {exc.reason}") from None
     except urllib.error.URLError as exc:
         reason = exc.reason
-        if isinstance(reason, (socket.timeout, TimeoutError)):
+        if isinstance(reason, TimeoutError):
             raise InputError(url, None, f"no answer within {timeout:g} s") from None
         raise InputError(url, None, f"cannot fetch: {getattr(reason, 'strerror', None) or reason}"
                          ) from None

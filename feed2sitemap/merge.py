@@ -24,8 +24,11 @@ import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
+from itertools import repeat
 
-from .record import CHANGEFREQS, Lastmod, Record, make_record
+from .batch import BATCH as BATCH_ROWS
+from .batch import Batch
+from .record import CHANGEFREQS, Lastmod
 
 __all__ = ["DEFAULT_MEMORY_LIMIT", "MEMORY_PER_URL", "MergeCounts", "MergeStore", "find_base",
            "same_file"]
@@ -63,6 +66,15 @@ _BASE = (1 << _HAS_BASE | _LM_MASK << _BASE_LM | _CF_MASK << _BASE_CF | _IX_MASK
 _UTC_MIN = datetime(1, 1, 1, tzinfo=timezone.utc)
 _DAY_US = 86_400_000_000
 _CF_INDEX = {name: i for i, name in enumerate(CHANGEFREQS, 1)}
+
+
+def _pack_lastmod(lastmod: Lastmod | None) -> int:
+    if lastmod is None:
+        return 0
+    if isinstance(lastmod, datetime):
+        d = lastmod - _UTC_MIN
+        return ((d.days * 86_400 + d.seconds) * 1_000_000 + d.microseconds + _DAY_US + 1) << 1
+    return ((lastmod.toordinal() * _DAY_US + 1) << 1) | 1
 
 
 def _lastmod_value(bits: int) -> Lastmod | None:
@@ -135,49 +147,60 @@ class MergeStore:
         self._priority_ix: dict[float, int] = {}
         self._sources: list[str | None] = [None]
         self._source_ix: dict[str | None, int] = {None: 0}
+        self._uris = True  # every batch added was proven normalised (see batch.py)
         self.copies = 0  # copies folded in memory
         self._sent = 0  # rows sent to SQLite
 
-    def add(self, record: Record, is_base: bool = False) -> None:
-        """Fold one copy of a URL in (``is_base``: it comes from the output's previous version)."""
-        # Packed inline, without helper calls: this runs once per input record.
-        lastmod = record.lastmod
-        if lastmod is None:
-            lm = 0
-        elif isinstance(lastmod, datetime):
-            d = lastmod - _UTC_MIN
-            lm = ((d.days * 86_400 + d.seconds) * 1_000_000 + d.microseconds + _DAY_US + 1) << 1
-        else:
-            lm = ((lastmod.toordinal() * _DAY_US + 1) << 1) | 1
-        cf = 0 if record.changefreq is None else _CF_INDEX[record.changefreq]
-        pr = 0
-        if record.priority is not None:
-            pr = self._priority_ix.get(record.priority, 0) or self._new_priority(record.priority)
-        src = self._source_ix.get(record.source)
-        if src is None:
-            src = self._source_ix[record.source] = len(self._sources)
-            self._sources.append(record.source)
-        line = 0 if record.line is None else record.line + 1
-        state = (lm | cf << _CFN | cf << _CFF | pr << _PRN | pr << _PRF
-                 | record.is_sitemap << _SITEMAP | src << _SOURCE | line << _LINE)
-        if is_base or not self.base_mode:
-            # without a base, each URL is compared with its first copy
-            state |= 1 << _HAS_BASE | lm << _BASE_LM | cf << _BASE_CF | pr << _BASE_PR
-        loc = record.loc
-        mem = self._mem
-        old = mem.get(loc)
-        if old is not None:
-            mem[loc] = fold(old, state)
-            self.copies += 1
-        elif self._db is None:
-            mem[loc] = state
-            self._used += MEMORY_PER_URL + len(loc)
-            if self._used > self.memory_limit:
-                self._db = self._open_db()
-        else:
-            self._batch.append((loc, _to_blob(state)))
-            if len(self._batch) >= BATCH:
-                self._flush()
+    def add(self, batch: Batch, is_base: bool = False) -> None:
+        """Fold a batch of copies in (``is_base``: they come from the output's previous
+        version). Each row is packed from the batch's columns, with no Record built: this runs
+        once per input URL."""
+        n = len(batch.locs)
+        self._uris = self._uris and batch.uris
+        fixed = batch.is_sitemap << _SITEMAP  # the bits every row of the batch shares
+        src_ix = self._source_ix.get(batch.source)
+        if src_ix is None:
+            src_ix = self._source_index(batch.source)
+        sources = (repeat(src_ix, n) if batch.sources is None
+                   else map(self._source_index, batch.sources))
+        lines = (repeat(0, n) if batch.lines is None
+                 else [0 if v is None else v + 1 for v in batch.lines])
+        lms = repeat(0, n) if batch.lastmods is None else map(_pack_lastmod, batch.lastmods)
+        cfs = (repeat(0, n) if batch.changefreqs is None
+               else [0 if v is None else _CF_INDEX[v] for v in batch.changefreqs])
+        prs = (repeat(0, n) if batch.priorities is None
+               else [0 if v is None else self._priority_index(v) for v in batch.priorities])
+        with_base = is_base or not self.base_mode  # without a base, compare with the first copy
+        mem, db = self._mem, self._db
+        for loc, lm, cf, pr, src, line in zip(batch.locs, lms, cfs, prs, sources, lines,
+                                                  strict=True):
+            state = (lm | cf << _CFN | cf << _CFF | pr << _PRN | pr << _PRF | fixed
+                     | src << _SOURCE | line << _LINE)
+            if with_base:
+                state |= 1 << _HAS_BASE | lm << _BASE_LM | cf << _BASE_CF | pr << _BASE_PR
+            old = mem.get(loc)
+            if old is not None:
+                mem[loc] = fold(old, state)
+                self.copies += 1
+            elif db is None:
+                mem[loc] = state
+                self._used += MEMORY_PER_URL + len(loc)
+                if self._used > self.memory_limit:
+                    db = self._db = self._open_db()
+            else:
+                self._batch.append((loc, _to_blob(state)))
+                if len(self._batch) >= BATCH:
+                    self._flush()
+
+    def _source_index(self, source: str | None) -> int:
+        ix = self._source_ix.get(source)
+        if ix is None:
+            ix = self._source_ix[source] = len(self._sources)
+            self._sources.append(source)
+        return ix
+
+    def _priority_index(self, value: float) -> int:
+        return self._priority_ix.get(value, 0) or self._new_priority(value)
 
     def _new_priority(self, value: float) -> int:
         ix = self._priority_ix[value] = len(self._priorities)
@@ -206,8 +229,8 @@ class MergeStore:
             self._sent += len(self._batch)
             self._batch.clear()
 
-    def records(self, counts: MergeCounts | None = None) -> Iterator[Record]:
-        """Yield the merged records in first-seen order (once), filling ``counts``."""
+    def batches(self, counts: MergeCounts | None = None) -> Iterator[Batch]:
+        """Yield the merged entries in first-seen order (once), filling ``counts``."""
         counts = counts if counts is not None else MergeCounts()
         try:
             self._flush()
@@ -225,8 +248,10 @@ class MergeStore:
         finally:
             self.close()
 
-    def _emit(self, items: Iterable[tuple[str, int]], counts: MergeCounts) -> Iterator[Record]:
-        priorities, sources = self._priorities, self._sources
+    def _emit(self, items: Iterable[tuple[str, int]], counts: MergeCounts) -> Iterator[Batch]:
+        # Inline, one pass per URL: unpack its state into the columns of the batch being made.
+        cols = _Columns(self._priorities, self._sources, self._uris)
+        priorities, sources, lastmods = self._priorities, self._sources, cols.lastmod_values
         base_mode = self.base_mode
         on_change = counts.on_change if base_mode else None
         urls = added = updated = 0
@@ -249,11 +274,24 @@ class MergeStore:
                     if on_change is not None:
                         on_change(loc)
                 urls += 1
+                kind = state >> _SITEMAP & 1
+                if kind != cols.kind or len(cols.locs) >= BATCH_ROWS:
+                    done = cols.take(kind)
+                    if done is not None:
+                        yield done
+                value = lastmods.get(lm)
+                if value is None and lm:
+                    value = lastmods[lm] = _lastmod_value(lm)
                 line = state >> _LINE
-                yield make_record(loc, _lastmod_value(lm), CHANGEFREQS[cf - 1] if cf else None,
-                                  priorities[pr], bool(state >> _SITEMAP & 1),
-                                  sources[(state >> _SOURCE) & _IX_MASK],
-                                  line - 1 if line else None)
+                cols.locs.append(loc)
+                cols.lastmods.append(value)
+                cols.changefreqs.append(CHANGEFREQS[cf - 1] if cf else None)
+                cols.prs.append(priorities[pr])
+                cols.srcs.append(sources[(state >> _SOURCE) & _IX_MASK])
+                cols.lines.append(line - 1 if line else None)
+            last = cols.take(None)
+            if last is not None:
+                yield last
         finally:
             counts.urls += urls
             counts.added += added
@@ -264,6 +302,39 @@ class MergeStore:
             self._db.close()
             self._db = None
         self._batch.clear()
+
+
+class _Columns:
+    """The columns of the batch of merged entries being made (one kind per batch)."""
+
+    def __init__(self, priorities: list[float | None], sources: list[str | None],
+                 uris: bool) -> None:
+        self.uris = uris
+        self.kind: int | None = None
+        self.lastmod_values: dict[int, Lastmod | None] = {0: None}  # packed → value
+        self._clear()
+
+    def _clear(self) -> None:
+        self.locs: list[str] = []
+        self.lastmods: list[Lastmod | None] = []
+        self.changefreqs: list[str | None] = []
+        self.prs: list[float | None] = []
+        self.srcs: list[str | None] = []
+        self.lines: list[int | None] = []
+
+    def take(self, next_kind: int | None) -> Batch | None:
+        """The batch made so far (None if empty); the next one holds ``next_kind``."""
+        kind, self.kind = self.kind, next_kind
+        if not self.locs:
+            return None
+        lms, cfs, prs = self.lastmods, self.changefreqs, self.prs
+        batch = Batch(self.locs, self.srcs[0], self.lines,
+                      lms if any(v is not None for v in lms) else None,
+                      cfs if any(v is not None for v in cfs) else None,
+                      prs if any(v is not None for v in prs) else None,
+                      bool(kind), self.srcs, self.uris)
+        self._clear()
+        return batch
 
 
 def same_file(a: str, b: str) -> bool:

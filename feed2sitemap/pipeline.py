@@ -16,7 +16,7 @@ from .urls import CLEAN_BYTES, CLEAN_URL, CLEAN_URLS, Scope, normalize_url, prov
 
 __all__ = [
     "apply_defaults", "apply_defaults_batches", "check_length", "check_length_batches",
-    "dedupe", "dedupe_batches", "merge", "normalize",
+    "dedupe", "dedupe_batches", "merge", "merge_batches", "normalize",
     "normalize_batches",
     "within_scope", "within_scope_batches",
 ]
@@ -218,21 +218,36 @@ def apply_defaults(records: Iterable[Record], changefreq: Optional[str] = None,
 def merge(records: Iterable[Record], counts: Optional[MergeCounts] = None, *,
           base: Optional[Container[Optional[str]]] = None,
           memory_limit: int = DEFAULT_MEMORY_LIMIT) -> Iterator[Record]:
+    """Records version of merge_batches."""
+    return unbatched(merge_batches(batched(records), counts, base=base,
+                                   memory_limit=memory_limit))
+
+
+def merge_batches(batches: Iterable[Batch], counts: Optional[MergeCounts] = None, *,
+                  base: Optional[Container[Optional[str]]] = None,
+                  memory_limit: int = DEFAULT_MEMORY_LIMIT) -> Iterator[Batch]:
     """One entry per URL, newest lastmod wins (the rules are in ``merge.py``'s docstring).
 
-    Nothing is yielded until ``records`` is exhausted: every URL is remembered, compactly, and
+    Nothing is yielded until ``batches`` is exhausted: every URL is remembered, compactly, and
     spilled to a temporary SQLite database past ``memory_limit`` bytes. ``base`` holds the source
     names of the output's previous version when it is also an input; ``counts`` is filled once
-    the last record has been yielded.
+    the last batch has been yielded.
     """
     store = MergeStore(base_mode=base is not None, memory_limit=memory_limit)
     try:
-        if base is None:
-            for record in records:
-                store.add(record)
-        else:
-            for record in records:
-                store.add(record, record.source in base)
-        yield from store.records(counts)
+        for batch in batches:
+            if base is None:
+                store.add(batch)
+            elif batch.sources is None:
+                store.add(batch, batch.source in base)
+            else:  # rows of several sources: each run of base (or other) rows in turn
+                flags = [s in base for s in batch.sources]
+                start = 0
+                for end in range(1, len(flags) + 1):
+                    if end == len(flags) or flags[end] != flags[start]:
+                        outside = [*range(start), *range(end, len(flags))]
+                        store.add(batch.without(outside), flags[start])
+                        start = end
+        yield from store.batches(counts)
     finally:
         store.close()
