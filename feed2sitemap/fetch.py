@@ -63,7 +63,7 @@ def _opener() -> Any:
 class Fetched:
     """An open body and what the fetch said about it."""
 
-    stream: IO[bytes]  # (or an object with the same read/readinto/close)
+    stream: IO[bytes]  # (an object with read and close: all that the readers call)
     url: str  # after redirects: relative links in the document resolve against it
     from_cache: bool = False
 
@@ -129,14 +129,6 @@ class _Tee:
             elif n != 0:
                 self._finish()
         return data
-
-    def readinto(self, buf: Any) -> int:
-        data = self.read(len(buf))
-        buf[: len(data)] = data
-        return len(data)
-
-    def readable(self) -> bool:
-        return True
 
     def _finish(self) -> None:
         assert self._copy is not None
@@ -215,14 +207,6 @@ class _Timeouts:
                              ) from None
         except OSError as exc:
             raise InputError(self._url, None, f"read error: {exc.strerror or exc}") from None
-
-    def readinto(self, buf: Any) -> int:
-        data = self.read(len(buf))
-        buf[: len(data)] = data
-        return len(data)
-
-    def readable(self) -> bool:
-        return True
 
     def close(self) -> None:
         self._stream.close()
