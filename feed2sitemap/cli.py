@@ -32,6 +32,11 @@ class Terminated(BaseException):
     """SIGTERM, raised in the main thread so that temporaries are removed on the way out."""
 
 
+class StdoutGone(BaseException):
+    """stdout's reader has gone (`feed2sitemap ... | head -1`). Not an Exception: click would
+    turn a broken pipe into exit 1; the console script ends the way other filters do."""
+
+
 def _on_sigterm(signum: int, frame: Optional[FrameType]) -> None:
     raise Terminated
 
@@ -186,6 +191,8 @@ class _Command(click.Command):
             raise _Failed(_stopped("interrupted", progress), 130) from None
         except Terminated:
             raise _Failed(_stopped("terminated", progress), 143) from None
+        except BrokenPipeError:
+            raise StdoutGone from None
 
 
 _PROGRESS = "feed2sitemap.progress"
@@ -395,9 +402,6 @@ def check_command(files: tuple[str, ...], profile: str, base_url: str | None, fm
 def main(argv: Optional[list[str]] = None) -> None:
     """Entry point: `feed2sitemap check ...` validates; anything else converts."""
     signal.signal(signal.SIGTERM, _on_sigterm)
-    # A filter whose reader has gone (`feed2sitemap ... | head -1`) ends quietly, killed by
-    # SIGPIPE as other Unix filters are, not with "Broken pipe" and exit 1.
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     # The modules loaded so far (click, feedparser, ...) live as long as the process: move them
     # out of the collector's sight, so that its full collections, which a run of a million
     # records triggers a few dozen times, walk only what the run itself holds.

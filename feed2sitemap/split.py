@@ -262,6 +262,10 @@ def write_output(batches: Iterable[Batch], fmt: Format, profile: Profile, out: O
                                             base_url)
         out.commit(files + indexes, all_names)
         return Written(files, indexes)
+    except BrokenPipeError:
+        if out.path is not None:
+            raise OutputError(f"{out.display}: cannot write: broken pipe") from None
+        raise  # stdout's reader has gone: the command ends quietly (see _entry.py)
     except OSError as exc:
         # a full disk, a file-size limit (EFBIG), a directory made read-only mid-run
         raise OutputError(f"{out.display}: cannot write: {exc.strerror or exc}; nothing was "

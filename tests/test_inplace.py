@@ -482,3 +482,15 @@ def test_cli_runner_grows_a_split_set_too(tmp_path: Path) -> None:
 
 if sys.platform != "linux":  # flock on a directory, FIFOs and /dev paths are Linux here
     pytestmark = pytest.mark.skip(reason="these tests use Linux file semantics")
+
+
+def test_running_the_command_in_process_leaves_sigpipe_alone(tmp_path: Path) -> None:
+    # SIGPIPE's default action would kill a host program (or this test run) on any write to a
+    # closed socket; only the console script's own process takes it, when stdout is gone.
+    from feed2sitemap.cli import main
+
+    (tmp_path / "urls.txt").write_bytes(urls(2))
+    before = signal.getsignal(signal.SIGPIPE)
+    with pytest.raises(SystemExit):
+        main([str(tmp_path / "urls.txt"), "-o", str(tmp_path / "s.xml"), "-q"])
+    assert signal.getsignal(signal.SIGPIPE) == before
