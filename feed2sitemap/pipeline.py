@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Container, Iterable, Iterator
 from itertools import repeat
 from typing import Optional
@@ -15,7 +14,16 @@ from .errors import InputError
 from .merge import DEFAULT_MEMORY_LIMIT, MergeCounts, MergeStore
 from .record import Record
 from .report import Report
-from .urls import CLEAN_BYTES, CLEAN_URL, CLEAN_URLS, Scope, normalize_url, proven_clean, scope_of
+from .urls import (
+    CLEAN_BYTES,
+    BadURL,
+    Scope,
+    normalize_url,
+    proven_clean,
+    scope_of,
+    shown,
+    unclean_lines,
+)
 
 __all__ = [
     "apply_defaults", "apply_defaults_batches", "check_length", "check_length_batches",
@@ -30,8 +38,11 @@ __all__ = [
 
 
 def normalize_batches(batches: Iterable[Batch], report: Report) -> Iterator[Batch]:
-    """Turn each loc into its normalised absolute http(s) URI; skip and report the others."""
-    match = CLEAN_URLS.match
+    """Turn each loc into its normalised absolute http(s) URI; skip and report the others.
+
+    The rule is urls.normalize_url; the batch proofs of urls.py skip it only for URLs it would
+    return unchanged. A fragment removed is counted: copies of one page then fold into one.
+    """
     for batch in batches:
         if batch.uris:  # a reader proved them clean (the text reader, a block at a time)
             yield batch
@@ -43,7 +54,7 @@ def normalize_batches(batches: Iterable[Batch], report: Report) -> Iterator[Batc
             if prefix is not None:
                 yield batch.with_locs(locs, uris=True, prefix=prefix)
                 continue
-        unclean = _unclean(text, locs, match)
+        unclean = unclean_lines(text, locs)
         if not unclean:
             yield batch.with_locs(locs, uris=True)
             continue
@@ -52,35 +63,18 @@ def normalize_batches(batches: Iterable[Batch], report: Report) -> Iterator[Batc
         for i in unclean:
             try:
                 fixed[i] = normalize_url(locs[i])
-            except ValueError as exc:
-                report.skip("invalid URL", *batch.where(i), str(exc))
+            except BadURL as exc:
+                report.skip(exc.kind, *batch.where(i),
+                            f"{exc}; {exc.hint}" if exc.hint else str(exc))
                 drop.append(i)
+                continue
+            if "#" in locs[i] and "#" not in fixed[i]:
+                report.warn("fragment removed", *batch.where(i),
+                            f"{shown(locs[i], 200)} names a part of a page; listed as "
+                            f"{fixed[i][:200]} (RFC 3986 section 3.5)")
         rest = batch.with_locs(fixed, uris=True).without(drop)
         if rest.locs:
             yield rest
-
-
-def _unclean(text: str, locs: list[str], match: Callable[..., Optional[re.Match[str]]]
-             ) -> list[int]:
-    """The indexes of the locs that are not clean URIs already (urls.CLEAN_URL); ``text`` is
-    the locs, each followed by a newline.
-
-    normalize_url's own first test, for the whole batch in a few regex calls: the batch as lines
-    is matched from the start, and each line the match stops at is noted and stepped over. Most
-    URLs of a real site are clean; a batch with 5% of IRIs costs one pass, not a call per URL.
-    """
-    if text.count("\n") != len(locs):  # a newline inside a loc: look at each one by itself
-        clean = CLEAN_URL.fullmatch
-        return [i for i, loc in enumerate(locs) if clean(loc) is None]
-    unclean = []
-    end = match(text).end()  # type: ignore[union-attr]  # (…)* always matches
-    i = text.count("\n", 0, end)
-    while end < len(text):
-        unclean.append(i)  # line i starts at end and is not clean
-        pos = end + len(locs[i]) + 1
-        end = match(text, pos).end()  # type: ignore[union-attr]
-        i += 1 + text.count("\n", pos, end)
-    return unclean
 
 
 def check_length_batches(batches: Iterable[Batch], max_loc: int, report: Report,
