@@ -30,7 +30,7 @@ from .readers.feed import DEFAULT_MAX_FEED_BYTES, read_feed_batches
 from .record import Record
 from .report import Progress, Report
 from .split import DEFAULT_GZIP_LEVEL, write_output
-from .urls import Scope, normalize_url, scope_of
+from .urls import Scope, base_directory, normalize_url, scope_of
 from .writers import INDEX, URLSET, FeedFormat, Format, format_for_name, get_format
 
 __all__ = ["Source", "Summary", "convert", "output_format", "read", "write"]
@@ -153,7 +153,7 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
             max_feed_bytes: int = DEFAULT_MAX_FEED_BYTES, report: Optional[Report] = None,
             dedupe_mode: str = "auto", follow: bool = False, title: Optional[str] = None,
             site_url: Optional[str] = None, description: Optional[str] = None,
-            progress: Optional[Progress] = None) -> Summary:
+            progress: Optional[Progress] = None, input_url: Optional[str] = None) -> Summary:
     """Read every input, check and normalise the URLs, and write sitemap file(s).
 
     ``output`` is a path (written atomically: temporaries renamed when all succeeded), a binary
@@ -166,6 +166,10 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
     first (a single input streams in flat memory and keeps the core's first-wins rule).
     ``follow`` reads the local parts of an index input.
     ``title``, ``site_url`` and ``description`` describe the channel of RSS/Atom output.
+    ``base_url`` is the output's directory (a last segment without a dot names a directory):
+    the scope, and the base of relative links; without it the first input that states its
+    site (a feed's own link) gives the scope. ``input_url`` is the inputs' own URL, the base of
+    their relative links before ``base_url``.
     """
     if dedupe_mode not in ("auto", "merge", "first", "none"):
         raise UnsupportedFormat(f"unknown dedupe mode {dedupe_mode!r}; choose auto, merge, "
@@ -174,12 +178,19 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
         dedupe_mode = "merge" if len(inputs) > 1 else "first"
     report = report if report is not None else Report(strict=strict)
     prof = _profile(profile, max_urls, max_bytes)
-    scope: Optional[Scope] = None
+    scope = None
     if base_url is not None:
+        base_url, scope = _base(base_url, report)
+        if not scope_check:
+            report.scope = None  # no scope was held against the URLs
+    if input_url is not None:
         try:
-            scope = scope_of(base_url)
+            input_url = normalize_url(input_url)
         except ValueError as exc:
-            raise UnsupportedFormat(f"--base-url: {exc}") from None
+            raise UnsupportedFormat(f"--input-url: {exc}") from None
+    # a relative link resolves against the input's own URL, else --base-url (issue 20, item 4);
+    # only then is it held against the scope
+    doc_url = input_url or base_url
 
     out_path = os.fspath(output) if isinstance(output, (str, os.PathLike)) else None
     base_name = find_base(inputs, out_path) if dedupe_mode == "merge" else None
@@ -190,7 +201,7 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
             name = None
             if isinstance(source, str) and source == "-":
                 source, name = sys.stdin.buffer, "<stdin>"
-            it = read_batches(source, from_format, report=report, base_url=base_url,
+            it = read_batches(source, from_format, report=report, base_url=doc_url,
                               max_feed_bytes=max_feed_bytes, name=name)
             if follow:
                 path = os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
@@ -203,7 +214,7 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
             if in_base:
                 assert base is not None
                 base.add(path)  # the parts of the output's previous version are the base too
-            return read_batches(path, report=report, base_url=base_url,
+            return read_batches(path, report=report, base_url=doc_url,
                                 max_feed_bytes=max_feed_bytes)
         return read_part
 
@@ -228,6 +239,20 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
                             description=description, progress=progress)
     summary.merge = counts
     return summary
+
+
+def _base(base_url: str, report: Report) -> tuple[str, Scope]:
+    """--base-url as the directory it names, and that scope; a note when it was read as other
+    than written (``/blog`` is the directory ``/blog/``, ``/blog/sitemap.xml`` a file in it)."""
+    try:
+        directory, note = base_directory(base_url)
+        scope = scope_of(directory)
+    except ValueError as exc:
+        raise UnsupportedFormat(f"--base-url: {exc}") from None
+    if note is not None:
+        report.note(note)
+    report.scope, report.scope_from = scope.prefix, "--base-url"
+    return directory, scope
 
 
 def _counted(batches: Iterable[Batch], progress: Progress) -> Iterator[Batch]:

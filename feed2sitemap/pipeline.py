@@ -109,15 +109,17 @@ def within_scope_batches(batches: Iterable[Batch], report: Report,
                          scope: Optional[Scope] = None) -> Iterator[Batch]:
     """Keep the URLs of one site (sitemaps.org: a sitemap lists URLs of its own host only).
 
-    ``scope`` comes from --base-url (scheme, host and directory); without it the scheme and host
-    of the first URL decide. Run after ``normalize``: both sides are in normalised form.
+    ``scope`` comes from --base-url (scheme, host and directory); without it, the scheme and
+    host of the site the first input stated (a feed's own link, in ``report.site``) when the
+    first URL arrives, else of the first URL. ``report.scope`` names it for the summary. Run
+    after ``normalize``: both sides are in normalised form.
     """
     off = report.hosts_off_scope
     for batch in batches:
         if not batch.locs:
             continue
         if scope is None:
-            scope = scope_of(batch.locs[0], directory=False)
+            scope = _first_scope(batch.locs[0], report)
         prefix = scope.prefix
         if batch.prefix.startswith(prefix) or all(map(str.startswith, batch.locs, repeat(prefix))):
             # the usual case: known from the reader, or found in C
@@ -134,6 +136,19 @@ def within_scope_batches(batches: Iterable[Batch], report: Report,
         rest = batch.without(outside)
         if rest.locs:
             yield rest
+
+
+def _first_scope(first_loc: str, report: Report) -> Scope:
+    if report.site is not None:
+        try:
+            scope = scope_of(report.site, directory=False)
+            report.scope, report.scope_from = scope.prefix, f"the site link of {report.site_source}"
+            return scope
+        except ValueError:
+            pass  # a site link that is no URL: the first URL decides, as for a list
+    scope = scope_of(first_loc, directory=False)
+    report.scope, report.scope_from = scope.prefix, "guessed from the first URL"
+    return scope
 
 
 def dedupe_batches(batches: Iterable[Batch], report: Report) -> Iterator[Batch]:

@@ -31,6 +31,13 @@ class Report:
         self.warnings: Counter[str] = Counter()
         self.hosts_off_scope: Counter[str] = Counter()
         self._messages: Counter[str] = Counter()
+        # The site the first input stated (a feed's own link) and which input said so; the
+        # scope the run used and where it came from ("--base-url", "the site link of FILE",
+        # "guessed from the first URL"), for the summary.
+        self.site: Optional[str] = None
+        self.site_source: Optional[str] = None
+        self.scope: Optional[str] = None
+        self.scope_from = ""
 
     def _emit(self, kind: str, source: Optional[str], line: Optional[int], text: str) -> None:
         if self.strict:
@@ -46,6 +53,11 @@ class Report:
             self.on_message(f"{where}: {text}")
             if n == MESSAGES_PER_KIND:
                 self.on_message(f"{where}: further '{kind}' messages are counted, not shown")
+
+    def note(self, text: str) -> None:
+        """Something the user should know that is no problem (never an error with ``strict``)."""
+        if self.on_message is not None:
+            self.on_message(f"note: {text}")
 
     def skip(self, kind: str, source: Optional[str], line: Optional[int], text: str) -> None:
         """A record was left out of the output."""

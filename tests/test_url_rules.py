@@ -14,7 +14,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from feed2sitemap import Report, convert
-from feed2sitemap.batch import Batch
 from feed2sitemap.check import check
 from feed2sitemap.errors import Feed2SitemapError
 from feed2sitemap.pipeline import normalize_batches
