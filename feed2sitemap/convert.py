@@ -117,13 +117,34 @@ def _read_stream(raw: IO[bytes], name: str, format: str, report: Report,
 
 
 def output_format(output: Optional[str], to: Optional[str]) -> Format:
-    """--to wins; else the output name: .txt → text, .rss → rss, .atom → atom (each also
-    .gz); anything else → XML."""
+    """--to wins; else the output name, in any case: .txt → text, .rss → rss, .atom → atom
+    (each also .gz); anything else → XML."""
     if to is not None:
         return get_format(to)
     if output:
-        return format_for_name(split_name(os.path.basename(output))[1])
+        return format_for_name(split_name(os.path.basename(output))[1].lower())
     return get_format("xml")
+
+
+def _gzip_choice(gzip: Optional[bool], path: Optional[str], dest: Destination,
+                 report: Report) -> bool:
+    """Whether to compress: --gzip/--no-gzip, else whether the name ends ".gz" (in any case).
+
+    A name that says otherwise than the content is warned about: web servers label a file by
+    its name (Content-Type, Content-Encoding), so a crawler would misread it.
+    """
+    named = path is not None and path.lower().endswith(".gz")
+    if gzip is None:
+        return named
+    if path is not None and gzip != named:
+        report.warn("gzip name", path, None, (
+            "--gzip writes gzip data to a name not ending .gz" if gzip else
+            "--no-gzip writes plain data to a name ending .gz")
+            + "; a web server will label the file wrongly")
+    if gzip and path is None and dest is None and sys.stdout.isatty():
+        raise UnsupportedFormat("--gzip would write compressed bytes to the terminal; "
+                                "give -o FILE.gz (or pipe the output)")
+    return gzip
 
 
 def _one_kind(batches: Iterable[Batch], report: Report) -> Iterator[Batch]:
@@ -321,8 +342,7 @@ def write_batches(batches: Iterable[Batch], dest: Destination = None, *,
         raise UnsupportedFormat(f"unknown index mode {index!r}; choose auto or always")
     if index == "always" and (base_url is None or path is None):
         raise UnsupportedFormat("--index always needs -o FILE and --base-url")
-    if gzip is None:
-        gzip = bool(path and path.endswith(".gz"))
+    gzip = _gzip_choice(gzip, path, dest, report)
     level = None
     if gzip:
         level = DEFAULT_GZIP_LEVEL if gzip_level is None else gzip_level
