@@ -127,6 +127,7 @@ _CLEAN_PART = re.compile(f"[{_CHARS}]*")
 _UNSAFE = re.compile(f"[^{_CHARS}%]+")
 _LONE_PCT = re.compile(r"%(?![0-9A-Fa-f]{2})")
 _ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+_ODD_ESCAPE = re.compile(f"%(?=[0-9A-Fa-f]{{2}})(?!{_GOOD_ESCAPE[1:]})")  # one not in normal form
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 _DEFAULT_PORT = {"http": 80, "https": 443}
 # An absolute http(s) URL whose scheme and host are already in normal form: only what follows
@@ -152,9 +153,12 @@ def _escape(m: re.Match[str]) -> str:
 def _quote(part: str) -> str:
     """Percent-encode what a URI does not allow, as UTF-8; keep existing %XX escapes, in normal
     form (RFC 3986 section 6.2.2.1-2: hex digits upper-cased, unreserved characters decoded)."""
+    # the given escapes first: the ones _pct makes are in normal form already
+    if "%" in part and _ODD_ESCAPE.search(part) is not None:
+        part = _ESCAPE.sub(_escape, part)
     if _CLEAN_PART.fullmatch(part) is None:
         part = _LONE_PCT.sub("%25", _UNSAFE.sub(_pct, part))
-    return _ESCAPE.sub(_escape, part) if "%" in part else part
+    return part
 
 
 def _remove_dots(path: str) -> str:
@@ -179,10 +183,14 @@ def _remove_dots(path: str) -> str:
 def _tail(rest: str) -> str:
     """What follows the authority, normalised: the path ("/" when empty) without dot segments,
     the query as given (an empty "?" kept: it may matter to the server), no fragment."""
-    path, mark, query = rest.partition("#")[0].partition("?")
-    path = _quote(path)
-    path = _remove_dots(path if path.startswith("/") else "/" + path)
-    return path + mark + _quote(query) if mark else path
+    # path and query are encoded alike, so as one string; "?" and "/" are kept as they are
+    rest = _quote(rest.partition("#")[0] if "#" in rest else rest)
+    if not rest.startswith("/"):
+        rest = "/" + rest
+    if "/." in rest:  # after _quote, which decodes "%2E"
+        path, mark, query = rest.partition("?")
+        rest = _remove_dots(path) + mark + query
+    return rest
 
 
 def normalize_url(raw: str) -> str:

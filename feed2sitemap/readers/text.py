@@ -108,7 +108,8 @@ def read_text_batches(stream: IO[bytes], source: str, report: Report,
             first_line = lineno + start + 1
             _check_lengths(part, source, first_line)
             locs = [raw.strip() for raw in part] if strip else part
-            if "" in locs or (strip and any(map(_SPACE.search, locs))):
+            # white space inside a line: one search over the batch (no line holds a NUL)
+            if "" in locs or (strip and _SPACE.search("\0".join(locs)) is not None):
                 keep = [i for i, loc in enumerate(locs) if _one_url(loc, source, first_line + i,
                                                                    report)]
                 locs = [locs[i] for i in keep]
