@@ -64,6 +64,17 @@ def test_relative_feed_links_resolve_against_the_site_link(tmp_path: Path) -> No
     assert result.stdout == b"https://me.example/about\nhttps://me.example/post/1\n"
 
 
+def test_a_site_link_on_another_scheme_than_every_entry_is_not_the_scope(
+        tmp_path: Path) -> None:
+    feed = tmp_path / "feed.xml"
+    feed.write_bytes(rss("http://me.example", "https://me.example/1", "https://me.example/2"))
+    result = run(str(feed), "-t", "text")
+    assert result.returncode == 0
+    assert result.stdout == b"https://me.example/1\nhttps://me.example/2\n"
+    assert b"is on another site than all of its entries" in result.stderr
+    assert b"scope: https://me.example/ (guessed from the first URL)" in result.stderr
+
+
 def test_without_a_site_link_the_scope_is_guessed_and_the_summary_says_so(tmp_path: Path) -> None:
     src = tmp_path / "urls.txt"
     src.write_text("https://a.example/1\nhttps://b.example/2\n")

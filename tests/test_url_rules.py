@@ -264,3 +264,34 @@ def test_what_check_calls_an_error_the_converter_skips_or_repairs(url: str) -> N
         assert norm is None or norm != url
     else:
         assert norm is not None
+
+
+@pytest.mark.parametrize("line,want", [
+    ("https://a.example/x/../y", "https://a.example/y"),
+    ("https://a.example/x/./y", "https://a.example/x/y"),
+    ("https://a.example/x/..", "https://a.example/"),
+    ("https://a.example/p#c", "https://a.example/p"),
+    ("https://a.example/%7e", "https://a.example/~"),
+    ("https://a.example/%c3%a9", "https://a.example/%C3%A9"),
+    ("https://a.example/%41", "https://a.example/A"),
+    ("https://a.example/.well-known/x", "https://a.example/.well-known/x"),
+])
+@pytest.mark.parametrize("other", ["https://a.example/z", "https://b.example/z"])
+def test_whole_blocks_of_clean_looking_lines_are_normalised(line: str, want: str,
+                                                            other: str) -> None:
+    """A block of one site (proven_clean) or of several (all_clean) whose lines look clean to
+    the character class still gets normalize_url's answer for each line."""
+    got, _ = _through_text_reader([line, other] * 2000)
+    assert got == [want, other] * 2000
+
+
+def test_lone_carriage_returns_across_read_chunks_keep_line_numbers() -> None:
+    lines = [f"https://example.com/{i:06d}" for i in range(60000)] + ["not one url"]
+    messages: list[str] = []
+    report = Report(on_message=messages.append)
+    data = "".join(line + "\r" for line in lines).encode()
+    batches = read_text_batches(io.BytesIO(data), "mac.txt", report)
+    got = [loc for b in normalize_batches(batches, report) for loc in b.locs]
+    assert got == lines[:-1]
+    assert messages == ["mac.txt:60001: skipped: contains white space; a list holds one URL per "
+                        "line (see the columns format)"]

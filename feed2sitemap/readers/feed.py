@@ -10,7 +10,7 @@ from ..batch import BATCH, Batch, unbatched
 from ..errors import InputError
 from ..record import Lastmod, Record
 from ..report import Report
-from ..urls import resolve
+from ..urls import normalize_url, resolve, scope_of
 
 if TYPE_CHECKING:
     from .feedstream import FeedEntries, FeedEntry
@@ -74,11 +74,15 @@ def read_feed_batches(stream: IO[bytes], source: str, report: Report,
             raise InputError(source, None, ENTITIES_REFUSED) from None
         entries = _via_feedparser(data, source, report, base_url)
     site = _site(entries)
-    if site is not None and report.site is None:
-        report.site, report.site_source = site, source
     if site is not None and not base_url:  # the feed's own site is the base of what is left
         for i in [i for i, e in enumerate(entries) if e.link and not _HTTP.match(e.link)]:
             entries[i] = entries[i]._replace(link=resolve(site, entries[i].link or ""))
+    if site is not None and report.site is None:
+        if _on_site(site, entries):
+            report.site, report.site_source = site, source
+        else:
+            report.note(f"{source}: the feed's site link {site[:200]} is on another site than "
+                        "all of its entries (http for https, or www?); not used as the scope")
     for start in range(0, len(entries), BATCH):
         part = entries[start: start + BATCH]
         links, dates, numbers = zip(*part, strict=True)
@@ -111,6 +115,22 @@ def _site(entries: list[FeedEntry]) -> Optional[str]:
 
 
 _HTTP = re.compile(r"\s*https?://", re.I)
+
+
+def _on_site(site: str, entries: list[FeedEntry]) -> bool:
+    """Whether some entry (the first, usually) lies on the site's scheme and host: a feed whose
+    link says http:// while every page is https:// would otherwise lose all its pages."""
+    try:
+        origin = scope_of(site, directory=False).prefix
+    except ValueError:
+        return False
+    for link, _, _ in entries:
+        try:
+            if link and normalize_url(link).startswith(origin):
+                return True
+        except ValueError:
+            continue
+    return not any(link for link, _, _ in entries)
 
 
 def _via_feedparser(data: bytes, source: str, report: Report,
