@@ -227,7 +227,7 @@ def test_text_reader_and_pipeline_give_normalize_urls_answer(lines: list[str]) -
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_URLS.filter(lambda u: "\ud800" not in u), min_size=1, max_size=8),
-       st.sampled_from(["out.xml", "out.txt"]))
+       st.sampled_from(["out.xml", "out.txt", "out.rss", "out.atom"]))
 def test_what_the_converter_writes_check_accepts(urls: list[str], name: str) -> None:
     """Whatever URLs come in, every file the converter writes passes ``check`` without an
     error, even with the scope check off (issue 19: control characters and IDNA in hosts)."""
