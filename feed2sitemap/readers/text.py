@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from itertools import repeat
 from typing import IO, Optional
 
 from ..batch import BATCH, Batch, unbatched
@@ -116,7 +117,8 @@ def read_text_batches(stream: IO[bytes], source: str, report: Report,
                 numbers: list[Optional[int]] = [first_line + i for i in keep]
             else:
                 numbers = list(range(first_line, first_line + len(locs)))
-            if base_url and not all(map(_ABSOLUTE, locs)):
+            # a relative line (in C: does every line start as an absolute URL?)
+            if base_url and not all(map(str.startswith, locs, repeat(_SCHEMES))):
                 locs = [resolve(base_url, loc) for loc in locs]
             if locs:
                 yield Batch(locs, source, numbers)
@@ -126,7 +128,7 @@ def read_text_batches(stream: IO[bytes], source: str, report: Report,
             return
 
 
-_ABSOLUTE = re.compile("https?://", re.I).match
+_SCHEMES = ("https://", "http://")
 
 
 def _one_url(loc: str, source: str, line: int, report: Report) -> bool:
