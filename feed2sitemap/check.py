@@ -183,6 +183,9 @@ class FileCheck:
                 self.error("loc-not-http", line, col, f"{exc}; a sitemap lists absolute "
                            "http(s) URLs only")
             return
+        if "#" in value:  # RFC 3986 section 3.5: never sent to the server; the converter drops it
+            self.warn("loc-fragment", line, col, f"{norm[:200]} is given with a fragment "
+                      f"(#{value.partition('#')[2][:40]}); a sitemap lists pages")
         key = hash(norm)
         first = self._first_line.get(key)
         if first is not None:

@@ -122,6 +122,8 @@ def _summary_lines(summary: Summary) -> list[str]:
     head += "; " + _skipped_text(report)
     if report.warnings:
         head += "; warnings: " + ", ".join(f"{n:,} {k}" for k, n in report.warnings.items())
+    if report.scope is not None:
+        lines.append(f"scope: {report.scope} ({report.scope_from})")
     lines.append(head)
     if summary.merge is not None and (summary.merge.base is not None or summary.merge.copies):
         lines.append(_merge_text(summary.merge))
@@ -220,6 +222,9 @@ def _stopped(how: str, progress: Progress) -> str:
 @click.option("--base-url", metavar="URL",
               help="Public URL of the output's directory: only URLs under it are kept, and "
                    "split parts are listed in the index under it.")
+@click.option("--input-url", metavar="URL",
+              help="The inputs' own URL (a feed saved from the web): relative links resolve "
+                   "against it before --base-url.")
 @click.option("--changefreq", type=click.Choice(CHANGEFREQS),
               help="changefreq for URLs whose input gave none.")
 @click.option("--priority", type=click.FloatRange(0.0, 1.0),

@@ -45,7 +45,7 @@ from .record import Record
 from .report import Progress, Report
 from .robotsfile import update_robots
 from .split import DEFAULT_GZIP_LEVEL, write_output
-from .urls import Scope, normalize_url, scope_of
+from .urls import Scope, base_directory, normalize_url, scope_of
 from .writers import INDEX, URLSET, FeedFormat, Format, format_for_name, get_format
 
 __all__ = ["Publish", "Source", "Summary", "Web", "convert", "output_format", "read", "write"]
@@ -127,9 +127,10 @@ def read_batches(source: Source, format: str = "auto", *, report: Optional[Repor
         assert isinstance(source, str)
         fetched = fetch(source, timeout=web.timeout, cache_dir=web.cache_dir)
         if fetched.from_cache:
-            report.note(source, "not modified since the last run: the cached copy was read")
+            report.note("not modified since the last run: the cached copy was read", source)
         with contextlib.closing(fetched.stream):
-            yield from _read_stream(fetched.stream, name, format, report, base_url,
+            # relative links resolve against the document's own URL, after redirects
+            yield from _read_stream(fetched.stream, name, format, report, fetched.url,
                                     max_feed_bytes, kinds)
     elif isinstance(source, (str, os.PathLike)):
         try:
@@ -167,13 +168,34 @@ def _read_stream(raw: IO[bytes], name: str, format: str, report: Report,
 
 
 def output_format(output: Optional[str], to: Optional[str]) -> Format:
-    """--to wins; else the output name: .txt → text, .rss → rss, .atom → atom (each also
-    .gz); anything else → XML."""
+    """--to wins; else the output name, in any case: .txt → text, .rss → rss, .atom → atom
+    (each also .gz); anything else → XML."""
     if to is not None:
         return get_format(to)
     if output:
-        return format_for_name(split_name(os.path.basename(output))[1])
+        return format_for_name(split_name(os.path.basename(output))[1].lower())
     return get_format("xml")
+
+
+def _gzip_choice(gzip: Optional[bool], path: Optional[str], dest: Destination,
+                 report: Report) -> bool:
+    """Whether to compress: --gzip/--no-gzip, else whether the name ends ".gz" (in any case).
+
+    A name that says otherwise than the content is warned about: web servers label a file by
+    its name (Content-Type, Content-Encoding), so a crawler would misread it.
+    """
+    named = path is not None and path.lower().endswith(".gz")
+    if gzip is None:
+        return named
+    if path is not None and gzip != named:
+        report.warn("gzip name", path, None, (
+            "--gzip writes gzip data to a name not ending .gz" if gzip else
+            "--no-gzip writes plain data to a name ending .gz")
+            + "; a web server will label the file wrongly")
+    if gzip and path is None and dest is None and sys.stdout.isatty():
+        raise UnsupportedFormat("--gzip would write compressed bytes to the terminal; "
+                                "give -o FILE.gz (or pipe the output)")
+    return gzip
 
 
 def _one_kind(batches: Iterable[Batch]) -> Iterator[Batch]:
@@ -206,7 +228,7 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
             site_url: Optional[str] = None, description: Optional[str] = None,
             progress: Optional[Progress] = None, atomic: bool = True,
             lock_timeout: float = 60.0, web: Web = Web(),
-            publish: Optional[Publish] = None) -> Summary:
+            publish: Optional[Publish] = None, input_url: Optional[str] = None) -> Summary:
     """Read every input, check and normalise the URLs, and write sitemap file(s).
 
     ``output`` is a path (written atomically: temporaries renamed when all succeeded), a binary
@@ -226,6 +248,10 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
     ``title``, ``site_url`` and ``description`` describe the channel of RSS/Atom output.
     ``web`` says how inputs given by URL are fetched; ``publish`` what to do once the files
     are in place (robots.txt, IndexNow), or ``dry_run`` to write nothing at all.
+    ``base_url`` is the output's directory (a last segment without a dot names a directory):
+    the scope, and the base of relative links; without it the first input that states its
+    site (a feed's own link) gives the scope. ``input_url`` is the inputs' own URL, the base of
+    their relative links before ``base_url``.
     """
     if isinstance(inputs, (str, os.PathLike)):  # one input, not a sequence of characters
         inputs = [inputs]
@@ -239,20 +265,28 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
         dedupe_mode = "merge" if len(inputs) > 1 else "first"
     report = report if report is not None else Report(strict=strict)
     prof = _profile(profile, max_urls, max_bytes)
-    scope: Optional[Scope] = None
+    scope = None
     if base_url is not None:
+        base_url, scope = _base(base_url, report)
+        if not scope_check:
+            report.scope = None  # no scope was held against the URLs
+    if input_url is not None:
         try:
-            scope = scope_of(base_url)
+            input_url = normalize_url(input_url)
         except ValueError as exc:
-            raise UnsupportedFormat(f"--base-url: {exc}") from None
-    settings = _settings(_dest_path(output), to, index, base_url, gzip, gzip_level)
+            raise UnsupportedFormat(f"--input-url: {exc}") from None
+    # a relative link resolves against the input's own URL, else --base-url (issue 20, item 4);
+    # only then is it held against the scope
+    doc_url = input_url or base_url
+    settings = _settings(_dest_path(output), to, index, base_url, gzip, gzip_level, output,
+                         report)
     out_path = _dest_path(output)
     _check_publish(publish, out_path, base_url,
                    find_base(inputs, out_path) if out_path is not None else None)
     out = _open_output(output, progress, base_url, atomic, lock_timeout, publish.dry_run)
     changes = _Changes() if publish.indexnow is not None else None
     try:
-        reading = _Reading(out, from_format, report, base_url, max_feed_bytes, follow,
+        reading = _Reading(out, from_format, report, doc_url, max_feed_bytes, follow,
                            None if scope is None else scope.prefix, web, scope_check)
         base_name = find_base(inputs, out.path) if dedupe_mode == "merge" else None
         if base_name is not None:
@@ -396,8 +430,8 @@ class _Reading:
         is_output = (path is not None and self.out.path is not None
                      and same_file(path, self.out.path))
         if is_output and path is not None and not os.path.lexists(path):
-            self.report.note(path, "not there yet: it is the output, so the run starts from "
-                                   "no URLs and creates it")
+            self.report.note("not there yet: it is the output, so the run starts from no URLs "
+                             "and creates it", path)
             return
         kinds: list[str] = []
         it = self.read(source, name, kinds)
@@ -442,6 +476,20 @@ def _follow_if(batches: Iterable[Batch], decide: Callable[[], bool],
             yield from follow_index_batches([batch], parts)
         else:
             yield batch
+
+
+def _base(base_url: str, report: Report) -> tuple[str, Scope]:
+    """--base-url as the directory it names, and that scope; a note when it was read as other
+    than written (``/blog`` is the directory ``/blog/``, ``/blog/sitemap.xml`` a file in it)."""
+    try:
+        directory, note = base_directory(base_url)
+        scope = scope_of(directory)
+    except ValueError as exc:
+        raise UnsupportedFormat(f"--base-url: {exc}") from None
+    if note is not None:
+        report.note(note)
+    report.scope, report.scope_from = scope.prefix, "--base-url"
+    return directory, scope
 
 
 def _counted(batches: Iterable[Batch], progress: Progress) -> Iterator[Batch]:
@@ -499,7 +547,8 @@ class _Settings:
 
 
 def _settings(path: Optional[str], to: Optional[str], index: str, base_url: Optional[str],
-              gzip: Optional[bool], gzip_level: Optional[int]) -> _Settings:
+              gzip: Optional[bool], gzip_level: Optional[int], dest: Destination,
+              report: Report) -> _Settings:
     try:
         fmt = output_format(path, to)
     except ValueError as exc:
@@ -508,8 +557,7 @@ def _settings(path: Optional[str], to: Optional[str], index: str, base_url: Opti
         raise UnsupportedFormat(f"unknown index mode {index!r}; choose auto or always")
     if index == "always" and (base_url is None or path is None):
         raise UnsupportedFormat("--index always needs -o FILE and --base-url")
-    if gzip is None:
-        gzip = bool(path and path.endswith(".gz"))
+    gzip = _gzip_choice(gzip, path, dest, report)
     level = None
     if gzip:
         level = DEFAULT_GZIP_LEVEL if gzip_level is None else gzip_level
@@ -549,10 +597,11 @@ def write_batches(batches: Iterable[Batch], dest: Destination = None, *,
                   atomic: bool = True, lock_timeout: float = 60.0) -> Summary:
     """``write``, in batches (see batch.py): what convert itself uses."""
     prof = _profile(profile, None, None)
-    settings = _settings(_dest_path(dest), to, index, base_url, gzip, gzip_level)
+    report = report or Report()
+    settings = _settings(_dest_path(dest), to, index, base_url, gzip, gzip_level, dest, report)
     out = _open_output(dest, progress, base_url, atomic, lock_timeout)
     try:
-        return _write_to(out, batches, settings, prof, report or Report(), base_url,
+        return _write_to(out, batches, settings, prof, report, base_url,
                          source_name, _Channel(title, site_url, description))
     finally:
         out.close()

@@ -17,10 +17,11 @@ _GZ = ".gz"
 
 
 def split_name(name: str) -> tuple[str, str]:
-    """'sitemap.xml.gz' → ('sitemap', '.xml.gz'); 'urls.txt' → ('urls', '.txt')."""
+    """'sitemap.xml.gz' → ('sitemap', '.xml.gz'); 'urls.txt' → ('urls', '.txt'); the case of
+    the name is kept ('SITEMAP.XML.GZ' → ('SITEMAP', '.XML.GZ')), and ".gz" found in any."""
     gz = ""
-    if name.endswith(_GZ):
-        name, gz = name[: -len(_GZ)], _GZ
+    if name[-len(_GZ):].lower() == _GZ:
+        name, gz = name[: -len(_GZ)], name[-len(_GZ):]
     stem, dot, ext = name.rpartition(".")
     if not dot or not stem:
         return name, gz

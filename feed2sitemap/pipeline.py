@@ -3,8 +3,7 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Container, Iterable, Iterator
+from collections.abc import Container, Iterable, Iterator
 from itertools import repeat
 from typing import Optional
 
@@ -12,7 +11,16 @@ from .batch import Batch, batched, unbatched
 from .merge import DEFAULT_MEMORY_LIMIT, MergeCounts, MergeStore
 from .record import Record
 from .report import Report
-from .urls import CLEAN_BYTES, CLEAN_URL, CLEAN_URLS, Scope, normalize_url, proven_clean, scope_of
+from .urls import (
+    CLEAN_BYTES,
+    BadURL,
+    Scope,
+    normalize_url,
+    proven_clean,
+    scope_of,
+    shown,
+    unclean_lines,
+)
 
 __all__ = [
     "apply_defaults", "apply_defaults_batches", "check_length", "check_length_batches",
@@ -27,8 +35,11 @@ __all__ = [
 
 
 def normalize_batches(batches: Iterable[Batch], report: Report) -> Iterator[Batch]:
-    """Turn each loc into its normalised absolute http(s) URI; skip and report the others."""
-    match = CLEAN_URLS.match
+    """Turn each loc into its normalised absolute http(s) URI; skip and report the others.
+
+    The rule is urls.normalize_url; the batch proofs of urls.py skip it only for URLs it would
+    return unchanged. A fragment removed is counted: copies of one page then fold into one.
+    """
     for batch in batches:
         if batch.uris:  # a reader proved them clean (the text reader, a block at a time)
             yield batch
@@ -40,7 +51,7 @@ def normalize_batches(batches: Iterable[Batch], report: Report) -> Iterator[Batc
             if prefix is not None:
                 yield batch.with_locs(locs, uris=True, prefix=prefix)
                 continue
-        unclean = _unclean(text, locs, match)
+        unclean = unclean_lines(text, locs)
         if not unclean:
             yield batch.with_locs(locs, uris=True)
             continue
@@ -49,35 +60,18 @@ def normalize_batches(batches: Iterable[Batch], report: Report) -> Iterator[Batc
         for i in unclean:
             try:
                 fixed[i] = normalize_url(locs[i])
-            except ValueError as exc:
-                report.skip("invalid URL", *batch.where(i), str(exc))
+            except BadURL as exc:
+                report.skip(exc.kind, *batch.where(i),
+                            f"{exc}; {exc.hint}" if exc.hint else str(exc))
                 drop.append(i)
+                continue
+            if "#" in locs[i] and "#" not in fixed[i]:
+                report.warn("fragment removed", *batch.where(i),
+                            f"{shown(locs[i], 200)} names a part of a page; listed as "
+                            f"{fixed[i][:200]} (RFC 3986 section 3.5)")
         rest = batch.with_locs(fixed, uris=True).without(drop)
         if rest.locs:
             yield rest
-
-
-def _unclean(text: str, locs: list[str], match: Callable[..., Optional[re.Match[str]]]
-             ) -> list[int]:
-    """The indexes of the locs that are not clean URIs already (urls.CLEAN_URL); ``text`` is
-    the locs, each followed by a newline.
-
-    normalize_url's own first test, for the whole batch in a few regex calls: the batch as lines
-    is matched from the start, and each line the match stops at is noted and stepped over. Most
-    URLs of a real site are clean; a batch with 5% of IRIs costs one pass, not a call per URL.
-    """
-    if text.count("\n") != len(locs):  # a newline inside a loc: look at each one by itself
-        clean = CLEAN_URL.fullmatch
-        return [i for i, loc in enumerate(locs) if clean(loc) is None]
-    unclean = []
-    end = match(text).end()  # type: ignore[union-attr]  # (…)* always matches
-    i = text.count("\n", 0, end)
-    while end < len(text):
-        unclean.append(i)  # line i starts at end and is not clean
-        pos = end + len(locs[i]) + 1
-        end = match(text, pos).end()  # type: ignore[union-attr]
-        i += 1 + text.count("\n", pos, end)
-    return unclean
 
 
 def check_length_batches(batches: Iterable[Batch], max_loc: int, report: Report,
@@ -112,15 +106,17 @@ def within_scope_batches(batches: Iterable[Batch], report: Report,
                          scope: Optional[Scope] = None) -> Iterator[Batch]:
     """Keep the URLs of one site (sitemaps.org: a sitemap lists URLs of its own host only).
 
-    ``scope`` comes from --base-url (scheme, host and directory); without it the scheme and host
-    of the first URL decide. Run after ``normalize``: both sides are in normalised form.
+    ``scope`` comes from --base-url (scheme, host and directory); without it, the scheme and
+    host of the site the first input stated (a feed's own link, in ``report.site``) when the
+    first URL arrives, else of the first URL. ``report.scope`` names it for the summary. Run
+    after ``normalize``: both sides are in normalised form.
     """
     off = report.hosts_off_scope
     for batch in batches:
         if not batch.locs:
             continue
         if scope is None:
-            scope = scope_of(batch.locs[0], directory=False)
+            scope = _first_scope(batch.locs[0], report)
         prefix = scope.prefix
         if batch.prefix.startswith(prefix) or all(map(str.startswith, batch.locs, repeat(prefix))):
             # the usual case: known from the reader, or found in C
@@ -137,6 +133,19 @@ def within_scope_batches(batches: Iterable[Batch], report: Report,
         rest = batch.without(outside)
         if rest.locs:
             yield rest
+
+
+def _first_scope(first_loc: str, report: Report) -> Scope:
+    if report.site is not None:
+        try:
+            scope = scope_of(report.site, directory=False)
+            report.scope, report.scope_from = scope.prefix, f"the site link of {report.site_source}"
+            return scope
+        except ValueError:
+            pass  # a site link that is no URL: the first URL decides, as for a list
+    scope = scope_of(first_loc, directory=False)
+    report.scope, report.scope_from = scope.prefix, "guessed from the first URL"
+    return scope
 
 
 def dedupe_batches(batches: Iterable[Batch], report: Report) -> Iterator[Batch]:

@@ -31,6 +31,13 @@ class Report:
         self.warnings: Counter[str] = Counter()
         self.hosts_off_scope: Counter[str] = Counter()
         self._messages: Counter[str] = Counter()
+        # The site the first input stated (a feed's own link) and which input said so; the
+        # scope the run used and where it came from ("--base-url", "the site link of FILE",
+        # "guessed from the first URL"), for the summary.
+        self.site: Optional[str] = None
+        self.site_source: Optional[str] = None
+        self.scope: Optional[str] = None
+        self.scope_from = ""
 
     def _emit(self, kind: str, source: Optional[str], line: Optional[int], text: str) -> None:
         if self.strict:
@@ -47,6 +54,12 @@ class Report:
             if n == MESSAGES_PER_KIND:
                 self.on_message(f"{where}: further '{kind}' messages are counted, not shown")
 
+    def note(self, text: str, source: Optional[str] = None) -> None:
+        """Something the user should know that is no problem at all (never an error, even
+        with ``strict``; not counted)."""
+        if self.on_message is not None:
+            self.on_message(f"{source}: note: {text}" if source else f"note: {text}")
+
     def skip(self, kind: str, source: Optional[str], line: Optional[int], text: str) -> None:
         """A record was left out of the output."""
         self._emit(kind, source, line, "skipped: " + text)
@@ -56,12 +69,6 @@ class Report:
         """Something was wrong but the record (perhaps without a field) was kept."""
         self._emit(kind, source, line, "warning: " + text)
         self.warnings[kind] += 1
-
-    def note(self, source: Optional[str], text: str) -> None:
-        """Something the user should know that is no problem at all (never an error, even
-        with ``strict``; not counted)."""
-        if self.on_message is not None:
-            self.on_message(f"{source or '<input>'}: {text}")
 
     @property
     def total_skipped(self) -> int:

@@ -1,37 +1,55 @@
-"""URL checks and IRI → URI normalisation (RFC 3986/3987), with a cheap path for clean URLs."""
+"""URL checks and IRI → URI normalisation (RFC 3986/3987), with a cheap path for clean URLs.
+
+One rule, whatever path a URL takes: ``normalize_url`` is the rule, and the batch proofs below
+(``proven_clean``, ``all_clean``, ``unclean_lines``), which let the readers and the pipeline skip
+it for blocks of URLs, only ever accept what ``normalize_url`` returns unchanged. A differential
+test (tests/test_urls.py) holds them to it.
+"""
 
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
-from urllib.parse import urlsplit, urlunsplit
+from typing import NamedTuple, Optional
+from urllib.parse import urljoin, urlsplit
 
-__all__ = ["CLEAN_BYTES", "CLEAN_URL", "CLEAN_URLS", "Scope", "normalize_url", "proven_clean",
-           "scope_of"]
+__all__ = ["CLEAN_BYTES", "BadURL", "Scope", "all_clean", "base_directory", "normalize_url",
+           "proven_clean", "resolve", "scope_of", "shown", "unclean_lines"]
 
-# Characters left as they are inside path, query and fragment (as a regex character class's
-# contents); everything else is encoded. RFC 3986 reserved and unreserved characters, plus "%"
-# (handled separately so that an existing %XX escape is never encoded twice) and "[" "]" which
-# browsers and servers pass through.
-_CHARS = r"A-Za-z0-9\-._~!$&'()*+,;=:@/?#\[\]"
+# Characters left as they are inside path and query (as a regex character class's contents);
+# everything else is encoded. RFC 3986 reserved and unreserved characters, plus "%" (handled
+# separately so that an existing %XX escape is never encoded twice) and "[" "]" which browsers
+# and servers pass through. Not "#": a fragment is removed (RFC 3986 section 3.5: it names a
+# part of the page, and is never sent to the server), so a URL holding one is never clean.
+_CHARS = r"A-Za-z0-9\-._~!$&'()*+,;=:@/?\[\]"
 # A scheme and host already in normal form: lower case, no port, userinfo or IPv6 literal.
 _HOST = r"https?://[a-z0-9][a-z0-9.-]*"
 _HEAD = _HOST + "/"
 # A URL that is already a clean, normalised absolute http(s) URI: a clean scheme and host, a
 # path, and nothing after the host that would need percent-encoding. Most URLs of a real site
-# pass these two regexes and skip urlsplit entirely.
+# pass these two regexes and skip urlsplit entirely. Dot segments are the one thing the
+# character class cannot see: each proof also looks for "/." (see _DOTS).
 _CLEAN_TEXT = f"{_HEAD}[{_CHARS}]*"
-CLEAN_URL = _CLEAN = re.compile(_CLEAN_TEXT)
+_CLEAN = re.compile(_CLEAN_TEXT)
 # The same for many URLs at once, each followed by a newline (which no clean URL contains)
-CLEAN_URLS = re.compile(f"(?:{_CLEAN_TEXT}\n)*")
-# The same, allowing well-formed %XX escapes: slower (an alternation per character), so tried only
-# for URLs that contain a "%".
-_CLEAN_PCT = re.compile(f"{_HEAD}(?:[{_CHARS}]|%[0-9A-Fa-f]{{2}})*")
-_PCT = re.compile(r"%(?![0-9A-Fa-f]{2})")  # a "%" that starts no %XX escape
+_CLEAN_URLS = re.compile(f"(?:{_CLEAN_TEXT}\n)*")
+# A %XX escape already in normal form (RFC 3986 section 6.2.2.1-2): upper-case hex digits, and
+# not one of an unreserved character (ALPHA, DIGIT, "-", ".", "_", "~"), which is decoded.
+_GOOD_ESCAPE = r"%(?!3[0-9]|4[1-9A-F]|5[0-9AF]|6[1-9A-F]|7[0-9AE]|2[DE])[0-9A-F]{2}"
+# The clean URL allowing such escapes: slower (an alternation per character), so tried only for
+# URLs that contain a "%".
+_CLEAN_PCT = re.compile(f"{_HEAD}(?:[{_CHARS}]|{_GOOD_ESCAPE})*")
+_BAD_PCT = re.compile(f"%(?!(?<=%){_GOOD_ESCAPE[1:]})")  # a "%" that starts no normal escape
+# A dot segment ("/./", "/../", a final "/." or "/..", RFC 3986 section 5.2.4). Seen in a query
+# too, where it is harmless: such a URL merely takes the slow path, which gets it right.
+_DOTS = re.compile(r"/\.\.?(?=[/?#\n]|$)", re.M)
 # The clean characters and "%" as bytes: deleting them (bytes.translate) from the lines of clean
 # URLs leaves only the newlines.
 CLEAN_BYTES = bytes(b for b in range(128) if re.fullmatch(f"[{_CHARS}%]", chr(b)))
 _head = re.compile(_HEAD).match
+
+
+def _no_dots(text: str) -> bool:
+    return "/." not in text or _DOTS.search(text) is None
 
 
 def proven_clean(text: str, n: int, unclean_bytes: int) -> str | None:
@@ -41,94 +59,212 @@ def proven_clean(text: str, n: int, unclean_bytes: int) -> str | None:
     newlines included.
 
     The proof, for lines of one site: no byte but the newlines is unclean (one bytes.translate,
-    done by the caller), every "%" starts a %XX escape, the first line starts with a clean
-    scheme and host, and every other line with the same (one str.count). All run in C at
-    memory speed, several times faster than a regex over the lines.
+    done by the caller), every "%" starts a normal %XX escape, no dot segment, the first line
+    starts with a clean scheme and host, and every other line with the same (one str.count).
+    All run in C at memory speed, several times faster than a regex over the lines.
     """
-    if unclean_bytes != n or ("%" in text and _PCT.search(text) is not None):
+    if unclean_bytes != n or ("%" in text and _BAD_PCT.search(text) is not None):
         return None
     head = _head(text)
-    if head is not None and text.count("\n" + head.group()) == n - 1:
+    if head is not None and text.count("\n" + head.group()) == n - 1 and _no_dots(text):
         return head.group()
     return None
 
 
+def all_clean(text: str) -> bool:
+    """Whether every line of ``text`` (each ending in a newline, none holding a "%") is a
+    normalised URI already: the proof for clean URLs of several sites."""
+    return _CLEAN_URLS.fullmatch(text) is not None and _no_dots(text)
+
+
+def unclean_lines(text: str, locs: list[str]) -> list[int]:
+    """The indexes of the locs that normalize_url might change (or refuse); ``text`` is the
+    locs, each followed by a newline.
+
+    The batch is matched as lines from the start, and each line the match stops at is noted and
+    stepped over. Most URLs of a real site are clean; a batch with 5% of IRIs costs one pass,
+    not a call per URL.
+    """
+    if text.count("\n") != len(locs) or not _no_dots(text):  # rare: each loc by itself
+        return [i for i, loc in enumerate(locs) if not _is_clean(loc)]
+    match = _CLEAN_URLS.match
+    unclean = []
+    end = match(text).end()  # type: ignore[union-attr]  # (…)* always matches
+    i = text.count("\n", 0, end)
+    while end < len(text):
+        unclean.append(i)  # line i starts at end and is not clean
+        pos = end + len(locs[i]) + 1
+        end = match(text, pos).end()  # type: ignore[union-attr]
+        i += 1 + text.count("\n", pos, end)
+    return unclean
+
+
+def _is_clean(url: str) -> bool:
+    """Whether ``url`` is a normalised URI already (normalize_url returns it unchanged)."""
+    return (_CLEAN.fullmatch(url) is not None
+            or ("%" in url and _CLEAN_PCT.fullmatch(url) is not None)) and _no_dots(url)
+
+
+class BadURL(ValueError):
+    """A URL that cannot be written; ``kind`` is the summary's name for the reason, ``hint``
+    what the converter's user can do about it."""
+
+    def __init__(self, message: str, kind: str = "invalid URL", hint: str = "") -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.hint = hint
+
+
+_USERINFO = re.compile(r"(?<=//)[^/?#@]*@")
+
+
+def shown(url: str, limit: int = 80) -> str:
+    """``url`` as a message may show it: no userinfo (a password is never printed), cut."""
+    return repr(_USERINFO.sub("", url, 1)[:limit])
+
+
 _CLEAN_PART = re.compile(f"[{_CHARS}]*")
 _UNSAFE = re.compile(f"[^{_CHARS}%]+")
+_LONE_PCT = re.compile(r"%(?![0-9A-Fa-f]{2})")
+_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+# An escape not in normal form: a lower-case hex digit, or an unreserved character's code (the
+# complement of _GOOD_ESCAPE, spelt out: a double negative takes sre milliseconds to compile)
+_ODD_ESCAPE = re.compile(r"%(?:[0-9A-Fa-f][a-f]|[a-f][0-9A-F]|3[0-9]|4[1-9A-F]|5[0-9AF]|6[1-9A-F]"
+                         r"|7[0-9AE]|2[DE])")
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 _DEFAULT_PORT = {"http": 80, "https": 443}
 # An absolute http(s) URL whose scheme and host are already in normal form: only what follows
-# the host may need encoding, and urlsplit is not needed.
+# the host may need work, and urlsplit is not needed.
 _CLEAN_HEAD = re.compile(_HOST + "(?=[/?#]|$)")
+# A host as written: RFC 3986 reg-name characters (percent-escapes refused), after IDNA
+# encoding, which can map other characters to anything ("＜" to "<"); or an IPv6 literal.
+_GOOD_HOST = re.compile(r"[a-z0-9\-._~!$&'()*+,;=]+|\[[0-9a-f:.]+\]")
+# urlsplit deletes these anywhere in a URL (WHATWG's rule); we encode them as in the rest of the
+# path, so that one URL never normalises two ways
+_SPLIT_DELETES = str.maketrans({"\t": "%09", "\n": "%0A", "\r": "%0D"})
 
 
 def _pct(m: re.Match[str]) -> str:
     return "%" + m.group().encode("utf-8", "surrogatepass").hex("%").upper()
 
 
+def _escape(m: re.Match[str]) -> str:
+    ch = chr(int(m.group()[1:], 16))
+    return ch if ch in _UNRESERVED else m.group().upper()
+
+
 def _quote(part: str) -> str:
-    """Percent-encode what a URI does not allow, as UTF-8; keep existing %XX escapes."""
-    if _CLEAN_PART.fullmatch(part) is not None:
-        return part
-    return _PCT.sub("%25", _UNSAFE.sub(_pct, part))
+    """Percent-encode what a URI does not allow, as UTF-8; keep existing %XX escapes, in normal
+    form (RFC 3986 section 6.2.2.1-2: hex digits upper-cased, unreserved characters decoded)."""
+    # the given escapes first: the ones _pct makes are in normal form already
+    if "%" in part and _ODD_ESCAPE.search(part) is not None:
+        part = _ESCAPE.sub(_escape, part)
+    if _CLEAN_PART.fullmatch(part) is None:
+        part = _LONE_PCT.sub("%25", _UNSAFE.sub(_pct, part))
+    return part
+
+
+def _remove_dots(path: str) -> str:
+    """RFC 3986 section 5.2.4 on a path that starts with "/": "/a/./b/../c" is "/a/c"."""
+    if "/." not in path:
+        return path
+    out: list[str] = []
+    segments = path.split("/")[1:]
+    last = len(segments) - 1
+    for i, seg in enumerate(segments):
+        if seg == "..":
+            if out:
+                out.pop()
+        elif seg != ".":
+            out.append(seg)
+            continue
+        if i == last:  # "/a/.." is "/", the directory, not "" or "/a"
+            out.append("")
+    return "/" + "/".join(out)
+
+
+def _tail(rest: str) -> str:
+    """What follows the authority, normalised: the path ("/" when empty) without dot segments,
+    the query as given (an empty "?" kept: it may matter to the server), no fragment."""
+    # path and query are encoded alike, so as one string; "?" and "/" are kept as they are
+    rest = _quote(rest.partition("#")[0] if "#" in rest else rest)
+    if not rest.startswith("/"):
+        rest = "/" + rest
+    if "/." in rest:  # after _quote, which decodes "%2E"
+        path, mark, query = rest.partition("?")
+        rest = _remove_dots(path) + mark + query
+    return rest
 
 
 def normalize_url(raw: str) -> str:
-    """Return the normalised absolute http(s) URI for ``raw``, or raise ValueError saying why.
+    """Return the normalised absolute http(s) URI for ``raw``, or raise BadURL saying why.
 
     Strips surrounding whitespace, lower-cases scheme and host, drops a default port, writes an
-    empty path as "/", IDNA-encodes a non-ASCII host and percent-encodes (as UTF-8) characters a
-    URI may not contain, never encoding an existing %XX escape twice.
+    empty path as "/", IDNA-encodes a non-ASCII host, percent-encodes (as UTF-8) characters a
+    URI may not contain, never encoding an existing %XX escape twice, and applies RFC 3986
+    section 6.2.2: escapes upper-cased or decoded, dot segments removed. The fragment is
+    dropped. A URL with userinfo, or a backslash in its authority, is refused.
     """
     url = raw.strip()
-    if _CLEAN.fullmatch(url) is not None or ("%" in url and _CLEAN_PCT.fullmatch(url) is not None):
+    if _is_clean(url):
         return url
     head = _CLEAN_HEAD.match(url)
-    if head is not None:  # a non-ASCII path or query on a plain host: encode the rest only
-        rest = url[head.end():]
-        return url[: head.end()] + ("/" if not rest.startswith("/") else "") + _quote(rest)
-    return _normalize_slow(url)
+    if head is not None:  # a plain host: only the rest needs work
+        return url[: head.end()] + _tail(url[head.end():])
+    return _normalize_slow(url.translate(_SPLIT_DELETES))
 
 
 def _normalize_slow(url: str) -> str:
     if not url:
-        raise ValueError("empty URL")
-    try:
-        parts = urlsplit(url)
-    except ValueError as exc:  # e.g. a malformed IPv6 literal
-        raise ValueError(f"not a valid URL ({exc})") from None
-    scheme = parts.scheme.lower()
-    if not scheme or "://" not in url[: len(scheme) + 3]:
-        raise ValueError(f"not an absolute URL: {url[:80]!r}")
+        raise BadURL("empty URL")
+    scheme, colon, rest = url.partition(":")
+    scheme = scheme.lower() if colon else ""
+    if not rest.startswith("//") or not re.fullmatch(r"[a-z][a-z0-9+.-]*", scheme):
+        raise BadURL(f"not an absolute URL: {shown(url)}", hint="" if colon and scheme else
+                     "give --base-url to resolve relative links of lists and feeds")
     if scheme not in ("http", "https"):
-        raise ValueError(f"not an http(s) URL: {url[:80]!r}")
+        raise BadURL(f"not an http(s) URL: {shown(url)}")
+    end = min((i for i in map(rest.find, "/?#", (2, 2, 2)) if i >= 0), default=len(rest))
+    authority = rest[2:end]
+    if "\\" in authority:  # http://example.com\@evil.com/: browsers read "\" as "/"
+        raise BadURL("a backslash in the host part: browsers read it as \"/\" and RFC 3986 "
+                     "does not, so the two see different hosts; refused as ambiguous",
+                     "ambiguous URL")
+    if "@" in authority:  # never written into a sitemap, never printed
+        raise BadURL(f"user name or password in {shown(url)}", "has credentials")
     try:
+        parts = urlsplit(scheme + "://" + authority)
         host = parts.hostname
         port = parts.port
-    except ValueError as exc:
-        raise ValueError(f"bad host or port in {url[:80]!r} ({exc})") from None
+    except ValueError as exc:  # a malformed IPv6 literal, a port out of range
+        raise BadURL(f"bad host or port in {shown(url)} ({exc})") from None
     if not host:
-        raise ValueError(f"no host in {url[:80]!r}")
-    if any(ch.isspace() or ch in '"<>\\^`{|}%' for ch in host):
-        raise ValueError(f"bad character in host of {url[:80]!r}")
+        raise BadURL(f"no host in {shown(url)}")
     if not host.isascii():
         try:
             host = host.encode("idna").decode("ascii")
         except UnicodeError:
-            raise ValueError(f"host cannot be IDNA-encoded: {host[:80]!r}") from None
+            raise BadURL(f"host cannot be IDNA-encoded: {host[:80]!r}") from None
     host = host.lower()
     if ":" in host:  # an IPv6 literal
         host = f"[{host}]"
+    if _GOOD_HOST.fullmatch(host) is None:  # a space, control, "%", "<"… (perhaps from IDNA)
+        raise BadURL(f"bad character in host of {shown(url)}")
     netloc = host
     if port is not None and port != _DEFAULT_PORT[scheme]:
         netloc = f"{host}:{port}"
-    if parts.username is not None or parts.password is not None:
-        userinfo = parts.netloc.rpartition("@")[0]
-        netloc = _quote(userinfo) + "@" + netloc
-    path = _quote(parts.path) or "/"
-    return urlunsplit((scheme, netloc, path, _quote(parts.query), _quote(parts.fragment))) + (
-        # urlunsplit drops an empty query or fragment marker; keep what the page named
-        "?" if url.endswith("?") and not parts.query and not parts.fragment else ""
-    )
+    return f"{scheme}://{netloc}{_tail(rest[end:])}"
+
+
+def resolve(base: Optional[str], link: str) -> str:
+    """``link`` made absolute against ``base`` (a document's URL) if it is relative and there is
+    a base; otherwise as it is (the URL check reports what stays relative)."""
+    if not base or _ABSOLUTE.match(link) is not None:
+        return link
+    return urljoin(base, link.strip())
+
+
+_ABSOLUTE = re.compile(r"\s*[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 class Scope(NamedTuple):
@@ -143,17 +279,34 @@ class Scope(NamedTuple):
         return loc.startswith(self.prefix) or loc + "/" == self.prefix
 
 
-def scope_of(url: str, *, directory: bool = True) -> Scope:
-    """The scope of a normalised URL: its origin, and with ``directory`` its directory too.
+def base_directory(url: str) -> tuple[str, Optional[str]]:
+    """The directory a base URL names, normalised, and a note when that is not what it says.
 
-    sitemaps.org: a sitemap at https://example.com/blog/sitemap.xml may list only URLs under
-    https://example.com/blog/. A base URL that names a directory should end with "/"; the part
-    after the last "/" is taken as a file name.
+    "https://example.com/blog" is the directory /blog/ (a last segment without a dot names a
+    directory: few servers publish files without an extension); "https://example.com/blog/
+    sitemap.xml" is a file, whose directory is the base. Raises BadURL.
     """
     norm = normalize_url(url)
     after_host = norm.find("/", norm.find("://") + 3)
-    origin = norm[:after_host]
+    path = norm[after_host:].partition("?")[0]
+    last = path[path.rfind("/") + 1:]
+    if not last:
+        return norm[:after_host] + path, None
+    if "." not in last:
+        directory = norm[:after_host] + path + "/"
+        return directory, f"--base-url {norm} is read as the directory {directory}"
+    directory = norm[:after_host] + path[: path.rfind("/") + 1]
+    return directory, f"--base-url {norm} names a file; its directory {directory} is the base"
+
+
+def scope_of(url: str, *, directory: bool = True) -> Scope:
+    """The scope of a URL: its origin, and with ``directory`` the directory it names.
+
+    sitemaps.org: a sitemap at https://example.com/blog/sitemap.xml may list only URLs under
+    https://example.com/blog/ (see base_directory for what a base URL names).
+    """
+    norm = normalize_url(url)
+    origin = norm[: norm.find("/", norm.find("://") + 3)]
     if not directory:
         return Scope(origin + "/", origin)
-    path = norm[after_host:].split("?", 1)[0].split("#", 1)[0]
-    return Scope(origin + path[: path.rfind("/") + 1], origin)
+    return Scope(base_directory(norm)[0], origin)

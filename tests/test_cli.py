@@ -58,9 +58,9 @@ def test_quiet_prints_nothing_on_success() -> None:
 
 
 def test_bad_line_is_reported_with_file_and_line() -> None:
-    code, out, err = invoke("-", "-t", "text", input=b"https://e.example/a\n\nnot a url\n")
+    code, out, err = invoke("-", "-t", "text", input=b"https://e.example/a\n\nnot-a-url\n")
     assert code == 0
-    assert "feed2sitemap: <stdin>:3: skipped: not an absolute URL: 'not a url'" in err
+    assert "feed2sitemap: <stdin>:3: skipped: not an absolute URL: 'not-a-url'" in err
     assert "skipped 1: 1 invalid URL" in err
 
 

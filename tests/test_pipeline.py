@@ -29,7 +29,8 @@ def test_normalize_rewrites_locs_and_skips_invalid_ones_with_their_line() -> Non
     got = list(normalize(recs("HTTPS://E.example/a b", "nope", "https://e.example/"), report))
     assert [r.loc for r in got] == ["https://e.example/a%20b", "https://e.example/"]
     assert report.skipped["invalid URL"] == 1
-    assert messages == ["in.txt:2: skipped: not an absolute URL: 'nope'"]
+    assert messages == ["in.txt:2: skipped: not an absolute URL: 'nope'; give --base-url to "
+                        "resolve relative links of lists and feeds"]
 
 
 def test_scope_without_base_url_is_the_first_urls_scheme_and_host() -> None:

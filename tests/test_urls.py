@@ -27,7 +27,7 @@ from feed2sitemap.urls import normalize_url, scope_of
     ('https://example.com/"<>\\^`{|}', "https://example.com/%22%3C%3E%5C%5E%60%7B%7C%7D"),
     ("https://example.com/a?x=1&y='2'", "https://example.com/a?x=1&y='2'"),
     ("https://bücher.example/straße", "https://xn--bcher-kva.example/stra%C3%9Fe"),
-    ("https://example.com/维基?q=ä#frag", "https://example.com/%E7%BB%B4%E5%9F%BA?q=%C3%A4#frag"),
+    ("https://example.com/维基?q=ä#frag", "https://example.com/%E7%BB%B4%E5%9F%BA?q=%C3%A4"),
     ("http://[::1]:8080/x", "http://[::1]:8080/x"),
 ])
 def test_normalisation(raw: str, expected: str) -> None:
@@ -55,10 +55,11 @@ def test_normalised_urls_are_ascii_uris_and_normalising_is_idempotent(path: str)
     assert normalize_url(url) == url
 
 
-@given(st.text(max_size=40))
+@given(st.text(max_size=40).filter(lambda p: not set(p) & set("#%.")))
 def test_encoding_agrees_with_urllib_quote(path: str) -> None:
     # the reference: urllib's quote with RFC 3986's reserved and unreserved characters safe,
-    # then a "%" that starts no %XX escape encoded as %25
+    # then a "%" that starts no %XX escape encoded as %25 (fragments, escapes and dot segments,
+    # which RFC 3986 section 6.2.2 rewrites, are the property tests' business below)
     path = path.strip()
     reference = re.sub(r"%(?![0-9A-Fa-f]{2})", "%25",
                        quote(path, safe="-._~!$&'()*+,;=:@/?#[]%", errors="surrogatepass"))

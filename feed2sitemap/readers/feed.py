@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Optional
 
@@ -9,9 +10,10 @@ from ..batch import BATCH, Batch, unbatched
 from ..errors import InputError
 from ..record import Lastmod, Record
 from ..report import Report
+from ..urls import normalize_url, resolve, scope_of
 
 if TYPE_CHECKING:
-    from .feedstream import FeedEntry
+    from .feedstream import FeedEntries, FeedEntry
 
 __all__ = ["DEFAULT_MAX_FEED_BYTES", "read_feed"]
 
@@ -48,7 +50,10 @@ def read_feed_batches(stream: IO[bytes], source: str, report: Report,
 
     The page URL is the entry's first rel="alternate" link (no rel counts as alternate), else
     feedparser's ``link`` (RSS <link>, or a permalink <guid>). Relative links are resolved
-    against xml:base and ``base_url``; one still relative is left to the URL check to report.
+    against xml:base and ``base_url`` (the document's own URL, else --base-url), and without
+    ``base_url`` against the feed's own site link; one still relative is left to the URL check
+    to report. The site link goes to ``report.site`` when no input has stated one yet: it is
+    the run's scope without --base-url.
 
     A well-formed feed is read by the streaming fast path (``feedstream``), which gives exactly
     feedparser's answer about 25 times faster; anything it does not understand, a malformed
@@ -68,6 +73,16 @@ def read_feed_batches(stream: IO[bytes], source: str, report: Report,
         if any(marker in data for marker in _ENTITY_DECL):  # a plain substring search, in C
             raise InputError(source, None, ENTITIES_REFUSED) from None
         entries = _via_feedparser(data, source, report, base_url)
+    site = _site(entries)
+    if site is not None and not base_url:  # the feed's own site is the base of what is left
+        for i in [i for i, e in enumerate(entries) if e.link and not _HTTP.match(e.link)]:
+            entries[i] = entries[i]._replace(link=resolve(site, entries[i].link or ""))
+    if site is not None and report.site is None:
+        if _on_site(site, entries):
+            report.site, report.site_source = site, source
+        else:
+            report.note(f"{source}: the feed's site link {site[:200]} is on another site than "
+                        "all of its entries (http for https, or www?); not used as the scope")
     for start in range(0, len(entries), BATCH):
         part = entries[start: start + BATCH]
         links, dates, numbers = zip(*part, strict=True)
@@ -93,8 +108,33 @@ ENTITIES_REFUSED = ("the feed declares entities (DOCTYPE with <!ENTITY>); refuse
                     "entity expansion and external entities are not allowed")
 
 
+def _site(entries: list[FeedEntry]) -> Optional[str]:
+    """The feed's own site link, if it is an absolute http(s) URL."""
+    site = getattr(entries, "site", None)
+    return site if site and _HTTP.match(site) else None
+
+
+_HTTP = re.compile(r"\s*https?://", re.I)
+
+
+def _on_site(site: str, entries: list[FeedEntry]) -> bool:
+    """Whether some entry (the first, usually) lies on the site's scheme and host: a feed whose
+    link says http:// while every page is https:// would otherwise lose all its pages."""
+    try:
+        origin = scope_of(site, directory=False).prefix
+    except ValueError:
+        return False
+    for link, _, _ in entries:
+        try:
+            if link and normalize_url(link).startswith(origin):
+                return True
+        except ValueError:
+            continue
+    return not any(link for link, _, _ in entries)
+
+
 def _via_feedparser(data: bytes, source: str, report: Report,
-                    base_url: Optional[str]) -> list[FeedEntry]:
+                    base_url: Optional[str]) -> FeedEntries:
     import feedparser
 
     from .feedstream import feedparser_entries

@@ -55,6 +55,13 @@ class FeedEntry(NamedTuple):
     line: int  # 1-based line of the entry/item start tag; 0 from the reference
 
 
+class FeedEntries(list[FeedEntry]):
+    """The entries, and the feed's own site link (RSS <channel><link>, Atom <feed><link
+    rel="alternate">: the first one, resolved against xml:base), or None."""
+
+    site: str | None = None
+
+
 
 
 # --------------------------------------------------------------------------- the reference
@@ -80,11 +87,11 @@ def _page_url(entry: dict[str, Any]) -> str | None:
     return link if isinstance(link, str) else None
 
 
-def feedparser_entries(data: bytes, base_url: str | None = None) -> tuple[list[FeedEntry], object]:
+def feedparser_entries(data: bytes, base_url: str | None = None) -> tuple[FeedEntries, object]:
     """The entries as feedparser sees them, and feedparser's result. This defines "correct"."""
     # A BytesIO, not the bytes: given bytes, feedparser first tries them as a file name.
     result = feedparser.parse(io.BytesIO(data), response_headers=_headers(base_url))
-    entries = [
+    entries = FeedEntries(
         # dict.get: FeedParserDict.get("updated_parsed") falls back to published with a warning.
         FeedEntry(
             _page_url(e),
@@ -92,7 +99,9 @@ def feedparser_entries(data: bytes, base_url: str | None = None) -> tuple[list[F
             0,
         )
         for e in result["entries"]
-    ]
+    )
+    site = dict.get(result.get("feed") or {}, "link")
+    entries.site = site if isinstance(site, str) else None
     return entries, result
 
 
@@ -304,19 +313,19 @@ def _finish(
     return _new_entry(FeedEntry, (link if alt is None else alt, when, line))
 
 
-def parse_feed_entries(data: bytes, base_url: str | None = None) -> list[FeedEntry]:
+def parse_feed_entries(data: bytes, base_url: str | None = None) -> FeedEntries:
     """Parse a whole feed document; raise FastPathUnsupported for anything not handled."""
     if not isinstance(data, (bytes, bytearray)):
         raise TypeError("data must be bytes")
     if not data:
-        return []  # feedparser returns no entries without parsing anything
+        return FeedEntries()  # feedparser returns no entries without parsing anything
     if not _REPLAYED_VERSION:
         raise FastPathUnsupported(f"replays feedparser 6.0, not {feedparser.__version__}")
     body, encoding, shift = _prepare(bytes(data), base_url)
     return _extract(body, encoding, base_url or "", shift)
 
 
-def _extract(body: bytes, encoding: str, base: str, shift: int) -> list[FeedEntry]:
+def _extract(body: bytes, encoding: str, base: str, shift: int) -> FeedEntries:
     """One pass of pyexpat. Closures over local state: the handlers run once per element.
 
     The parser's handlers are swapped by state rather than testing the state on every element:
@@ -339,7 +348,7 @@ def _extract(body: bytes, encoding: str, base: str, shift: int) -> list[FeedEntr
     # feedparser's basestack, one base per open element, above a falsy bottom (which stands for
     # its "if self.basestack" test): depths below are len(stack), the root's being 2.
     stack: list[str] = [""]
-    entries: list[FeedEntry] = []
+    entries = FeedEntries()
     # Depth of the open entry, source, feed-level image/textinput and text construct; or 0.
     entry = source = image = content = deepest = 0
     permalink = internal_subset = False
@@ -421,8 +430,8 @@ def _extract(body: bytes, encoding: str, base: str, shift: int) -> list[FeedEntr
             p.StartElementHandler = start_text
             return
         if kind in "LGPU":  # a link, guid/id or date: of the entry itself, else ignored
-            if not entry or source:
-                return
+            if source or not entry and (kind != "L" or image or entries.site is not None):
+                return  # not the entry's, nor the feed's own first link
             if kind == "L":
                 if not attrs:  # RSS's <link>: no href, no rel
                     rel, href, typ = "alternate", None, None
@@ -438,6 +447,10 @@ def _extract(body: bytes, encoding: str, base: str, shift: int) -> list[FeedEntr
                     href, typ = d.get("href"), d.get("type")
                 if href is not None:
                     href = resolve(base or "", href)
+                    if not entry:  # the feed's own link: its site
+                        if rel == "alternate" and href:
+                            entries.site = href
+                        return
                     if rel == "alternate":
                         if alt is None and href:
                             alt = href
@@ -507,9 +520,13 @@ def _extract(body: bytes, encoding: str, base: str, shift: int) -> list[FeedEntr
                 text = _clean(resolve(base or "", text) if text else text)
                 if "&" in text:  # feedparser's repair of "&amp;" and "&b;" in link queries
                     text = _AMP_NAME.sub(r"&\g<1>", text.replace("&amp;", "&"))
-                link = text
-                if text and rel == "alternate" and alt is None:
-                    alt = text
+                if not entry:  # the feed's own link: its site
+                    if text and rel == "alternate":
+                        entries.site = text
+                else:
+                    link = text
+                    if text and rel == "alternate" and alt is None:
+                        alt = text
             elif cap == "G":
                 if permalink and link is None:  # resolved at the end if still needed
                     link = (base, text)

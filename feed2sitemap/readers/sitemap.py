@@ -123,6 +123,10 @@ def read_sitemap_batches(stream: IO[bytes], source: str, report: Report,
     text: list[str] = []
     names: dict[str, int] = {}  # element name → field index or ENTRY (in the root's namespace)
     add_row, add_line = entries.rows.append, entries.lines.append
+    # <url> (<sitemap>) elements of another namespace than the root's: ignored, but counted and
+    # reported, or "no URLs to write" would be all the user sees (issue 20, item 5)
+    foreign: dict[str, int] = {}
+    entry = ["", ""]  # the entry's local name and the root's namespace
 
     def root(name: str, attrs: object) -> None:
         ns, _, local = name.rpartition(" ")
@@ -140,6 +144,7 @@ def read_sitemap_batches(stream: IO[bytes], source: str, report: Report,
         names.update({prefix + n: _FIELDS[n] for n in wanted})
         names[entry_name] = ENTRY
         entries.is_index = is_index
+        entry[:] = [entry_name.rpartition(" ")[2], ns]
         parser.StartElementHandler = None  # no other start tag needs Python
 
     get, clear, join = names.get, text.clear, "".join
@@ -148,7 +153,9 @@ def read_sitemap_batches(stream: IO[bytes], source: str, report: Report,
         nonlocal fields, line
         f = get(name)
         if f is None:  # an element of another namespace
-            pass
+            ns, _, local = name.rpartition(" ")
+            if local == entry[0]:
+                foreign[ns] = foreign.get(ns, 0) + 1
         elif f != ENTRY:
             value = fields[f] = join(text)
             if len(value) > MAX_VALUE:
@@ -186,6 +193,11 @@ def read_sitemap_batches(stream: IO[bytes], source: str, report: Report,
                     yield batch
             if not chunk:
                 break
+        for ns, n in foreign.items():
+            report.warn(f"<{entry[0]}> of another namespace", source, None,
+                        f"{n:,} <{entry[0]}> element{'s' if n != 1 else ''} in "
+                        f"{ns or 'no namespace'} ignored: entries must be in the root's "
+                        f"namespace ({entry[1] or 'none'})")
     except expat.ExpatError as exc:
         raise InputError(source, exc.lineno, "not well-formed XML: "
                          f"{expat.ErrorString(exc.code)}; the rest of the file would be lost",

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from itertools import repeat
 from typing import IO, Optional
 
 from ..batch import BATCH, Batch, unbatched
 from ..errors import InputError
 from ..record import Record
 from ..report import Report
-from ..urls import CLEAN_BYTES, CLEAN_URLS, proven_clean
+from ..urls import CLEAN_BYTES, all_clean, proven_clean, resolve
 
 __all__ = ["MAX_LINE", "read_text", "read_text_batches"]
 
 MAX_LINE = 64 * 1024  # a longer line is refused without being held in memory
 CHUNK = 1 << 20
-_all_clean = CLEAN_URLS.fullmatch
+_SPACE = re.compile(r"\s")
 # The first bytes, in UTF-8, of the characters str.strip() removes (str.isspace), but newline:
 # ASCII white space and the lead bytes of U+0085, U+00A0, U+1680, U+2000-U+205F and U+3000.
 SPACE_LEADS = b"\t\x0b\x0c\r\x1c\x1d\x1e\x1f \xc2\xe1\xe2\xe3"
@@ -32,8 +34,10 @@ def read_text_batches(stream: IO[bytes], source: str, report: Report,
                       base_url: Optional[str] = None) -> Iterator[Batch]:
     """Yield the non-blank lines as batches of locations; URL checks are the pipeline's job.
 
-    A UTF-8 BOM is ignored, ``\\n`` and ``\\r\\n`` both end a line, surrounding whitespace is
-    stripped. Bytes that are not UTF-8 are an error naming the line and byte offset.
+    A UTF-8 BOM is ignored, ``\\n``, ``\\r\\n`` and a lone ``\\r`` (old Macs, some spreadsheet
+    exports) each end a line, surrounding whitespace is stripped. A line with white space inside
+    is skipped: it is not one URL. A relative line (``/about``, ``contact.html``) is resolved
+    against ``base_url``. Bytes that are not UTF-8 are an error naming the line and byte offset.
 
     The input is read and decoded a megabyte at a time, cut at the last newline: one decode and
     one split per megabyte, not per line, is what makes a million-line list cheap. A line may not
@@ -50,6 +54,9 @@ def read_text_batches(stream: IO[bytes], source: str, report: Report,
         block = tail + chunk if tail else chunk
         if chunk:
             cut = block.rfind(b"\n") + 1
+            # a lone "\r" after the last "\n" ends a line too (one at the very end may be
+            # the first half of a "\r\n": it waits for the next chunk)
+            cut = max(cut, block.rfind(b"\r", cut, len(block) - 1) + 1)
             if cut == 0:  # no newline at all yet
                 if len(block) > MAX_LINE:
                     _too_long(source, lineno + 1)
@@ -80,13 +87,15 @@ def read_text_batches(stream: IO[bytes], source: str, report: Report,
         if "\0" in text:
             line = lineno + text.count("\n", 0, text.index("\0")) + 1
             raise InputError(source, line, "binary data (NUL bytes), not a URL list")
+        if "\r" in text:
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
         lines = text.split("\n")
         strip = True
         if text.endswith("\n"):
             lines.pop()
             rest = block.translate(None, CLEAN_BYTES)  # the newlines, and any other byte
             prefix = proven_clean(text, len(lines), len(rest))
-            if prefix is None and len(rest) == len(lines) and _all_clean(text) is not None:
+            if prefix is None and len(rest) == len(lines) and "%" not in text and all_clean(text):
                 prefix = ""  # clean URLs of several sites
             if prefix is not None:  # the usual block: nothing to strip, none blank
                 yield from _clean_batches(lines, source, lineno, prefix)
@@ -100,18 +109,38 @@ def read_text_batches(stream: IO[bytes], source: str, report: Report,
             first_line = lineno + start + 1
             _check_lengths(part, source, first_line)
             locs = [raw.strip() for raw in part] if strip else part
-            if "" in locs:  # blank lines are not URLs (nor reported)
-                keep = [i for i, loc in enumerate(locs) if loc]
+            # white space inside a line: one search over the batch (no line holds a NUL)
+            if "" in locs or (strip and _SPACE.search("\0".join(locs)) is not None):
+                keep = [i for i, loc in enumerate(locs) if _one_url(loc, source, first_line + i,
+                                                                   report)]
                 locs = [locs[i] for i in keep]
                 numbers: list[Optional[int]] = [first_line + i for i in keep]
             else:
                 numbers = list(range(first_line, first_line + len(locs)))
+            # a relative line (in C: does every line start as an absolute URL?)
+            if base_url and not all(map(str.startswith, locs, repeat(_SCHEMES))):
+                locs = [resolve(base_url, loc) for loc in locs]
             if locs:
                 yield Batch(locs, source, numbers)
         lineno += len(lines)
         offset += len(block)
         if not chunk:
             return
+
+
+_SCHEMES = ("https://", "http://")
+
+
+def _one_url(loc: str, source: str, line: int, report: Report) -> bool:
+    """Whether a stripped line is a URL to read: blank lines are not (nor reported); a line with
+    white space inside is a row of columns or words, never one URL."""
+    if not loc:
+        return False
+    if _SPACE.search(loc) is None:
+        return True
+    report.skip("white space in line", source, line, "contains white space; a list holds one "
+                "URL per line (see the columns format)")
+    return False
 
 
 def _clean_batches(lines: list[str], source: str, lineno: int, prefix: str) -> Iterator[Batch]:
