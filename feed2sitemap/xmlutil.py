@@ -6,8 +6,21 @@ import re
 from typing import Any
 from xml.parsers import expat
 
-__all__ = ["EntitiesForbidden", "escape_specials", "needs_escaping", "safe_expat_parser",
-           "xml_escape"]
+__all__ = ["EntitiesForbidden", "MarkupGuard", "XMLRefused", "XMLTooComplex", "escape_specials",
+           "needs_escaping", "safe_expat_parser", "xml_escape"]
+
+# Bounds on what a parser must hold for hostile XML, far above any real sitemap or feed (the
+# deepest we have seen is about 12 levels, the most namespaces about 40). They are checked in the
+# converter's readers and in `check` alike, by MarkupGuard below (see README, "Hostile input").
+MAX_DEPTH = 1_000  # open elements: expat keeps a stack entry (and the name) for each
+MAX_NAMESPACES = 1_000  # namespace declarations per document: every one is kept and searched
+MAX_ATTRIBUTES = 1_000  # attributes on one element (where a handler sees them)
+MAX_NAME = 1_024  # characters of an element or attribute name, a prefix or a namespace URI
+MAX_VALUE = 64 * 1024  # characters of a value (a <loc>, a link, a date)
+# expat must buffer a whole tag (name and attributes) before it calls a handler: a 300 MB
+# attribute would be held whole. So the raw bytes are watched: a stretch this long with no "<"
+# or ">" at all is refused before expat sees it. Twice MAX_VALUE leaves room for escaping.
+MAX_TOKEN = 2 * MAX_VALUE
 
 _ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "'": "&apos;", '"': "&quot;"}
 # Characters XML 1.0 does not allow in a document at all (not even escaped): C0 controls other
@@ -44,8 +57,79 @@ def escape_specials(text: str) -> str:
             .replace("'", "&apos;").replace('"', "&quot;"))
 
 
-class EntitiesForbidden(ValueError):
+class XMLRefused(ValueError):
+    """The document is refused for safety (the caller adds the file and line)."""
+
+
+class EntitiesForbidden(XMLRefused):
     """The document declares entities (internal or external): refused, never expanded."""
+
+
+class XMLTooComplex(XMLRefused):
+    """The document goes past one of the bounds above (depth, namespaces, names, tag size)."""
+
+
+class MarkupGuard:
+    """The bounds above, checked a chunk at a time on the raw bytes and from a few rare events.
+
+    One guard serves every expat pass (sitemap reader, feed fast path, check), so the bounds are
+    the same everywhere. ``scan`` is called with each chunk before expat sees it: it refuses a
+    stretch over MAX_TOKEN bytes without "<" or ">", and counts the "<" that may open an element
+    (every "<" except "</", "<!", "<?"), all in C. A parser without a Python start handler (the
+    sitemap reader's, for speed) learns its depth from that count less the end tags it has seen:
+    an upper bound, made exact by ``uncount`` for the "<" inside comments, CDATA and PIs.
+    """
+
+    __slots__ = ("opens", "namespaces", "_run", "_tail")
+
+    def __init__(self) -> None:
+        self.opens = 0
+        self.namespaces = 0
+        self._run = 0  # bytes since the last "<" or ">"
+        self._tail = b""  # the chunk's last byte when it is "<": the next one says what it opens
+
+    def scan(self, chunk: bytes) -> None:
+        first = min((i for i in (chunk.find(b"<"), chunk.find(b">")) if i != -1), default=-1)
+        if first == -1:
+            self._run += len(chunk)
+        else:
+            self._run += first
+            if self._run <= MAX_TOKEN:
+                self._run = len(chunk) - 1 - max(chunk.rfind(b"<"), chunk.rfind(b">"))
+        if self._run > MAX_TOKEN:
+            raise XMLTooComplex(f"more than {MAX_TOKEN:,} bytes without markup (a value, tag "
+                                "or attribute that long is refused, not held)")
+        if self._tail and chunk[:1] in (b"/", b"!", b"?"):
+            self.opens -= 1  # a "<" at the end of the last chunk that opened no element
+        self.opens += (chunk.count(b"<") - chunk.count(b"</") - chunk.count(b"<!")
+                       - chunk.count(b"<?"))
+        self._tail = chunk[-1:] if chunk[-1:] == b"<" else b""
+
+    def uncount(self, text: str) -> None:
+        """Text of a comment, CDATA section or PI: its "<" opened no element."""
+        self.opens -= text.count("<")
+
+    def depth(self, depth: int) -> None:
+        if depth > MAX_DEPTH:
+            raise XMLTooComplex(f"elements nested more than {MAX_DEPTH:,} deep")
+
+    def namespace(self, prefix: str | None, uri: str | None) -> None:
+        """A StartNamespaceDeclHandler: called only where a namespace is declared."""
+        self.namespaces += 1
+        if self.namespaces > MAX_NAMESPACES:
+            raise XMLTooComplex(f"more than {MAX_NAMESPACES:,} namespace declarations")
+        if len(prefix or "") > MAX_NAME or len(uri or "") > MAX_NAME:
+            raise XMLTooComplex(f"a namespace prefix or URI longer than {MAX_NAME:,} "
+                                "characters")
+
+    def element(self, name: str, attrs: Any) -> None:
+        """Where a start handler runs anyway: the name's length and the number of attributes."""
+        if len(name) > MAX_NAME:
+            raise XMLTooComplex(f"an element name longer than {MAX_NAME:,} characters")
+        if attrs and len(attrs) > MAX_ATTRIBUTES:
+            raise XMLTooComplex(f"more than {MAX_ATTRIBUTES:,} attributes on one element")
+        if attrs and max(map(len, attrs)) > MAX_NAME:
+            raise XMLTooComplex(f"an attribute name longer than {MAX_NAME:,} characters")
 
 
 def _refuse_entity(*_: Any) -> None:
@@ -65,8 +149,9 @@ def _refuse_skipped(name: str, _is_parameter: int) -> None:
                             "(external DTDs are never loaded)")
 
 
-def safe_expat_parser(namespace_separator: str = " ") -> Any:
-    """A namespace-aware expat parser that raises EntitiesForbidden on any entity declaration.
+def safe_expat_parser(namespace_separator: str = " ", guard: MarkupGuard | None = None) -> Any:
+    """A namespace-aware expat parser that raises EntitiesForbidden on any entity declaration
+    (and, with a ``guard``, XMLTooComplex past its namespace bound).
 
     This is the protection defusedxml gives (no DTD entities, no external entities), done with
     expat handlers directly: defusedxml's iterparse forces the pure-Python XMLParser path, which
@@ -78,6 +163,10 @@ def safe_expat_parser(namespace_separator: str = " ") -> Any:
     parser.UnparsedEntityDeclHandler = _refuse_entity
     parser.ExternalEntityRefHandler = _refuse_external
     parser.SkippedEntityHandler = _refuse_skipped
+    if guard is not None:
+        parser.StartNamespaceDeclHandler = guard.namespace
+        parser.CommentHandler = guard.uncount
+        parser.ProcessingInstructionHandler = lambda target, data: guard.uncount(data)
     parser.buffer_text = True
     parser.buffer_size = 1 << 16
     return parser

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Optional
 
@@ -56,17 +57,21 @@ def read_feed_batches(stream: IO[bytes], source: str, report: Report,
     """
     # feedparser and the fast path that replays it take a tenth of a second to import: only a
     # run that reads a feed pays for them
-    from .feedstream import EntityDeclared, FastPathUnsupported, parse_feed_entries
+    from .feedstream import EntityDeclared, FastPathUnsupported, TooComplex, parse_feed_entries
 
     data = read_all(stream, source, max_bytes)
     try:
-        # the fast path's parser refuses any entity declaration itself (EntityDeclared)
+        # the fast path's parser refuses any entity declaration itself (EntityDeclared), and
+        # what goes past the bounds of xmlutil.MarkupGuard (TooComplex)
         entries = parse_feed_entries(data, base_url)
+    except TooComplex as exc:
+        raise InputError(source, exc.line, exc.reason) from None
     except EntityDeclared:
         raise InputError(source, None, ENTITIES_REFUSED) from None
     except FastPathUnsupported:
         if any(marker in data for marker in _ENTITY_DECL):  # a plain substring search, in C
             raise InputError(source, None, ENTITIES_REFUSED) from None
+        _guard_whole(data, source)
         entries = _via_feedparser(data, source, report, base_url)
     for start in range(0, len(entries), BATCH):
         part = entries[start: start + BATCH]
@@ -91,6 +96,29 @@ def read_feed_batches(stream: IO[bytes], source: str, report: Report,
 
 ENTITIES_REFUSED = ("the feed declares entities (DOCTYPE with <!ENTITY>); refused for safety: "
                     "entity expansion and external entities are not allowed")
+
+
+def _guard_whole(data: bytes, source: str) -> None:
+    """Before feedparser parses a feed the fast path gave up on (often one that is not
+    well-formed, where the fast path stopped early): the same bound on tag size, so that one
+    tag with millions of attributes is not held whole (by expat, then by feedparser's dicts),
+    and the same cap on namespace declarations, counted on the bytes (an upper bound)."""
+    from ..xmlutil import MAX_NAMESPACES, MarkupGuard, XMLTooComplex
+
+    guard = MarkupGuard()
+    try:
+        for i in range(0, len(data), 1 << 16):
+            guard.scan(data[i:i + (1 << 16)])
+    except XMLTooComplex as exc:
+        line = data.count(b"\n", 0, i) + 1
+        raise InputError(source, line, str(exc)) from None
+    for n, m in enumerate(_XMLNS.finditer(data), 1):
+        if n > MAX_NAMESPACES:
+            raise InputError(source, data.count(b"\n", 0, m.start()) + 1, "more than "
+                             f"{MAX_NAMESPACES:,} namespace declarations")
+
+
+_XMLNS = re.compile(rb"xmlns(?::[^\s=>]*)?\s*=")
 
 
 def _via_feedparser(data: bytes, source: str, report: Report,

@@ -1,0 +1,223 @@
+"""Hostile input, round 2 (issue 19): each attack through the installed command, converter and
+`check` alike, with its time and peak memory measured by test_security's launcher.
+
+Each case failed before its fix: the numbers in the comments are what it took then.
+"""
+
+from __future__ import annotations
+
+import gzip
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from .test_security import NS, Result, assert_refused, run_measured, untouched
+
+RSS = b'<?xml version="1.0"?>\n<rss version="2.0"><channel><item>'
+RSS_END = b"<link>https://e.example/a</link></item></channel></rss>"
+
+
+def converted(tmp_path: Path, out: Path, name: str, data: bytes, *args: str) -> Result:
+    src = tmp_path / name
+    src.write_bytes(data)
+    return run_measured([str(src), "-o", str(out), *args])
+
+
+def checked(tmp_path: Path, name: str, data: bytes) -> Result:
+    src = tmp_path / name
+    src.write_bytes(data)
+    return run_measured(["check", str(src)])
+
+
+def assert_check_refused(result: Result, rule: str, *fragments: str, seconds: float = 10,
+                         mb: float = 200) -> None:
+    assert result.code == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    out = result.stdout.decode()
+    assert f"error: {rule}:" in out, out[:2000]
+    for fragment in fragments:
+        assert fragment in out, out[:2000]
+    assert len(out) < 100_000  # bounded output
+    assert result.seconds < seconds
+    assert result.peak_mb < mb
+
+
+@pytest.fixture
+def out(tmp_path: Path) -> Path:
+    path = tmp_path / "out" / "sitemap.xml"
+    path.parent.mkdir()
+    path.write_bytes(b"the earlier, good sitemap")
+    return path
+
+
+# --- 1. depth ------------------------------------------------------------------------------------
+
+# 10 million nested unknown elements in a 30 KB gzip (40 million took 5 GB before the limit)
+DEEP = gzip.compress(NS + b"<url><loc>https://e.example/</loc></url>\n" + b"<a>" * 10_000_000, 9)
+
+
+def test_deep_nesting_is_refused_with_its_line(tmp_path: Path, out: Path) -> None:
+    assert_refused(converted(tmp_path, out, "deep.xml.gz", DEEP), "deep.xml.gz:2:",
+                   "nested more than 1,000 deep")
+    untouched(out)
+    assert_check_refused(checked(tmp_path, "deep.xml.gz", DEEP), "too-complex",
+                         "nested more than 1,000 deep")
+
+
+@pytest.mark.parametrize("wrap", ["comment", "cdata", "pi"])
+def test_depth_count_ignores_markup_inside_comments_cdata_and_pis(wrap: str, tmp_path: Path,
+                                                                  out: Path) -> None:
+    # The sitemap reader counts "<" on the raw bytes: 3,000 of them inside comments, CDATA
+    # sections and processing instructions must not look like 3,000 open elements.
+    inner = b"<b>" * 3000
+    extra = {"comment": b"<!--" + inner + b"-->", "cdata": b"<x:c xmlns:x='urn:x'><![CDATA["
+             + inner + b"]]></x:c>", "pi": b"<?pi " + inner + b"?>"}[wrap]
+    data = NS + b"<url><loc>https://e.example/</loc>" + extra + b"</url></urlset>"
+    result = converted(tmp_path, out, "ok.xml", data)
+    assert result.code == 0, result.stderr
+    assert b"https://e.example/" in out.read_bytes()
+
+
+def test_nesting_of_a_real_depth_is_read(tmp_path: Path, out: Path) -> None:
+    data = (NS + b"<url><loc>https://e.example/</loc><x:a xmlns:x='urn:x'>" + b"<x:a>" * 900
+            + b"</x:a>" * 901 + b"</url></urlset>")
+    assert converted(tmp_path, out, "ok.xml", data).code == 0
+    feed = RSS + b"<x:a xmlns:x='urn:x'>" + b"<x:a>" * 900 + b"</x:a>" * 901 + RSS_END
+    assert converted(tmp_path, out, "ok.rss", feed).code == 0
+
+
+# --- 2. namespace declarations -------------------------------------------------------------------
+
+def _nested_namespaces(n: int) -> bytes:
+    return (b"".join(b'<p%d:e xmlns:p%d="urn:x:%d">' % (i, i, i) for i in range(n))
+            + b"".join(b"</p%d:e>" % i for i in reversed(range(n))))
+
+
+@pytest.mark.parametrize("kind", ["feed", "sitemap"])
+def test_namespace_declarations_are_capped(kind: str, tmp_path: Path, out: Path) -> None:
+    # 32,000 nested prefixed elements, each declaring its namespace: 22 s before (quadratic)
+    flat = b"".join(b'<p:e%d xmlns:p="urn:x:%d"/>' % (i, i) for i in range(32_000))
+    if kind == "feed":
+        data = RSS + flat + RSS_END
+    else:
+        data = NS + b"<url><loc>https://e.example/</loc>" + flat + b"</url></urlset>"
+    assert_refused(converted(tmp_path, out, "ns.xml", data), "ns.xml:2:" if kind == "feed"
+                   else "ns.xml:1:",
+                   "more than 1,000 namespace declarations")
+    untouched(out)
+    assert_check_refused(checked(tmp_path, "ns.xml", data), "too-complex",
+                         "more than 1,000 namespace declarations")
+
+
+def test_element_names_are_resolved_in_linear_time(tmp_path: Path, out: Path) -> None:
+    # 900 declarations (under the cap) and 200,000 element names in the last namespace: each new
+    # name searched every declaration before (11 s for the fast path alone)
+    decls = b" ".join(b'xmlns:p%d="urn:x:%d"' % (i, i) for i in range(900))
+    body = b"".join(b"<p899:e%d/>" % i for i in range(200_000))
+    data = (b'<?xml version="1.0"?>\n<rss version="2.0" ' + decls + b"><channel><item>" + body
+            + RSS_END)
+    result = converted(tmp_path, out, "many.rss", data)
+    assert result.code == 0, result.stderr
+    assert result.seconds < 8
+
+
+# --- 3. attributes and names ---------------------------------------------------------------------
+
+ATTRS = b" ".join(b'a%d=""' % i for i in range(2_000_000))  # 23 MB: 1.6 GB and 40 s before
+
+
+@pytest.mark.parametrize("kind", ["feed", "sitemap"])
+def test_an_element_with_millions_of_attributes_is_refused(kind: str, tmp_path: Path,
+                                                            out: Path) -> None:
+    if kind == "feed":
+        data = RSS + b"<link " + ATTRS + b">https://e.example/a</link></item></channel></rss>"
+    else:
+        data = NS + b"<url " + ATTRS + b"><loc>https://e.example/</loc></url></urlset>"
+    assert_refused(converted(tmp_path, out, "attrs.xml", data), "attrs.xml:2:" if kind == "feed"
+                   else "attrs.xml:1:",
+                   "more than 131,072 bytes without markup")
+    untouched(out)
+    assert_check_refused(checked(tmp_path, "attrs.xml", data), "too-complex",
+                         "more than 131,072 bytes without markup")
+
+
+@pytest.mark.parametrize("what", ["attributes", "element", "attribute-name", "namespace-uri"])
+def test_attribute_count_and_name_lengths_are_bounded(what: str, tmp_path: Path,
+                                                      out: Path) -> None:
+    # under the tag-size bound, but past the per-element ones
+    long = b"n" * 2000
+    tag = {"attributes": b"<x " + b" ".join(b'a%d=""' % i for i in range(1500)) + b"/>",
+           "element": b"<" + long + b"/>", "attribute-name": b"<x " + long + b'=""/>',
+           "namespace-uri": b'<x xmlns="urn:' + long + b'"/>'}[what]
+    message = {"attributes": "more than 1,000 attributes", "element": "element name longer",
+               "attribute-name": "attribute name longer", "namespace-uri": "namespace prefix "
+               "or URI longer"}[what]
+    data = RSS + tag + RSS_END
+    assert_refused(converted(tmp_path, out, "names.rss", data), "names.rss:2:", message)
+    assert_check_refused(checked(tmp_path, "names.rss", data), "too-complex", message)
+
+
+# --- 5. a corrupt second gzip member -------------------------------------------------------------
+
+@pytest.mark.parametrize("tail", [b"\x1f\x8b\x08\x00garbage", b"\x1f\x8b\x08\x00" + b"\xff" * 40])
+def test_a_corrupt_second_gzip_member_is_bad_gzip_data(tail: bytes, tmp_path: Path,
+                                                       out: Path) -> None:
+    data = gzip.compress(NS + b"<url><loc>https://e.example/</loc></url></urlset>") + tail
+    assert_refused(converted(tmp_path, out, "two.xml.gz", data), "two.xml.gz", "bad gzip data")
+    untouched(out)
+    assert_check_refused(checked(tmp_path, "two.xml.gz", data), "input", "bad gzip data")
+
+
+def test_three_gzip_members_are_read_whole(tmp_path: Path, out: Path) -> None:
+    data = b"".join(gzip.compress(b"https://e.example/%d\n" % i) for i in range(3))
+    result = converted(tmp_path, out, "three.txt.gz", data, "-t", "text")
+    assert result.code == 0, result.stderr
+    assert out.read_bytes().count(b"\n") == 3
+
+
+# --- 8 and 10. runs of white space, decompression ratio, bounded messages ------------------------
+
+def test_check_stops_at_a_run_of_white_space(tmp_path: Path) -> None:
+    # 200 MB of spaces in a urlset: `check` ran past 10 minutes on 10 GB before
+    data = NS + b" " * 200_000_000 + b"</urlset>"
+    assert_check_refused(checked(tmp_path, "spaces.xml", data), "too-complex",
+                         "run of white space longer than 65,536")
+
+
+@pytest.mark.parametrize("name", ["newlines.txt", "newlines.txt.gz"])
+def test_check_stops_at_a_run_of_blank_lines(name: str, tmp_path: Path) -> None:
+    data = b"https://e.example/\n" + b"\n" * 100_000_000
+    if name.endswith(".gz"):
+        data = gzip.compress(data, 1)
+    assert_check_refused(checked(tmp_path, name, data), "too-complex", "bytes of blank lines")
+
+
+def test_gzip_that_expands_like_a_bomb_is_refused(tmp_path: Path, out: Path) -> None:
+    # 1 GB of blank lines in a 1 MB .gz: 120 s to convert, over 600 s to check before
+    z = gzip.compress(b"https://e.example/\n" + b"\n" * 1_000_000_000, 9)
+    result = converted(tmp_path, out, "blank.txt.gz", z)
+    assert_refused(result, "blank.txt.gz", "gzip data expands more than 100 times")
+    assert result.seconds < 5
+    untouched(out)
+    # `check` stops there too, or earlier, at the first 64 KiB of blank lines
+    assert_check_refused(checked(tmp_path, "blank.txt.gz", z), "too-complex", "blank lines")
+
+
+def test_check_on_a_huge_start_tag_is_refused_at_once(tmp_path: Path) -> None:
+    # one 60 MB start tag: 1.98 GB and 328 s in `check` before
+    data = NS + b"<url a='" + b"x" * 60_000_000 + b"'><loc>https://e.example/</loc></url>" \
+        b"</urlset>"
+    assert_check_refused(checked(tmp_path, "tag.xml", data), "too-complex",
+                         "more than 131,072 bytes without markup", seconds=5, mb=100)
+
+
+def test_check_messages_past_50_of_one_rule_are_only_counted(tmp_path: Path) -> None:
+    data = gzip.compress(b"".join(b"not a url %d\n" % i for i in range(40_000)))
+    result = checked(tmp_path, "bad.txt.gz", data)
+    assert result.code == 1
+    lines = result.stdout.decode().splitlines()
+    rules = Counter(line.split(": ")[2] for line in lines)
+    assert rules == {"loc-chars": 50, "loc-not-http": 50}, rules
+    assert sum("counted, not shown" in line for line in lines) == 2
+    assert "80,000 errors" in result.stderr
