@@ -7,10 +7,17 @@ Each case failed before its fix: the numbers in the comments are what it took th
 from __future__ import annotations
 
 import gzip
+import io
+import re
 from collections import Counter
+from datetime import date, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from feed2sitemap import Record, read, write
 
 from .test_security import NS, Result, assert_refused, run_measured, untouched
 
@@ -221,3 +228,49 @@ def test_check_messages_past_50_of_one_rule_are_only_counted(tmp_path: Path) -> 
     assert rules == {"loc-chars": 50, "loc-not-http": 50}, rules
     assert sum("counted, not shown" in line for line in lines) == 2
     assert "80,000 errors" in result.stderr
+
+
+# --- 11. placeholder dates; every lastmod written has a four-digit year --------------------------
+
+ZONES = st.builds(lambda m: timezone(timedelta(minutes=m)), st.integers(-14 * 60, 14 * 60))
+W3C_WRITTEN = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?"
+                         r"(\+00:00|Z))?")
+RFC822_WRITTEN = re.compile(r"[A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} "
+                            r"[0-9]{2}:[0-9]{2}:[0-9]{2} GMT")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.datetimes(timezones=ZONES), st.dates()))
+def test_every_lastmod_written_is_a_four_digit_year_w3c_datetime(value: date) -> None:
+    try:
+        record = Record("https://e.example/", lastmod=value)
+    except ValueError as exc:  # out of 1000-9999 in UTC: no date, never written
+        assert "placeholder" in str(exc) or "9999" in str(exc)
+        return
+    for to, pattern, tag in (("xml", W3C_WRITTEN, "lastmod"), ("atom", W3C_WRITTEN, "updated"),
+                             ("rss", RFC822_WRITTEN, "pubDate")):
+        buf = io.BytesIO()
+        write([record], buf, to=to)
+        written = re.findall(rf"<{tag}>([^<]*)</{tag}>", buf.getvalue().decode())
+        assert written and all(pattern.fullmatch(w) for w in written), (to, written)
+        read_back = next(iter(read(io.BytesIO(buf.getvalue())))).lastmod
+        assert read_back is not None and read_back.year >= 1000
+
+
+@pytest.mark.parametrize("text", ["0001-01-01T00:00:00Z", "0103-12-13T10:00:00+00:00",
+                                  "0999-12-31", "1000-01-01T00:30:00+01:00"])
+def test_a_year_before_1000_is_no_date_with_a_counted_warning(text: str, tmp_path: Path,
+                                                              out: Path) -> None:
+    sitemap = NS + b"<url><loc>https://e.example/</loc><lastmod>%s</lastmod></url></urlset>" % (
+        text.encode())
+    atom = (b'<?xml version="1.0"?>\n<feed xmlns="http://www.w3.org/2005/Atom"><entry>'
+            b'<link href="https://e.example/"/><updated>%s</updated></entry></feed>'
+            % text.encode())
+    for name, data in (("hugo.xml", sitemap), ("hugo.atom", atom)):
+        if name == "hugo.atom" and len(text) == 10:
+            continue
+        result = converted(tmp_path, out, name, data)
+        assert result.code == 0, result.stderr
+        assert b"<lastmod>" not in out.read_bytes()
+        assert "placeholder" in result.stderr and "warning" in result.stderr, result.stderr
+        assert "Traceback" not in result.stderr

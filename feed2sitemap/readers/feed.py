@@ -8,7 +8,7 @@ from typing import IO, TYPE_CHECKING, Optional
 
 from ..batch import BATCH, Batch, unbatched
 from ..errors import InputError
-from ..record import Lastmod, Record
+from ..record import MIN_YEAR, Lastmod, Record
 from ..report import Report
 
 if TYPE_CHECKING:
@@ -89,6 +89,9 @@ def read_feed_batches(stream: IO[bytes], source: str, report: Report,
                 locs.append(link)
                 lastmods.append(lastmod)
                 lines.append(line or None)
+        oldest = min(filter(None, lastmods), default=None)  # (in C: no Python call per entry)
+        if oldest is not None and oldest.year < MIN_YEAR:
+            _drop_placeholders(lastmods, lines, source, report)
         if locs:
             yield Batch(locs, source, lines if any(lines) else None,
                         lastmods if lastmods.count(None) < len(lastmods) else None)
@@ -96,6 +99,17 @@ def read_feed_batches(stream: IO[bytes], source: str, report: Report,
 
 ENTITIES_REFUSED = ("the feed declares entities (DOCTYPE with <!ENTITY>); refused for safety: "
                     "entity expansion and external entities are not allowed")
+
+
+def _drop_placeholders(lastmods: list[Optional[Lastmod]], lines: list[Optional[int]],
+                       source: str, report: Report) -> None:
+    """A year before 1000 (Hugo's 0001-01-01T00:00:00Z for an undated page) is no date: the
+    entry is kept without a lastmod, and the warning counted (record.MIN_YEAR)."""
+    for i, value in enumerate(lastmods):
+        if value is not None and value.year < MIN_YEAR:
+            lastmods[i] = None
+            report.warn("placeholder lastmod", source, lines[i], f"date {value.isoformat()} "
+                        f"is a placeholder (a year before {MIN_YEAR}), not a date; no lastmod")
 
 
 def _guard_whole(data: bytes, source: str) -> None:
