@@ -38,7 +38,7 @@ from .readers.feedstream import (
 from .readers.text import MAX_LINE
 from .report import MESSAGES_PER_KIND
 from .urls import Scope, normalize_url, scope_of
-from .xmlutil import MAX_VALUE, MarkupGuard, safe_expat_parser
+from .xmlutil import MAX_VALUE, MarkupGuard, XMLRefused, expat_input, safe_expat_parser
 
 __all__ = ["CheckStats", "Diagnostic", "FileCheck", "check", "iter_check"]
 
@@ -393,8 +393,13 @@ def _check_feed(stream: IO[bytes], f: FileCheck, base_url: str | None,
                 f"{f.profile.name} allows {f.profile.max_bytes:,}")
         return (yield from f.pop_all())
     starts: list[tuple[int, int]] = []
+    try:
+        stream, encoding = expat_input(io.BufferedReader(io.BytesIO(data)))
+    except XMLRefused as exc:
+        f.error("encoding", 1, 1, f"{exc}; checking stopped here")
+        return (yield from f.pop_all())
     guard = MarkupGuard()
-    p = safe_expat_parser(" ", guard)
+    p = safe_expat_parser(" ", guard, encoding)
     depth = 0
 
     def start(name: str, attrs: dict[str, str]) -> None:
@@ -410,7 +415,7 @@ def _check_feed(stream: IO[bytes], f: FileCheck, base_url: str | None,
         depth -= 1
 
     p.StartElementHandler, p.EndElementHandler = start, end
-    early = list(parse_xml(io.BytesIO(data), p, guard, f, utf8))
+    early = list(parse_xml(stream, p, guard, f, utf8))
     if any(d.rule in ("not-well-formed", "dtd", "input", "too-complex") for d in early):
         yield from early  # feedparser would guess; a sitemap reader would stop here
         return

@@ -20,7 +20,15 @@ from xml.parsers import expat
 from .errors import InputError
 from .readers.sitemap import SITEMAP_NS
 from .record import CHANGEFREQS
-from .xmlutil import MAX_VALUE, EntitiesForbidden, MarkupGuard, XMLTooComplex, safe_expat_parser
+from .xmlutil import (
+    MAX_VALUE,
+    EntitiesForbidden,
+    MarkupGuard,
+    XMLRefused,
+    XMLTooComplex,
+    expat_input,
+    safe_expat_parser,
+)
 
 if TYPE_CHECKING:
     from .check import Diagnostic, FileCheck
@@ -180,6 +188,9 @@ def parse_xml(stream: IO[bytes], parser: Any, guard: MarkupGuard, f: FileCheck,
     except XMLTooComplex as exc:  # hostile: stop before it costs memory or time
         f.error("too-complex", parser.CurrentLineNumber, parser.CurrentColumnNumber + 1,
                 f"{exc}; refused, checking stopped here")
+    except UnicodeDecodeError as exc:  # transcoded by expat_input from another encoding
+        f.error("encoding", parser.CurrentLineNumber, parser.CurrentColumnNumber + 1,
+                f"bytes that are not {exc.encoding}: {exc.reason}")
     except InputError as exc:  # a gzip stream that breaks off, a read error
         f.error("input", parser.CurrentLineNumber, parser.CurrentColumnNumber + 1, exc.reason)
     yield from f.pop_all()
@@ -187,8 +198,14 @@ def parse_xml(stream: IO[bytes], parser: Any, guard: MarkupGuard, f: FileCheck,
 
 def check_sitemap_xml(stream: IO[bytes], f: FileCheck, utf8: bool) -> Iterator[Diagnostic]:
     """Check an XML sitemap or sitemap index against the schema and the protocol's rules."""
+    try:
+        stream, encoding = expat_input(stream)
+    except XMLRefused as exc:
+        f.error("encoding", 1, 1, f"{exc}; checking stopped here")
+        yield from f.pop_all()
+        return
     guard = MarkupGuard()
-    p = safe_expat_parser(" ", guard)
+    p = safe_expat_parser(" ", guard, encoding)
     p.buffer_text = False  # each text piece then comes with its own position
     st = _State()
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import codecs
+import io
 import re
-from typing import Any
+from typing import IO, Any
 from xml.parsers import expat
 
 __all__ = ["EntitiesForbidden", "MarkupGuard", "XMLRefused", "XMLTooComplex", "escape_specials",
-           "needs_escaping", "safe_expat_parser", "xml_escape"]
+           "expat_input", "needs_escaping", "safe_expat_parser", "xml_escape"]
 
 # Bounds on what a parser must hold for hostile XML, far above any real sitemap or feed (the
 # deepest we have seen is about 12 levels, the most namespaces about 40). They are checked in the
@@ -149,7 +151,80 @@ def _refuse_skipped(name: str, _is_parameter: int) -> None:
                             "(external DTDs are never loaded)")
 
 
-def safe_expat_parser(namespace_separator: str = " ", guard: MarkupGuard | None = None) -> Any:
+# --------------------------------------------------------------------------- encodings
+
+_DECLARED = re.compile(rb"<\?xml[^>]*?\sencoding\s*=\s*[\"']([^\"']{0,64})[\"']")
+# Encodings expat decodes itself, by the name it knows them under (forced, so "utf8" or
+# "latin1" in a declaration need no lookup by expat).
+_EXPAT_NATIVE = {"utf-8": "UTF-8", "ascii": "US-ASCII", "iso8859-1": "ISO-8859-1"}
+# Text codecs that would turn ASCII-looking bytes into markup ("+ADw-" is "<" in UTF-7) or that
+# are no character set at all.
+_NOT_CHARSETS = {"utf-7", "idna", "punycode", "unicode-escape", "raw-unicode-escape"}
+_ASCII_PROBE = "<?xml version='1.0' encoding=\"x\"?><a:b c='&#38;'>/\n</a:b>"
+
+
+def expat_input(stream: IO[bytes]) -> tuple[IO[bytes], str | None]:
+    """The stream to give expat, and the encoding to create the parser with (None: expat
+    reads the BOM or the declaration itself).
+
+    expat decodes UTF-8, UTF-16, ISO-8859-1 and ASCII, and asks Python for other single-byte
+    codecs; a multi-byte one (Shift_JIS, EUC-JP, GBK, Big5: legitimate for a sitemap) made
+    pyexpat raise. Any ASCII-compatible character encoding Python knows is therefore decoded
+    here and handed over as UTF-8; an unknown name, a codec that is no character set (rot13,
+    idna, UTF-7) or one whose bytes are not ASCII-compatible (EBCDIC, a UTF-16 declaration in
+    ASCII bytes) raises XMLRefused naming the encoding.
+    """
+    head = stream.peek(1 << 10)[: 1 << 10] if hasattr(stream, "peek") else b""
+    if head.startswith((codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return stream, None  # the BOM says it all (a contrary declaration is expat's error)
+    m = _DECLARED.match(head.lstrip(b" \t\r\n"))
+    if m is None:
+        return stream, None
+    name = m.group(1).decode("ascii", "replace")
+    try:
+        info = codecs.lookup(name)
+    except LookupError:
+        raise XMLRefused(f"unknown encoding {name!r} in the XML declaration") from None
+    codec = info.name
+    if codec in _EXPAT_NATIVE:
+        return stream, _EXPAT_NATIVE[codec]
+    try:
+        usable = (getattr(info, "_is_text_encoding", True) and codec not in _NOT_CHARSETS
+                  and _ASCII_PROBE.encode(codec) == _ASCII_PROBE.encode("ascii"))
+    except (UnicodeError, LookupError):
+        usable = False
+    if not usable:
+        raise XMLRefused(f"encoding {name!r} in the XML declaration cannot be read: not an "
+                         "ASCII-compatible character encoding")
+    return io.BufferedReader(_Transcoder(stream, codec), 1 << 16), "UTF-8"
+
+
+class _Transcoder(io.RawIOBase):
+    """Bytes in ``codec`` read as UTF-8, a chunk at a time (a decoding error raises
+    UnicodeDecodeError, which the readers report)."""
+
+    def __init__(self, raw: IO[bytes], codec: str) -> None:
+        self._raw = raw
+        self._decoder = codecs.getincrementaldecoder(codec)("strict")
+        self._out = b""
+        self._eof = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buf: Any) -> int:
+        while not self._out and not self._eof:
+            chunk = self._raw.read(1 << 16)
+            self._eof = not chunk
+            self._out = self._decoder.decode(chunk, self._eof).encode("utf-8", "replace")
+        n = min(len(buf), len(self._out))
+        buf[:n] = self._out[:n]
+        self._out = self._out[n:]
+        return n
+
+
+def safe_expat_parser(namespace_separator: str = " ", guard: MarkupGuard | None = None,
+                      encoding: str | None = None) -> Any:
     """A namespace-aware expat parser that raises EntitiesForbidden on any entity declaration
     (and, with a ``guard``, XMLTooComplex past its namespace bound).
 
@@ -157,7 +232,7 @@ def safe_expat_parser(namespace_separator: str = " ", guard: MarkupGuard | None 
     expat handlers directly: defusedxml's iterparse forces the pure-Python XMLParser path, which
     costs about 1.8x the C-accelerated one on large sitemaps.
     """
-    parser = expat.ParserCreate(None, namespace_separator)
+    parser = expat.ParserCreate(encoding, namespace_separator)
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
     parser.EntityDeclHandler = _refuse_entity
     parser.UnparsedEntityDeclHandler = _refuse_entity

@@ -274,3 +274,55 @@ def test_a_year_before_1000_is_no_date_with_a_counted_warning(text: str, tmp_pat
         assert b"<lastmod>" not in out.read_bytes()
         assert "placeholder" in result.stderr and "warning" in result.stderr, result.stderr
         assert "Traceback" not in result.stderr
+
+
+# --- 4. encoding declarations --------------------------------------------------------------------
+
+def _declared(encoding: str, loc: bytes, feed: bool = False) -> bytes:
+    decl = b'<?xml version="1.0" encoding="%s"?>\n' % encoding.encode()
+    if feed:
+        return decl + b'<rss version="2.0"><channel><item><link>' + loc + \
+            b"</link></item></channel></rss>"
+    return decl + NS + b"<url><loc>" + loc + b"</loc></url></urlset>"
+
+
+@pytest.mark.parametrize("encoding", ["Shift_JIS", "EUC-JP", "GBK", "Big5", "utf8", "latin1",
+                                      "windows-1251"])
+def test_a_sitemap_in_a_multi_byte_encoding_python_knows_is_transcoded(encoding: str,
+                                                                       tmp_path: Path,
+                                                                       out: Path) -> None:
+    text = "日本" if encoding not in ("latin1", "windows-1251") else \
+        ("é" if encoding == "latin1" else "ж")
+    data = _declared(encoding, ("https://e.example/" + text).encode(encoding))
+    result = converted(tmp_path, out, "enc.xml", data)
+    assert result.code == 0, result.stderr
+    quoted = "".join(f"%{b:02X}" for b in text.encode("utf-8"))
+    assert f"<loc>https://e.example/{quoted}</loc>".encode() in out.read_bytes()
+    checked_ = checked(tmp_path, "enc.xml", data)
+    assert "Traceback" not in checked_.stderr
+    assert b"loc-iri" in checked_.stdout  # read, and the non-ASCII URL judged
+    if encoding != "utf8":
+        assert b"sitemaps.org requires UTF-8" in checked_.stdout
+
+
+@pytest.mark.parametrize("encoding", ["UTF-7", "idna", "foo", "EBCDIC-US", "rot13", "cp037",
+                                      "utf-16", "base64"])
+def test_an_encoding_that_cannot_be_read_is_refused_by_name(encoding: str, tmp_path: Path,
+                                                            out: Path) -> None:
+    data = _declared(encoding, b"https://e.example/x")
+    assert_refused(converted(tmp_path, out, "enc.xml", data), "enc.xml:1:", repr(encoding))
+    untouched(out)
+    for feed in (False, True):
+        result = checked(tmp_path, "enc.xml", _declared(encoding, b"https://e.example/x", feed))
+        assert result.code == 1 and "Traceback" not in result.stderr, result.stderr
+        assert repr(encoding).encode() in result.stdout
+
+
+@pytest.mark.parametrize("encoding", ["Shift_JIS", "UTF-7", "idna", "foo", "rot13"])
+def test_a_feed_with_any_declared_encoding_is_read_as_feedparser_reads_it(encoding: str,
+                                                                          tmp_path: Path,
+                                                                          out: Path) -> None:
+    result = converted(tmp_path, out, "enc.rss", _declared(encoding, b"https://e.example/x",
+                                                           feed=True))
+    assert "Traceback" not in result.stderr
+    assert result.code == 0, result.stderr

@@ -197,7 +197,10 @@ def _prepare(data: bytes, base_url: str | None) -> tuple[bytes, str, int]:
         if head.startswith(bom):
             head = head[len(bom) :]
             break
-    decl = RE_XML_DECLARATION.search(head.decode(result["encoding"], "ignore"))
+    try:
+        decl = RE_XML_DECLARATION.search(head.decode(result["encoding"], "ignore"))
+    except (UnicodeError, LookupError):  # "idna" is a codec without the "ignore" handler
+        raise FastPathUnsupported(f"cannot decode as {result['encoding']}") from None
     return converted, "UTF-8", decl.group(0).count("\n") if decl else -1
 
 

@@ -16,7 +16,14 @@ from ..record import (
     parse_priority,
 )
 from ..report import Report
-from ..xmlutil import MAX_NAME, MAX_VALUE, MarkupGuard, XMLRefused, safe_expat_parser
+from ..xmlutil import (
+    MAX_NAME,
+    MAX_VALUE,
+    MarkupGuard,
+    XMLRefused,
+    expat_input,
+    safe_expat_parser,
+)
 
 __all__ = ["SITEMAP_NS", "read_sitemap", "read_sitemap_batches"]
 
@@ -108,8 +115,12 @@ def read_sitemap_batches(stream: IO[bytes], source: str, report: Report,
     video:, news:, xhtml:link) are ignored. The handlers do as little as they can: they run a
     dozen times per URL.
     """
+    try:
+        stream, encoding = expat_input(stream)
+    except XMLRefused as exc:
+        raise InputError(source, 1, str(exc)) from None
     guard = MarkupGuard()
-    parser = safe_expat_parser(" ", guard)
+    parser = safe_expat_parser(" ", guard, encoding)
     entries = _Entries(source, report, is_index=False)  # the root says which it is
     fields: list[Optional[str]] = [None] * 4  # the current entry's loc, lastmod, ...
     line = 0  # the line of the current entry's <loc>
@@ -201,7 +212,8 @@ def read_sitemap_batches(stream: IO[bytes], source: str, report: Report,
     except XMLRefused as exc:
         raise InputError(source, parser.CurrentLineNumber, str(exc)) from None
     except UnicodeDecodeError as exc:
-        raise InputError(source, None, f"cannot decode: {exc.reason}") from None
+        raise InputError(source, parser.CurrentLineNumber, f"cannot decode as {exc.encoding}: "
+                         f"{exc.reason}") from None
     except LookupError as exc:  # expat asks Python for an encoding the declaration names
         raise InputError(source, 1, f"unknown encoding: {exc}") from None
 
