@@ -50,6 +50,7 @@ _XSD_DATETIME = re.compile(
     r"(?:T(\d\d):(\d\d):(\d\d)(\.\d+)?)?"
     r"(Z|[+-]\d\d:\d\d)?", re.ASCII)
 _XSD_DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)", re.ASCII)
+_UTF16_START = re.compile(rb"(?:[\t\n\r ]\x00)*<\x00|(?:\x00[\t\n\r ])*\x00<")
 _DECL_ENCODING = re.compile(rb"<\?xml[^>]*?\sencoding\s*=\s*[\"']([^\"']*)[\"']")
 _FAR_FUTURE = datetime.max.replace(tzinfo=timezone.utc)
 _EARLIEST_ZONE = timezone(timedelta(hours=14))  # where a day begins first
@@ -119,7 +120,9 @@ def xsd_priority(text: str) -> str | None:
 def check_encoding(head: bytes, f: FileCheck) -> bool:
     """sitemaps.org: files must be UTF-8. Report a UTF-16 BOM or a declaration naming another
     encoding (expat then decodes it anyway, so the rest is still checked). True for UTF-8."""
-    if head[:2] in (b"\xff\xfe", b"\xfe\xff") or head[:4] in (b"\x00<\x00?", b"<\x00?\x00"):
+    # (expat reads UTF-16 without a BOM or a declaration too, from its first "<": XML 1.0,
+    # appendix F, so it must be caught here)
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff") or _UTF16_START.match(head):
         f.error("encoding", 1, 1, "the file is UTF-16; sitemaps.org requires UTF-8")
         return False
     body = head[3:] if head.startswith(codecs.BOM_UTF8) else head

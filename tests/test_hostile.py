@@ -400,3 +400,34 @@ def test_an_undefined_entity_in_a_sitemap_under_an_external_dtd_is_refused(tmp_p
     untouched(out)
     result = checked(tmp_path, "ent.xml", data)
     assert result.code == 1 and b"error: dtd:" in result.stdout
+
+
+# --- 10. a spill to SQLite that fails -------------------------------------------------------------
+
+def test_a_failing_merge_spill_names_the_directory_and_tmpdir(tmp_path: Path, out: Path,
+                                                             monkeypatch: pytest.MonkeyPatch
+                                                             ) -> None:
+    # sqlite3.OperationalError escaped as a traceback when the temporary directory was full
+    spill = tmp_path / "spill"
+    spill.mkdir()
+    monkeypatch.setenv("TMPDIR", str(spill))
+    monkeypatch.setenv("FEED2SITEMAP_MERGE_MEMORY", "0")  # spill from the first URL
+    inputs = []
+    for n in (1, 2):
+        path = tmp_path / f"in{n}.txt"
+        path.write_text("".join(f"https://e.example/p{i}-{'x' * 40}\n"
+                                for i in range(n, 20_000, 2)))
+        inputs.append(str(path))
+    # a file-size limit stands in for a full disk: the SQLite file cannot grow past 200 KB
+    result = run_measured([*inputs, "-o", str(out), "-t", "text"], file_limit=200_000)
+    assert_refused(result, "temporary SQLite file in " + str(spill), "TMPDIR")
+    untouched(out)
+    assert list(spill.iterdir()) == []
+
+
+def test_check_refuses_utf16_without_a_bom_or_declaration(tmp_path: Path) -> None:
+    text = NS.decode() + "<url><loc>https://e.example/</loc></url></urlset>"
+    for codec in ("utf-16-le", "utf-16-be"):
+        result = checked(tmp_path, "u16.xml", ("\n" + text).encode(codec))
+        assert result.code == 1, result.stdout
+        assert b"error: encoding: the file is UTF-16" in result.stdout
