@@ -183,7 +183,7 @@ def expat_input(stream: IO[bytes]) -> tuple[IO[bytes], str | None]:
     name = m.group(1).decode("ascii", "replace")
     try:
         info = codecs.lookup(name)
-    except LookupError:
+    except (LookupError, ValueError):  # ValueError: a NUL in the name
         raise XMLRefused(f"unknown encoding {name!r} in the XML declaration") from None
     codec = info.name
     if codec in _EXPAT_NATIVE:
