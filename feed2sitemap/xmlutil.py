@@ -101,15 +101,17 @@ class MarkupGuard:
         if self._run > MAX_TOKEN:
             raise XMLTooComplex(f"more than {MAX_TOKEN:,} bytes without markup (a value, tag "
                                 "or attribute that long is refused, not held)")
-        if self._tail and chunk[:1] in (b"/", b"!", b"?"):
-            self.opens -= 1  # a "<" at the end of the last chunk that opened no element
-        self.opens += (chunk.count(b"<") - chunk.count(b"</") - chunk.count(b"<!")
-                       - chunk.count(b"<?"))
+        if self._tail and chunk[:1] == b"/":
+            self.opens -= 1  # a "<" at the end of the last chunk that began an end tag
+        # (two passes in C: "<!" and "<?" are taken back by the handlers of the rare events
+        # they begin, rather than counted in two more passes over every chunk)
+        self.opens += chunk.count(b"<") - chunk.count(b"</")
         self._tail = chunk[-1:] if chunk[-1:] == b"<" else b""
 
-    def uncount(self, text: str) -> None:
-        """Text of a comment, CDATA section or PI: its "<" opened no element."""
-        self.opens -= text.count("<")
+    def uncount(self, text: str, markup: int = 1) -> None:
+        """A comment, CDATA section, PI or declaration: its own "<" and those in its text
+        opened no element."""
+        self.opens -= markup + text.count("<")
 
     def depth(self, depth: int) -> None:
         if depth > MAX_DEPTH:
@@ -242,6 +244,11 @@ def safe_expat_parser(namespace_separator: str = " ", guard: MarkupGuard | None 
         parser.StartNamespaceDeclHandler = guard.namespace
         parser.CommentHandler = guard.uncount
         parser.ProcessingInstructionHandler = lambda target, data: guard.uncount(data)
+        # the DOCTYPE and the declarations of its internal subset each begin with "<!" (not
+        # <!ATTLIST, whose handler runs once per attribute: those stay counted, erring high)
+        parser.StartDoctypeDeclHandler = lambda *_: guard.uncount("")
+        parser.ElementDeclHandler = lambda *_: guard.uncount("")
+        parser.NotationDeclHandler = lambda *_: guard.uncount("")
     parser.buffer_text = True
     parser.buffer_size = 1 << 16
     return parser

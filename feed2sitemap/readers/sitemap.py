@@ -179,10 +179,12 @@ def read_sitemap_batches(stream: IO[bytes], source: str, report: Report,
     parser.CharacterDataHandler = text.append
 
     def cdata_text(data: str) -> None:  # "<" in CDATA opens no element: the guard must know
-        guard.uncount(data)
+        guard.uncount(data, 0)
         text.append(data)
 
     def cdata(inside: bool) -> None:
+        if inside:
+            guard.uncount("")  # "<![CDATA["
         parser.CharacterDataHandler = cdata_text if inside else text.append
 
     parser.StartCdataSectionHandler = lambda: cdata(True)
