@@ -13,6 +13,7 @@ import heapq
 import io
 import os
 import re
+from collections import Counter
 from collections.abc import Generator, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import asdict, dataclass
@@ -35,8 +36,9 @@ from .readers.feedstream import (
     parse_feed_entries,
 )
 from .readers.text import MAX_LINE
+from .report import MESSAGES_PER_KIND
 from .urls import Scope, normalize_url, scope_of
-from .xmlutil import safe_expat_parser
+from .xmlutil import MAX_VALUE, MarkupGuard, XMLRefused, expat_input, safe_expat_parser
 
 __all__ = ["CheckStats", "Diagnostic", "FileCheck", "check", "iter_check"]
 
@@ -101,15 +103,24 @@ class FileCheck:
         self._seq = 0
         self._first_line: dict[int, int] = {}  # hash of a normalised URL -> its first line
         self._too_large = False
+        self._per_rule: Counter[str] = Counter()
 
     def _add(self, severity: str, rule: str, line: int, column: int, message: str) -> None:
-        self._seq += 1
-        d = Diagnostic(self.name, line, column, severity, rule, message)
-        heapq.heappush(self._heap, (line, column, self._seq, d))
         if severity == "error":
             self.stats.errors += 1
         else:
             self.stats.warnings += 1
+        # As the converter's report does: past MESSAGES_PER_KIND of one rule in one file, the
+        # rest are only counted (the summary has them all). A small gzip file can hold millions
+        # of bad lines; their messages would be gigabytes.
+        n = self._per_rule[rule] = self._per_rule[rule] + 1
+        if n > MESSAGES_PER_KIND:
+            return
+        if n == MESSAGES_PER_KIND:
+            message += f" (further {rule!r} {severity}s in this file are counted, not shown)"
+        self._seq += 1
+        d = Diagnostic(self.name, line, column, severity, rule, message)
+        heapq.heappush(self._heap, (line, column, self._seq, d))
 
     def error(self, rule: str, line: int, column: int, message: str) -> None:
         self._add("error", rule, line, column, message)
@@ -323,7 +334,15 @@ def _dispatch(raw: IO[bytes], f: FileCheck,
 def _check_text(stream: IO[bytes], f: FileCheck) -> Iterator[Diagnostic]:
     """A text sitemap: one absolute URL per line, UTF-8. Unlike readers.text, which stops at the
     first bad line, every line is judged."""
-    lineno = offset = 0
+    try:
+        yield from _check_lines(stream, f)
+    except InputError as exc:  # gzip data that breaks off or expands like a bomb
+        f.error("input", 1, 1, exc.reason)
+        yield from f.pop_all()
+
+
+def _check_lines(stream: IO[bytes], f: FileCheck) -> Iterator[Diagnostic]:
+    lineno = offset = blank = 0
     while True:
         raw = stream.readline(MAX_LINE + 1)
         if not raw:
@@ -331,6 +350,13 @@ def _check_text(stream: IO[bytes], f: FileCheck) -> Iterator[Diagnostic]:
         lineno += 1
         offset += len(raw)
         f.size(offset, lineno, 1)
+        # A run of blank lines is only white space: past MAX_VALUE bytes it stops the check, as
+        # in XML (a gigabyte of newlines would otherwise take minutes, line by line).
+        blank = blank + len(raw) if raw.isspace() else 0
+        if blank > MAX_VALUE:
+            f.error("too-complex", lineno, 1, f"more than {MAX_VALUE:,} bytes of blank lines; "
+                    "refused, checking stopped here")
+            break
         if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
             f.error("loc-too-long", lineno, 1, f"a line of more than {MAX_LINE:,} bytes")
             while raw and not raw.endswith(b"\n"):
@@ -370,12 +396,30 @@ def _check_feed(stream: IO[bytes], f: FileCheck, base_url: str | None,
                 f"{f.profile.name} allows {f.profile.max_bytes:,}")
         return (yield from f.pop_all())
     starts: list[tuple[int, int]] = []
-    p = safe_expat_parser(" ")
-    p.StartElementHandler = lambda name, _: (
-        starts.append((p.CurrentLineNumber, p.CurrentColumnNumber + 1))
-        if name.rpartition(" ")[2] in _FEED_ENTRIES else None)
-    early = list(parse_xml(io.BytesIO(data), p, f, utf8))
-    if any(d.rule in ("not-well-formed", "dtd", "input") for d in early):
+    try:
+        stream, encoding = expat_input(io.BufferedReader(io.BytesIO(data)))
+    except XMLRefused as exc:
+        f.error("encoding", 1, 1, f"{exc}; checking stopped here")
+        return (yield from f.pop_all())
+    guard = MarkupGuard()
+    p = safe_expat_parser(" ", guard, encoding)
+    depth = 0
+
+    def start(name: str, attrs: dict[str, str]) -> None:
+        nonlocal depth
+        depth += 1
+        guard.depth(depth)
+        guard.element(name, attrs)
+        if name.rpartition(" ")[2] in _FEED_ENTRIES:
+            starts.append((p.CurrentLineNumber, p.CurrentColumnNumber + 1))
+
+    def end(name: str) -> None:
+        nonlocal depth
+        depth -= 1
+
+    p.StartElementHandler, p.EndElementHandler = start, end
+    early = list(parse_xml(stream, p, guard, f, utf8))
+    if any(d.rule in ("not-well-formed", "dtd", "input", "too-complex") for d in early):
         yield from early  # feedparser would guess; a sitemap reader would stop here
         return
     # as readers.feed does: the streaming fast path, else feedparser; --base-url resolves

@@ -20,7 +20,15 @@ from xml.parsers import expat
 from .errors import InputError
 from .readers.sitemap import SITEMAP_NS
 from .record import CHANGEFREQS
-from .xmlutil import EntitiesForbidden, safe_expat_parser
+from .xmlutil import (
+    MAX_VALUE,
+    EntitiesForbidden,
+    MarkupGuard,
+    XMLRefused,
+    XMLTooComplex,
+    expat_input,
+    safe_expat_parser,
+)
 
 if TYPE_CHECKING:
     from .check import Diagnostic, FileCheck
@@ -28,7 +36,6 @@ if TYPE_CHECKING:
 __all__ = ["check_encoding", "check_sitemap_xml", "parse_xml", "xsd_lastmod", "xsd_priority"]
 
 CHUNK = 1 << 16
-MAX_VALUE = 64 * 1024  # characters of a value kept; longer ones are only measured
 XSI_NS = "http://www.w3.org/2001/XMLSchema-instance"
 _XSI_OK = {f"{XSI_NS} schemaLocation", f"{XSI_NS} noNamespaceSchemaLocation"}
 _ENTRY = {"urlset": "url", "sitemapindex": "sitemap"}
@@ -43,6 +50,7 @@ _XSD_DATETIME = re.compile(
     r"(?:T(\d\d):(\d\d):(\d\d)(\.\d+)?)?"
     r"(Z|[+-]\d\d:\d\d)?", re.ASCII)
 _XSD_DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)", re.ASCII)
+_UTF16_START = re.compile(rb"(?:[\t\n\r ]\x00)*<\x00|(?:\x00[\t\n\r ])*\x00<")
 _DECL_ENCODING = re.compile(rb"<\?xml[^>]*?\sencoding\s*=\s*[\"']([^\"']*)[\"']")
 _FAR_FUTURE = datetime.max.replace(tzinfo=timezone.utc)
 _EARLIEST_ZONE = timezone(timedelta(hours=14))  # where a day begins first
@@ -112,7 +120,9 @@ def xsd_priority(text: str) -> str | None:
 def check_encoding(head: bytes, f: FileCheck) -> bool:
     """sitemaps.org: files must be UTF-8. Report a UTF-16 BOM or a declaration naming another
     encoding (expat then decodes it anyway, so the rest is still checked). True for UTF-8."""
-    if head[:2] in (b"\xff\xfe", b"\xfe\xff") or head[:4] in (b"\x00<\x00?", b"<\x00?\x00"):
+    # (expat reads UTF-16 without a BOM or a declaration too, from its first "<": XML 1.0,
+    # appendix F, so it must be caught here)
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff") or _UTF16_START.match(head):
         f.error("encoding", 1, 1, "the file is UTF-16; sitemaps.org requires UTF-8")
         return False
     body = head[3:] if head.startswith(codecs.BOM_UTF8) else head
@@ -135,11 +145,13 @@ def _bad_utf8_at(data: bytes, i: int) -> bool:
     return False
 
 
-def parse_xml(stream: IO[bytes], parser: Any, f: FileCheck, utf8: bool) -> Iterator[Diagnostic]:
+def parse_xml(stream: IO[bytes], parser: Any, guard: MarkupGuard, f: FileCheck,
+              utf8: bool) -> Iterator[Diagnostic]:
     """Feed ``stream`` to ``parser`` chunk by chunk, yielding the diagnostics that are final.
 
-    Well-formedness, entity declarations, bytes that are not UTF-8 and the profile's byte limit
-    are reported here; the element handlers set on ``parser`` report the rest through ``f``.
+    Well-formedness, entity declarations, the guard's bounds (the converter's own: see xmlutil),
+    bytes that are not UTF-8 and the profile's byte limit are reported here; the element
+    handlers set on ``parser`` report the rest through ``f``.
     """
     doctype: list[tuple[int, int]] = []  # where the DOCTYPE began, once seen
     parser.StartDoctypeDeclHandler = lambda *_: doctype.append(
@@ -157,6 +169,7 @@ def parse_xml(stream: IO[bytes], parser: Any, f: FileCheck, utf8: bool) -> Itera
         while True:
             prev, chunk = chunk, stream.read(CHUNK)
             total += len(chunk)
+            guard.scan(chunk)
             parser.Parse(chunk, not chunk)
             yield from f.pop_safe()
             if not chunk:
@@ -175,6 +188,12 @@ def parse_xml(stream: IO[bytes], parser: Any, f: FileCheck, utf8: bool) -> Itera
         line, col = doctype[0] if doctype else (parser.CurrentLineNumber,
                                                 parser.CurrentColumnNumber + 1)
         f.error("dtd", line, col, f"{exc}; checking stopped here")
+    except XMLTooComplex as exc:  # hostile: stop before it costs memory or time
+        f.error("too-complex", parser.CurrentLineNumber, parser.CurrentColumnNumber + 1,
+                f"{exc}; refused, checking stopped here")
+    except UnicodeDecodeError as exc:  # transcoded by expat_input from another encoding
+        f.error("encoding", parser.CurrentLineNumber, parser.CurrentColumnNumber + 1,
+                f"bytes that are not {exc.encoding}: {exc.reason}")
     except InputError as exc:  # a gzip stream that breaks off, a read error
         f.error("input", parser.CurrentLineNumber, parser.CurrentColumnNumber + 1, exc.reason)
     yield from f.pop_all()
@@ -182,7 +201,14 @@ def parse_xml(stream: IO[bytes], parser: Any, f: FileCheck, utf8: bool) -> Itera
 
 def check_sitemap_xml(stream: IO[bytes], f: FileCheck, utf8: bool) -> Iterator[Diagnostic]:
     """Check an XML sitemap or sitemap index against the schema and the protocol's rules."""
-    p = safe_expat_parser(" ")
+    try:
+        stream, encoding = expat_input(stream)
+    except XMLRefused as exc:
+        f.error("encoding", 1, 1, f"{exc}; checking stopped here")
+        yield from f.pop_all()
+        return
+    guard = MarkupGuard()
+    p = safe_expat_parser(" ", guard, encoding)
     p.buffer_text = False  # each text piece then comes with its own position
     st = _State()
 
@@ -213,6 +239,9 @@ def check_sitemap_xml(stream: IO[bytes], f: FileCheck, utf8: bool) -> Iterator[D
         if p.CurrentByteIndex > limit:
             f.size(p.CurrentByteIndex, line, col)
         st.depth += 1
+        st.run = 0
+        guard.depth(st.depth)
+        guard.element(name, attrs)
         st.text_told = False
         if st.skip_at:
             return
@@ -267,12 +296,17 @@ def check_sitemap_xml(stream: IO[bytes], f: FileCheck, utf8: bool) -> Iterator[D
         attributes(attrs, local, line, col)
 
     def chars(data: str) -> None:
+        # A value, or the text between two tags (white space), over MAX_VALUE stops the check,
+        # as it stops the converter: 10 GB of spaces would otherwise keep it busy for an hour.
+        st.run += len(data)
+        if st.run > MAX_VALUE:
+            raise XMLTooComplex(f"a value or a run of white space longer than {MAX_VALUE:,} "
+                                "characters")
         if st.skip_at:
             return
         if st.depth == 3:
             st.length += len(data)
-            if st.length <= MAX_VALUE:
-                st.parts.append(data)
+            st.parts.append(data)
         elif not st.text_told and st.root:
             stripped = data.lstrip(_XML_SPACE)
             if stripped:
@@ -285,6 +319,7 @@ def check_sitemap_xml(stream: IO[bytes], f: FileCheck, utf8: bool) -> Iterator[D
         if p.CurrentByteIndex > limit:
             f.size(p.CurrentByteIndex, *pos())
         st.text_told = False
+        st.run = 0
         if st.skip_at:
             if st.depth == st.skip_at:
                 st.skip_at = 0
@@ -304,7 +339,7 @@ def check_sitemap_xml(stream: IO[bytes], f: FileCheck, utf8: bool) -> Iterator[D
     p.StartElementHandler = start
     p.EndElementHandler = end
     p.CharacterDataHandler = chars
-    yield from parse_xml(stream, p, f, utf8)
+    yield from parse_xml(stream, p, guard, f, utf8)
 
 
 class _State:
@@ -325,6 +360,7 @@ class _State:
         self.field_at = (1, 1)
         self.parts: list[str] = []
         self.length = 0
+        self.run = 0  # characters of text since the last tag
         self.text_told = False
 
 

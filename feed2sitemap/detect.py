@@ -25,6 +25,13 @@ _PI = re.compile(r"<\?.*?\?>", re.S)
 _ROOT = re.compile(r"<([A-Za-z_][\w.\-]*:)?([A-Za-z_][\w.\-]*)")
 
 
+# A gzip input may expand at most this many times its compressed size (once past MAX_RATIO_FROM
+# bytes): real sitemaps and URL lists compress 5 to 20 times, while a bomb of blank lines or
+# spaces expands about 1,000 times and would keep a run (and `check`) busy for many minutes.
+MAX_RATIO = 100
+MAX_RATIO_FROM = 1024 * 1024
+
+
 class _GzipReader(io.RawIOBase):
     """A streaming gunzip that never holds the whole output (concatenated members included)."""
 
@@ -33,7 +40,9 @@ class _GzipReader(io.RawIOBase):
         self._source = source
         self._z = zlib.decompressobj(wbits=31)
         self._pending = b""
+        self._carry = b""  # what followed the end of a member: the start of the next one
         self._eof = False
+        self._in = self._out = 0
 
     def readable(self) -> bool:
         return True
@@ -41,29 +50,39 @@ class _GzipReader(io.RawIOBase):
     def readinto(self, buf: memoryview | bytearray) -> int:  # type: ignore[override]
         size = len(buf)
         while not self._pending and not self._eof:
-            chunk = self._z.unconsumed_tail or self._raw.read(1 << 16)
+            chunk = self._z.unconsumed_tail or self._carry or self._raw.read(1 << 16)
+            self._carry = b""
             if not chunk:
-                if not self._z.eof:
-                    raise InputError(self._source, None, "gzip data is truncated")
+                if not self._z.eof:  # (a later member's, too: "\x1f\x8b" and garbage)
+                    raise InputError(self._source, None, "bad gzip data (truncated)")
                 self._eof = True
                 break
             try:
                 # max_length bounds what one call may produce: a 1 KB bomb cannot expand to
                 # gigabytes in memory here, only stream through at the reader's pace.
                 self._pending = self._z.decompress(chunk, size)
-            except zlib.error as exc:
+            except zlib.error as exc:  # in any member, the first or a later one
                 raise InputError(self._source, None, f"bad gzip data ({exc})") from None
+            # the compressed bytes used up (the rest comes back as the tail or the carry)
+            self._in += len(chunk) - len(self._z.unconsumed_tail) - len(self._z.unused_data)
             if self._z.eof:
-                rest = self._z.unused_data
-                if rest.startswith(GZIP_MAGIC):  # another gzip member follows
-                    self._z = zlib.decompressobj(wbits=31)
-                    self._pending += self._z.decompress(rest, size)
-                elif rest.strip(b"\0"):
-                    raise InputError(self._source, None, "trailing garbage after gzip data")
+                self._next_member()
         n = min(size, len(self._pending))
         buf[:n] = self._pending[:n]
         self._pending = self._pending[n:]
+        self._out += n
+        if self._out > MAX_RATIO_FROM and self._out > MAX_RATIO * self._in:
+            raise InputError(self._source, None, f"gzip data expands more than {MAX_RATIO} "
+                             "times (a decompression bomb?); refused")
         return n
+
+    def _next_member(self) -> None:
+        rest = self._z.unused_data
+        if rest.startswith(GZIP_MAGIC):  # another member follows (gzip's concatenation)
+            self._z = zlib.decompressobj(wbits=31)
+            self._carry = rest
+        elif rest.strip(b"\0"):
+            raise InputError(self._source, None, "trailing garbage after gzip data")
 
 
 class _Replay(io.RawIOBase):

@@ -22,12 +22,14 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from itertools import repeat
 
 from .batch import BATCH as BATCH_ROWS
 from .batch import Batch
+from .errors import OutputError
 from .record import CHANGEFREQS, Lastmod
 
 __all__ = ["DEFAULT_MEMORY_LIMIT", "MEMORY_PER_URL", "MergeCounts", "MergeStore", "find_base",
@@ -38,7 +40,18 @@ __all__ = ["DEFAULT_MEMORY_LIMIT", "MEMORY_PER_URL", "MergeCounts", "MergeStore"
 # of peak RSS per 58-character URL over 1,000,000 URLs. Used only to decide when to spill: the
 # default budget holds about 1.2 million such URLs (~250 MiB) before SQLite takes the rest.
 MEMORY_PER_URL = 150
-DEFAULT_MEMORY_LIMIT = 256 * 1024 * 1024
+
+
+def _memory_limit_from_env() -> int:
+    # FEED2SITEMAP_MERGE_MEMORY (bytes) lowers the budget: for small machines, and for the tests
+    # that make a run spill to SQLite without a million URLs.
+    try:
+        return max(0, int(os.environ.get("FEED2SITEMAP_MERGE_MEMORY", "")))
+    except ValueError:
+        return 256 * 1024 * 1024
+
+
+DEFAULT_MEMORY_LIMIT = _memory_limit_from_env()
 BATCH = 10_000  # rows per executemany once spilled
 
 # The packed state of one URL: bit fields, low to high. Lastmods are microseconds since the
@@ -186,7 +199,8 @@ class MergeStore:
                 mem[loc] = state
                 self._used += MEMORY_PER_URL + len(loc)
                 if self._used > self.memory_limit:
-                    db = self._db = self._open_db()
+                    with _spill_errors():
+                        db = self._db = self._open_db(self.memory_limit)
             else:
                 self._batch.append((loc, _to_blob(state)))
                 if len(self._batch) >= BATCH:
@@ -208,13 +222,14 @@ class MergeStore:
         return ix
 
     @staticmethod
-    def _open_db() -> sqlite3.Connection:
+    def _open_db(memory_limit: int) -> sqlite3.Connection:
         # "" is a private temporary database on disk, deleted by SQLite when closed. No journal
         # and no sync: it lives for one run, and a crash loses nothing worth keeping.
         db = sqlite3.connect("")
         db.execute("PRAGMA journal_mode = OFF")
         db.execute("PRAGMA synchronous = OFF")
-        db.execute("PRAGMA cache_size = -65536")  # 64 MiB of page cache, the rest on disk
+        # 64 MiB of page cache (less under a smaller budget), the rest on disk
+        db.execute(f"PRAGMA cache_size = -{max(1, min(65536, memory_limit >> 10))}")
         db.create_function("fold", 2, _fold_blobs, deterministic=True)
         # rowid is the insertion order; an upsert keeps the row's rowid
         db.execute("CREATE TABLE url (loc TEXT PRIMARY KEY, state BLOB NOT NULL)")
@@ -222,10 +237,11 @@ class MergeStore:
 
     def _flush(self) -> None:
         if self._batch and self._db is not None:
-            self._db.executemany(
-                "INSERT INTO url (loc, state) VALUES (?, ?) "
-                "ON CONFLICT (loc) DO UPDATE SET state = fold(state, excluded.state)",
-                self._batch)
+            with _spill_errors():
+                self._db.executemany(
+                    "INSERT INTO url (loc, state) VALUES (?, ?) "
+                    "ON CONFLICT (loc) DO UPDATE SET state = fold(state, excluded.state)",
+                    self._batch)
             self._sent += len(self._batch)
             self._batch.clear()
 
@@ -238,10 +254,11 @@ class MergeStore:
             yield from self._emit(self._mem.items(), counts)
             self._mem = {}
             if self._db is not None:
-                rows = self._db.execute("SELECT loc, state FROM url ORDER BY rowid")
                 before = counts.urls
-                yield from self._emit(
-                    ((loc, int.from_bytes(state, "little")) for loc, state in rows), counts)
+                with _spill_errors():
+                    rows = self._db.execute("SELECT loc, state FROM url ORDER BY rowid")
+                    yield from self._emit(
+                        ((loc, int.from_bytes(state, "little")) for loc, state in rows), counts)
                 counts.spilled = counts.urls - before
                 # rows sent to SQLite that found their URL there were folded into it
                 counts.copies += self._sent - counts.spilled
@@ -335,6 +352,30 @@ class _Columns:
                       bool(kind), self.srcs, self.uris)
         self._clear()
         return batch
+
+
+def _sqlite_temp_dir() -> str:
+    """Where SQLite puts a temporary database on Unix: the first usable of these."""
+    for where in (os.environ.get("SQLITE_TMPDIR"), os.environ.get("TMPDIR"), "/var/tmp",
+                  "/usr/tmp", "/tmp"):
+        if where and os.path.isdir(where) and os.access(where, os.W_OK | os.X_OK):
+            return where
+    return "."
+
+
+@contextmanager
+def _spill_errors() -> Iterator[None]:
+    """A failing spill (the temporary directory full or read-only) is a clear error, not a
+    sqlite3 traceback: exit 1, and the output is untouched (it is renamed into place only at
+    the end of a run that succeeds)."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        where = _sqlite_temp_dir()
+        raise OutputError(
+            f"merging spilled past the memory budget to a temporary SQLite file in {where}, and "
+            f"that failed ({exc}); make room there, or set TMPDIR to a directory with space "
+            "(about 100 bytes per URL)") from None
 
 
 def same_file(a: str, b: str) -> bool:

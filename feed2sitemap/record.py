@@ -12,6 +12,7 @@ __all__ = [
     "CHANGEFREQS",
     "Lastmod",
     "Record",
+    "check_year",
     "format_lastmod",
     "lastmod_key",
     "make_record",
@@ -52,6 +53,8 @@ class Record:
         lm = self.lastmod
         if isinstance(lm, datetime) and lm.utcoffset() is None:
             raise ValueError("a lastmod with a time needs a timezone")
+        if lm is not None:
+            check_year(lm)
 
 
 _new = object.__new__
@@ -107,27 +110,49 @@ _W3C = re.compile(
 _COMMON = re.compile(r"\d{4}-\d\d-\d\d(?:T\d\d:\d\d:\d\d(?:Z|[+-]\d\d:[0-5]\d))?")
 
 
+# A year before 1000 is no page's date but a placeholder: Hugo writes 0001-01-01T00:00:00Z for
+# every undated page. Such a lastmod is "no date" (dropped with a warning where it is read), and
+# every lastmod kept has a four-digit year in UTC, as the XSD and W3C Datetime require.
+MIN_YEAR = 1000
+
+
+def check_year(value: Lastmod) -> Lastmod:
+    """``value`` if its year (in UTC, for a datetime) is 1000 to 9999; else ValueError."""
+    try:
+        year = value.astimezone(timezone.utc).year if isinstance(value, datetime) else value.year
+    except OverflowError:  # 9999-12-31T23:00:00-05:00 is in the year 10000 in UTC
+        raise ValueError(f"{value.isoformat()} is after the year 9999 in UTC") from None
+    if year < MIN_YEAR:
+        raise ValueError(f"{value.isoformat()} is a placeholder (a year before {MIN_YEAR}), "
+                         "not a date; no lastmod")
+    return value
+
+
 def parse_lastmod(text: str) -> Lastmod:
-    """Parse a W3C Datetime into a ``date`` or an aware ``datetime``; raise ValueError otherwise."""
+    """Parse a W3C Datetime into a ``date`` or an aware ``datetime``; raise ValueError otherwise
+    (a placeholder year before 1000 included)."""
+    value: Lastmod | None = None
     if _COMMON.fullmatch(text) is not None:
         try:
             if len(text) == 10:
-                return date.fromisoformat(text)
-            value = datetime.fromisoformat(text)
-            off = value.utcoffset()
-            if off is not None and abs(off) <= _MAX_OFFSET:
-                return value
+                value = date.fromisoformat(text)
+            else:
+                value = datetime.fromisoformat(text)
+                off = value.utcoffset()
+                if off is None or abs(off) > _MAX_OFFSET:
+                    value = None
         except ValueError:
             pass  # out-of-range fields, hour 24: the general path says which, or accepts it
-    return _parse_w3c(text)
+    return check_year(value if value is not None else _parse_w3c(text))
 
 
 # The same two forms, for many values at once: one regex over the values joined by newlines
 # proves their shape (offsets within ±14:00 written into it) and map() hands them to the C-coded
 # fromisoformat without a Python call per value.
-_COMMON_DATES = re.compile(r"(?:\d{4}-\d\d-\d\d\n)*")
+# (Years 0xxx, and the two days whose time may leave 1000-9999 in UTC, go one by one.)
+_COMMON_DATES = re.compile(r"(?:[1-9]\d{3}-\d\d-\d\d\n)*")
 _COMMON_TIMES = re.compile(
-    r"(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:Z|[+-](?:(?:0\d|1[0-3]):[0-5]\d|14:00))\n)*")
+    r"(?:(?!1000-01-01|9999-12-31)[1-9]\d{3}-\d\d-\d\dT\d\d:\d\d:\d\d(?:Z|[+-](?:(?:0\d|1[0-3]):[0-5]\d|14:00))\n)*")
 
 
 def parse_common_lastmods(texts: Iterable[str]) -> dict[str, Lastmod]:
@@ -179,10 +204,11 @@ def _parse_w3c(text: str) -> Lastmod:
 def format_lastmod(value: Lastmod) -> str:
     """W3C Datetime text: a date stays a date; a datetime is written in UTC with seconds."""
     if isinstance(value, datetime):
-        utc = value.astimezone(timezone.utc)
+        # isoformat, not strftime: "%Y" writes the year 1 as "1" (the XSD needs four digits)
+        utc = value.astimezone(timezone.utc).replace(tzinfo=None)
         if utc.microsecond:
-            return utc.strftime("%Y-%m-%dT%H:%M:%S.%f").rstrip("0") + "+00:00"
-        return utc.strftime("%Y-%m-%dT%H:%M:%S+00:00")
+            return utc.isoformat(timespec="microseconds").rstrip("0") + "+00:00"
+        return utc.isoformat(timespec="seconds") + "+00:00"
     return value.isoformat()
 
 

@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
+import codecs
+import io
 import re
-from typing import Any
+from typing import IO, Any
 from xml.parsers import expat
 
-__all__ = ["EntitiesForbidden", "escape_specials", "needs_escaping", "safe_expat_parser",
-           "xml_escape"]
+__all__ = ["EntitiesForbidden", "MarkupGuard", "XMLRefused", "XMLTooComplex", "escape_specials",
+           "expat_input", "needs_escaping", "safe_expat_parser", "xml_escape"]
+
+# Bounds on what a parser must hold for hostile XML, far above any real sitemap or feed (the
+# deepest we have seen is about 12 levels, the most namespaces about 40). They are checked in the
+# converter's readers and in `check` alike, by MarkupGuard below (see README, "Hostile input").
+MAX_DEPTH = 1_000  # open elements: expat keeps a stack entry (and the name) for each
+MAX_NAMESPACES = 1_000  # namespace declarations per document: every one is kept and searched
+MAX_ATTRIBUTES = 1_000  # attributes on one element (where a handler sees them)
+MAX_NAME = 1_024  # characters of an element or attribute name, a prefix or a namespace URI
+MAX_VALUE = 64 * 1024  # characters of a value (a <loc>, a link, a date)
+# expat must buffer a whole tag (name and attributes) before it calls a handler: a 300 MB
+# attribute would be held whole. So the raw bytes are watched: a stretch this long with no "<"
+# or ">" at all is refused before expat sees it. Twice MAX_VALUE leaves room for escaping.
+MAX_TOKEN = 2 * MAX_VALUE
 
 _ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "'": "&apos;", '"': "&quot;"}
 # Characters XML 1.0 does not allow in a document at all (not even escaped): C0 controls other
@@ -44,8 +59,81 @@ def escape_specials(text: str) -> str:
             .replace("'", "&apos;").replace('"', "&quot;"))
 
 
-class EntitiesForbidden(ValueError):
+class XMLRefused(ValueError):
+    """The document is refused for safety (the caller adds the file and line)."""
+
+
+class EntitiesForbidden(XMLRefused):
     """The document declares entities (internal or external): refused, never expanded."""
+
+
+class XMLTooComplex(XMLRefused):
+    """The document goes past one of the bounds above (depth, namespaces, names, tag size)."""
+
+
+class MarkupGuard:
+    """The bounds above, checked a chunk at a time on the raw bytes and from a few rare events.
+
+    One guard serves every expat pass (sitemap reader, feed fast path, check), so the bounds are
+    the same everywhere. ``scan`` is called with each chunk before expat sees it: it refuses a
+    stretch over MAX_TOKEN bytes without "<" or ">", and counts the "<" that may open an element
+    (every "<" except "</", "<!", "<?"), all in C. A parser without a Python start handler (the
+    sitemap reader's, for speed) learns its depth from that count less the end tags it has seen:
+    an upper bound, made exact by ``uncount`` for the "<" inside comments, CDATA and PIs.
+    """
+
+    __slots__ = ("opens", "namespaces", "_run", "_tail")
+
+    def __init__(self) -> None:
+        self.opens = 0
+        self.namespaces = 0
+        self._run = 0  # bytes since the last "<" or ">"
+        self._tail = b""  # the chunk's last byte when it is "<": the next one says what it opens
+
+    def scan(self, chunk: bytes) -> None:
+        first = min((i for i in (chunk.find(b"<"), chunk.find(b">")) if i != -1), default=-1)
+        if first == -1:
+            self._run += len(chunk)
+        else:
+            self._run += first
+            if self._run <= MAX_TOKEN:
+                self._run = len(chunk) - 1 - max(chunk.rfind(b"<"), chunk.rfind(b">"))
+        if self._run > MAX_TOKEN:
+            raise XMLTooComplex(f"more than {MAX_TOKEN:,} bytes without markup (a value, tag "
+                                "or attribute that long is refused, not held)")
+        if self._tail and chunk[:1] == b"/":
+            self.opens -= 1  # a "<" at the end of the last chunk that began an end tag
+        # (two passes in C: "<!" and "<?" are taken back by the handlers of the rare events
+        # they begin, rather than counted in two more passes over every chunk)
+        self.opens += chunk.count(b"<") - chunk.count(b"</")
+        self._tail = chunk[-1:] if chunk[-1:] == b"<" else b""
+
+    def uncount(self, text: str, markup: int = 1) -> None:
+        """A comment, CDATA section, PI or declaration: its own "<" and those in its text
+        opened no element."""
+        self.opens -= markup + text.count("<")
+
+    def depth(self, depth: int) -> None:
+        if depth > MAX_DEPTH:
+            raise XMLTooComplex(f"elements nested more than {MAX_DEPTH:,} deep")
+
+    def namespace(self, prefix: str | None, uri: str | None) -> None:
+        """A StartNamespaceDeclHandler: called only where a namespace is declared."""
+        self.namespaces += 1
+        if self.namespaces > MAX_NAMESPACES:
+            raise XMLTooComplex(f"more than {MAX_NAMESPACES:,} namespace declarations")
+        if len(prefix or "") > MAX_NAME or len(uri or "") > MAX_NAME:
+            raise XMLTooComplex(f"a namespace prefix or URI longer than {MAX_NAME:,} "
+                                "characters")
+
+    def element(self, name: str, attrs: Any) -> None:
+        """Where a start handler runs anyway: the name's length and the number of attributes."""
+        if len(name) > MAX_NAME:
+            raise XMLTooComplex(f"an element name longer than {MAX_NAME:,} characters")
+        if attrs and len(attrs) > MAX_ATTRIBUTES:
+            raise XMLTooComplex(f"more than {MAX_ATTRIBUTES:,} attributes on one element")
+        if attrs and max(map(len, attrs)) > MAX_NAME:
+            raise XMLTooComplex(f"an attribute name longer than {MAX_NAME:,} characters")
 
 
 def _refuse_entity(*_: Any) -> None:
@@ -65,19 +153,102 @@ def _refuse_skipped(name: str, _is_parameter: int) -> None:
                             "(external DTDs are never loaded)")
 
 
-def safe_expat_parser(namespace_separator: str = " ") -> Any:
-    """A namespace-aware expat parser that raises EntitiesForbidden on any entity declaration.
+# --------------------------------------------------------------------------- encodings
+
+_DECLARED = re.compile(rb"<\?xml[^>]*?\sencoding\s*=\s*[\"']([^\"']{0,64})[\"']")
+# Encodings expat decodes itself, by the name it knows them under (forced, so "utf8" or
+# "latin1" in a declaration need no lookup by expat).
+_EXPAT_NATIVE = {"utf-8": "UTF-8", "ascii": "US-ASCII", "iso8859-1": "ISO-8859-1"}
+# Text codecs that would turn ASCII-looking bytes into markup ("+ADw-" is "<" in UTF-7) or that
+# are no character set at all.
+_NOT_CHARSETS = {"utf-7", "idna", "punycode", "unicode-escape", "raw-unicode-escape"}
+_ASCII_PROBE = "<?xml version='1.0' encoding=\"x\"?><a:b c='&#38;'>/\n</a:b>"
+
+
+def expat_input(stream: IO[bytes]) -> tuple[IO[bytes], str | None]:
+    """The stream to give expat, and the encoding to create the parser with (None: expat
+    reads the BOM or the declaration itself).
+
+    expat decodes UTF-8, UTF-16, ISO-8859-1 and ASCII, and asks Python for other single-byte
+    codecs; a multi-byte one (Shift_JIS, EUC-JP, GBK, Big5: legitimate for a sitemap) made
+    pyexpat raise. Any ASCII-compatible character encoding Python knows is therefore decoded
+    here and handed over as UTF-8; an unknown name, a codec that is no character set (rot13,
+    idna, UTF-7) or one whose bytes are not ASCII-compatible (EBCDIC, a UTF-16 declaration in
+    ASCII bytes) raises XMLRefused naming the encoding.
+    """
+    head = stream.peek(1 << 10)[: 1 << 10] if hasattr(stream, "peek") else b""
+    if head.startswith((codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return stream, None  # the BOM says it all (a contrary declaration is expat's error)
+    m = _DECLARED.match(head.lstrip(b" \t\r\n"))
+    if m is None:
+        return stream, None
+    name = m.group(1).decode("ascii", "replace")
+    try:
+        info = codecs.lookup(name)
+    except (LookupError, ValueError):  # ValueError: a NUL in the name
+        raise XMLRefused(f"unknown encoding {name!r} in the XML declaration") from None
+    codec = info.name
+    if codec in _EXPAT_NATIVE:
+        return stream, _EXPAT_NATIVE[codec]
+    try:
+        usable = (getattr(info, "_is_text_encoding", True) and codec not in _NOT_CHARSETS
+                  and _ASCII_PROBE.encode(codec) == _ASCII_PROBE.encode("ascii"))
+    except (UnicodeError, LookupError):
+        usable = False
+    if not usable:
+        raise XMLRefused(f"encoding {name!r} in the XML declaration cannot be read: not an "
+                         "ASCII-compatible character encoding")
+    return io.BufferedReader(_Transcoder(stream, codec), 1 << 16), "UTF-8"
+
+
+class _Transcoder(io.RawIOBase):
+    """Bytes in ``codec`` read as UTF-8, a chunk at a time (a decoding error raises
+    UnicodeDecodeError, which the readers report)."""
+
+    def __init__(self, raw: IO[bytes], codec: str) -> None:
+        self._raw = raw
+        self._decoder = codecs.getincrementaldecoder(codec)("strict")
+        self._out = b""
+        self._eof = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buf: Any) -> int:
+        while not self._out and not self._eof:
+            chunk = self._raw.read(1 << 16)
+            self._eof = not chunk
+            self._out = self._decoder.decode(chunk, self._eof).encode("utf-8", "replace")
+        n = min(len(buf), len(self._out))
+        buf[:n] = self._out[:n]
+        self._out = self._out[n:]
+        return n
+
+
+def safe_expat_parser(namespace_separator: str = " ", guard: MarkupGuard | None = None,
+                      encoding: str | None = None) -> Any:
+    """A namespace-aware expat parser that raises EntitiesForbidden on any entity declaration
+    (and, with a ``guard``, XMLTooComplex past its namespace bound).
 
     This is the protection defusedxml gives (no DTD entities, no external entities), done with
     expat handlers directly: defusedxml's iterparse forces the pure-Python XMLParser path, which
     costs about 1.8x the C-accelerated one on large sitemaps.
     """
-    parser = expat.ParserCreate(None, namespace_separator)
+    parser = expat.ParserCreate(encoding, namespace_separator)
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
     parser.EntityDeclHandler = _refuse_entity
     parser.UnparsedEntityDeclHandler = _refuse_entity
     parser.ExternalEntityRefHandler = _refuse_external
     parser.SkippedEntityHandler = _refuse_skipped
+    if guard is not None:
+        parser.StartNamespaceDeclHandler = guard.namespace
+        parser.CommentHandler = guard.uncount
+        parser.ProcessingInstructionHandler = lambda target, data: guard.uncount(data)
+        # the DOCTYPE and the declarations of its internal subset each begin with "<!" (not
+        # <!ATTLIST, whose handler runs once per attribute: those stay counted, erring high)
+        parser.StartDoctypeDeclHandler = lambda *_: guard.uncount("")
+        parser.ElementDeclHandler = lambda *_: guard.uncount("")
+        parser.NotationDeclHandler = lambda *_: guard.uncount("")
     parser.buffer_text = True
     parser.buffer_size = 1 << 16
     return parser

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from feed2sitemap.record import (
     Record,
     _parse_w3c,
+    check_year,
     format_lastmod,
     lastmod_key,
     make_record,
@@ -41,6 +42,7 @@ def test_w3c_datetimes_parse(text: str, expected: object) -> None:
     "2004-12-23T18:00:15",  # a time without a timezone (sitemaps.org requires one)
     "Tue, 05 Mar 2024 10:15:00 GMT", "2004-13-01", "2004-02-30", "yesterday", "",
     "2004-12-23T25:00:00Z", "2004-12-23T18:00:15+15:00",
+    "0001-01-01T00:00:00Z", "0103-12-13", "9999-12-31T23:00:00-05:00",  # outside 1000-9999 UTC
 ])
 def test_invalid_lastmod_is_refused(text: str) -> None:
     with pytest.raises(ValueError):
@@ -55,7 +57,7 @@ def test_fast_path_for_common_forms_agrees_with_the_general_parser(
         y: int, mo: int, d: int, h: int, mi: int, s: int, tz: str, with_time: bool) -> None:
     text = f"{y:04d}-{mo:02d}-{d:02d}" + (f"T{h:02d}:{mi:02d}:{s:02d}{tz}" if with_time else "")
     try:
-        expected: object = _parse_w3c(text)
+        expected: object = check_year(_parse_w3c(text))
     except ValueError:
         expected = ValueError
     try:

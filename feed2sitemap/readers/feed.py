@@ -8,7 +8,7 @@ from typing import IO, TYPE_CHECKING, Optional
 
 from ..batch import BATCH, Batch, unbatched
 from ..errors import InputError
-from ..record import Lastmod, Record
+from ..record import MIN_YEAR, Lastmod, Record
 from ..report import Report
 from ..urls import normalize_url, resolve, scope_of
 
@@ -61,17 +61,21 @@ def read_feed_batches(stream: IO[bytes], source: str, report: Report,
     """
     # feedparser and the fast path that replays it take a tenth of a second to import: only a
     # run that reads a feed pays for them
-    from .feedstream import EntityDeclared, FastPathUnsupported, parse_feed_entries
+    from .feedstream import EntityDeclared, FastPathUnsupported, TooComplex, parse_feed_entries
 
     data = read_all(stream, source, max_bytes)
     try:
-        # the fast path's parser refuses any entity declaration itself (EntityDeclared)
+        # the fast path's parser refuses any entity declaration itself (EntityDeclared), and
+        # what goes past the bounds of xmlutil.MarkupGuard (TooComplex)
         entries = parse_feed_entries(data, base_url)
+    except TooComplex as exc:
+        raise InputError(source, exc.line, exc.reason) from None
     except EntityDeclared:
         raise InputError(source, None, ENTITIES_REFUSED) from None
     except FastPathUnsupported:
         if any(marker in data for marker in _ENTITY_DECL):  # a plain substring search, in C
             raise InputError(source, None, ENTITIES_REFUSED) from None
+        _guard_whole(data, source)
         entries = _via_feedparser(data, source, report, base_url)
     site = _site(entries)
     if site is not None and not base_url:  # the feed's own site is the base of what is left
@@ -99,6 +103,9 @@ def read_feed_batches(stream: IO[bytes], source: str, report: Report,
                 locs.append(link)
                 lastmods.append(lastmod)
                 lines.append(line or None)
+        oldest = min(filter(None, lastmods), default=None)  # (in C: no Python call per entry)
+        if oldest is not None and oldest.year < MIN_YEAR:
+            _drop_placeholders(lastmods, lines, source, report)
         if locs:
             yield Batch(locs, source, lines if any(lines) else None,
                         lastmods if lastmods.count(None) < len(lastmods) else None)
@@ -131,6 +138,40 @@ def _on_site(site: str, entries: list[FeedEntry]) -> bool:
         except ValueError:
             continue
     return not any(link for link, _, _ in entries)
+
+
+def _drop_placeholders(lastmods: list[Optional[Lastmod]], lines: list[Optional[int]],
+                       source: str, report: Report) -> None:
+    """A year before 1000 (Hugo's 0001-01-01T00:00:00Z for an undated page) is no date: the
+    entry is kept without a lastmod, and the warning counted (record.MIN_YEAR)."""
+    for i, value in enumerate(lastmods):
+        if value is not None and value.year < MIN_YEAR:
+            lastmods[i] = None
+            report.warn("placeholder lastmod", source, lines[i], f"date {value.isoformat()} "
+                        f"is a placeholder (a year before {MIN_YEAR}), not a date; no lastmod")
+
+
+def _guard_whole(data: bytes, source: str) -> None:
+    """Before feedparser parses a feed the fast path gave up on (often one that is not
+    well-formed, where the fast path stopped early): the same bound on tag size, so that one
+    tag with millions of attributes is not held whole (by expat, then by feedparser's dicts),
+    and the same cap on namespace declarations, counted on the bytes (an upper bound)."""
+    from ..xmlutil import MAX_NAMESPACES, MarkupGuard, XMLTooComplex
+
+    guard = MarkupGuard()
+    try:
+        for i in range(0, len(data), 1 << 16):
+            guard.scan(data[i:i + (1 << 16)])
+    except XMLTooComplex as exc:
+        line = data.count(b"\n", 0, i) + 1
+        raise InputError(source, line, str(exc)) from None
+    for n, m in enumerate(_XMLNS.finditer(data), 1):
+        if n > MAX_NAMESPACES:
+            raise InputError(source, data.count(b"\n", 0, m.start()) + 1, "more than "
+                             f"{MAX_NAMESPACES:,} namespace declarations")
+
+
+_XMLNS = re.compile(rb"xmlns(?::[^\s=>]*)?\s*=")
 
 
 def _via_feedparser(data: bytes, source: str, report: Report,

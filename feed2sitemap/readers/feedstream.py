@@ -32,9 +32,11 @@ from feedparser.mixin import _FeedParserMixin
 from feedparser.urls import _urljoin as _fp_urljoin
 from feedparser.urls import make_safe_absolute_uri as _fp_make_safe_absolute_uri
 
+from ..xmlutil import MAX_ATTRIBUTES, MarkupGuard, XMLTooComplex
 from .feeddates import _known, _to_utc, entry_date
 
-__all__ = ["EntityDeclared", "FastPathUnsupported", "FeedEntry", "feedparser_entries"]
+__all__ = ["EntityDeclared", "FastPathUnsupported", "FeedEntry", "TooComplex",
+           "feedparser_entries"]
 __all__ += ["parse_feed_entries"]
 
 
@@ -47,6 +49,15 @@ class FastPathUnsupported(Exception):
 
 class EntityDeclared(ValueError):
     """The document declares entities (or refers to external ones); we refuse it outright."""
+
+
+class TooComplex(EntityDeclared):
+    """The document goes past a bound of xmlutil.MarkupGuard: refused, as entities are."""
+
+    def __init__(self, reason: str, line: int) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.line = line
 
 
 class FeedEntry(NamedTuple):
@@ -156,6 +167,8 @@ _LINK_ATTRS = frozenset({"rel", "type", "href", "hreflang", "title", "length"})
 # What is replayed here was read in (and is tested against) feedparser 6.0.14.
 _REPLAYED_VERSION = feedparser.__version__.startswith("6.0.")
 _AMP_NAME = re.compile("&([A-Za-z0-9_]+);")
+# A reference to an entity other than XML's five (a character reference starts "&#").
+_UNDEFINED_REF = re.compile(rb"&(?!(?:amp|lt|gt|quot|apos);|#)")
 
 # First bytes for which feedparser sniffs a BOM or a non-ASCII-compatible encoding.
 _SNIFFED = (codecs.BOM_UTF32_BE, codecs.BOM_UTF32_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF16_LE,
@@ -195,7 +208,10 @@ def _prepare(data: bytes, base_url: str | None) -> tuple[bytes, str, int]:
         if head.startswith(bom):
             head = head[len(bom) :]
             break
-    decl = RE_XML_DECLARATION.search(head.decode(result["encoding"], "ignore"))
+    try:
+        decl = RE_XML_DECLARATION.search(head.decode(result["encoding"], "ignore"))
+    except (UnicodeError, LookupError):  # "idna" is a codec without the "ignore" handler
+        raise FastPathUnsupported(f"cannot decode as {result['encoding']}") from None
     return converted, "UTF-8", decl.group(0).count("\n") if decl else -1
 
 
@@ -265,8 +281,14 @@ def _attrs_dict(attrs: dict[str, str], cache: dict[str, tuple[str, str, bool]]) 
     return out
 
 
-def _element_key(name: str, nsmap: dict[str | None, str], niu: dict[str, str]) -> str:
-    """feedparser's startElementNS + unknown_starttag naming: the X in its _start_X handler."""
+def _element_key(name: str, nsmap: dict[str | None, str], niu: dict[str, str],
+                 first_prefix: dict[str, str | None]) -> str:
+    """feedparser's startElementNS + unknown_starttag naming: the X in its _start_X handler.
+
+    ``first_prefix`` caches, per namespace, the search of ``niu`` for its first declared prefix
+    (``ns_decl`` forgets the namespaces a declaration changes): one search per namespace, not one
+    per element name, or a feed with thousands of declarations takes hours (quadratic).
+    """
     parts = name.split(" ")
     ns = parts[0] if len(parts) > 1 else None
     lower = (ns or "").lower()
@@ -277,10 +299,11 @@ def _element_key(name: str, nsmap: dict[str | None, str], niu: dict[str, str]) -
     if prefix:
         tag = prefix.lower() + ":" + tag
     elif ns:  # feedparser's "Expat" branch: the first declared prefix bound to this namespace
-        for declared, value in niu.items():
-            if declared and value == ns:
-                tag = (declared + ":" + tag).lower()
-                break
+        if ns not in first_prefix:
+            first_prefix[ns] = next((d for d, v in niu.items() if d and v == ns), None)
+        declared = first_prefix[ns]
+        if declared:
+            tag = (declared + ":" + tag).lower()
     prefix, suffix = tag.split(":", 1) if ":" in tag else ("", tag)
     prefix = nsmap.get(prefix, prefix)
     return prefix + "_" + suffix if prefix else suffix
@@ -345,6 +368,8 @@ def _extract(body: bytes, encoding: str, base: str, shift: int) -> FeedEntries:
     stable = ""  # a base that joined with itself stays the same
     nsmap: dict[str | None, str] = {}  # feedparser's namespacemap
     niu: dict[str, str] = {}  # feedparser's namespaces_in_use
+    first_prefix: dict[str, str | None] = {}  # namespace -> its first prefix in niu (a cache)
+    guard = MarkupGuard()
     # feedparser's basestack, one base per open element, above a falsy bottom (which stands for
     # its "if self.basestack" test): depths below are len(stack), the root's being 2.
     stack: list[str] = [""]
@@ -365,14 +390,18 @@ def _extract(body: bytes, encoding: str, base: str, shift: int) -> FeedEntries:
     def info_of(name: str) -> tuple[str, str]:
         info = names.get(name)
         if info is None:
-            key = _element_key(name, nsmap, niu)
+            guard.element(name, None)  # (a new name: its length)
+            key = _element_key(name, nsmap, niu, first_prefix)
             info = names[name] = (_KIND.get(key, ""), key)
         return info
 
     def push(attrs: dict[str, str]) -> None:
         """feedparser's push of the element's base: xml:base, else the base joined with itself."""
         nonlocal base, stable
+        if len(attrs) > MAX_ATTRIBUTES:
+            guard.element("", attrs)
         if attrs and not plain_attrs.issuperset(attrs):
+            guard.element("", attrs)  # new attribute names: their lengths
             for a in attrs:
                 if (attr_cache.get(a) or attr_cache.setdefault(a, _attr_keys(a)))[2]:
                     d = _attrs_dict(attrs, attr_cache)
@@ -561,6 +590,7 @@ def _extract(body: bytes, encoding: str, base: str, shift: int) -> FeedEntries:
 
     def ns_decl(prefix: str | None, uri: str | None) -> None:
         """feedparser's track_namespace. Changes that rename elements: only on the root."""
+        guard.namespace(prefix, uri)
         if not uri:
             return
         lower = uri.lower()
@@ -574,10 +604,13 @@ def _extract(body: bytes, encoding: str, base: str, shift: int) -> FeedEntries:
                 and (prefix in _STD_PREFIXES or prefix in niu)
             ) or (std != "" and niu.get(std, uri) != uri)  # ("" is never searched)
             nsmap[prefix] = std
+            first_prefix.pop(niu.get(std, ""), None)
             niu[std] = uri
         else:
             relevant = bool(prefix) and niu.get(prefix, uri) != uri  # type: ignore[arg-type]
+            first_prefix.pop(niu.get(prefix or "", ""), None)
             niu[prefix or ""] = uri
+        first_prefix.pop(uri, None)
         if relevant:
             if stack[1:]:  # an open element could end under another name than it started with
                 raise FastPathUnsupported("a namespace prefix is rebound inside the document")
@@ -586,6 +619,11 @@ def _extract(body: bytes, encoding: str, base: str, shift: int) -> FeedEntries:
     def doctype(name: str, sysid: Any, pubid: Any, has_internal_subset: int) -> None:
         nonlocal internal_subset
         internal_subset = bool(has_internal_subset)
+        # Under an external DTD (never loaded) expat drops a reference to an undefined entity
+        # from an attribute value without a word ("/a/&secret;/b" became "/a//b"), where
+        # feedparser keeps it and calls the feed malformed: any such reference, feedparser.
+        if (sysid or pubid) and _UNDEFINED_REF.search(body):
+            raise FastPathUnsupported("an entity reference under an external DTD")
 
     def end_doctype() -> None:
         # feedparser cuts the DOCTYPE out with a regex that stops at the first ">", so an internal
@@ -614,10 +652,15 @@ def _extract(body: bytes, encoding: str, base: str, shift: int) -> FeedEntries:
     p.SkippedEntityHandler = skipped_entity
     try:
         for i in range(0, len(body), _CHUNK):  # slices, not the whole document in expat's buffer
-            p.Parse(body[i : i + _CHUNK], False)
+            piece = body[i : i + _CHUNK]
+            guard.scan(piece)
+            p.Parse(piece, False)
+            guard.depth(len(stack) - 1)
         p.Parse(b"", True)
     except expat.ExpatError as exc:
         raise FastPathUnsupported(f"not well-formed: {exc}") from None
+    except XMLTooComplex as exc:
+        raise TooComplex(str(exc), p.CurrentLineNumber + shift) from None
     return entries
 
 

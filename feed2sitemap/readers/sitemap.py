@@ -16,16 +16,18 @@ from ..record import (
     parse_priority,
 )
 from ..report import Report
-from ..xmlutil import EntitiesForbidden, safe_expat_parser
+from ..xmlutil import (
+    MAX_NAME,
+    MAX_VALUE,
+    MarkupGuard,
+    XMLRefused,
+    expat_input,
+    safe_expat_parser,
+)
 
 __all__ = ["SITEMAP_NS", "read_sitemap", "read_sitemap_batches"]
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
-MAX_VALUE = 64 * 1024  # a longer <loc> or other value is refused, not held
-# expat must buffer a whole tag (name and attributes) before it calls a handler: a 300 MB
-# attribute would be held whole. So the raw bytes are watched too: a stretch this long with no
-# "<" or ">" at all is refused before expat sees it.
-MAX_TOKEN = 2 * MAX_VALUE
 CHUNK = 1 << 16
 
 LOC, LASTMOD, CHANGEFREQ, PRIORITY, ENTRY = range(5)
@@ -113,7 +115,12 @@ def read_sitemap_batches(stream: IO[bytes], source: str, report: Report,
     video:, news:, xhtml:link) are ignored. The handlers do as little as they can: they run a
     dozen times per URL.
     """
-    parser = safe_expat_parser(" ")
+    try:
+        stream, encoding = expat_input(stream)
+    except XMLRefused as exc:
+        raise InputError(source, 1, str(exc)) from None
+    guard = MarkupGuard()
+    parser = safe_expat_parser(" ", guard, encoding)
     entries = _Entries(source, report, is_index=False)  # the root says which it is
     fields: list[Optional[str]] = [None] * 4  # the current entry's loc, lastmod, ...
     line = 0  # the line of the current entry's <loc>
@@ -148,11 +155,16 @@ def read_sitemap_batches(stream: IO[bytes], source: str, report: Report,
         parser.StartElementHandler = None  # no other start tag needs Python
 
     get, clear, join = names.get, text.clear, "".join
+    ends = 0  # end tags seen: the guard's count of start tags less these is the depth
 
     def end(name: str) -> None:
-        nonlocal fields, line
+        nonlocal fields, line, ends
+        ends += 1
         f = get(name)
         if f is None:  # an element of another namespace
+            if len(name) > MAX_NAME:
+                raise InputError(source, parser.CurrentLineNumber, "an element name longer "
+                                 f"than {MAX_NAME:,} characters")
             ns, _, local = name.rpartition(" ")
             if local == entry[0]:
                 foreign[ns] = foreign.get(ns, 0) + 1
@@ -174,18 +186,28 @@ def read_sitemap_batches(stream: IO[bytes], source: str, report: Report,
     parser.EndElementHandler = end
     parser.CharacterDataHandler = text.append
 
+    def cdata_text(data: str) -> None:  # "<" in CDATA opens no element: the guard must know
+        guard.uncount(data, 0)
+        text.append(data)
+
+    def cdata(inside: bool) -> None:
+        if inside:
+            guard.uncount("")  # "<![CDATA["
+        parser.CharacterDataHandler = cdata_text if inside else text.append
+
+    parser.StartCdataSectionHandler = lambda: cdata(True)
+    parser.EndCdataSectionHandler = lambda: cdata(False)
+
     read = stream.read
-    run = 0  # bytes since the last "<" or ">"
     try:
         while True:
             chunk = read(CHUNK)
-            run = _markup_gap(chunk, run, source, parser.CurrentLineNumber)
+            guard.scan(chunk)
             parser.Parse(chunk, not chunk)
-            if len(text) > 1 and sum(map(len, text)) > MAX_VALUE:
-                if "".join(text).strip():  # whitespace between entries is harmless
-                    raise InputError(source, parser.CurrentLineNumber, f"value longer than "
-                                     f"{MAX_VALUE:,} characters")
-                text.clear()
+            guard.depth(guard.opens - ends)
+            if len(text) > 1 and sum(map(len, text)) > MAX_VALUE:  # (as `check` stops too)
+                raise InputError(source, parser.CurrentLineNumber, "a value or a run of white "
+                                 f"space longer than {MAX_VALUE:,} characters")
             # a batch per chunk: a few hundred entries (a larger batch measured slower)
             while entries.rows:
                 batch = entries.batch()
@@ -202,24 +224,11 @@ def read_sitemap_batches(stream: IO[bytes], source: str, report: Report,
         raise InputError(source, exc.lineno, "not well-formed XML: "
                          f"{expat.ErrorString(exc.code)}; the rest of the file would be lost",
                          exc.offset + 1) from None
-    except EntitiesForbidden as exc:
+    except XMLRefused as exc:
         raise InputError(source, parser.CurrentLineNumber, str(exc)) from None
     except UnicodeDecodeError as exc:
-        raise InputError(source, None, f"cannot decode: {exc.reason}") from None
+        raise InputError(source, parser.CurrentLineNumber, f"cannot decode as {exc.encoding}: "
+                         f"{exc.reason}") from None
     except LookupError as exc:  # expat asks Python for an encoding the declaration names
         raise InputError(source, 1, f"unknown encoding: {exc}") from None
 
-
-def _markup_gap(chunk: bytes, run: int, source: str, line: int) -> int:
-    """The run of bytes without "<" or ">" at the end of ``chunk``, given the run before it."""
-    first = min((i for i in (chunk.find(b"<"), chunk.find(b">")) if i != -1), default=-1)
-    if first == -1:
-        run += len(chunk)
-    else:
-        run += first
-        if run <= MAX_TOKEN:
-            run = len(chunk) - 1 - max(chunk.rfind(b"<"), chunk.rfind(b">"))
-    if run > MAX_TOKEN:
-        raise InputError(source, line, f"more than {MAX_TOKEN:,} bytes without markup (a "
-                         "value, tag or attribute that long is refused, not held)")
-    return run
