@@ -14,6 +14,7 @@ from typing import Any, Optional
 import click
 
 from .convert import Summary, convert
+from .detect import FORMATS as INPUT_FORMATS
 from .errors import Feed2SitemapError
 from .limits import PROFILES
 from .merge import MergeCounts
@@ -169,7 +170,7 @@ class _Command(click.Command):
               help="Output format (default: from the -o name: .txt is text, .rss rss, .atom "
                    "atom, else xml).")
 @click.option("-f", "--from", "from_format", default="auto", show_default=True,
-              type=click.Choice(["auto", "feed", "text", "sitemap"]),
+              type=click.Choice(["auto", *INPUT_FORMATS]),
               help="Input format; auto looks at the first bytes.")
 @click.option("--base-url", metavar="URL",
               help="Public URL of the output's directory: only URLs under it are kept, and "

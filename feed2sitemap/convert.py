@@ -13,7 +13,7 @@ from .batch import Batch, batched, unbatched
 from .detect import FORMATS as INPUT_FORMATS
 from .detect import open_input, sniff
 from .errors import InputError, UnsupportedFormat
-from .limits import Profile, get_profile
+from .limits import Profile, get_profile, output_profile
 from .merge import MergeCounts, find_base
 from .outputs import FileInfo, OutputSet, split_name
 from .pipeline import (
@@ -25,13 +25,21 @@ from .pipeline import (
     normalize_batches,
     within_scope_batches,
 )
-from .readers import READERS
-from .readers.feed import DEFAULT_MAX_FEED_BYTES, read_feed_batches
+from .readers import READERS, WHOLE_READERS
+from .readers.feed import DEFAULT_MAX_FEED_BYTES
 from .record import Record
 from .report import Progress, Report
 from .split import DEFAULT_GZIP_LEVEL, write_output
 from .urls import Scope, normalize_url, scope_of
-from .writers import INDEX, URLSET, FeedFormat, Format, format_for_name, get_format
+from .writers import (
+    INDEX,
+    URLSET,
+    FeedFormat,
+    Format,
+    format_for_name,
+    get_format,
+    limits_of,
+)
 
 __all__ = ["Source", "Summary", "convert", "output_format", "read", "write"]
 
@@ -71,7 +79,8 @@ def read(source: Source, format: str = "auto", *, report: Optional[Report] = Non
          name: Optional[str] = None) -> Iterator[Record]:
     """Yield the records of one input: a path or a binary stream, plain or gzip-compressed.
 
-    ``format`` is "auto" (sniffed from the first bytes) or one of "feed", "text", "sitemap".
+    ``format`` is "auto" (sniffed from the first bytes) or one of detect.FORMATS ("feed",
+    "text", "sitemap", "jsonfeed", "tsv", "csv", "jsonl").
     Locations are as the input gave them; ``convert`` normalises and checks them.
     """
     return unbatched(read_batches(source, format, report=report, base_url=base_url,
@@ -105,9 +114,9 @@ def _read_stream(raw: IO[bytes], name: str, format: str, report: Report,
         if not head:
             raise InputError(name, None, "the input is empty")
         kind = sniff(head, name) if format == "auto" else format
-        if kind == "feed":
-            yield from read_feed_batches(stream, name, report, base_url,
-                                         max_bytes=max_feed_bytes)
+        if kind in WHOLE_READERS:
+            yield from WHOLE_READERS[kind](stream, name, report, base_url,
+                                           max_bytes=max_feed_bytes)
         else:
             yield from READERS[kind](stream, name, report, base_url)
     except IsADirectoryError:
@@ -222,7 +231,8 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
         stream = dedupe_batches(stream, report)
     stream = apply_defaults_batches(stream, changefreq, priority)
     names = ", ".join("<stdin>" if s == "-" else _source_name(s) for s in inputs) or "<stdin>"
-    summary = write_batches(stream, output, to=to, profile=prof, base_url=base_url, gzip=gzip,
+    summary = write_batches(stream, output, to=to, profile=profile, max_urls=max_urls,
+                            max_bytes=max_bytes, base_url=base_url, gzip=gzip,
                             gzip_level=gzip_level, index=index, report=report,
                             source_name=names, title=title, site_url=site_url,
                             description=description, progress=progress)
@@ -281,8 +291,11 @@ def write_batches(batches: Iterable[Batch], dest: Destination = None, *,
                   report: Optional[Report] = None, source_name: Optional[str] = None,
                   title: Optional[str] = None, site_url: Optional[str] = None,
                   description: Optional[str] = None,
-                  progress: Optional[Progress] = None) -> Summary:
-    """``write``, in batches (see batch.py): what convert itself uses."""
+                  progress: Optional[Progress] = None, max_urls: Optional[int] = None,
+                  max_bytes: Optional[int] = None) -> Summary:
+    """``write``, in batches (see batch.py): what convert itself uses. ``max_urls`` and
+    ``max_bytes`` lower the profile's limits; which limits apply at all depends on the output
+    (limits.output_profile: none for JSON Lines and text to stdout unless asked)."""
     report = report if report is not None else Report()
     prof = _profile(profile, None, None)
     path = os.fspath(dest) if isinstance(dest, (str, os.PathLike)) else None
@@ -318,6 +331,10 @@ def write_batches(batches: Iterable[Batch], dest: Destination = None, *,
         fmt = INDEX
     if isinstance(fmt, FeedFormat):
         fmt = fmt.for_site(_site_url(site_url, base_url, first.locs[0]), title, description)
+    try:
+        prof = output_profile(prof, limits_of(fmt), path is None, max_urls, max_bytes)
+    except ValueError as exc:
+        raise UnsupportedFormat(str(exc)) from None
     written = write_output(itertools.chain([first], it), fmt, prof, out, report,
                            gzip_level=level, base_url=base_url, always_index=index == "always")
     return Summary(written.parts, written.indexes, out.removed, report, fmt is INDEX)

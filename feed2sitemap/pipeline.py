@@ -123,7 +123,7 @@ def within_scope_batches(batches: Iterable[Batch], report: Report,
         if not batch.locs:
             continue
         if scope is None:
-            scope = scope_of(batch.locs[0], directory=False)
+            scope = _default_scope(batch, report)
         prefix = scope.prefix
         if batch.prefix.startswith(prefix) or all(map(str.startswith, batch.locs, repeat(prefix))):
             # the usual case: known from the reader, or found in C
@@ -140,6 +140,18 @@ def within_scope_batches(batches: Iterable[Batch], report: Report,
         rest = batch.without(outside)
         if rest.locs:
             yield rest
+
+
+def _default_scope(batch: Batch, report: Report) -> Scope:
+    """Without --base-url: the site the input names (``batch.site``: a JSON Feed's
+    home_page_url), its directory included, else the scheme and host of the first URL."""
+    if batch.site is not None:
+        try:
+            return scope_of(batch.site)
+        except ValueError as exc:
+            report.warn("bad site URL", batch.source, None, f"the site URL it names is not "
+                        f"usable as the scope ({exc}); the first URL's site is taken")
+    return scope_of(batch.locs[0], directory=False)
 
 
 def dedupe_batches(batches: Iterable[Batch], report: Report) -> Iterator[Batch]:

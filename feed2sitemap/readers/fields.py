@@ -1,0 +1,105 @@
+"""Rows of raw field values → a Batch of validated ones, for the URL lists with columns.
+
+The grammars are record.py's (parse_lastmod, parse_changefreq, parse_priority), the same the XML
+sitemap reader applies: a bad value is dropped with a warning and the URL kept (sitemaps.org
+fields are hints; the URL is the entry). Values are parsed a column at a time, each distinct
+text once, the common lastmod forms all at once (parse_common_lastmods).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from ..batch import Batch
+from ..record import parse_changefreq, parse_common_lastmods, parse_lastmod, parse_priority
+from ..report import Report
+
+__all__ = ["Problem", "Rows", "parse_column", "rows_to_batches"]
+
+Problem = tuple[int, str, str]  # (row, field name or "" for the row itself, message)
+
+
+@dataclass
+class Rows:
+    """A block of rows, column by column, as the file spelled them (str or None; JSON Lines
+    may hold other JSON values: ``problems`` already names them, the columns hold None).
+
+    ``problems`` may already hold the reader's findings: a row with field "" is no entry at all
+    (it is skipped with that message), "field" names a field that is not read.
+    """
+
+    lines: list[int]
+    locs: list[Optional[str]]
+    lastmods: list[Optional[str]]
+    changefreqs: list[Optional[str]]
+    priorities: list[Optional[str]]
+    sitemaps: Optional[list[bool]] = None
+    problems: list[Problem] = field(default_factory=list)
+
+
+def parse_column(raw: list[Optional[str]], parse: Callable[[str], Any], what: str,
+                 problems: list[Problem],
+                 bulk: Optional[Callable[[set[str]], dict[str, Any]]] = None
+                 ) -> Optional[list[Any]]:
+    """Parse one column (None stays None); a value ``parse`` refuses becomes None and a
+    problem. None when no row has a valid value."""
+    distinct: set[Any] = set(raw)
+    distinct.discard(None)
+    if not distinct:
+        return None
+    values: dict[Optional[str], Any] = {None: None}
+    if bulk is not None:
+        values.update(bulk(distinct))
+    bad = []
+    for text in distinct if len(values) == 1 else distinct.difference(values):
+        try:
+            values[text] = parse(text)
+        except ValueError as exc:
+            values[text] = None
+            bad.append((text, exc))
+    for text, problem in bad:
+        problems.extend((i, what, f"{what} dropped: {problem}")
+                        for i, value in enumerate(raw) if value == text)
+    column = list(map(values.__getitem__, raw))
+    return column if len(bad) < len(distinct) else None
+
+
+def rows_to_batches(rows: Rows, source: str, report: Report) -> list[Batch]:
+    """The rows' entries as batches (one per run of pages or of sitemaps), after reporting
+    every problem in row order: a row without a loc is skipped, a bad field dropped."""
+    problems = list(rows.problems)
+    raw_locs = rows.locs
+    locs = [loc.strip() if loc is not None else "" for loc in raw_locs]
+    skipped = {i for i, what, _ in problems if not what}
+    missing = [i for i, loc in enumerate(locs) if not loc and i not in skipped]
+    problems += [(i, "", "no loc (the URL) on this line") for i in missing]
+    lastmods = parse_column(rows.lastmods, parse_lastmod, "lastmod", problems,
+                            parse_common_lastmods)
+    changefreqs = parse_column(rows.changefreqs, parse_changefreq, "changefreq", problems)
+    priorities = parse_column(rows.priorities, parse_priority, "priority", problems)
+    drop = sorted(skipped.union(missing))
+    for i, what, message in sorted(problems):
+        if what:
+            if i not in skipped and i not in missing:
+                report.warn("unknown field" if what == "field" else f"bad {what}", source,
+                            rows.lines[i], message)
+        elif i in missing:
+            report.skip("no loc", source, rows.lines[i], message)
+        else:
+            report.skip("bad line", source, rows.lines[i], message)
+    numbers: list[Optional[int]] = list(rows.lines)
+    batch = Batch(locs, source, numbers, lastmods, changefreqs, priorities)
+    if rows.sitemaps is None or not any(rows.sitemaps):
+        rest = batch.without(drop)
+        return [rest] if rest.locs else []
+    # Index entries ("sitemap": true) and pages do not share a batch: one per kind.
+    gone = set(drop)
+    out = []
+    for kind in (False, True):
+        part = batch.without([i for i, s in enumerate(rows.sitemaps) if s != kind or i in gone])
+        if part.locs:
+            part.is_sitemap = kind
+            out.append(part)
+    return out
