@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import IO, Any, Optional
 
 from ..batch import BATCH, Batch, unbatched
@@ -197,43 +197,63 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
-def _load_block(lines: list[str]) -> Optional[list[Any]]:
-    """The block's values in one C call, or None when the per-line parse must decide (a syntax
-    error somewhere, or a line that is not exactly one value).
-
-    Duplicate known fields are found without a Python call per object: with no backslash in the
-    block, every ``"`` delimits a string, so ``"loc"`` appears exactly once per object holding a
-    loc unless one holds it twice (or a value is the word itself: then the slow path decides).
-    """
+def _load_block(lines: list[str]) -> Optional[list[dict[str, Any]]]:
+    """The block's objects in one C call, or None when the per-line parse must decide: a syntax
+    error somewhere, a line that is not exactly one object, a blank line, a backslash (see
+    _named_twice)."""
     text = ",".join(lines)
+    if "\\" in text or "" in lines:
+        return None
     try:
         values: list[Any] = json.loads("[" + text + "]", parse_constant=_no_constant)
     except (ValueError, RecursionError):
         return None
-    if len(values) != len(lines) or "\\" in text:
+    if len(values) != len(lines) or set(map(type, values)) != {dict}:
         return None
-    for key in _JSON_FIELDS:
-        needle = f'"{key}"'
-        if needle in text and text.count(needle) != sum(
-                1 for v in values if isinstance(v, dict) and key in v):
-            return None
     return values
 
 
-def _load_line(line: str) -> tuple[Any, str]:
-    """One line's value, or (None, why not)."""
-    try:
-        return json.loads(line, parse_constant=_no_constant, object_pairs_hook=_pairs), ""
-    except json.JSONDecodeError as exc:
-        return None, f"not valid JSON: {exc.msg} (column {exc.colno})"
-    except RecursionError:
-        return None, "JSON nested too deeply"
-    except ValueError as exc:  # _DuplicateKey, NaN
-        return None, str(exc)
+def _named_twice(lines: list[str], columns: dict[str, list[Any]]) -> bool:
+    """Whether some object may name one of our fields twice (json keeps the last silently).
+
+    Found without a Python call per object: with no backslash in the block (_load_block), every
+    ``"`` delimits a string, so ``"loc"`` appears once per object holding a loc unless one
+    holds it twice (or some value is the word "loc" itself: then the per-line parse decides).
+    A value of null counts as absent here, so it too sends the block to the per-line parse.
+    """
+    text = "\n".join(lines)
+    return any(text.count(f'"{key}"') != len(column) - column.count(None)
+               for key, column in columns.items())
+
+
+def _load_lines(lines: list[str], numbers: Sequence[int]
+                ) -> tuple[list[str], list[int], list[Any], list[Problem]]:
+    """Each non-blank line's value by itself, refusing a field named twice; a line that is no
+    JSON value is a problem (and None)."""
+    kept, kept_numbers, values, problems = [], [], [], []
+    for line, number in zip(lines, numbers, strict=True):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line, parse_constant=_no_constant, object_pairs_hook=_pairs)
+        except json.JSONDecodeError as exc:
+            value = None
+            problems.append((len(values), "", f"not valid JSON: {exc.msg} (column {exc.colno})"))
+        except RecursionError:
+            value = None
+            problems.append((len(values), "", "JSON nested too deeply"))
+        except ValueError as exc:  # _DuplicateKey, NaN
+            value = None
+            problems.append((len(values), "", str(exc)))
+        kept.append(line)
+        kept_numbers.append(number)
+        values.append(value)
+    return kept, kept_numbers, values, problems
 
 
 _TYPE_NAMES = {dict: "an object", list: "an array", bool: "true or false", type(None): "null",
                int: "a number", float: "a number", str: "a string"}
+_STRING_TYPES = {str, type(None)}
 
 
 def jsonl_rows(stream: IO[bytes], source: str) -> Iterator[Rows]:
@@ -242,75 +262,100 @@ def jsonl_rows(stream: IO[bytes], source: str) -> Iterator[Rows]:
     for start, lines in line_blocks(stream, source, "a JSON Lines list"):
         for k in range(0, len(lines), BATCH):
             part = lines[k: k + BATCH]
-            numbers = [start + k + i for i, s in enumerate(part) if s.strip()]
-            if len(numbers) < len(part):
-                part = [lines[n - start] for n in numbers]
-            if part:
-                yield _json_rows(part, numbers, source, told)
+            rows = _json_rows(part, range(start + k, start + k + len(part)), source, told)
+            if rows is not None:
+                yield rows
 
 
-def _json_rows(part: list[str], numbers: list[int], source: str, told: set[str]) -> Rows:
+def _json_rows(part: list[str], numbers: Sequence[int], source: str,
+               told: set[str]) -> Optional[Rows]:
+    """One block's rows. The usual block (one object per line, each naming our fields once) is
+    parsed in one C call and taken apart a column at a time; any other goes line by line."""
+    objs = _load_block(part)
+    columns: dict[str, list[Any]] = {}
+    if objs is not None:
+        columns = _fields(objs)
+        if _named_twice(part, columns):
+            objs = None
     problems: list[Problem] = []
-    values = _load_block(part)
-    if values is None:
-        values = []
-        for i, line in enumerate(part):
-            value, why = _load_line(line)
-            if why:
-                problems.append((i, "", why))
-            values.append(value)
-    objs: list[dict[str, Any]] = []
-    for i, value in enumerate(values):
-        if isinstance(value, dict):
+    if objs is None:
+        part, numbers, values, problems = _load_lines(part, numbers)
+        if not part:
+            return None
+        bad = {i for i, _, _ in problems}
+        objs = []
+        for i, value in enumerate(values):
+            if not isinstance(value, dict):
+                if i not in bad:
+                    problems.append((i, "", f"{_TYPE_NAMES.get(type(value), 'a value')}, not a "
+                                            "JSON object with a loc"))
+                value = {}
             objs.append(value)
-            continue
-        if value is not None or not any(r == i for r, _, _ in problems):
-            problems.append((i, "", f"{_TYPE_NAMES.get(type(value), 'a value')}, not a JSON "
-                                    "object with a loc"))
-        objs.append({})
-    rows = Rows(numbers, _strings(objs, "loc", problems, url=True),
-                _strings(objs, "lastmod", problems), _strings(objs, "changefreq", problems),
-                _priorities(objs, problems), problems=problems)
-    sitemaps = [o.get("sitemap") for o in objs]
-    if sitemaps.count(None) < len(sitemaps):
+        columns = _fields(objs)
+    none = [None] * len(objs)
+    rows = Rows(numbers, _locs(columns, problems),
+                _strings(columns.get("lastmod", none), "lastmod", problems),
+                _strings(columns.get("changefreq", none), "changefreq", problems),
+                _priorities(columns.get("priority", none), problems), problems=problems)
+    sitemaps = columns.get("sitemap")
+    if sitemaps is not None:
         rows.sitemaps = [s is True for s in sitemaps]
         problems += [(i, "sitemap", f"sitemap dropped: {json.dumps(s)[:40]} is not true or "
                       "false") for i, s in enumerate(sitemaps) if s not in (None, True, False)]
-    _unknown(objs, numbers, source, told, problems)
+    _unknown(objs, source, told, problems)
     return rows
 
 
-def _strings(objs: list[dict[str, Any]], key: str, problems: list[Problem],
-             url: bool = False) -> list[Optional[str]]:
+def _fields(objs: list[dict[str, Any]]) -> dict[str, list[Any]]:
+    """Our fields that some object holds, as columns (None where an object lacks one)."""
+    keys: set[str] = set().union(*objs)
+    return {key: [o.get(key) for o in objs] for key in keys & _JSON_FIELDS}
+
+
+def _locs(columns: dict[str, list[Any]], problems: list[Problem]) -> list[Optional[str]]:
+    """loc, else url; an object with both is a problem (which one is meant?)."""
+    locs, urls = columns.get("loc"), columns.get("url")
+    if locs is None:
+        locs = urls if urls is not None else []
+    elif urls is not None:
+        locs = list(locs)
+        for i, (loc, url) in enumerate(zip(locs, urls, strict=True)):
+            if url is not None and loc is not None:
+                problems.append((i, "", "both loc and url; give one"))
+            elif url is not None:
+                locs[i] = url
+    if set(map(type, locs)) <= _STRING_TYPES:
+        return locs
+    out: list[Optional[str]] = []
+    for i, v in enumerate(locs):
+        if v is None or type(v) is str:
+            out.append(v)
+        else:
+            problems.append((i, "", f"loc is {_TYPE_NAMES.get(type(v), 'a value')}, not a "
+                                    "string"))
+            out.append(None)
+    return out
+
+
+def _strings(column: list[Any], key: str, problems: list[Problem]) -> list[Optional[str]]:
     """One field of every object; a value that is not a string is a problem and None."""
-    column = [o.get(key) for o in objs]
-    if url:
-        both = [i for i, o in enumerate(objs) if "url" in o and "loc" in o]
-        urls = [o.get("url") for o in objs]
-        column = [u if c is None else c for c, u in zip(column, urls, strict=True)]
-        problems += [(i, "", "both loc and url; give one") for i in both]
-        for i in both:
-            column[i] = None
-    if all(type(v) is str or v is None for v in column):
+    if set(map(type, column)) <= _STRING_TYPES:
         return column
     out: list[Optional[str]] = []
     for i, v in enumerate(column):
         if v is None or type(v) is str:
             out.append(v)
-            continue
-        what = "" if url else key
-        problems.append((i, what, f"{key} dropped: {_TYPE_NAMES.get(type(v), 'a value')}, not "
-                         "a string" if what else f"loc is {_TYPE_NAMES.get(type(v), 'a value')}"
-                         ", not a string"))
-        out.append(None)
+        else:
+            problems.append((i, key, f"{key} dropped: {_TYPE_NAMES.get(type(v), 'a value')}, "
+                                     "not a string"))
+            out.append(None)
     return out
 
 
-def _priorities(objs: list[dict[str, Any]], problems: list[Problem]) -> list[Optional[str]]:
+def _priorities(column: list[Any], problems: list[Problem]) -> list[Optional[str]]:
     """priority as a JSON number (0.8) or string ("0.8"): numbers become their decimal text,
     for parse_priority to judge as it judges every other priority."""
-    column = [o.get("priority") for o in objs]
-    if all(type(v) is str or v is None for v in column):
+    if set(map(type, column)) <= _STRING_TYPES:
         return column
     out: list[Optional[str]] = []
     for i, v in enumerate(column):
@@ -328,13 +373,12 @@ def _priorities(objs: list[dict[str, Any]], problems: list[Problem]) -> list[Opt
     return out
 
 
-def _unknown(objs: list[dict[str, Any]], numbers: list[int], source: str, told: set[str],
+def _unknown(objs: list[dict[str, Any]], source: str, told: set[str],
              problems: list[Problem]) -> None:
     """Name each field we do not read once per file (at its first line), as a problem of that
     row so that it is reported in order with the rest."""
-    keys: set[str] = set().union(*objs)
-    new = keys - _JSON_FIELDS - told
-    for key in sorted(new, key=lambda k: next(i for i, o in enumerate(objs) if k in o)):
+    new = set().union(*objs) - _JSON_FIELDS - told
+    for key in new:
         told.add(key)
         i = next(i for i, o in enumerate(objs) if key in o)
         if key in EXTENSION_FIELDS:
@@ -343,4 +387,3 @@ def _unknown(objs: list[dict[str, Any]], numbers: list[int], source: str, told: 
             why = (f"unknown field {key!r} ignored (known: loc or url, lastmod, changefreq, "
                    "priority, sitemap; reported once)")
         problems.append((i, "field", why))
-

@@ -8,7 +8,7 @@ text once, the common lastmod forms all at once (parse_common_lastmods).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -30,7 +30,7 @@ class Rows:
     (it is skipped with that message), "field" names a field that is not read.
     """
 
-    lines: list[int]
+    lines: Sequence[int]
     locs: list[Optional[str]]
     lastmods: list[Optional[str]]
     changefreqs: list[Optional[str]]
@@ -71,9 +71,11 @@ def rows_to_batches(rows: Rows, source: str, report: Report) -> list[Batch]:
     every problem in row order: a row without a loc is skipped, a bad field dropped."""
     problems = list(rows.problems)
     raw_locs = rows.locs
-    locs = [loc.strip() if loc is not None else "" for loc in raw_locs]
+    locs = (list(map(str.strip, raw_locs)) if None not in raw_locs  # type: ignore[arg-type]
+            else [loc.strip() if loc is not None else "" for loc in raw_locs])
     skipped = {i for i, what, _ in problems if not what}
-    missing = [i for i, loc in enumerate(locs) if not loc and i not in skipped]
+    missing = ([i for i, loc in enumerate(locs) if not loc and i not in skipped]
+               if "" in locs else [])
     problems += [(i, "", "no loc (the URL) on this line") for i in missing]
     lastmods = parse_column(rows.lastmods, parse_lastmod, "lastmod", problems,
                             parse_common_lastmods)
@@ -89,8 +91,7 @@ def rows_to_batches(rows: Rows, source: str, report: Report) -> list[Batch]:
             report.skip("no loc", source, rows.lines[i], message)
         else:
             report.skip("bad line", source, rows.lines[i], message)
-    numbers: list[Optional[int]] = list(rows.lines)
-    batch = Batch(locs, source, numbers, lastmods, changefreqs, priorities)
+    batch = Batch(locs, source, rows.lines, lastmods, changefreqs, priorities)
     if rows.sitemaps is None or not any(rows.sitemaps):
         rest = batch.without(drop)
         return [rest] if rest.locs else []
