@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import json
+from operator import itemgetter
 from collections.abc import Iterator, Sequence
 from typing import IO, Any, Optional
 
@@ -309,7 +310,13 @@ def _json_rows(part: list[str], numbers: Sequence[int], source: str,
 def _fields(objs: list[dict[str, Any]]) -> dict[str, list[Any]]:
     """Our fields that some object holds, as columns (None where an object lacks one)."""
     keys: set[str] = set().union(*objs)
-    return {key: [o.get(key) for o in objs] for key in keys & _JSON_FIELDS}
+    columns = {}
+    for key in keys & _JSON_FIELDS:
+        try:  # the usual column, which every object has: taken in C
+            columns[key] = list(map(itemgetter(key), objs))
+        except KeyError:
+            columns[key] = [o.get(key) for o in objs]
+    return columns
 
 
 def _locs(columns: dict[str, list[Any]], problems: list[Problem]) -> list[Optional[str]]:
