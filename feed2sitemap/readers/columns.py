@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import csv
 import json
-from operator import itemgetter
 from collections.abc import Iterator, Sequence
+from operator import itemgetter
 from typing import IO, Any, Optional
 
 from ..batch import BATCH, Batch, unbatched
@@ -231,7 +231,10 @@ def _load_lines(lines: list[str], numbers: Sequence[int]
                 ) -> tuple[list[str], list[int], list[Any], list[Problem]]:
     """Each non-blank line's value by itself, refusing a field named twice; a line that is no
     JSON value is a problem (and None)."""
-    kept, kept_numbers, values, problems = [], [], [], []
+    kept: list[str] = []
+    kept_numbers: list[int] = []
+    values: list[Any] = []
+    problems: list[Problem] = []
     for line, number in zip(lines, numbers, strict=True):
         if not line.strip():
             continue

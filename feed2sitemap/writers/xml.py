@@ -108,7 +108,8 @@ def _elements(column: Optional[list[Any]], name: str, text: Callable[[Any], str]
     values.discard(None)
     if text is format_lastmod and set(map(type, values)) == {date}:
         text = date.isoformat  # dates alone (the usual lastmods): formatted in C
-    elements = dict(zip(values, map(f"<{name}>{{}}</{name}>".format, map(text, values))))
+    elements = dict(zip(values, map(f"<{name}>{{}}</{name}>".format, map(text, values)),
+                        strict=True))
     elements[None] = ""
     return list(map(elements.__getitem__, column))
 
