@@ -176,7 +176,9 @@ def _lastmod(item: dict[str, Any], n: int, source: str, report: Report) -> Optio
                 text = text[:10] + "T" + text[11:]
             parsed = parse_lastmod(text)
         except ValueError as exc:
-            report.warn("bad lastmod", source, None, f"item {n}: {key} dropped: {exc}")
+            why = exc if not isinstance(value, str) else (
+                f"{value.strip()[:60]!r} is not an RFC 3339 date-time")
+            report.warn("bad lastmod", source, None, f"item {n}: {key} dropped: {why}")
             continue
         if isinstance(parsed, datetime):
             return parsed.astimezone(timezone.utc)
