@@ -17,6 +17,7 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Iterator, Sequence
+from decimal import Decimal
 from operator import itemgetter
 from typing import IO, Any, Optional
 
@@ -372,8 +373,8 @@ def _priorities(column: list[Any], problems: list[Problem]) -> list[Optional[str
         if type(v) is int:
             out.append(str(v))
         elif type(v) is float:
-            text = repr(v)
-            out.append(f"{v:.17f}".rstrip("0") if "e" in text else text)
+            text = repr(v)  # the shortest text that reads back as v; xsd:decimal has no exponent
+            out.append(format(Decimal(text), "f") if "e" in text else text)
         elif v is None or type(v) is str:
             out.append(v)
         else:
