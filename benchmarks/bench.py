@@ -178,16 +178,18 @@ def gen_url_list(path: Path, n: int, non_ascii: bool) -> None:
         w.flush()
 
 
-def gen_jsonl_list(path: Path, n: int) -> None:
-    """The ASCII list's URLs (same seed) as JSON Lines, each with a lastmod, as a script
-    exporting a database would write them (json.dumps, a UTC datetime to the second)."""
+def gen_jsonl_list(path: Path, n: int, lastmods: bool) -> None:
+    """The ASCII list's URLs (same seed) as JSON Lines, as a script exporting a database would
+    write them (json.dumps), each with a lastmod (a UTC datetime to the second) if asked."""
     rng = random.Random(f"{SEED}-urls-False")
     dates = random.Random(f"{SEED}-jsonl-dates")
     with open(path, "w", encoding="utf-8") as f:
         w = Chunked(f)
         for i in range(1, n + 1):
-            lastmod = when(dates).strftime("%Y-%m-%dT%H:%M:%S+00:00")
-            w.add(json.dumps({"loc": make_path(rng, i, False), "lastmod": lastmod}) + "\n")
+            rec = {"loc": make_path(rng, i, False)}
+            if lastmods:
+                rec["lastmod"] = when(dates).strftime("%Y-%m-%dT%H:%M:%S+00:00")
+            w.add(json.dumps(rec) + "\n")
         w.flush()
 
 
@@ -282,6 +284,7 @@ class Data:
     atom: Path
     sitemaps: Path  # directory holding index.xml and the parts
     urls_jsonl: Path  # the ASCII list's URLs as JSON Lines with a lastmod each
+    urls_jsonl_loc: Path  # the same with the URL alone
     n_urls: int
     n_items: int
     n_sitemap: int
@@ -300,14 +303,16 @@ def ensure_data(data_dir: Path, sizes: dict, log: Callable[[str], None]) -> Data
     n, items, sm = sizes["urls"], sizes["feed_items"], sizes["sitemap_urls"]
     d = Data(data_dir / f"urls-ascii-{n}.txt", data_dir / f"urls-mixed-{n}.txt",
              data_dir / f"rss-{items}.xml", data_dir / f"atom-{items}.xml",
-             data_dir / f"sitemaps-{sm}", data_dir / f"urls-{n}.jsonl", n, items, sm)
+             data_dir / f"sitemaps-{sm}", data_dir / f"urls-{n}.jsonl",
+             data_dir / f"urls-loc-{n}.jsonl", n, items, sm)
     jobs = [
         (d.urls_ascii, n, lambda p: gen_url_list(p, n, False)),
         (d.urls_mixed, n, lambda p: gen_url_list(p, n, True)),
         (d.rss, items, lambda p: gen_rss(p, items)),
         (d.atom, items, lambda p: gen_atom(p, items)),
         (d.sitemaps, sm, lambda p: gen_sitemap_set(p, sm)),
-        (d.urls_jsonl, n, lambda p: gen_jsonl_list(p, n)),
+        (d.urls_jsonl, n, lambda p: gen_jsonl_list(p, n, True)),
+        (d.urls_jsonl_loc, n, lambda p: gen_jsonl_list(p, n, False)),
     ]
     for path, count, make in jobs:
         want = {"seed": SEED, "version": GEN_VERSION, "count": count}
@@ -622,13 +627,15 @@ def build_scenarios(cmd: list[str], fpy: str, d: Data, out: Path, r: Runner) -> 
                            extra=("--gzip-level", str(level)), level=level))
     # JSON Lines (loc and lastmod per line) against the floor, and against our own command on
     # the plain list of the same URLs: the issue's target is at most 2x that.
-    sc.append(text_xml("jsonl", "JSON Lines list with lastmods -> split sitemap + index",
-                       d.urls_jsonl, "jsonl", fmt="jsonl"))
-    plain = text_xml("jsonl", "", d.urls_ascii, "plain").ours
-    plain.label = "plain list"
-    plain.outdir = out / "jsonl" / "plain"
-    plain.argv[plain.argv.index("-o") + 1] = str(plain.outdir / "sitemap.xml")
-    sc[-1].baselines.append(plain)
+    for name, src, what in (("jsonl", d.urls_jsonl, "with a lastmod each"),
+                            ("jsonl-loc", d.urls_jsonl_loc, "URLs alone")):
+        sc.append(text_xml(name, f"JSON Lines list, {what} -> split sitemap + index", src,
+                           "jsonl", fmt="jsonl"))
+        plain = text_xml(name, "", d.urls_ascii, "plain").ours
+        plain.label = "plain list"
+        plain.outdir = out / name / "plain"
+        plain.argv[plain.argv.index("-o") + 1] = str(plain.outdir / "sitemap.xml")
+        sc[-1].baselines.append(plain)
     for name, src in (("rss", d.rss), ("atom", d.atom)):
         sc.append(Scenario(
             name, f"{name.upper()} feed of {d.n_items:,} items -> URL records (-t text)",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from datetime import date
+from datetime import date, datetime
 from typing import Any, Optional
 
 from ..batch import Batch
@@ -104,12 +104,15 @@ def _elements(column: Optional[list[Any]], name: str, text: Callable[[Any], str]
     costs more than looking it up."""
     if column is None:
         return [""] * n
+    template = f"<{name}>{{}}</{name}>".format
     values = set(column)
     values.discard(None)
-    if text is format_lastmod and set(map(type, values)) == {date}:
+    if text is format_lastmod:
+        if datetime in set(map(type, values)):
+            # times are mostly distinct (and an aware one costs a utcoffset call per hash)
+            return [template(text(v)) if v is not None else "" for v in column]
         text = date.isoformat  # dates alone (the usual lastmods): formatted in C
-    elements = dict(zip(values, map(f"<{name}>{{}}</{name}>".format, map(text, values)),
-                        strict=True))
+    elements = dict(zip(values, map(template, map(text, values)), strict=True))
     elements[None] = ""
     return list(map(elements.__getitem__, column))
 
