@@ -36,7 +36,8 @@ _ALIASES = {"url": "loc"}
 # JSON Lines fields that belong to the sitemap extensions (image:, video:, news:, xhtml:link).
 # Records do not carry extensions yet: until they do, these are reported once as not carried.
 # (The extensions issue adds them here and in the writer.)
-EXTENSION_FIELDS = ("images", "videos", "news", "alternates")
+EXTENSION_FIELDS = ("images", "videos", "news", "alternates",
+                    "img", "video", "links")  # (the last three: the npm sitemap package's names)
 _JSON_FIELDS = frozenset(COLUMNS) | {"url", "sitemap"}
 
 
@@ -390,8 +391,11 @@ def _unknown(objs: list[dict[str, Any]], source: str, told: set[str],
     row so that it is reported in order with the rest."""
     new = set().union(*objs) - _JSON_FIELDS - told
     for key in new:
+        # an empty value ("img": [] as the npm package writes) carries nothing to lose
+        i = next((i for i, o in enumerate(objs) if o.get(key) not in (None, [], {}, "")), -1)
+        if i < 0:
+            continue
         told.add(key)
-        i = next(i for i, o in enumerate(objs) if key in o)
         if key in EXTENSION_FIELDS:
             why = f"field {key!r} ignored: sitemap extensions are not carried yet (reported once)"
         else:
