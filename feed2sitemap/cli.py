@@ -168,10 +168,10 @@ class _Command(click.Command):
                    "A .gz name compresses.")
 @click.option("-t", "--to", "to", type=click.Choice(sorted(FORMATS)),
               help="Output format (default: from the -o name: .txt is text, .rss rss, .atom "
-                   "atom, else xml).")
+                   "atom, .jsonl jsonl, else xml).")
 @click.option("-f", "--from", "from_format", default="auto", show_default=True,
               type=click.Choice(["auto", *INPUT_FORMATS]),
-              help="Input format; auto looks at the first bytes.")
+              help="Input format; auto looks at the first bytes (and a list's first line).")
 @click.option("--base-url", metavar="URL",
               help="Public URL of the output's directory: only URLs under it are kept, and "
                    "split parts are listed in the index under it.")

@@ -83,8 +83,8 @@ def header_columns(fields: list[str]) -> Optional[dict[str, int]]:
 class _Layout:
     """Which field holds which column; unknown columns and extra fields reported once."""
 
-    def __init__(self, source: str, report: Report, what: str) -> None:
-        self.source, self.report, self.what = source, report, what
+    def __init__(self, source: str, report: Report) -> None:
+        self.source, self.report = source, report
         self.columns: dict[str, int] = {name: i for i, name in enumerate(COLUMNS)}
         self.width = len(COLUMNS)
         self.told_extra = False
@@ -127,7 +127,7 @@ class _Layout:
 
 def tsv_rows(stream: IO[bytes], source: str, report: Report) -> Iterator[Rows]:
     """The TSV list's rows, a block at a time (blank lines left out)."""
-    layout = _Layout(source, report, "TSV")
+    layout = _Layout(source, report)
     first = True
     for start, lines in line_blocks(stream, source, "a TSV list"):
         numbers = [start + i for i, s in enumerate(lines) if s.strip()]
@@ -142,7 +142,7 @@ def tsv_rows(stream: IO[bytes], source: str, report: Report) -> Iterator[Rows]:
 
 def csv_rows(stream: IO[bytes], source: str, report: Report) -> Iterator[Rows]:
     """The CSV list's rows (a quoted field may span lines: a row's number is its first line)."""
-    layout = _Layout(source, report, "CSV")
+    layout = _Layout(source, report)
     reader = csv.reader(_csv_lines(stream, source), strict=True)
     split: list[list[str]] = []
     numbers: list[int] = []
