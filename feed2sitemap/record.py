@@ -9,6 +9,7 @@ from datetime import date, datetime, timedelta, timezone
 from typing import Optional, Union
 
 __all__ = [
+    "CANONICAL_LASTMOD",
     "CHANGEFREQS",
     "Lastmod",
     "Record",
@@ -186,6 +187,14 @@ def format_lastmod(value: Lastmod) -> str:
             return utc[:-6].rstrip("0") + "+00:00"
         return utc
     return value.isoformat()
+
+
+# The texts format_lastmod writes: a date, or a UTC time to the second with a fraction that
+# ends in no zero. A lastmod read in exactly this form (and valid) is written back as it was
+# read, so a reader that proves it can hand the text on (batch.Batch.lastmod_texts).
+CANONICAL_LASTMOD = re.compile(
+    r"\d{4}-\d\d-\d\d(?:T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{0,5}[1-9])?\+00:00)?",
+    re.ASCII)  # (\d alone would take "２０２４", which the lenient reader accepts)
 
 
 def lastmod_key(value: Lastmod) -> datetime:

@@ -346,3 +346,32 @@ def test_npm_sitemap_style_lines_are_read() -> None:
     assert parse_lines(out.getvalue()) == [{"loc": "https://a.example/",
                                             "lastmod": "2024-01-02T03:04:05+00:00",
                                             "changefreq": "daily", "priority": 0.3}]
+
+
+LASTMOD_TEXTS = st.one_of(
+    st.dates(min_value=date(1, 1, 1)).map(lambda d: d.isoformat()),
+    st.datetimes(timezones=st.just(UTC)).map(lambda d: d.isoformat()),
+    st.datetimes(timezones=st.just(UTC)).map(lambda d: d.strftime("%Y-%m-%dT%H:%M:%SZ")),
+    st.sampled_from(["2024-01-01T24:00:00+00:00", "2024-01-01T10:00:00.50+00:00",
+                     "2024-01-01T10:00:00-00:00", " 2024-01-01", "2024-01-01T10:00+00:00",
+                     "２０２４-01-01T10:00:00+00:00", "2024-01-01T10:00:00+01:00"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(LASTMOD_TEXTS, min_size=1, max_size=8))
+def test_a_lastmod_text_is_passed_on_only_when_it_is_what_the_writer_would_write(
+        texts: list[str]) -> None:
+    from feed2sitemap.readers.fields import canonical_texts
+    from feed2sitemap.record import format_lastmod, parse_lastmod
+
+    def parsed(t: str) -> Any:
+        try:
+            return parse_lastmod(t)
+        except ValueError:
+            return None
+
+    values = [parsed(t) for t in texts]
+    kept = canonical_texts(list(texts), values) or [None] * len(texts)
+    for text, value, passed in zip(texts, values, kept, strict=True):
+        if passed is not None:
+            assert passed == text == format_lastmod(value)

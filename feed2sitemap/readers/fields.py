@@ -13,7 +13,13 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..batch import Batch
-from ..record import parse_changefreq, parse_common_lastmods, parse_lastmod, parse_priority
+from ..record import (
+    CANONICAL_LASTMOD,
+    parse_changefreq,
+    parse_common_lastmods,
+    parse_lastmod,
+    parse_priority,
+)
 from ..report import Report
 
 __all__ = ["Problem", "Rows", "parse_column", "rows_to_batches"]
@@ -66,6 +72,31 @@ def parse_column(raw: list[Optional[str]], parse: Callable[[str], Any], what: st
     return column if len(bad) < len(distinct) else None
 
 
+def canonical_texts(raw: list[Optional[str]], parsed: list[Any]) -> Optional[list[Optional[str]]]:
+    """Per row, the lastmod's text if it is the very text the writers would make of it
+    (record.CANONICAL_LASTMOD), else None; None when no row's is.
+
+    The usual column is proved at once, in C: every text was accepted, and every one is ASCII
+    and either 10 characters long (a date: no other accepted text is) or 25 ending "+00:00" and
+    not at hour 24 (YYYY-MM-DDThh:mm:ss+00:00: no other accepted text is).
+    """
+    distinct = set(raw)
+    distinct.discard(None)
+    if not distinct:
+        return None
+    valid = parsed.count(None) == raw.count(None)
+    joined = "\n".join(distinct)  # type: ignore[arg-type]
+    sizes = set(map(len, distinct))  # type: ignore[arg-type]
+    if valid and joined.isascii() and sizes <= {10, 25} and "T24" not in joined and (
+            joined.count("+00:00") == sum(1 for t in distinct if len(t) == 25)  # type: ignore
+            if 25 in sizes else True):
+        return raw
+    ok = {t for t in distinct if CANONICAL_LASTMOD.fullmatch(t)}  # type: ignore[arg-type]
+    if not ok:
+        return None
+    return [t if t in ok and v is not None else None for t, v in zip(raw, parsed, strict=True)]
+
+
 def rows_to_batches(rows: Rows, source: str, report: Report) -> list[Batch]:
     """The rows' entries as batches (one per run of pages or of sitemaps), after reporting
     every problem in row order: a row without a loc is skipped, a bad field dropped."""
@@ -79,6 +110,7 @@ def rows_to_batches(rows: Rows, source: str, report: Report) -> list[Batch]:
     problems += [(i, "", "no loc (the URL) on this line") for i in missing]
     lastmods = parse_column(rows.lastmods, parse_lastmod, "lastmod", problems,
                             parse_common_lastmods)
+    texts = None if lastmods is None else canonical_texts(rows.lastmods, lastmods)
     changefreqs = parse_column(rows.changefreqs, parse_changefreq, "changefreq", problems)
     priorities = parse_column(rows.priorities, parse_priority, "priority", problems)
     drop = sorted(skipped.union(missing))
@@ -92,6 +124,7 @@ def rows_to_batches(rows: Rows, source: str, report: Report) -> list[Batch]:
         else:
             report.skip("bad line", source, rows.lines[i], message)
     batch = Batch(locs, source, rows.lines, lastmods, changefreqs, priorities)
+    batch.lastmod_texts = texts
     if rows.sitemaps is None or not any(rows.sitemaps):
         rest = batch.without(drop)
         return [rest] if rest.locs else []

@@ -92,7 +92,14 @@ def _escaped_locs(batch: Batch) -> list[str]:
 def _columns(batch: Batch) -> Iterator[tuple[str, str, str, str]]:
     """Per row: escaped loc and the lastmod, changefreq and priority elements (or "")."""
     n = len(batch.locs)
-    return zip(_escaped_locs(batch), _elements(batch.lastmods, "lastmod", format_lastmod, n),
+    texts = batch.lastmod_texts
+    if texts is not None and batch.lastmods is not None:  # the reader's texts, where it had them
+        lastmods = [f"<lastmod>{t}</lastmod>" if t is not None else
+                    "" if v is None else f"<lastmod>{format_lastmod(v)}</lastmod>"
+                    for t, v in zip(texts, batch.lastmods, strict=True)]
+    else:
+        lastmods = _elements(batch.lastmods, "lastmod", format_lastmod, n)
+    return zip(_escaped_locs(batch), lastmods,
                _elements(batch.changefreqs, "changefreq", str, n),
                _elements(batch.priorities, "priority", _priority, n), strict=True)
 
