@@ -224,7 +224,7 @@ def _named_twice(lines: list[str], columns: dict[str, list[Any]]) -> bool:
     holds it twice (or some value is the word "loc" itself: then the per-line parse decides).
     A value of null counts as absent here, so it too sends the block to the per-line parse.
     """
-    text = "\n".join(lines)
+    text = "".join(lines)
     return any(text.count(f'"{key}"') != len(column) - column.count(None)
                for key, column in columns.items())
 
