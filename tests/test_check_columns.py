@@ -49,7 +49,7 @@ def test_every_list_format_reports_the_same_rules_by_line(data: bytes) -> None:
 
 
 def test_jsonl_syntax_and_unknown_fields() -> None:
-    data = b'{"loc": "https://a.example/", "tags": []}\n{"loc": \n[1]\n'
+    data = b'{"loc": "https://a.example/", "tags": ["a"]}\n{"loc": \n[1]\n'
     assert problems(data) == [(1, "warning", "unknown-field"), (2, "error", "format"),
                               (3, "error", "format")]
 
