@@ -178,6 +178,21 @@ def gen_url_list(path: Path, n: int, non_ascii: bool) -> None:
         w.flush()
 
 
+def gen_jsonl_list(path: Path, n: int, lastmods: bool) -> None:
+    """The ASCII list's URLs (same seed) as JSON Lines, as a script exporting a database would
+    write them (json.dumps), each with a lastmod (a UTC datetime to the second) if asked."""
+    rng = random.Random(f"{SEED}-urls-False")
+    dates = random.Random(f"{SEED}-jsonl-dates")
+    with open(path, "w", encoding="utf-8") as f:
+        w = Chunked(f)
+        for i in range(1, n + 1):
+            rec = {"loc": make_path(rng, i, False)}
+            if lastmods:
+                rec["lastmod"] = when(dates).strftime("%Y-%m-%dT%H:%M:%S+00:00")
+            w.add(json.dumps(rec) + "\n")
+        w.flush()
+
+
 def gen_rss(path: Path, n: int) -> None:
     rng = random.Random(f"{SEED}-rss")
     with open(path, "w", encoding="utf-8") as f:
@@ -268,6 +283,8 @@ class Data:
     rss: Path
     atom: Path
     sitemaps: Path  # directory holding index.xml and the parts
+    urls_jsonl: Path  # the ASCII list's URLs as JSON Lines with a lastmod each
+    urls_jsonl_loc: Path  # the same with the URL alone
     n_urls: int
     n_items: int
     n_sitemap: int
@@ -286,13 +303,16 @@ def ensure_data(data_dir: Path, sizes: dict, log: Callable[[str], None]) -> Data
     n, items, sm = sizes["urls"], sizes["feed_items"], sizes["sitemap_urls"]
     d = Data(data_dir / f"urls-ascii-{n}.txt", data_dir / f"urls-mixed-{n}.txt",
              data_dir / f"rss-{items}.xml", data_dir / f"atom-{items}.xml",
-             data_dir / f"sitemaps-{sm}", n, items, sm)
+             data_dir / f"sitemaps-{sm}", data_dir / f"urls-{n}.jsonl",
+             data_dir / f"urls-loc-{n}.jsonl", n, items, sm)
     jobs = [
         (d.urls_ascii, n, lambda p: gen_url_list(p, n, False)),
         (d.urls_mixed, n, lambda p: gen_url_list(p, n, True)),
         (d.rss, items, lambda p: gen_rss(p, items)),
         (d.atom, items, lambda p: gen_atom(p, items)),
         (d.sitemaps, sm, lambda p: gen_sitemap_set(p, sm)),
+        (d.urls_jsonl, n, lambda p: gen_jsonl_list(p, n, True)),
+        (d.urls_jsonl_loc, n, lambda p: gen_jsonl_list(p, n, False)),
     ]
     for path, count, make in jobs:
         want = {"seed": SEED, "version": GEN_VERSION, "count": count}
@@ -324,6 +344,8 @@ level = int(level)
 PER_FILE = 50000
 if mode == "quote":
     from urllib.parse import quote
+if mode == "jsonl":
+    import json
 if level:
     import gzip
 ext = ".xml.gz" if level else ".xml"
@@ -343,6 +365,12 @@ with open(src, encoding="utf-8") as f:
         url = line.strip()
         if not url:
             continue
+        lastmod = ""
+        if mode == "jsonl":
+            rec = json.loads(url)
+            url = rec["loc"]
+            if "lastmod" in rec:
+                lastmod = "<lastmod>" + rec["lastmod"] + "</lastmod>"
         if mode == "quote" and not url.isascii():
             url = quote(url, safe="/:?#[]@!$&'()*+,;=%~")
         url = (url.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
@@ -354,7 +382,7 @@ with open(src, encoding="utf-8") as f:
             part += 1
             out = open_out("sitemap-%d%s" % (part, ext))
             out.write(HEAD)
-        out.write("<url><loc>" + url + "</loc></url>\n")
+        out.write("<url><loc>" + url + "</loc>" + lastmod + "</url>\n")
         n += 1
 if out:
     out.write("</urlset>\n")
@@ -577,9 +605,9 @@ def build_scenarios(cmd: list[str], fpy: str, d: Data, out: Path, r: Runner) -> 
         od = out / name / label
         return Side(label, [fpy, r.script(script), str(src), str(od / "records.txt")], od, "text")
 
-    def text_xml(name, what, src, floor_mode, extra=(), level=0):
+    def text_xml(name, what, src, floor_mode, extra=(), level=0, fmt="text"):
         sub = "sitemap.xml.gz" if level else "sitemap.xml"
-        args = [str(src), "-f", "text", "--base-url", BASE_URL, *extra]
+        args = [str(src), "-f", fmt, "--base-url", BASE_URL, *extra]
         return Scenario(
             name, what, d.n_urls, ours(name, args, "xml", sub),
             [Side("floor", [fpy, r.script("floor_text.py"), str(src),
@@ -597,6 +625,17 @@ def build_scenarios(cmd: list[str], fpy: str, d: Data, out: Path, r: Runner) -> 
         sc.append(text_xml(f"gzip-{level}", f"ASCII URL list -> gzipped split sitemap, level "
                            f"{level}", d.urls_ascii, "plain",
                            extra=("--gzip-level", str(level)), level=level))
+    # JSON Lines (loc and lastmod per line) against the floor, and against our own command on
+    # the plain list of the same URLs: the issue's target is at most 2x that.
+    for name, src, what in (("jsonl", d.urls_jsonl, "with a lastmod each"),
+                            ("jsonl-loc", d.urls_jsonl_loc, "URLs alone")):
+        sc.append(text_xml(name, f"JSON Lines list, {what} -> split sitemap + index", src,
+                           "jsonl", fmt="jsonl"))
+        plain = text_xml(name, "", d.urls_ascii, "plain").ours
+        plain.label = "plain list"
+        plain.outdir = out / name / "plain"
+        plain.argv[plain.argv.index("-o") + 1] = str(plain.outdir / "sitemap.xml")
+        sc[-1].baselines.append(plain)
     for name, src in (("rss", d.rss), ("atom", d.atom)):
         sc.append(Scenario(
             name, f"{name.upper()} feed of {d.n_items:,} items -> URL records (-t text)",

@@ -32,10 +32,20 @@ class Batch:
     which lets a writer escape the batch in one cheap pass. Every location starts with
     ``prefix`` (a reader that proved it says so; "" otherwise), which lets the scope check pass a
     batch at once.
+
+    ``site`` is the site the input says it speaks for (a JSON Feed's ``home_page_url``, a
+    feed's channel link), or None: the scope step's default scope, when no --base-url gives one.
+    Readers set it after building the batch; it is kept where the rows are (``with_locs``,
+    ``without``).
+
+    ``lastmod_texts``, when not None, holds per row the text ``format_lastmod`` would write for
+    that row's lastmod, or None where it must be formatted: a reader that proved its input
+    already in that form (record.CANONICAL_LASTMOD) saves every writer a format per row.
+    Like ``site`` it is set after construction and kept by ``with_locs`` and ``without``.
     """
 
-    __slots__ = ("changefreqs", "is_sitemap", "lastmods", "lines", "locs", "priorities",
-                 "prefix", "source", "sources", "uris")
+    __slots__ = ("changefreqs", "is_sitemap", "lastmod_texts", "lastmods", "lines", "locs",
+                 "priorities", "prefix", "site", "source", "sources", "uris")
 
     def __init__(self, locs: list[str], source: Optional[str] = None,
                  lines: Optional[Sequence[Optional[int]]] = None,
@@ -55,6 +65,8 @@ class Batch:
         self.sources = sources
         self.uris = uris
         self.prefix = prefix
+        self.site: Optional[str] = None
+        self.lastmod_texts: Optional[list[Optional[str]]] = None
 
     def __len__(self) -> int:
         return len(self.locs)
@@ -82,8 +94,10 @@ class Batch:
         return map(self.record, range(len(self.locs)))
 
     def with_locs(self, locs: list[str], uris: bool = False, prefix: str = "") -> Batch:
-        return Batch(locs, self.source, self.lines, self.lastmods, self.changefreqs,
-                     self.priorities, self.is_sitemap, self.sources, uris, prefix)
+        batch = Batch(locs, self.source, self.lines, self.lastmods, self.changefreqs,
+                      self.priorities, self.is_sitemap, self.sources, uris, prefix)
+        batch.site, batch.lastmod_texts = self.site, self.lastmod_texts
+        return batch
 
     def without(self, drop: Sequence[int]) -> Batch:
         """The batch less the rows whose indexes are in ``drop`` (ascending)."""
@@ -95,9 +109,11 @@ class Batch:
         def take(col: Optional[Sequence]) -> Optional[list]:  # type: ignore[type-arg]
             return None if col is None else [col[i] for i in keep]
 
-        return Batch([self.locs[i] for i in keep], self.source, take(self.lines),
-                     take(self.lastmods), take(self.changefreqs), take(self.priorities),
-                     self.is_sitemap, take(self.sources), self.uris, self.prefix)
+        batch = Batch([self.locs[i] for i in keep], self.source, take(self.lines),
+                      take(self.lastmods), take(self.changefreqs), take(self.priorities),
+                      self.is_sitemap, take(self.sources), self.uris, self.prefix)
+        batch.site, batch.lastmod_texts = self.site, take(self.lastmod_texts)
+        return batch
 
     @classmethod
     def of_records(cls, records: Sequence[Record]) -> Batch:

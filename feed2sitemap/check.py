@@ -24,6 +24,7 @@ from urllib.parse import unquote, urlsplit
 
 import feedparser
 
+from .check_columns import check_columns, check_jsonfeed
 from .check_xml import check_encoding, check_sitemap_xml, parse_xml
 from .detect import open_input, sniff
 from .errors import InputError, UnsupportedFormat
@@ -325,6 +326,10 @@ def _dispatch(raw: IO[bytes], f: FileCheck,
         kind = "sitemap"  # the XML check names the wrong root or the syntax error
     if kind == "text":
         yield from _check_text(stream, f)
+    elif kind in ("tsv", "csv", "jsonl"):
+        yield from check_columns(stream, f, kind)
+    elif kind == "jsonfeed":
+        yield from check_jsonfeed(stream, f, base_url)
     elif kind == "feed":
         yield from _check_feed(stream, f, base_url, check_encoding(head, f))
     else:

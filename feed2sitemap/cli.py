@@ -14,6 +14,7 @@ from typing import Any, Optional
 import click
 
 from .convert import Publish, Summary, Web, convert
+from .detect import FORMATS as INPUT_FORMATS
 from .errors import Feed2SitemapError
 from .fetch import DEFAULT_TIMEOUT
 from .indexnow import DEFAULT_ENDPOINT, IndexNow, IndexNowError
@@ -215,10 +216,10 @@ def _stopped(how: str, progress: Progress) -> str:
                    "A .gz name compresses.")
 @click.option("-t", "--to", "to", type=click.Choice(sorted(FORMATS)),
               help="Output format (default: from the -o name: .txt is text, .rss rss, .atom "
-                   "atom, else xml).")
+                   "atom, .jsonl jsonl, else xml).")
 @click.option("-f", "--from", "from_format", default="auto", show_default=True,
-              type=click.Choice(["auto", "feed", "text", "sitemap"]),
-              help="Input format; auto looks at the first bytes.")
+              type=click.Choice(["auto", *INPUT_FORMATS]),
+              help="Input format; auto looks at the first bytes (and a list's first line).")
 @click.option("--base-url", metavar="URL",
               help="Public URL of the output's directory: only URLs under it are kept, and "
                    "split parts are listed in the index under it.")

@@ -26,7 +26,7 @@ from .follow import (
     follow_index_batches,
 )
 from .indexnow import IndexNow, IndexNowError, Submitted
-from .limits import Profile, get_profile
+from .limits import Profile, get_profile, output_profile
 from .merge import MergeCounts, find_base, same_file
 from .naming import ours_pattern, split_name
 from .outputs import FileInfo, OutputSet
@@ -38,15 +38,23 @@ from .pipeline import (
     normalize_batches,
     within_scope_batches,
 )
-from .readers import READERS
-from .readers.feed import DEFAULT_MAX_FEED_BYTES, read_feed_batches
+from .readers import READERS, WHOLE_READERS
+from .readers.feed import DEFAULT_MAX_FEED_BYTES
 from .readers.robots import looks_like_robots, read_robots_batches
 from .record import Record
 from .report import Progress, Report
 from .robotsfile import update_robots
 from .split import DEFAULT_GZIP_LEVEL, write_output
 from .urls import Scope, base_directory, normalize_url, scope_of
-from .writers import INDEX, URLSET, FeedFormat, Format, format_for_name, get_format
+from .writers import (
+    INDEX,
+    URLSET,
+    FeedFormat,
+    Format,
+    format_for_name,
+    get_format,
+    limits_of,
+)
 
 __all__ = ["Publish", "Source", "Summary", "Web", "convert", "output_format", "read", "write"]
 
@@ -104,7 +112,8 @@ def read(source: Source, format: str = "auto", *, report: Optional[Report] = Non
     """Yield the records of one input: a path, an http(s) URL or a binary stream, plain or
     gzip-compressed.
 
-    ``format`` is "auto" (sniffed from the first bytes) or one of "feed", "text", "sitemap".
+    ``format`` is "auto" (sniffed from the first bytes) or one of detect.FORMATS ("feed",
+    "text", "sitemap", "jsonfeed", "tsv", "csv", "jsonl").
     Locations are as the input gave them; ``convert`` normalises and checks them.
     """
     return unbatched(read_batches(source, format, report=report, base_url=base_url,
@@ -154,9 +163,9 @@ def _read_stream(raw: IO[bytes], name: str, format: str, report: Report,
         if kind == "text" and format == "auto" and looks_like_robots(name, head):
             kind = "robots"
         kinds.append(kind)
-        if kind == "feed":
-            yield from read_feed_batches(stream, name, report, base_url,
-                                         max_bytes=max_feed_bytes)
+        if kind in WHOLE_READERS:
+            yield from WHOLE_READERS[kind](stream, name, report, base_url,
+                                           max_bytes=max_feed_bytes)
         elif kind == "robots":
             yield from read_robots_batches(stream, name, report, base_url)
         else:
@@ -279,7 +288,7 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
     # only then is it held against the scope
     doc_url = input_url or base_url
     settings = _settings(_dest_path(output), to, index, base_url, gzip, gzip_level, output,
-                         report)
+                         report, max_urls, max_bytes)
     out_path = _dest_path(output)
     _check_publish(publish, out_path, base_url,
                    find_base(inputs, out_path) if out_path is not None else None)
@@ -308,7 +317,8 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
             stream = dedupe_batches(stream, report)
         stream = apply_defaults_batches(stream, changefreq, priority)
         names = ", ".join("<stdin>" if s == "-" else _source_name(s) for s in inputs)
-        summary = _write_to(out, stream, settings, prof, report, base_url, names or "<stdin>",
+        summary = _write_to(out, stream, settings, _profile(profile, None, None), report,
+                            base_url, names or "<stdin>",
                             _Channel(title, site_url, description))
         summary.merge = counts
         summary.dry_run = publish.dry_run
@@ -525,8 +535,10 @@ def write(records: Iterable[Record], dest: Destination = None, *, to: Optional[s
           report: Optional[Report] = None, source_name: Optional[str] = None,
           title: Optional[str] = None, site_url: Optional[str] = None,
           description: Optional[str] = None, atomic: bool = True,
-          lock_timeout: float = 60.0) -> Summary:
-    """Write records to a path, a binary stream or stdout, split by the profile's limits.
+          lock_timeout: float = 60.0, max_urls: Optional[int] = None,
+          max_bytes: Optional[int] = None) -> Summary:
+    """Write records to a path, a binary stream or stdout, split by the profile's limits
+    (lowered by ``max_urls`` and ``max_bytes``, as ``convert`` does).
 
     The records are written as given (``convert`` is what checks URLs). Records that are
     sitemaps (``is_sitemap``) make a sitemap index.
@@ -534,7 +546,8 @@ def write(records: Iterable[Record], dest: Destination = None, *, to: Optional[s
     return write_batches(batched(records), dest, to=to, profile=profile, base_url=base_url,
                          gzip=gzip, gzip_level=gzip_level, index=index, report=report,
                          source_name=source_name, title=title, site_url=site_url,
-                         description=description, atomic=atomic, lock_timeout=lock_timeout)
+                         description=description, atomic=atomic, lock_timeout=lock_timeout,
+                         max_urls=max_urls, max_bytes=max_bytes)
 
 
 @dataclass
@@ -544,11 +557,14 @@ class _Settings:
     fmt: Format
     gzip_level: Optional[int]
     always_index: bool
+    max_urls: Optional[int] = None  # lower limits asked for (which apply: limits.output_profile)
+    max_bytes: Optional[int] = None
 
 
 def _settings(path: Optional[str], to: Optional[str], index: str, base_url: Optional[str],
               gzip: Optional[bool], gzip_level: Optional[int], dest: Destination,
-              report: Report) -> _Settings:
+              report: Report, max_urls: Optional[int] = None,
+              max_bytes: Optional[int] = None) -> _Settings:
     try:
         fmt = output_format(path, to)
     except ValueError as exc:
@@ -563,7 +579,7 @@ def _settings(path: Optional[str], to: Optional[str], index: str, base_url: Opti
         level = DEFAULT_GZIP_LEVEL if gzip_level is None else gzip_level
         if not 0 <= level <= 9:
             raise UnsupportedFormat("--gzip-level must be between 0 and 9")
-    return _Settings(fmt, level, index == "always")
+    return _Settings(fmt, level, index == "always", max_urls, max_bytes)
 
 
 def _dest_path(dest: Destination) -> Optional[str]:
@@ -594,11 +610,13 @@ def write_batches(batches: Iterable[Batch], dest: Destination = None, *,
                   report: Optional[Report] = None, source_name: Optional[str] = None,
                   title: Optional[str] = None, site_url: Optional[str] = None,
                   description: Optional[str] = None, progress: Optional[Progress] = None,
-                  atomic: bool = True, lock_timeout: float = 60.0) -> Summary:
+                  atomic: bool = True, lock_timeout: float = 60.0,
+                  max_urls: Optional[int] = None, max_bytes: Optional[int] = None) -> Summary:
     """``write``, in batches (see batch.py): what convert itself uses."""
     prof = _profile(profile, None, None)
     report = report or Report()
-    settings = _settings(_dest_path(dest), to, index, base_url, gzip, gzip_level, dest, report)
+    settings = _settings(_dest_path(dest), to, index, base_url, gzip, gzip_level, dest, report,
+                         max_urls, max_bytes)
     out = _open_output(dest, progress, base_url, atomic, lock_timeout)
     try:
         return _write_to(out, batches, settings, prof, report, base_url,
@@ -629,6 +647,11 @@ def _write_to(out: OutputSet, batches: Iterable[Batch], settings: _Settings, pro
     if isinstance(fmt, FeedFormat):
         fmt = fmt.for_site(_site_url(channel.site_url, base_url, first.locs[0]), channel.title,
                            channel.description)
+    try:  # which limits apply depends on what is written, and where
+        prof = output_profile(prof, limits_of(fmt), out.path is None, settings.max_urls,
+                              settings.max_bytes)
+    except ValueError as exc:
+        raise UnsupportedFormat(str(exc)) from None
     written = write_output(itertools.chain([first], it), fmt, prof, out, report,
                            gzip_level=settings.gzip_level, base_url=base_url,
                            always_index=settings.always_index)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 import io
+import json
 import re
 import zlib
 from typing import IO, Any
@@ -11,7 +13,8 @@ from .errors import InputError
 
 __all__ = ["FORMATS", "open_input", "sniff"]
 
-FORMATS = ("feed", "text", "sitemap")
+# --from's choices: each names a reader (readers.READERS)
+FORMATS = ("feed", "text", "sitemap", "jsonfeed", "tsv", "csv", "jsonl")
 GZIP_MAGIC = b"\x1f\x8b"
 PEEK = 1 << 16  # enough to see past an XML declaration, comments and a DOCTYPE to the root
 
@@ -141,16 +144,18 @@ def _decode_head(head: bytes) -> str:
 
 
 def sniff(head: bytes, source: str) -> str:
-    """Say which reader fits: 'feed', 'sitemap' or 'text', from the first bytes."""
+    """Say which reader fits (one of FORMATS), from the first bytes."""
     if not head:
         raise InputError(source, None, "the input is empty")
     text = _decode_head(head)
     stripped = text.lstrip()
     if not stripped.startswith("<"):
+        if stripped.startswith(("{", "[")):
+            return _json_kind(stripped)
         if "\0" in text:
             raise InputError(source, None, "binary data (NUL bytes), not a feed, sitemap or "
                                            "URL list")
-        return "text"
+        return _list_kind(stripped)
     body = _PI.sub("", _COMMENT.sub("", stripped))
     body = _DOCTYPE.sub("", body, count=1)
     m = _ROOT.search(body)
@@ -164,3 +169,44 @@ def sniff(head: bytes, source: str) -> str:
     raise InputError(
         source, None, f"XML root element <{(m.group(1) or '') + name}> is neither a sitemap "
         "(urlset, sitemapindex) nor a feed (rss, feed, rdf:RDF)")
+
+
+# jsonfeed.org: "version (required, string) is the URL of the version of the format the feed
+# uses", https://jsonfeed.org/version/1 or /1.1.
+JSONFEED_VERSION = "https://jsonfeed.org/version/"
+_JSONFEED = re.compile(r'"version"\s*:\s*"' + re.escape(JSONFEED_VERSION).replace("/", r"\\?/"))
+
+
+def _json_kind(text: str) -> str:
+    """'jsonfeed' or 'jsonl' for input starting with "{" or "[".
+
+    A JSON Feed names its version; else a first line that is one whole object is JSON Lines
+    (one object per line), and so is a first line that at least ends like one (its reader then
+    names the error by line and column). Anything else (a pretty-printed document, an array) is
+    given to the JSON Feed reader, which says what it lacks.
+    """
+    if _JSONFEED.search(text) is not None:
+        return "jsonfeed"
+    first = text.split("\n", 1)[0].strip()
+    try:
+        value = json.loads(first)
+    except (ValueError, RecursionError):
+        value = None
+    if isinstance(value, dict) or (first.startswith("{") and first.endswith("}")):
+        return "jsonl"
+    return "jsonfeed"
+
+
+def _list_kind(text: str) -> str:
+    """'tsv', 'csv' or 'text', from the first non-blank line: a tab makes it TSV; a CSV header
+    naming a loc (or url) column makes it CSV; anything else is one URL per line."""
+    from .readers.columns import header_columns  # (readers import detect's neighbours only)
+
+    first = text.split("\n", 1)[0].rstrip("\r")
+    if "\t" in first:
+        return "tsv"
+    try:
+        fields = next(csv.reader([first]))
+    except (csv.Error, StopIteration):
+        return "text"
+    return "csv" if header_columns(fields) is not None else "text"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Optional
 
-__all__ = ["PROFILES", "Profile", "get_profile"]
+__all__ = ["PROFILES", "UNLIMITED", "Profile", "get_profile", "output_profile"]
 
 
 @dataclass(frozen=True)
@@ -53,3 +53,31 @@ def get_profile(name: str) -> Profile:
     except KeyError:
         raise ValueError(
             f"unknown profile {name!r}; choose one of: {', '.join(sorted(PROFILES))}") from None
+
+
+UNLIMITED = 1 << 62  # "no limit": larger than any count or size a run can reach
+
+
+def output_profile(profile: Profile, limits: str, to_stdout: bool,
+                   max_urls: Optional[int] = None, max_bytes: Optional[int] = None) -> Profile:
+    """The limits the files of one output obey, by what they are (writers.limits_of):
+
+    - "sitemap" (XML sitemaps and indexes), and "text" written to a file (a text sitemap):
+      the profile's, lowered by ``max_urls``/``max_bytes``; the splitter makes parts.
+    - "text" to stdout, and "data" (JSON Lines) anywhere: an extraction, not a sitemap. No
+      limit but the ones asked for (``max_urls``/``max_bytes``), so ``-t text | wc -l`` counts
+      every URL of a sitemap set.
+    - "feed" (RSS, Atom): one file a reader subscribes to, whatever its entry count (feed
+      readers have no 50,000 rule), up to the profile's byte limit (or ``max_bytes``), and at
+      most ``max_urls`` entries when asked.
+
+    Feeds and JSON Lines are never split (an index of feeds is nothing a feed reader follows):
+    the splitter refuses them when a second file would be needed. An explicit value above the
+    profile's is a ValueError, whatever the output.
+    """
+    lowered = profile.lowered(max_urls, max_bytes)
+    if limits == "sitemap" or (limits == "text" and not to_stdout):
+        return lowered
+    if limits == "feed":
+        return replace(lowered, max_urls=max_urls or UNLIMITED)
+    return replace(lowered, max_urls=max_urls or UNLIMITED, max_bytes=max_bytes or UNLIMITED)

@@ -116,7 +116,7 @@ def within_scope_batches(batches: Iterable[Batch], report: Report,
         if not batch.locs:
             continue
         if scope is None:
-            scope = _first_scope(batch.locs[0], report)
+            scope = _first_scope(batch, report)
         prefix = scope.prefix
         if batch.prefix.startswith(prefix) or all(map(str.startswith, batch.locs, repeat(prefix))):
             # the usual case: known from the reader, or found in C
@@ -135,15 +135,23 @@ def within_scope_batches(batches: Iterable[Batch], report: Report,
             yield rest
 
 
-def _first_scope(first_loc: str, report: Report) -> Scope:
-    if report.site is not None:
+def _first_scope(batch: Batch, report: Report) -> Scope:
+    """Without --base-url, the scheme and host of the site the input names — a JSON Feed's
+    home_page_url (``batch.site``), an XML feed's own link (``report.site``) —, else, guessed,
+    those of the first URL."""
+    for site, named_by in ((batch.site, f"the home page of {batch.source}"),
+                           (report.site, f"the site link of {report.site_source}")):
+        if site is None:
+            continue
         try:
-            scope = scope_of(report.site, directory=False)
-            report.scope, report.scope_from = scope.prefix, f"the site link of {report.site_source}"
-            return scope
-        except ValueError:
-            pass  # a site link that is no URL: the first URL decides, as for a list
-    scope = scope_of(first_loc, directory=False)
+            scope = scope_of(site, directory=False)
+        except ValueError as exc:
+            report.warn("bad site URL", batch.source, None, f"the site URL it names is not "
+                        f"usable as the scope ({exc}); the first URL's site is taken")
+            continue
+        report.scope, report.scope_from = scope.prefix, named_by
+        return scope
+    scope = scope_of(batch.locs[0], directory=False)
     report.scope, report.scope_from = scope.prefix, "guessed from the first URL"
     return scope
 

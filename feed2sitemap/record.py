@@ -9,6 +9,7 @@ from datetime import date, datetime, timedelta, timezone
 from typing import Optional, Union
 
 __all__ = [
+    "CANONICAL_LASTMOD",
     "CHANGEFREQS",
     "Lastmod",
     "Record",
@@ -204,12 +205,21 @@ def _parse_w3c(text: str) -> Lastmod:
 def format_lastmod(value: Lastmod) -> str:
     """W3C Datetime text: a date stays a date; a datetime is written in UTC with seconds."""
     if isinstance(value, datetime):
-        # isoformat, not strftime: "%Y" writes the year 1 as "1" (the XSD needs four digits)
-        utc = value.astimezone(timezone.utc).replace(tzinfo=None)
-        if utc.microsecond:
-            return utc.isoformat(timespec="microseconds").rstrip("0") + "+00:00"
-        return utc.isoformat(timespec="seconds") + "+00:00"
+        # isoformat, not strftime: five times faster (a million lastmods cost 1.5 s with
+        # strftime), and its year always has four digits (glibc's %Y writes 999, not 0999)
+        utc = value.astimezone(timezone.utc).isoformat()  # ...T10:15:00[.123400]+00:00
+        if len(utc) > 25:  # a fraction: its trailing zeros go
+            return utc[:-6].rstrip("0") + "+00:00"
+        return utc
     return value.isoformat()
+
+
+# The texts format_lastmod writes: a date, or a UTC time to the second with a fraction that
+# ends in no zero. A lastmod read in exactly this form (and valid) is written back as it was
+# read, so a reader that proves it can hand the text on (batch.Batch.lastmod_texts).
+CANONICAL_LASTMOD = re.compile(
+    r"\d{4}-\d\d-\d\d(?:T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{0,5}[1-9])?\+00:00)?",
+    re.ASCII)  # (\d alone would take "２０２４", which the lenient reader accepts)
 
 
 def lastmod_key(value: Lastmod) -> datetime:

@@ -20,12 +20,12 @@ from typing import IO, Optional
 
 from .batch import Batch, batched
 from .errors import LimitError, OutputError
-from .limits import Profile
+from .limits import UNLIMITED, Profile
 from .naming import part_names
 from .outputs import BinaryOut, FileInfo, OutputSet
 from .record import Lastmod, lastmod_key, make_record
 from .report import Report
-from .writers import INDEX, Format, format_block, format_entries
+from .writers import INDEX, Format, format_block, format_entries, limits_of
 
 __all__ = ["DEFAULT_GZIP_LEVEL", "Written", "write_output", "write_records"]
 
@@ -221,6 +221,12 @@ class Written:
     indexes: list[FileInfo] = field(default_factory=list)
 
 
+def _bounds(profile: Profile, conj: str = "and") -> str:
+    """The limits a file obeys, in words: "50,000 entries and 52,428,800 bytes"."""
+    return f" {conj} ".join(f"{n:,} {unit}" for n, unit in (
+        (profile.max_urls, "entries"), (profile.max_bytes, "bytes")) if n < UNLIMITED)
+
+
 def write_output(batches: Iterable[Batch], fmt: Format, profile: Profile, out: OutputSet,
                  report: Report, *, gzip_level: Optional[int], base_url: Optional[str],
                  always_index: bool = False) -> Written:
@@ -228,6 +234,14 @@ def write_output(batches: Iterable[Batch], fmt: Format, profile: Profile, out: O
     Nothing written at all (every entry too large) returns no files; the caller decides."""
 
     def before_split() -> None:
+        kind = limits_of(fmt)
+        if kind in ("feed", "data"):  # limits.output_profile: one file, never parts
+            what = "a feed" if kind == "feed" else "a JSON Lines file"
+            hint = ("a feed reader follows no index: lower the entries, or write a sitemap "
+                    "(-t xml)") if kind == "feed" else "JSON Lines is never split"
+            raise LimitError(
+                f"the entries do not fit in one file (at most {_bounds(profile)}) and {what} "
+                f"is written whole; {hint}. Nothing was written")
         if out.path is None:
             raise _Overflow
         if base_url is None:
@@ -247,9 +261,9 @@ def write_output(batches: Iterable[Batch], fmt: Format, profile: Profile, out: O
             del files[1:]
             out.commit(files, [out.display])
             raise LimitError(
-                f"the URLs do not fit in one sitemap ({profile.max_urls:,} URLs or "
-                f"{profile.max_bytes:,} bytes); {out.display} got the first complete sitemap "
-                "only. Use -o FILE and --base-url to split into parts with an index") from None
+                f"the URLs do not fit in one sitemap ({_bounds(profile, 'or')}); "
+                f"{out.display} got the first complete sitemap only. "
+                "Use -o FILE and --base-url to split into parts with an index") from None
         if not files:
             return Written()
         assert out.path is not None or len(files) == 1

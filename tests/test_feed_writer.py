@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from feed2sitemap import convert, read, write
 from feed2sitemap.cli import convert_command
-from feed2sitemap.errors import UnsupportedFormat
+from feed2sitemap.errors import LimitError, UnsupportedFormat
 from feed2sitemap.limits import get_profile
 from feed2sitemap.record import CHANGEFREQS, Record, lastmod_key, make_record
 from feed2sitemap.writers import ATOM, RSS, FeedFormat
@@ -173,44 +173,33 @@ def test_output_name_selects_the_feed_format(tmp_path: Path, name: str, kind: st
 
 @pytest.mark.parametrize("to, ext", [("rss", ".rss"), ("atom", ".atom")])
 @pytest.mark.parametrize("gz", [False, True])
-def test_feeds_split_like_sitemaps(tmp_path: Path, to: str, ext: str, gz: bool) -> None:
+def test_feeds_are_written_whole_and_refused_rather_than_split(tmp_path: Path, to: str,
+                                                                ext: str, gz: bool) -> None:
+    # A feed is one file a reader subscribes to: past 50,000 entries it is still one file (no
+    # index of feeds, which no feed reader follows); past the byte limit it is refused whole.
     start = datetime(2024, 1, 1, tzinfo=UTC)
-    lines = [f"https://example.com/p{i}" for i in range(7)]
-    recs = [make_record(loc, start + timedelta(days=(i * 5) % 7)) for i, loc in enumerate(lines)]
+    recs = [make_record(f"https://example.com/p{i}", start + timedelta(minutes=i))
+            for i in range(50_001)]
     out = tmp_path / ("feed" + ext + (".gz" if gz else ""))
-    summary = write(recs, str(out), profile="sitemaps", base_url="https://example.com/",
-                    to=to)
-    assert (len(summary.parts), summary.indexes) == (1, [])  # the limits were not lowered
-    prof = get_profile("sitemaps").lowered(max_urls=3, max_bytes=1400)
-    summary = write(recs, str(out), profile=prof, base_url="https://example.com/", to=to)
-    assert len(summary.parts) >= 3 and len(summary.indexes) == 1
-    got: list[Record] = []
-    for part in summary.parts:
-        assert part.path is not None
-        data = Path(part.path).read_bytes()
-        if gz:
-            data = gzip.decompress(data)
-        assert len(data) == part.size <= 1400
-        feed = parsed(data)
-        assert len(feed.entries) == part.count <= 3
-        assert part.newest is not None
-        stamp = (rfc822_time if to == "rss" else atom_time)(part.newest)
-        assert feed.feed.updated == stamp  # each file's own newest lastmod
-        got += read(io.BytesIO(data))
-    assert got == recs
-    index = ET.fromstring(gzip.decompress(out.read_bytes()) if gz else out.read_bytes())
-    locs = [e.text for e in index.iter("{http://www.sitemaps.org/schemas/sitemap/0.9}loc")]
-    assert locs == [f"https://example.com/feed-{i}{ext}{'.gz' if gz else ''}"
-                    for i in range(1, len(summary.parts) + 1)]
-    followed = list(read(str(out)))
-    assert all(r.is_sitemap for r in followed)
-    assert [r.loc for r in convert_records(str(out))] == lines
+    summary = write(recs, str(out), base_url="https://example.com/", to=to)
+    assert (len(summary.parts), summary.indexes, summary.urls) == (1, [], 50_001)
+    data = out.read_bytes()
+    assert list(read(io.BytesIO(gzip.decompress(data) if gz else data))) == recs
+    assert sorted(os.listdir(tmp_path)) == [out.name]
+    prof = get_profile("sitemaps").lowered(max_bytes=1400)
+    with pytest.raises(LimitError, match="written whole; a feed reader follows no index"):
+        write(recs[:7], str(out), profile=prof, base_url="https://example.com/", to=to)
+    assert out.read_bytes() == data  # the earlier feed is untouched
+    assert sorted(os.listdir(tmp_path)) == [out.name]
 
 
-def convert_records(index: str) -> list[Record]:
-    out = io.BytesIO()
-    convert([index], out, follow=True, to="text")
-    return [make_record(line, None) for line in out.getvalue().decode().split()]
+def test_max_urls_bounds_a_feed_only_when_asked(tmp_path: Path) -> None:
+    src = tmp_path / "in.txt"
+    src.write_text("".join(f"https://example.com/p{i}\n" for i in range(5)))
+    convert([str(src)], str(tmp_path / "all.rss"))
+    with pytest.raises(LimitError, match="at most 3 entries"):
+        convert([str(src)], str(tmp_path / "three.rss"), max_urls=3)
+    assert sorted(os.listdir(tmp_path)) == ["all.rss", "in.txt"]
 
 
 def test_cli_feed_options() -> None:

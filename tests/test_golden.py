@@ -20,6 +20,12 @@ GOLDEN = [
     ("urls.txt", ["-t", "text"], "urls.txt"),
     ("sitemap.xml", [], "sitemap.xml"),
     ("sitemap-index.xml", [], "sitemap-index.xml"),
+    ("feed.json", [], "feed-json.xml"),
+    ("urls.tsv", [], "urls-tsv.xml"),
+    ("urls.csv", [], "urls-csv.xml"),
+    ("urls.jsonl", [], "urls-jsonl.xml"),
+    ("sitemap.xml", ["-t", "jsonl"], "sitemap.jsonl"),
+    ("expected/sitemap.jsonl", [], "sitemap.xml"),  # the JSON Lines read back: lossless
 ]
 
 
@@ -35,5 +41,5 @@ def test_command_output_matches_expected(sample: str, args: list[str], expected:
 @pytest.mark.parametrize("sample,args,expected", GOLDEN, ids=[f"{g[0]}{g[1]}" for g in GOLDEN])
 def test_library_output_matches_expected(sample: str, args: list[str], expected: str) -> None:
     buf = io.BytesIO()
-    convert([SAMPLES / sample], buf, to="text" if "text" in args else None)
+    convert([SAMPLES / sample], buf, to=args[args.index("-t") + 1] if "-t" in args else None)
     assert buf.getvalue() == (SAMPLES / "expected" / expected).read_bytes()

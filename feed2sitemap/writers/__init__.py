@@ -8,13 +8,13 @@ from typing import Optional
 from ..batch import Batch
 from .base import Format, StampedFormat
 from .feed import ATOM, RSS, FeedFormat
+from .jsonl import JSONL
 from .text import TEXT
 from .xml import INDEX, URLSET
 
-__all__ = [
-    "format_block",
-    "format_entries","ATOM", "FORMATS", "INDEX", "RSS", "TEXT", "URLSET", "FeedFormat", "Format",
-           "StampedFormat", "format_for_name", "get_format"]
+__all__ = ["ATOM", "FORMATS", "INDEX", "JSONL", "RSS", "TEXT", "URLSET", "FeedFormat", "Format",
+           "StampedFormat", "format_block", "format_entries", "format_for_name", "get_format",
+           "limits_of"]
 
 # --to's choices. An index is written by the splitter, not chosen by name: converting an index
 # input writes an index because its records are sitemaps.
@@ -23,7 +23,15 @@ FORMATS: dict[str, Format] = {
     "text": TEXT,
     "rss": RSS,
     "atom": ATOM,
+    "jsonl": JSONL,
 }
+
+
+def limits_of(fmt: Format) -> str:
+    """Which limits a format's files obey (limits.output_profile): "sitemap" (XML and text
+    sitemaps: the profile's, split into parts), "feed" (one file, up to the byte limit) or
+    "data" (JSON Lines: none unless asked)."""
+    return str(getattr(fmt, "limits", "sitemap"))
 
 
 def format_entries(fmt: Format) -> Callable[[Batch], list[str]]:

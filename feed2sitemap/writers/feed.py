@@ -75,6 +75,8 @@ class FeedFormat(ABC):
 
     name = "feed"
     extension = ".xml"
+    # A feed is one file a reader subscribes to: it is never split (limits.output_profile).
+    limits = "feed"
 
     def __init__(self, title: str = "", link: str = "", description: str = "") -> None:
         self.title = title

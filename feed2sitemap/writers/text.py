@@ -11,6 +11,7 @@ __all__ = ["TEXT"]
 class TextFormat:
     name = "text"
     extension = ".txt"
+    limits = "text"  # a text sitemap in a file; an extraction to stdout (limits.output_profile)
 
     def header(self) -> str:
         return ""

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from datetime import date, datetime
+from typing import Any, Optional
 
 from ..batch import Batch
 from ..record import Record, format_lastmod
@@ -73,6 +75,11 @@ def _escaped_locs(batch: Batch) -> list[str]:
     """The batch's locations XML-escaped: checked in one pass over their concatenation, since
     locations that need escaping (a "&" in a query) are the exception."""
     locs = batch.locs
+    if batch.uris:  # no space, control character, < > or ": only & and ' may need escaping
+        joined = "\n".join(locs)
+        if "&" not in joined and "'" not in joined:
+            return locs
+        return joined.replace("&", "&amp;").replace("'", "&apos;").split("\n")
     flat = "".join(locs)
     if not needs_escaping(flat):
         return locs
@@ -85,13 +92,36 @@ def _escaped_locs(batch: Batch) -> list[str]:
 def _columns(batch: Batch) -> Iterator[tuple[str, str, str, str]]:
     """Per row: escaped loc and the lastmod, changefreq and priority elements (or "")."""
     n = len(batch.locs)
-    lastmods = [f"<lastmod>{format_lastmod(v)}</lastmod>" if v is not None else ""
-                for v in batch.lastmods] if batch.lastmods is not None else [""] * n
-    changefreqs = [f"<changefreq>{v}</changefreq>" if v is not None else ""
-                   for v in batch.changefreqs] if batch.changefreqs is not None else [""] * n
-    priorities = [f"<priority>{_priority(v)}</priority>" if v is not None else ""
-                  for v in batch.priorities] if batch.priorities is not None else [""] * n
-    return zip(_escaped_locs(batch), lastmods, changefreqs, priorities, strict=True)
+    texts = batch.lastmod_texts
+    if texts is not None and batch.lastmods is not None:  # the reader's texts, where it had them
+        lastmods = [f"<lastmod>{t}</lastmod>" if t is not None else
+                    "" if v is None else f"<lastmod>{format_lastmod(v)}</lastmod>"
+                    for t, v in zip(texts, batch.lastmods, strict=True)]
+    else:
+        lastmods = _elements(batch.lastmods, "lastmod", format_lastmod, n)
+    return zip(_escaped_locs(batch), lastmods,
+               _elements(batch.changefreqs, "changefreq", str, n),
+               _elements(batch.priorities, "priority", _priority, n), strict=True)
+
+
+def _elements(column: Optional[list[Any]], name: str, text: Callable[[Any], str],
+              n: int) -> list[str]:
+    """Each row's element (or "" for no value), each distinct value formatted once: a column
+    of a real sitemap repeats a few dates and one or two priorities, and formatting a date
+    costs more than looking it up."""
+    if column is None:
+        return [""] * n
+    template = f"<{name}>{{}}</{name}>".format
+    values = set(column)
+    values.discard(None)
+    if text is format_lastmod:
+        if datetime in set(map(type, values)):
+            # times are mostly distinct (and an aware one costs a utcoffset call per hash)
+            return [template(text(v)) if v is not None else "" for v in column]
+        text = date.isoformat  # dates alone (the usual lastmods): formatted in C
+    elements = dict(zip(values, map(template, map(text, values)), strict=True))
+    elements[None] = ""
+    return list(map(elements.__getitem__, column))
 
 
 class IndexFormat:

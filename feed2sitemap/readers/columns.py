@@ -1,0 +1,404 @@
+"""URL lists with columns: TSV, CSV (RFC 4180) and JSON Lines, one URL and its fields per entry.
+
+    TSV     https://example.com/a<TAB>2024-03-05<TAB>weekly<TAB>0.8
+            (or a header line naming the columns, in any order: loc lastmod changefreq priority)
+    CSV     a header line, then rows: loc,lastmod,changefreq,priority (any order, quoted as RFC
+            4180 quotes)
+    JSONL   {"loc": "https://example.com/a", "lastmod": "2024-03-05", "priority": 0.8}
+
+A column named ``url`` is ``loc``. Unknown columns (and JSON fields) are reported once per file
+and ignored. Every value is validated as in an XML sitemap (readers.fields): a bad field is
+dropped with a warning naming the line, the URL kept. All three stream: memory does not grow
+with the list, and a line may not exceed MAX_LINE bytes (a CSV field, csv's own 128 KiB).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator, Sequence
+from decimal import Decimal
+from operator import itemgetter
+from typing import IO, Any, Optional
+
+from ..batch import BATCH, Batch, unbatched
+from ..errors import InputError
+from ..record import Record
+from ..report import Report
+from .fields import Problem, Rows, rows_to_batches
+from .lines import line_blocks
+
+__all__ = ["COLUMNS", "EXTENSION_FIELDS", "header_columns", "jsonl_rows", "read_csv_batches",
+           "read_jsonl", "read_jsonl_batches", "read_tsv_batches", "tsv_rows"]
+
+COLUMNS = ("loc", "lastmod", "changefreq", "priority")
+_ALIASES = {"url": "loc"}
+# JSON Lines fields that belong to the sitemap extensions (image:, video:, news:, xhtml:link).
+# Records do not carry extensions yet: until they do, these are reported once as not carried.
+# (The extensions issue adds them here and in the writer.)
+EXTENSION_FIELDS = ("images", "videos", "news", "alternates",
+                    "img", "video", "links")  # (the last three: the npm sitemap package's names)
+_JSON_FIELDS = frozenset(COLUMNS) | {"url", "sitemap"}
+
+
+def read_tsv_batches(stream: IO[bytes], source: str, report: Report,
+                     base_url: Optional[str] = None) -> Iterator[Batch]:
+    """TSV: ``URL<TAB>lastmod<TAB>changefreq<TAB>priority`` (trailing columns optional), or a
+    header line naming the columns."""
+    for rows in tsv_rows(stream, source, report):
+        yield from rows_to_batches(rows, source, report)
+
+
+def read_csv_batches(stream: IO[bytes], source: str, report: Report,
+                     base_url: Optional[str] = None) -> Iterator[Batch]:
+    """CSV (RFC 4180): a header line naming the columns, then one row per URL."""
+    for rows in csv_rows(stream, source, report):
+        yield from rows_to_batches(rows, source, report)
+
+
+def read_jsonl_batches(stream: IO[bytes], source: str, report: Report,
+                       base_url: Optional[str] = None) -> Iterator[Batch]:
+    """JSON Lines: one object per line (what ``-t jsonl`` writes, read back as it was)."""
+    for rows in jsonl_rows(stream, source):
+        yield from rows_to_batches(rows, source, report)
+
+
+def read_jsonl(stream: IO[bytes], source: str, report: Report,
+               base_url: Optional[str] = None) -> Iterator[Record]:
+    return unbatched(read_jsonl_batches(stream, source, report, base_url))
+
+
+# ---------------------------------------------------------------------------- header, TSV, CSV
+
+
+def header_columns(fields: list[str]) -> Optional[dict[str, int]]:
+    """The columns a header line names (name → field index), or None when the line is data:
+    a header names ``loc`` (or ``url``) and holds no URL."""
+    names = [_ALIASES.get(f.strip().lower(), f.strip().lower()) for f in fields]
+    if "loc" not in names or any("://" in f for f in fields):
+        return None
+    return {name: i for i, name in reversed(list(enumerate(names)))}
+
+
+class _Layout:
+    """Which field holds which column; unknown columns and extra fields reported once."""
+
+    def __init__(self, source: str, report: Report) -> None:
+        self.source, self.report = source, report
+        self.columns: dict[str, int] = {name: i for i, name in enumerate(COLUMNS)}
+        self.width = len(COLUMNS)
+        self.told_extra = False
+
+    def header(self, fields: list[str], line: int) -> bool:
+        """Take ``fields`` as the header if it is one; True if so."""
+        columns = header_columns(fields)
+        if columns is None:
+            return False
+        names = [_ALIASES.get(f.strip().lower(), f.strip().lower()) for f in fields]
+        twice = sorted({n for n in names if names.count(n) > 1 and n in COLUMNS})
+        if twice:
+            raise InputError(self.source, line, f"the header names column {twice[0]!r} twice")
+        unknown = [f.strip() for f, n in zip(fields, names, strict=True) if n not in COLUMNS]
+        if unknown:
+            self.report.warn("unknown column", self.source, line,
+                             f"column{'s' * (len(unknown) > 1)} {', '.join(map(repr, unknown))} "
+                             "ignored (known: loc or url, lastmod, changefreq, priority)")
+        self.columns = {n: i for n, i in columns.items() if n in COLUMNS}
+        self.width = len(fields)
+        return True
+
+    def rows(self, split: list[list[str]], lines: list[int]) -> Rows:
+        """The columns of split rows; an empty field is an absent value."""
+        if not self.told_extra and max(map(len, split), default=0) > self.width:
+            self.told_extra = True
+            i = next(i for i, f in enumerate(split) if len(f) > self.width)
+            self.report.warn("unknown column", self.source, lines[i], f"more fields than the "
+                             f"{self.width} columns; the extra ones are ignored (reported once)")
+
+        def column(name: str) -> list[Optional[str]]:
+            k = self.columns.get(name)
+            if k is None:
+                return [None] * len(split)
+            return [f[k] if len(f) > k and f[k].strip() else None for f in split]
+
+        return Rows(lines, column("loc"), column("lastmod"), column("changefreq"),
+                    column("priority"))
+
+
+def tsv_rows(stream: IO[bytes], source: str, report: Report) -> Iterator[Rows]:
+    """The TSV list's rows, a block at a time (blank lines left out)."""
+    layout = _Layout(source, report)
+    first = True
+    for start, lines in line_blocks(stream, source, "a TSV list"):
+        numbers = [start + i for i, s in enumerate(lines) if s.strip()]
+        split = [lines[n - start].split("\t") for n in numbers]
+        if first and split:
+            first = False
+            if layout.header(split[0], numbers[0]):
+                del split[0], numbers[0]
+        for k in range(0, len(split), BATCH):
+            yield layout.rows(split[k: k + BATCH], numbers[k: k + BATCH])
+
+
+def csv_rows(stream: IO[bytes], source: str, report: Report) -> Iterator[Rows]:
+    """The CSV list's rows (a quoted field may span lines: a row's number is its first line)."""
+    layout = _Layout(source, report)
+    reader = csv.reader(_csv_lines(stream, source), strict=True)
+    split: list[list[str]] = []
+    numbers: list[int] = []
+    line = 0  # lines consumed before the current row
+    header = False
+    try:
+        for fields in reader:
+            start, line = line + 1, reader.line_num
+            if not any(f.strip() for f in fields):
+                continue
+            if not header:
+                if not layout.header(fields, start):
+                    raise InputError(source, start, "a CSV list needs a header line naming its "
+                                     "columns: loc (or url), lastmod, changefreq, priority")
+                header = True
+                continue
+            split.append(fields)
+            numbers.append(start)
+            if len(split) == BATCH:
+                yield layout.rows(split, numbers)
+                split, numbers = [], []
+    except csv.Error as exc:
+        raise InputError(source, line + 1, f"not valid CSV: {exc}") from None
+    if split:
+        yield layout.rows(split, numbers)
+
+
+def _csv_lines(stream: IO[bytes], source: str) -> Iterator[str]:
+    for _, lines in line_blocks(stream, source, "a CSV list"):
+        for s in lines:
+            yield s + "\n"
+
+
+# ---------------------------------------------------------------------------- JSON Lines
+
+
+def _no_constant(name: str) -> Any:
+    # json accepts NaN and Infinity by default; RFC 8259 does not: no number is either
+    raise ValueError(f"{name} is not JSON (RFC 8259 has no NaN or Infinity)")
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object, refusing a field named twice (json would keep the last copy silently)."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(f"field {key!r} appears twice in the object")
+            seen.add(key)
+    return obj
+
+
+def _load_block(lines: list[str]) -> Optional[list[dict[str, Any]]]:
+    """The block's objects in one C call, or None when the per-line parse must decide: a syntax
+    error somewhere, a line that is not exactly one object, a blank line, a backslash (see
+    _named_twice)."""
+    text = ",".join(lines)
+    if "\\" in text or "" in lines:
+        return None
+    try:
+        values: list[Any] = json.loads("[" + text + "]", parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        return None
+    if len(values) != len(lines) or set(map(type, values)) != {dict}:
+        return None
+    return values
+
+
+def _named_twice(lines: list[str], columns: dict[str, list[Any]]) -> bool:
+    """Whether some object may name one of our fields twice (json keeps the last silently).
+
+    Found without a Python call per object: with no backslash in the block (_load_block), every
+    ``"`` delimits a string, so ``"loc"`` appears once per object holding a loc unless one
+    holds it twice (or some value is the word "loc" itself: then the per-line parse decides).
+    A value of null counts as absent here, so it too sends the block to the per-line parse.
+    """
+    text = "".join(lines)
+    return any(text.count(f'"{key}"') != len(column) - column.count(None)
+               for key, column in columns.items())
+
+
+def _load_lines(lines: list[str], numbers: Sequence[int]
+                ) -> tuple[list[str], list[int], list[Any], list[Problem]]:
+    """Each non-blank line's value by itself, refusing a field named twice; a line that is no
+    JSON value is a problem (and None)."""
+    kept: list[str] = []
+    kept_numbers: list[int] = []
+    values: list[Any] = []
+    problems: list[Problem] = []
+    for line, number in zip(lines, numbers, strict=True):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line, parse_constant=_no_constant, object_pairs_hook=_pairs)
+        except json.JSONDecodeError as exc:
+            value = None
+            problems.append((len(values), "", f"not valid JSON: {exc.msg} (column {exc.colno})"))
+        except RecursionError:
+            value = None
+            problems.append((len(values), "", "JSON nested too deeply"))
+        except ValueError as exc:  # _DuplicateKey, NaN
+            value = None
+            problems.append((len(values), "", str(exc)))
+        kept.append(line)
+        kept_numbers.append(number)
+        values.append(value)
+    return kept, kept_numbers, values, problems
+
+
+_TYPE_NAMES = {dict: "an object", list: "an array", bool: "true or false", type(None): "null",
+               int: "a number", float: "a number", str: "a string"}
+_STRING_TYPES = {str, type(None)}
+
+
+def jsonl_rows(stream: IO[bytes], source: str) -> Iterator[Rows]:
+    """The JSON Lines list's rows, a block at a time (blank lines left out)."""
+    told: set[str] = set()
+    for start, lines in line_blocks(stream, source, "a JSON Lines list"):
+        for k in range(0, len(lines), BATCH):
+            part = lines[k: k + BATCH]
+            rows = _json_rows(part, range(start + k, start + k + len(part)), source, told)
+            if rows is not None:
+                yield rows
+
+
+def _json_rows(part: list[str], numbers: Sequence[int], source: str,
+               told: set[str]) -> Optional[Rows]:
+    """One block's rows. The usual block (one object per line, each naming our fields once) is
+    parsed in one C call and taken apart a column at a time; any other goes line by line."""
+    objs = _load_block(part)
+    columns: dict[str, list[Any]] = {}
+    if objs is not None:
+        columns = _fields(objs)
+        if _named_twice(part, columns):
+            objs = None
+    problems: list[Problem] = []
+    if objs is None:
+        part, numbers, values, problems = _load_lines(part, numbers)
+        if not part:
+            return None
+        bad = {i for i, _, _ in problems}
+        objs = []
+        for i, value in enumerate(values):
+            if not isinstance(value, dict):
+                if i not in bad:
+                    problems.append((i, "", f"{_TYPE_NAMES.get(type(value), 'a value')}, not a "
+                                            "JSON object with a loc"))
+                value = {}
+            objs.append(value)
+        columns = _fields(objs)
+    none = [None] * len(objs)
+    rows = Rows(numbers, _locs(columns, problems),
+                _strings(columns.get("lastmod", none), "lastmod", problems),
+                _strings(columns.get("changefreq", none), "changefreq", problems),
+                _priorities(columns.get("priority", none), problems), problems=problems)
+    sitemaps = columns.get("sitemap")
+    if sitemaps is not None:
+        rows.sitemaps = [s is True for s in sitemaps]
+        problems += [(i, "sitemap", f"sitemap dropped: {json.dumps(s)[:40]} is not true or "
+                      "false") for i, s in enumerate(sitemaps) if s not in (None, True, False)]
+    _unknown(objs, source, told, problems)
+    return rows
+
+
+def _fields(objs: list[dict[str, Any]]) -> dict[str, list[Any]]:
+    """Our fields that some object holds, as columns (None where an object lacks one)."""
+    keys: set[str] = set().union(*objs)
+    columns = {}
+    for key in keys & _JSON_FIELDS:
+        try:  # the usual column, which every object has: taken in C
+            columns[key] = list(map(itemgetter(key), objs))
+        except KeyError:
+            columns[key] = [o.get(key) for o in objs]
+    return columns
+
+
+def _locs(columns: dict[str, list[Any]], problems: list[Problem]) -> list[Optional[str]]:
+    """loc, else url; an object with both is a problem (which one is meant?)."""
+    locs, urls = columns.get("loc"), columns.get("url")
+    if locs is None:
+        locs = urls if urls is not None else []
+    elif urls is not None:
+        locs = list(locs)
+        for i, (loc, url) in enumerate(zip(locs, urls, strict=True)):
+            if url is not None and loc is not None:
+                problems.append((i, "", "both loc and url; give one"))
+            elif url is not None:
+                locs[i] = url
+    if set(map(type, locs)) <= _STRING_TYPES:
+        return locs
+    out: list[Optional[str]] = []
+    for i, v in enumerate(locs):
+        if v is None or type(v) is str:
+            out.append(v)
+        else:
+            problems.append((i, "", f"loc is {_TYPE_NAMES.get(type(v), 'a value')}, not a "
+                                    "string"))
+            out.append(None)
+    return out
+
+
+def _strings(column: list[Any], key: str, problems: list[Problem]) -> list[Optional[str]]:
+    """One field of every object; a value that is not a string is a problem and None."""
+    if set(map(type, column)) <= _STRING_TYPES:
+        return column
+    out: list[Optional[str]] = []
+    for i, v in enumerate(column):
+        if v is None or type(v) is str:
+            out.append(v)
+        else:
+            problems.append((i, key, f"{key} dropped: {_TYPE_NAMES.get(type(v), 'a value')}, "
+                                     "not a string"))
+            out.append(None)
+    return out
+
+
+def _priorities(column: list[Any], problems: list[Problem]) -> list[Optional[str]]:
+    """priority as a JSON number (0.8) or string ("0.8"): numbers become their decimal text,
+    for parse_priority to judge as it judges every other priority."""
+    if set(map(type, column)) <= _STRING_TYPES:
+        return column
+    out: list[Optional[str]] = []
+    for i, v in enumerate(column):
+        if type(v) is int:
+            out.append(str(v))
+        elif type(v) is float:
+            text = repr(v)  # the shortest text that reads back as v; xsd:decimal has no exponent
+            out.append(format(Decimal(text), "f") if "e" in text else text)
+        elif v is None or type(v) is str:
+            out.append(v)
+        else:
+            problems.append((i, "priority", f"priority dropped: "
+                             f"{_TYPE_NAMES.get(type(v), 'a value')}, not a number"))
+            out.append(None)
+    return out
+
+
+def _unknown(objs: list[dict[str, Any]], source: str, told: set[str],
+             problems: list[Problem]) -> None:
+    """Name each field we do not read once per file (at its first line), as a problem of that
+    row so that it is reported in order with the rest."""
+    new = set().union(*objs) - _JSON_FIELDS - told
+    for key in new:
+        # an empty value ("img": [] as the npm package writes) carries nothing to lose
+        i = next((i for i, o in enumerate(objs) if o.get(key) not in (None, [], {}, "")), -1)
+        if i < 0:
+            continue
+        told.add(key)
+        if key in EXTENSION_FIELDS:
+            why = f"field {key!r} ignored: sitemap extensions are not carried yet (reported once)"
+        else:
+            why = (f"unknown field {key!r} ignored (known: loc or url, lastmod, changefreq, "
+                   "priority, sitemap; reported once)")
+        problems.append((i, "field", why))

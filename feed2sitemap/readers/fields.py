@@ -1,0 +1,140 @@
+"""Rows of raw field values → a Batch of validated ones, for the URL lists with columns.
+
+The grammars are record.py's (parse_lastmod, parse_changefreq, parse_priority), the same the XML
+sitemap reader applies: a bad value is dropped with a warning and the URL kept (sitemaps.org
+fields are hints; the URL is the entry). Values are parsed a column at a time, each distinct
+text once, the common lastmod forms all at once (parse_common_lastmods).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from ..batch import Batch
+from ..record import (
+    CANONICAL_LASTMOD,
+    parse_changefreq,
+    parse_common_lastmods,
+    parse_lastmod,
+    parse_priority,
+)
+from ..report import Report
+
+__all__ = ["Problem", "Rows", "parse_column", "rows_to_batches"]
+
+Problem = tuple[int, str, str]  # (row, field name or "" for the row itself, message)
+
+
+@dataclass
+class Rows:
+    """A block of rows, column by column, as the file spelled them (str or None; JSON Lines
+    may hold other JSON values: ``problems`` already names them, the columns hold None).
+
+    ``problems`` may already hold the reader's findings: a row with field "" is no entry at all
+    (it is skipped with that message), "field" names a field that is not read.
+    """
+
+    lines: Sequence[int]
+    locs: list[Optional[str]]
+    lastmods: list[Optional[str]]
+    changefreqs: list[Optional[str]]
+    priorities: list[Optional[str]]
+    sitemaps: Optional[list[bool]] = None
+    problems: list[Problem] = field(default_factory=list)
+
+
+def parse_column(raw: list[Optional[str]], parse: Callable[[str], Any], what: str,
+                 problems: list[Problem],
+                 bulk: Optional[Callable[[set[str]], dict[str, Any]]] = None
+                 ) -> Optional[list[Any]]:
+    """Parse one column (None stays None); a value ``parse`` refuses becomes None and a
+    problem. None when no row has a valid value."""
+    distinct: set[Any] = set(raw)
+    distinct.discard(None)
+    if not distinct:
+        return None
+    values: dict[Optional[str], Any] = {None: None}
+    if bulk is not None:
+        values.update(bulk(distinct))
+    bad = []
+    for text in distinct if len(values) == 1 else distinct.difference(values):
+        try:
+            values[text] = parse(text)
+        except ValueError as exc:
+            values[text] = None
+            bad.append((text, exc))
+    for text, problem in bad:
+        problems.extend((i, what, f"{what} dropped: {problem}")
+                        for i, value in enumerate(raw) if value == text)
+    column = list(map(values.__getitem__, raw))
+    return column if len(bad) < len(distinct) else None
+
+
+def canonical_texts(raw: list[Optional[str]], parsed: list[Any]) -> Optional[list[Optional[str]]]:
+    """Per row, the lastmod's text if it is the very text the writers would make of it
+    (record.CANONICAL_LASTMOD), else None; None when no row's is.
+
+    The usual column is proved at once, in C: every text was accepted, and every one is ASCII
+    and either 10 characters long (a date: no other accepted text is) or 25 ending "+00:00" and
+    not at hour 24 (YYYY-MM-DDThh:mm:ss+00:00: no other accepted text is).
+    """
+    distinct = set(raw)
+    distinct.discard(None)
+    if not distinct:
+        return None
+    valid = parsed.count(None) == raw.count(None)
+    joined = "\n".join(distinct)  # type: ignore[arg-type]
+    sizes = set(map(len, distinct))  # type: ignore[arg-type]
+    # with lengths 10 and 25 only, the 25s are (characters - 10 per text) / 15
+    times = (len(joined) - (len(distinct) - 1) - 10 * len(distinct)) // 15
+    if valid and joined.isascii() and sizes <= {10, 25} and "T24" not in joined and \
+            joined.count("+00:00") == times:
+        return raw
+    ok = {t for t in distinct if CANONICAL_LASTMOD.fullmatch(t)}  # type: ignore[arg-type]
+    if not ok:
+        return None
+    return [t if t in ok and v is not None else None for t, v in zip(raw, parsed, strict=True)]
+
+
+def rows_to_batches(rows: Rows, source: str, report: Report) -> list[Batch]:
+    """The rows' entries as batches (one per run of pages or of sitemaps), after reporting
+    every problem in row order: a row without a loc is skipped, a bad field dropped."""
+    problems = list(rows.problems)
+    raw_locs = rows.locs
+    locs = (list(map(str.strip, raw_locs)) if None not in raw_locs  # type: ignore[arg-type]
+            else [loc.strip() if loc is not None else "" for loc in raw_locs])
+    skipped = {i for i, what, _ in problems if not what}
+    missing = ([i for i, loc in enumerate(locs) if not loc and i not in skipped]
+               if "" in locs else [])
+    problems += [(i, "", "no loc (the URL) on this line") for i in missing]
+    lastmods = parse_column(rows.lastmods, parse_lastmod, "lastmod", problems,
+                            parse_common_lastmods)
+    texts = None if lastmods is None else canonical_texts(rows.lastmods, lastmods)
+    changefreqs = parse_column(rows.changefreqs, parse_changefreq, "changefreq", problems)
+    priorities = parse_column(rows.priorities, parse_priority, "priority", problems)
+    drop = sorted(skipped.union(missing))
+    for i, what, message in sorted(problems):
+        if what:
+            if i not in skipped and i not in missing:
+                report.warn("unknown field" if what == "field" else f"bad {what}", source,
+                            rows.lines[i], message)
+        elif i in missing:
+            report.skip("no loc", source, rows.lines[i], message)
+        else:
+            report.skip("bad line", source, rows.lines[i], message)
+    batch = Batch(locs, source, rows.lines, lastmods, changefreqs, priorities)
+    batch.lastmod_texts = texts
+    if rows.sitemaps is None or not any(rows.sitemaps):
+        rest = batch.without(drop)
+        return [rest] if rest.locs else []
+    # Index entries ("sitemap": true) and pages do not share a batch: one per kind.
+    gone = set(drop)
+    out = []
+    for kind in (False, True):
+        part = batch.without([i for i, s in enumerate(rows.sitemaps) if s != kind or i in gone])
+        if part.locs:
+            part.is_sitemap = kind
+            out.append(part)
+    return out

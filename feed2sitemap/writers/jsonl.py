@@ -1,0 +1,70 @@
+"""JSON Lines: one record per line with every field, a data format that reads back as it was.
+
+    {"loc":"https://example.com/a","lastmod":"2024-03-05","changefreq":"weekly","priority":0.8}
+    {"loc":"https://example.com/sitemap-1.xml","lastmod":"2024-03-05T10:15:00+00:00","sitemap":true}
+
+Fields without a value are left out; lastmod is written as sitemaps are (a date stays a date, a
+time in UTC), priority as a JSON number, and an index's entries carry ``"sitemap": true``. The
+reader (readers.columns) gives back equal records, so sitemap → jsonl → sitemap is byte-identical.
+It is not a sitemap: no 50,000-entry or 50 MB limit applies, and it is never split (limits.py).
+"""
+
+from __future__ import annotations
+
+import json
+
+from ..batch import Batch
+from ..record import Record, format_lastmod
+
+__all__ = ["JSONL"]
+
+# ensure_ascii=False: UTF-8 as it is (an IRI stays readable); separators without spaces
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+class JsonLinesFormat:
+    name = "jsonl"
+    extension = ".jsonl"
+    limits = "data"
+
+    def header(self) -> str:
+        return ""
+
+    def footer(self) -> str:
+        return ""
+
+    def entry(self, record: Record) -> str:
+        parts = ['{"loc":', _dumps(record.loc)]
+        if record.lastmod is not None:
+            parts += [',"lastmod":"', format_lastmod(record.lastmod), '"']
+        if record.changefreq is not None:
+            parts += [',"changefreq":"', record.changefreq, '"']
+        if record.priority is not None:
+            parts += [',"priority":', repr(record.priority)]
+        if record.is_sitemap:
+            parts.append(',"sitemap":true')
+        parts.append("}\n")
+        return "".join(parts)
+
+    def entries(self, batch: Batch) -> list[str]:
+        if not batch.plain or batch.is_sitemap or not _plain_strings(batch):
+            return [self.entry(record) for record in batch.records()]
+        return ['{"loc":"' + loc + '"}\n' for loc in batch.locs]
+
+    def block(self, batch: Batch) -> str:
+        """The batch's lines as one string: for locations alone that need no JSON escaping
+        (normalised URIs hold no quote, backslash or control character), one join."""
+        if not batch.plain or batch.is_sitemap or not _plain_strings(batch):
+            return "".join(self.entries(batch))
+        return '{"loc":"' + '"}\n{"loc":"'.join(batch.locs) + '"}\n'
+
+
+def _plain_strings(batch: Batch) -> bool:
+    """Whether the locations can be written between quotes as they are."""
+    if not batch.uris:
+        return False
+    joined = "".join(batch.locs)
+    return '"' not in joined and "\\" not in joined and joined.isascii()
+
+
+JSONL = JsonLinesFormat()
