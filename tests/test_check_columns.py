@@ -73,3 +73,11 @@ def test_json_feed_is_checked_through_the_command(tmp_path: object) -> None:
     assert b"4 URLs" not in result.stderr and b"3 URLs" in result.stderr
     bad = run("check", "-", input=b'{"version": "https://jsonfeed.org/version/1.1", "items": [')
     assert bad.returncode == 1 and b"<stdin>:1:" in bad.stdout and b"format" in bad.stdout
+
+
+def test_a_json_lines_block_where_no_object_names_a_loc_is_reported_not_a_crash() -> None:
+    # found by the fuzzer: every line an object, none with loc or url
+    data = b'{"file": "a.xml"}\n{"file": "b.xml"}\n'
+    diags = check(io.BytesIO(data), name="list.jsonl")
+    assert [(d.rule, d.line) for d in diags if d.rule == "missing-loc"] == [
+        ("missing-loc", 1), ("missing-loc", 2)]

@@ -299,7 +299,7 @@ def _json_rows(part: list[str], numbers: Sequence[int], source: str,
             objs.append(value)
         columns = _fields(objs)
     none = [None] * len(objs)
-    rows = Rows(numbers, _locs(columns, problems),
+    rows = Rows(numbers, _locs(columns, problems, len(objs)),
                 _strings(columns.get("lastmod", none), "lastmod", problems),
                 _strings(columns.get("changefreq", none), "changefreq", problems),
                 _priorities(columns.get("priority", none), problems), problems=problems)
@@ -324,11 +324,13 @@ def _fields(objs: list[dict[str, Any]]) -> dict[str, list[Any]]:
     return columns
 
 
-def _locs(columns: dict[str, list[Any]], problems: list[Problem]) -> list[Optional[str]]:
-    """loc, else url; an object with both is a problem (which one is meant?)."""
+def _locs(columns: dict[str, list[Any]], problems: list[Problem],
+          n: int) -> list[Optional[str]]:
+    """loc, else url, for each of ``n`` objects; an object with both is a problem (which one
+    is meant?)."""
     locs, urls = columns.get("loc"), columns.get("url")
-    if locs is None:
-        locs = urls if urls is not None else []
+    if locs is None:  # (a block in which no object names either: n rows without a loc)
+        locs = urls if urls is not None else [None] * n
     elif urls is not None:
         locs = list(locs)
         for i, (loc, url) in enumerate(zip(locs, urls, strict=True)):
