@@ -136,15 +136,17 @@ def within_scope_batches(batches: Iterable[Batch], report: Report,
 
 
 def _first_scope(batch: Batch, report: Report) -> Scope:
-    """Without --base-url, the scheme and host of the site the input names — a JSON Feed's
-    home_page_url (``batch.site``), an XML feed's own link (``report.site``) —, else, guessed,
-    those of the first URL."""
-    for site, named_by in ((batch.site, f"the home page of {batch.source}"),
-                           (report.site, f"the site link of {report.site_source}")):
+    """Without --base-url: the site the input names — a JSON Feed's home_page_url
+    (``batch.site``, the home page's directory, as the spec says it is the site's), an XML
+    feed's own link (``report.site``: its scheme and host, since a channel link may be any page
+    of the site) —, else, guessed, the scheme and host of the first URL."""
+    for site, directory, named_by in (
+            (batch.site, True, f"the home page of {batch.source}"),
+            (report.site, False, f"the site link of {report.site_source}")):
         if site is None:
             continue
         try:
-            scope = scope_of(site, directory=False)
+            scope = scope_of(site, directory=directory)
         except ValueError as exc:
             report.warn("bad site URL", batch.source, None, f"the site URL it names is not "
                         f"usable as the scope ({exc}); the first URL's site is taken")
