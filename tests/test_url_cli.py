@@ -249,13 +249,14 @@ def test_equivalent_spellings_are_one_url(tmp_path: Path) -> None:
 
 def test_a_line_with_white_space_is_skipped_not_encoded(tmp_path: Path) -> None:
     src = tmp_path / "export.txt"
-    src.write_text("https://example.com/a\t2024-01-01\nhttps://example.com/b c\n"
-                   "https://example.com/d\n")
+    # (a tab on the first line would make the file a TSV list, read as columns: issue 13)
+    src.write_text("https://example.com/d\nhttps://example.com/a\t2024-01-01\n"
+                   "https://example.com/b c\n")
     result = run(str(src), "-t", "text")
     assert result.stdout == b"https://example.com/d\n"
-    assert (f"{src}:1: skipped: contains white space; a list holds one URL per line (see the "
+    assert (f"{src}:2: skipped: contains white space; a list holds one URL per line (see the "
             "columns format)").encode() in result.stderr
-    assert f"{src}:2: skipped: contains white space".encode() in result.stderr
+    assert f"{src}:3: skipped: contains white space".encode() in result.stderr
 
 
 def test_a_lone_carriage_return_ends_a_line(tmp_path: Path) -> None:
