@@ -1,0 +1,203 @@
+"""Reading the inputs of a run: paths, URLs and streams, sniffed and handed to their reader;
+indexes followed where asked, robots.txt read for its sitemaps, and the output's own previous
+version read back when the run updates it in place."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import IO, Optional, Union
+
+from .batch import Batch, unbatched
+from .detect import FORMATS as INPUT_FORMATS
+from .detect import open_input, sniff
+from .errors import InputError, UnsupportedFormat
+from .fetch import DEFAULT_TIMEOUT, fetch, is_url
+from .follow import (
+    DEFAULT_MAX_PARTS,
+    LocalParts,
+    NoParts,
+    Parts,
+    RemoteParts,
+    follow_index_batches,
+)
+from .merge import same_file
+from .outputs import OutputSet
+from .readers import READERS, WHOLE_READERS
+from .readers.feed import DEFAULT_MAX_FEED_BYTES
+from .readers.robots import looks_like_robots, read_robots_batches
+from .record import Record
+from .report import Report
+
+__all__ = ["Reading", "Source", "Web", "read", "read_batches", "source_name"]
+
+Source = Union[str, "os.PathLike[str]", IO[bytes]]
+
+
+def source_name(source: Source) -> str:
+    if isinstance(source, (str, os.PathLike)):
+        return os.fspath(source)
+    return str(getattr(source, "name", "<stream>"))
+
+
+@dataclass(frozen=True)
+class Web:
+    """How inputs given by URL are fetched (see fetch.py)."""
+
+    timeout: float = DEFAULT_TIMEOUT
+    cache_dir: Optional[str] = None  # keep ETag/Last-Modified and bodies for conditional GETs
+    max_parts: int = DEFAULT_MAX_PARTS  # parts of a remote index fetched in one run
+
+
+def read(source: Source, format: str = "auto", *, report: Optional[Report] = None,
+         base_url: Optional[str] = None, max_feed_bytes: int = DEFAULT_MAX_FEED_BYTES,
+         name: Optional[str] = None, web: Web = Web()) -> Iterator[Record]:
+    """Yield the records of one input: a path, an http(s) URL or a binary stream, plain or
+    gzip-compressed.
+
+    ``format`` is "auto" (sniffed from the first bytes) or one of detect.FORMATS ("feed",
+    "text", "sitemap", "jsonfeed", "tsv", "csv", "jsonl").
+    Locations are as the input gave them; ``convert`` normalises and checks them.
+    """
+    return unbatched(read_batches(source, format, report=report, base_url=base_url,
+                                  max_feed_bytes=max_feed_bytes, name=name, web=web))
+
+
+def read_batches(source: Source, format: str = "auto", *, report: Optional[Report] = None,
+                 base_url: Optional[str] = None, max_feed_bytes: int = DEFAULT_MAX_FEED_BYTES,
+                 name: Optional[str] = None, web: Web = Web(),
+                 kinds: Optional[list[str]] = None) -> Iterator[Batch]:
+    """``read``, in batches (see batch.py): what convert itself uses. The kind of input found
+    is appended to ``kinds`` when given."""
+    if format != "auto" and format not in INPUT_FORMATS:
+        raise UnsupportedFormat(f"unknown input format {format!r}; choose one of: auto, "
+                                f"{', '.join(INPUT_FORMATS)}")
+    report = report if report is not None else Report()
+    name = name or source_name(source)
+    kinds = kinds if kinds is not None else []
+    if is_url(source):
+        assert isinstance(source, str)
+        fetched = fetch(source, timeout=web.timeout, cache_dir=web.cache_dir)
+        if fetched.from_cache:
+            report.note("not modified since the last run: the cached copy was read", source)
+        with contextlib.closing(fetched.stream):
+            # relative links resolve against the document's own URL, after redirects
+            yield from _read_stream(fetched.stream, name, format, report, fetched.url,
+                                    max_feed_bytes, kinds)
+    elif isinstance(source, (str, os.PathLike)):
+        try:
+            raw: IO[bytes] = open(source, "rb")
+        except OSError as exc:
+            raise InputError(name, None, f"cannot open: {exc.strerror}") from None
+        with raw:
+            yield from _read_stream(raw, name, format, report, base_url, max_feed_bytes, kinds)
+    else:
+        yield from _read_stream(source, name, format, report, base_url, max_feed_bytes, kinds)
+
+
+def _read_stream(raw: IO[bytes], name: str, format: str, report: Report,
+                 base_url: Optional[str], max_feed_bytes: int,
+                 kinds: list[str]) -> Iterator[Batch]:
+    try:
+        stream, head = open_input(raw, name)
+        if not head:
+            raise InputError(name, None, "the input is empty")
+        kind = sniff(head, name) if format == "auto" else format
+        if kind == "text" and format == "auto" and looks_like_robots(name, head):
+            kind = "robots"
+        kinds.append(kind)
+        if kind in WHOLE_READERS:
+            yield from WHOLE_READERS[kind](stream, name, report, base_url,
+                                           max_bytes=max_feed_bytes)
+        elif kind == "robots":
+            yield from read_robots_batches(stream, name, report, base_url)
+        else:
+            yield from READERS[kind](stream, name, report, base_url)
+    except IsADirectoryError:
+        raise InputError(name, None, "is a directory") from None
+    except OSError as exc:
+        raise InputError(name, None, f"read error: {exc.strerror or exc}") from None
+
+
+class Reading:
+    """Reads the inputs of one run in order, following indexes where asked, where the input is
+    robots.txt (its Sitemap: lines), and where an input is the output itself (an update in
+    place): then its index stands for its parts, parts an interrupted run was creating are read
+    too, and a file not there yet reads as empty."""
+
+    def __init__(self, out: OutputSet, from_format: str, report: Report,
+                 base_url: Optional[str], max_feed_bytes: int, follow: bool,
+                 base_prefix: Optional[str], web: Web, scope_check: bool) -> None:
+        self.out = out
+        self.from_format = from_format
+        self.report = report
+        self.base_url = base_url
+        self.max_feed_bytes = max_feed_bytes
+        self.follow = follow
+        self.base_prefix = base_prefix
+        self.web = web
+        self.scope_check = scope_check
+        self.base: Optional[set[Optional[str]]] = None  # sources of the output's old version
+
+    def all(self, inputs: Sequence[Source]) -> Iterator[Batch]:
+        for source in inputs:
+            yield from self.one(source)
+
+    def one(self, source: Source) -> Iterator[Batch]:
+        name = None
+        if isinstance(source, str) and source == "-":
+            source, name = sys.stdin.buffer, "<stdin>"
+        path = (os.fspath(source) if isinstance(source, (str, os.PathLike))
+                and not is_url(source) else None)
+        is_output = (path is not None and self.out.path is not None
+                     and same_file(path, self.out.path))
+        if is_output and path is not None and not os.path.lexists(path):
+            self.report.note("not there yet: it is the output, so the run starts from no URLs "
+                             "and creates it", path)
+            return
+        kinds: list[str] = []
+        it = self.read(source, name, kinds)
+        parts = self.parts_of(source, path, is_output)
+        if self.follow or is_output:
+            it = follow_index_batches(it, parts)
+        else:  # robots.txt stands for the sitemaps it names
+            it = _follow_if(it, lambda: kinds == ["robots"], parts)
+        yield from it
+        if is_output:
+            prev = self.out.previous
+            for part in prev.unlisted_pending():
+                yield from self.part_reader(True)(os.path.join(prev.directory, part))
+
+    def read(self, source: Source, name: Optional[str], kinds: list[str]) -> Iterator[Batch]:
+        return read_batches(source, self.from_format, report=self.report,
+                            base_url=self.base_url, max_feed_bytes=self.max_feed_bytes,
+                            name=name, web=self.web, kinds=kinds)
+
+    def parts_of(self, source: Source, path: Optional[str], is_output: bool) -> Parts:
+        if is_url(source):
+            assert isinstance(source, str)
+            return RemoteParts(source, self.part_reader(False), self.report,
+                               same_host=self.scope_check, max_parts=self.web.max_parts)
+        if path is None:
+            return NoParts()
+        return LocalParts(os.path.dirname(path), self.part_reader(is_output), self.base_prefix)
+
+    def part_reader(self, of_output: bool) -> Callable[[str], Iterator[Batch]]:
+        def read_part(where: str) -> Iterator[Batch]:
+            if of_output and self.base is not None:
+                self.base.add(where)  # the parts of the output's previous version are the base
+            return read_batches(where, report=self.report, base_url=self.base_url,
+                                max_feed_bytes=self.max_feed_bytes, web=self.web)
+        return read_part
+
+
+def _follow_if(batches: Iterable[Batch], decide: Callable[[], bool],
+               parts: Parts) -> Iterator[Batch]:
+    for batch in batches:
+        if batch.is_sitemap and decide():
+            yield from follow_index_batches([batch], parts)
+        else:
+            yield batch

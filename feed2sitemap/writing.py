@@ -1,0 +1,276 @@
+"""Writing a run's records: the output format, the profile's limits for it, and the output set
+(outputs.py) that puts the files in place; what was written comes back as a Summary."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import IO, Optional, Union
+
+from .batch import Batch, batched
+from .errors import InputError, UnsupportedFormat
+from .indexnow import Submitted
+from .limits import Profile, get_profile, output_profile
+from .merge import MergeCounts
+from .naming import split_name
+from .outputs import FileInfo, OutputSet
+from .record import Record
+from .report import Progress, Report
+from .split import DEFAULT_GZIP_LEVEL, write_output
+from .urls import normalize_url, scope_of
+from .writers import (
+    INDEX,
+    URLSET,
+    FeedFormat,
+    Format,
+    format_for_name,
+    get_format,
+    limits_of,
+)
+
+__all__ = ["Destination", "Summary", "output_format", "write", "write_batches"]
+
+Destination = Union[str, "os.PathLike[str]", IO[bytes], None]
+
+
+@dataclass
+class Summary:
+    """What a run wrote and what it left out."""
+
+    parts: list[FileInfo] = field(default_factory=list)  # the sitemaps (or feeds) written
+    indexes: list[FileInfo] = field(default_factory=list)  # index files listing the parts
+    removed: list[str] = field(default_factory=list)  # the earlier run's parts, now deleted
+    report: Report = field(default_factory=Report)
+    of_sitemaps: bool = False  # the parts list sitemaps (an index was converted)
+    merge: Optional[MergeCounts] = None  # what merging did (the default dedupe mode)
+    unchanged: list[str] = field(default_factory=list)  # files whose bytes were already there
+    cleaned: list[str] = field(default_factory=list)  # an interrupted run's temporaries, deleted
+    not_removed: list[tuple[str, str]] = field(default_factory=list)  # (path, why)
+    left: list[str] = field(default_factory=list)  # files the replaced index listed that
+    # feed2sitemap did not write: kept, though the new index no longer lists them
+    dry_run: bool = False  # nothing was written: the files are what would have been
+    robots: Optional[bool] = None  # robots.txt changed (True) or was already right (False)
+    indexnow: Optional[Submitted] = None  # what was submitted (or, dry, would be)
+
+    @property
+    def files(self) -> list[FileInfo]:
+        return self.parts + self.indexes
+
+    @property
+    def urls(self) -> int:
+        """Entries written to sitemaps (index files not counted)."""
+        return sum(f.count for f in self.parts)
+
+
+def output_format(output: Optional[str], to: Optional[str]) -> Format:
+    """--to wins; else the output name, in any case: .txt → text, .rss → rss, .atom → atom
+    (each also .gz); anything else → XML."""
+    if to is not None:
+        return get_format(to)
+    if output:
+        return format_for_name(split_name(os.path.basename(output))[1].lower())
+    return get_format("xml")
+
+
+def _gzip_choice(gzip: Optional[bool], path: Optional[str], dest: Destination,
+                 report: Report) -> bool:
+    """Whether to compress: --gzip/--no-gzip, else whether the name ends ".gz" (in any case).
+
+    A name that says otherwise than the content is warned about: web servers label a file by
+    its name (Content-Type, Content-Encoding), so a crawler would misread it.
+    """
+    named = path is not None and path.lower().endswith(".gz")
+    if gzip is None:
+        return named
+    if path is not None and gzip != named:
+        report.warn("gzip name", path, None, (
+            "--gzip writes gzip data to a name not ending .gz" if gzip else
+            "--no-gzip writes plain data to a name ending .gz")
+            + "; a web server will label the file wrongly")
+    if gzip and path is None and dest is None and sys.stdout.isatty():
+        raise UnsupportedFormat("--gzip would write compressed bytes to the terminal; "
+                                "give -o FILE.gz (or pipe the output)")
+    return gzip
+
+
+def _one_kind(batches: Iterable[Batch]) -> Iterator[Batch]:
+    """A sitemap holds pages or sitemaps, not both: an index among pages (or pages among the
+    entries of an index) is an error, not a silent choice of one kind."""
+    kind = None
+    for batch in batches:
+        if not batch.locs:
+            continue
+        if kind is None:
+            kind = batch.is_sitemap
+        if batch.is_sitemap != kind:
+            source, line = batch.where(0)
+            what = ("lists sitemaps (it is an index) while other inputs give pages"
+                    if batch.is_sitemap else "gives pages while other inputs are indexes")
+            raise InputError(source, line, f"{what}: a sitemap holds one kind. To read the "
+                             "pages an index lists, give --follow")
+        yield batch
+
+
+def _site_url(site_url: Optional[str], base_url: Optional[str], first_loc: str) -> str:
+    """A feed's channel link: --site-url, else --base-url's directory, else the first URL's
+    origin."""
+    try:
+        if site_url is not None:
+            return normalize_url(site_url)
+        return scope_of(base_url).prefix if base_url is not None else scope_of(
+            first_loc, directory=False).prefix
+    except ValueError as exc:
+        raise UnsupportedFormat(f"--site-url: {exc}") from None
+
+
+def profile_of(profile: Union[str, Profile], max_urls: Optional[int],
+             max_bytes: Optional[int]) -> Profile:
+    try:
+        prof = get_profile(profile) if isinstance(profile, str) else profile
+        return prof.lowered(max_urls, max_bytes)
+    except ValueError as exc:
+        raise UnsupportedFormat(str(exc)) from None
+
+
+def write(records: Iterable[Record], dest: Destination = None, *, to: Optional[str] = None,
+          profile: Union[str, Profile] = "sitemaps", base_url: Optional[str] = None,
+          gzip: Optional[bool] = None, gzip_level: Optional[int] = None, index: str = "auto",
+          report: Optional[Report] = None, source_name: Optional[str] = None,
+          title: Optional[str] = None, site_url: Optional[str] = None,
+          description: Optional[str] = None, atomic: bool = True,
+          lock_timeout: float = 60.0, max_urls: Optional[int] = None,
+          max_bytes: Optional[int] = None) -> Summary:
+    """Write records to a path, a binary stream or stdout, split by the profile's limits
+    (lowered by ``max_urls`` and ``max_bytes``, as ``convert`` does).
+
+    The records are written as given (``convert`` is what checks URLs). Records that are
+    sitemaps (``is_sitemap``) make a sitemap index.
+    """
+    return write_batches(batched(records), dest, to=to, profile=profile, base_url=base_url,
+                         gzip=gzip, gzip_level=gzip_level, index=index, report=report,
+                         source_name=source_name, title=title, site_url=site_url,
+                         description=description, atomic=atomic, lock_timeout=lock_timeout,
+                         max_urls=max_urls, max_bytes=max_bytes)
+
+
+@dataclass
+class Settings:
+    """What the output options come to, checked before any input is read."""
+
+    fmt: Format
+    gzip_level: Optional[int]
+    always_index: bool
+    max_urls: Optional[int] = None  # lower limits asked for (which apply: limits.output_profile)
+    max_bytes: Optional[int] = None
+
+
+def settings_of(path: Optional[str], to: Optional[str], index: str, base_url: Optional[str],
+              gzip: Optional[bool], gzip_level: Optional[int], dest: Destination,
+              report: Report, max_urls: Optional[int] = None,
+              max_bytes: Optional[int] = None) -> Settings:
+    try:
+        fmt = output_format(path, to)
+    except ValueError as exc:
+        raise UnsupportedFormat(str(exc)) from None
+    if index not in ("auto", "always"):
+        raise UnsupportedFormat(f"unknown index mode {index!r}; choose auto or always")
+    if index == "always" and (base_url is None or path is None):
+        raise UnsupportedFormat("--index always needs -o FILE and --base-url")
+    gzip = _gzip_choice(gzip, path, dest, report)
+    level = None
+    if gzip:
+        level = DEFAULT_GZIP_LEVEL if gzip_level is None else gzip_level
+        if not 0 <= level <= 9:
+            raise UnsupportedFormat("--gzip-level must be between 0 and 9")
+    return Settings(fmt, level, index == "always", max_urls, max_bytes)
+
+
+def dest_path(dest: Destination) -> Optional[str]:
+    path = os.fspath(dest) if isinstance(dest, (str, os.PathLike)) else None
+    return None if path == "-" else path
+
+
+def open_output(dest: Destination, progress: Optional[Progress], base_url: Optional[str],
+                 atomic: bool, lock_timeout: float, dry_run: bool = False) -> OutputSet:
+    """The output set for ``dest``: taken (locked, the earlier run's files read) before any
+    input is read, so that reading and writing see one state of the directory."""
+    path = dest_path(dest)
+    if path is None:
+        stream = dest if dest is not None and not isinstance(dest, str) else sys.stdout.buffer
+        return OutputSet(None, stream, progress=progress)  # type: ignore[arg-type]
+    prefix = None
+    if base_url is not None:
+        with contextlib.suppress(ValueError):
+            prefix = scope_of(base_url).prefix
+    return OutputSet(path, progress=progress, atomic=atomic, base_prefix=prefix,
+                     lock_timeout=lock_timeout, dry_run=dry_run)
+
+
+def write_batches(batches: Iterable[Batch], dest: Destination = None, *,
+                  to: Optional[str] = None, profile: Union[str, Profile] = "sitemaps",
+                  base_url: Optional[str] = None, gzip: Optional[bool] = None,
+                  gzip_level: Optional[int] = None, index: str = "auto",
+                  report: Optional[Report] = None, source_name: Optional[str] = None,
+                  title: Optional[str] = None, site_url: Optional[str] = None,
+                  description: Optional[str] = None, progress: Optional[Progress] = None,
+                  atomic: bool = True, lock_timeout: float = 60.0,
+                  max_urls: Optional[int] = None, max_bytes: Optional[int] = None) -> Summary:
+    """``write``, in batches (see batch.py): what convert itself uses."""
+    prof = profile_of(profile, None, None)
+    report = report or Report()
+    settings = settings_of(dest_path(dest), to, index, base_url, gzip, gzip_level, dest, report,
+                         max_urls, max_bytes)
+    out = open_output(dest, progress, base_url, atomic, lock_timeout)
+    try:
+        return write_to(out, batches, settings, prof, report, base_url,
+                         source_name, Channel(title, site_url, description))
+    finally:
+        out.close()
+
+
+@dataclass
+class Channel:
+    """RSS/Atom output's channel fields, as given."""
+
+    title: Optional[str] = None
+    site_url: Optional[str] = None
+    description: Optional[str] = None
+
+
+def write_to(out: OutputSet, batches: Iterable[Batch], settings: Settings, prof: Profile,
+              report: Report, base_url: Optional[str], source_name: Optional[str],
+              channel: Channel) -> Summary:
+    fmt = settings.fmt
+    it = _one_kind(batches)
+    first = next(it, None)
+    if first is None:
+        raise _nothing_to_write(source_name, report)
+    if first.is_sitemap and fmt is URLSET:
+        fmt = INDEX
+    if isinstance(fmt, FeedFormat):
+        fmt = fmt.for_site(_site_url(channel.site_url, base_url, first.locs[0]), channel.title,
+                           channel.description)
+    try:  # which limits apply depends on what is written, and where
+        prof = output_profile(prof, limits_of(fmt), out.path is None, settings.max_urls,
+                              settings.max_bytes)
+    except ValueError as exc:
+        raise UnsupportedFormat(str(exc)) from None
+    written = write_output(itertools.chain([first], it), fmt, prof, out, report,
+                           gzip_level=settings.gzip_level, base_url=base_url,
+                           always_index=settings.always_index)
+    if not written.parts:  # every entry was skipped on the way (larger than a whole file)
+        raise _nothing_to_write(source_name, report)
+    prev = out.previous
+    return Summary(written.parts, written.indexes, out.removed, report, fmt is INDEX,
+                   unchanged=out.unchanged, cleaned=out.cleaned, not_removed=out.not_removed,
+                   left=[p for p in (os.path.join(prev.directory, n) for n in prev.others)
+                         if os.path.isfile(p)])
+
+
+def _nothing_to_write(source_name: Optional[str], report: Report) -> InputError:
+    return InputError(source_name or "<input>", None, "no URLs to write" + (
+        f" ({report.total_skipped:,} skipped)" if report.total_skipped else ""))
