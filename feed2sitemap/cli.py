@@ -344,7 +344,8 @@ def check_command(files: tuple[str, ...], profile: str, base_url: str | None, fm
 
 
 def main(argv: Optional[list[str]] = None) -> None:
-    """Entry point: `feed2sitemap check ...` validates; anything else converts."""
+    """Entry point: `feed2sitemap check ...` validates, `feed2sitemap index ...` lists a
+    partitioned job's parts; anything else converts."""
     signal.signal(signal.SIGTERM, _on_sigterm)
     # A filter whose reader has gone (`feed2sitemap ... | head -1`) ends quietly, killed by
     # SIGPIPE as other Unix filters are, not with "Broken pipe" and exit 1.
@@ -356,5 +357,9 @@ def main(argv: Optional[list[str]] = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["check"]:  # a file named "check" is converted as ./check
         check_command.main(args[1:], prog_name=f"{PROG} check")
+    elif args[:1] == ["index"]:  # likewise "index": ./index
+        from .cli_index import main as index_main  # only this command needs it
+
+        index_main(args[1:])
     else:
         convert_command.main(args, prog_name=PROG)
