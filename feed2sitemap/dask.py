@@ -5,9 +5,9 @@ run by Dask's scheduler (whichever is active: a distributed Client, or the local
 
 1. per input partition (task ``feed2sitemap-prepare``): the rows become records, a field with a
    bad value is dropped with a warning, and the command's per-URL rules apply (``prepare``);
-   each URL gets its key (``url_key``, a hash of the normalised URL) and its place in the
-   input;
-2. Dask shuffles the rows by that key, so every copy of a URL meets the others;
+   each URL gets its place in the input;
+2. Dask shuffles the rows by a hash of the normalised URL, so every copy of a URL meets the
+   others in one partition;
 3. per output partition (``feed2sitemap-write``): the rows are put back in input order, the
    copies merged (newest lastmod wins) or deduplicated (first wins), and the parts written,
    STEM-PARTITION-K.xml[.gz], into a staging directory beside the output;
@@ -49,7 +49,7 @@ from .indexing import open_index_output, write_index_to
 from .limits import Profile, get_profile
 from .merge import DEFAULT_MEMORY_LIMIT, MergeCounts
 from .naming import split_name
-from .partition import PartManifest, prepare_batches, url_key, write_partition
+from .partition import PartManifest, prepare_batches, write_partition
 from .record import CHANGEFREQS, Lastmod, parse_changefreq, parse_lastmod
 from .report import Report
 from .urls import scope_of
@@ -64,15 +64,14 @@ _COLUMNS = ("loc", "lastmod", "changefreq", "priority")
 
 
 def _frame(locs: list[str], us: list[int], kinds: list[int], cfs: list[int],
-           prs: list[float], order: list[int], keys: list[int]) -> pd.DataFrame:
+           prs: list[float], order: Any) -> pd.DataFrame:
     """The rows between the two steps, compact for the shuffle: lastmod as UTC microseconds
     since 1970 with its kind (0 none, 1 date, 2 datetime), changefreq as its index in
     CHANGEFREQS plus one, priority NaN when none; ``order`` is the row's place in the input."""
     return pd.DataFrame({
         "loc": pd.Series(locs, dtype=object), "us": np.array(us, dtype=np.int64),
         "kind": np.array(kinds, dtype=np.int8), "cf": np.array(cfs, dtype=np.int8),
-        "pr": np.array(prs, dtype=np.float64), "order": np.array(order, dtype=np.int64),
-        "key": np.array(keys, dtype=np.int64)})
+        "pr": np.array(prs, dtype=np.float64), "order": np.asarray(order, dtype=np.int64)})
 
 
 @dataclass
@@ -213,20 +212,22 @@ def _prepare(part: Any, number: int, rules: _Rules) -> tuple[pd.DataFrame, _Coun
     report, messages = _task_report(rules)
     locs, cols = _rows(part)
     source = f"<partition {number}>"
-    bad = [i for i, loc in enumerate(locs) if not isinstance(loc, str)]
-    for i in bad:
-        report.skip("invalid URL", source, i + 1, f"not a URL: {str(locs[i])[:80]!r}")
-    if bad:
+    if set(map(type, locs)) - {str}:  # (in C: the usual column holds nothing else)
+        bad = [i for i, loc in enumerate(locs) if not isinstance(loc, str)]
+        for i in bad:
+            report.skip("invalid URL", source, i + 1, f"not a URL: {str(locs[i])[:80]!r}")
         keep = [i for i in range(len(locs)) if i not in set(bad)]
         locs = [locs[i] for i in keep]
         cols = {c: [v[i] for i in keep] for c, v in cols.items()}
-    batch = _fields(Batch(locs, source, list(range(1, len(locs) + 1))), cols, report)
-    out: tuple[list[Any], ...] = ([], [], [], [], [], [], [])
-    base = number << 40  # a row's place: its input partition, then its line in it
+    batch = _fields(Batch(locs, source, range(1, len(locs) + 1)), cols, report)
+    out: tuple[list[Any], ...] = ([], [], [], [], [], [])
     for b in prepare_batches(_slices(batch), report, base_url=rules.base_url,
                              profile=rules.profile, scope_check=rules.scope_check):
-        _append(out, b, base)
-    return _frame(*out), _Counts.of(report, messages)
+        _append(out, b)
+    locs, us, kinds, cfs, prs, lines = out
+    # a row's place: its input partition, then its line in it
+    order = np.asarray(lines, dtype=np.int64) + (number << 40)
+    return _frame(locs, us, kinds, cfs, prs, order), _Counts.of(report, messages)
 
 
 def _slices(batch: Batch, size: int = 2048) -> Iterable[Batch]:
@@ -241,14 +242,16 @@ def _slices(batch: Batch, size: int = 2048) -> Iterable[Batch]:
                     take(batch.priorities, a, b))
 
 
-def _append(out: tuple[list[Any], ...], b: Batch, base: int) -> None:
-    locs, us, kinds, cfs, prs, order, keys = out
+def _append(out: tuple[list[Any], ...], b: Batch) -> None:
+    locs, us, kinds, cfs, prs, lines = out
     n = len(b.locs)
     locs += b.locs
-    keys += list(map(url_key, b.locs))  # Dask's shuffle hashes it into a partition
     assert b.lines is not None
-    order += [base + line for line in b.lines]  # type: ignore[operator]
-    for lm in b.lastmods or [None] * n:
+    lines += b.lines
+    if b.lastmods is None:  # the usual list of URLs alone: no loop per row
+        us += [0] * n
+        kinds += [0] * n
+    for lm in b.lastmods or ():
         if lm is None:
             us.append(0)
             kinds.append(0)
@@ -259,8 +262,10 @@ def _append(out: tuple[list[Any], ...], b: Batch, base: int) -> None:
         else:
             us.append((lm.toordinal() - _EPOCH_DAY) * _DAY_US)
             kinds.append(1)
-    cfs += [0 if v is None else _CF[v] for v in (b.changefreqs or [None] * n)]
-    prs += [math.nan if v is None else v for v in (b.priorities or [None] * n)]
+    cfs += [0] * n if b.changefreqs is None else [0 if v is None else _CF[v]
+                                                  for v in b.changefreqs]
+    prs += [math.nan] * n if b.priorities is None else [math.nan if v is None else v
+                                                        for v in b.priorities]
 
 
 def _batches(frame: pd.DataFrame, source: str) -> Iterable[Batch]:
@@ -371,9 +376,11 @@ def _run(inputs: list[Any], rules: _Rules
     prepared = [delayed(_prepare, nout=2, pure=False)(
         part, i, rules, dask_key_name=f"feed2sitemap-prepare-{run}-{i}")
         for i, part in enumerate(inputs)]
-    meta = _frame([], [], [], [], [], [], [])
+    meta = _frame([], [], [], [], [], [])
     rows = dd.from_delayed([p[0] for p in prepared], meta=meta, verify_meta=False)
-    shuffled = rows.shuffle(on="key", npartitions=rules.partitions)
+    # Dask hashes each normalised URL (pandas' hash, the same in every process) to choose its
+    # partition: every copy of a URL lands in one
+    shuffled = rows.shuffle(on="loc", npartitions=rules.partitions)
     written = [delayed(_write, nout=3, pure=False)(
         part, i, rules, dask_key_name=f"feed2sitemap-write-{run}-{i}")
         for i, part in enumerate(shuffled.to_delayed())]
