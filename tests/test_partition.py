@@ -251,3 +251,23 @@ def test_index_command_bad_input_is_one_line_and_exit_1(tmp_path: Path) -> None:
     result = run("index", str(feed), "-o", str(tmp_path / "sitemap.xml"), "--base-url", BASE)
     assert result.returncode == 1 and b"not an XML sitemap" in result.stderr
     assert sorted(os.listdir(tmp_path)) == ["m.jsonl", "sitemap-0-1.xml"]
+
+
+def test_the_cron_line_takes_over_a_partitioned_set_and_removes_its_parts(
+        tmp_path: Path) -> None:
+    # a partitioned run's parts are feed2sitemap's own (STEM-P-K): the command, growing the
+    # sitemap in place, reads them through the index and replaces them with its STEM-N parts
+    out = tmp_path / "out"
+    out.mkdir()
+    manifests = _partitioned(tmp_path, 120, 2)
+    write_index(manifests, str(out / "sitemap.xml"), base_url=BASE,
+                directory=str(tmp_path / "stage"))
+    (out / "new.txt").write_text(f"{BASE}page/new\n")
+    result = run(str(out / "sitemap.xml"), str(out / "new.txt"), "-o", str(out / "sitemap.xml"),
+                 "--base-url", BASE, "--max-urls", "100")
+    assert result.returncode == 0, result.stderr
+    assert sorted(os.listdir(out)) == ["new.txt", "sitemap-1.xml", "sitemap-2.xml",
+                                       "sitemap.xml"]
+    assert b"removed" in result.stderr and b"merged: 1 URLs added" in result.stderr
+    urls = [r.loc for p in ("sitemap-1.xml", "sitemap-2.xml") for r in read(out / p)]
+    assert sorted(urls) == sorted([r.loc for r in pages(120)] + [f"{BASE}page/new"])
