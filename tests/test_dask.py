@@ -169,3 +169,14 @@ def test_strict_failure_changes_nothing(client: Any, tmp_path: Path,
         to_sitemaps(db.from_sequence(rows, npartitions=2), out / "sitemap.xml",
                     base_url=BASE, partitions=3, profile=PROFILE, strict=True)
     assert _files(out) == before
+
+
+def test_progress_shows_in_dasks_own_task_stream(client: Any, tmp_path: Path) -> None:
+    # what a user watches on the dashboard: our steps under names of their own
+    from dask.utils import key_split
+
+    with distributed.get_task_stream(client) as stream:
+        to_sitemaps(db.from_sequence([f"{BASE}a", f"{BASE}b"], npartitions=2),
+                    tmp_path / "sitemap.xml", base_url=BASE)
+    names = {key_split(task["key"]) for task in stream.data}
+    assert {"feed2sitemap-prepare", "feed2sitemap-write"} <= names
