@@ -28,7 +28,7 @@ import re
 import shutil
 import tempfile
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from typing import Any, Optional, Union
@@ -208,25 +208,30 @@ def _priority(v: Any) -> float:
 
 
 def _prepare(part: Any, number: int, rules: _Rules) -> tuple[pd.DataFrame, _Counts]:
-    """Step 1, one input partition: rows → checked, normalised rows keyed by partition."""
+    """Step 1, one input partition: rows → checked, normalised rows with their place in the
+    input (``order``)."""
     report, messages = _task_report(rules)
     locs, cols = _rows(part)
     source = f"<partition {number}>"
+    lines: Sequence[int] = range(1, len(locs) + 1)  # a row's line: its place in the partition
     if set(map(type, locs)) - {str}:  # (in C: the usual column holds nothing else)
-        bad = [i for i, loc in enumerate(locs) if not isinstance(loc, str)]
-        for i in bad:
-            report.skip("invalid URL", source, i + 1, f"not a URL: {str(locs[i])[:80]!r}")
-        keep = [i for i in range(len(locs)) if i not in set(bad)]
+        keep = []
+        for i, loc in enumerate(locs):
+            if isinstance(loc, str):
+                keep.append(i)
+            else:
+                report.skip("invalid URL", source, i + 1, f"not a URL: {str(loc)[:80]!r}")
         locs = [locs[i] for i in keep]
         cols = {c: [v[i] for i in keep] for c, v in cols.items()}
-    batch = _fields(Batch(locs, source, range(1, len(locs) + 1)), cols, report)
+        lines = [i + 1 for i in keep]
+    batch = _fields(Batch(locs, source, lines), cols, report)
     out: tuple[list[Any], ...] = ([], [], [], [], [], [])
     for b in prepare_batches(_slices(batch), report, base_url=rules.base_url,
                              profile=rules.profile, scope_check=rules.scope_check):
         _append(out, b)
-    locs, us, kinds, cfs, prs, lines = out
+    locs, us, kinds, cfs, prs, kept = out
     # a row's place: its input partition, then its line in it
-    order = np.asarray(lines, dtype=np.int64) + (number << 40)
+    order = np.asarray(kept, dtype=np.int64) + (number << 40)
     return _frame(locs, us, kinds, cfs, prs, order), _Counts.of(report, messages)
 
 
