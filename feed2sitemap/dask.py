@@ -161,11 +161,11 @@ def _rows(part: Any) -> tuple[list[str], dict[str, list[Any]]]:
     locs: list[str] = []
     columns: dict[str, list[Any]] = {c: [] for c in _COLUMNS[1:]}
     for item in items:
-        if isinstance(item, str):
-            item = (item,)
         if isinstance(item, dict):
             item = tuple(item.get(c, item.get("url") if c == "loc" else None) for c in _COLUMNS)
-        item = tuple(item) + (None,) * (4 - len(item))
+        elif not isinstance(item, (tuple, list)):  # a URL alone (or something else, skipped)
+            item = (item,)
+        item = tuple(item[:4]) + (None,) * (4 - len(item))
         locs.append(item[0])
         for c, v in zip(_COLUMNS[1:], item[1:4], strict=True):
             columns[c].append(v)

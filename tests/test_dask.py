@@ -180,3 +180,15 @@ def test_progress_shows_in_dasks_own_task_stream(client: Any, tmp_path: Path) ->
                     tmp_path / "sitemap.xml", base_url=BASE)
     names = {key_split(task["key"]) for task in stream.data}
     assert {"feed2sitemap-prepare", "feed2sitemap-write"} <= names
+
+
+def test_rows_that_are_not_urls_are_skipped_and_named(client: Any, tmp_path: Path) -> None:
+    messages: list[str] = []
+    from feed2sitemap import Report
+
+    report = Report(on_message=messages.append)
+    summary = to_sitemaps(db.from_sequence([f"{BASE}a", None, 42, f"{BASE}b"], npartitions=1),
+                          tmp_path / "sitemap.xml", base_url=BASE, report=report)
+    assert summary.urls == 2 and report.skipped["invalid URL"] == 2
+    assert messages == ["<partition 0>:2: skipped: not a URL: 'None'",
+                        "<partition 0>:3: skipped: not a URL: '42'"]
