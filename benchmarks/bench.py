@@ -38,6 +38,9 @@ from pathlib import Path
 from urllib.parse import quote
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from bench_dask import dask_scenario  # noqa: E402  (opt-in: --only dask)
+
 BASE_URL = "https://example.com/"
 SEED = 20240601
 # Bump when a generator below changes, so data made by an older version is remade.
@@ -831,7 +834,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="small data (100k URLs, 5k items), 3 repeats: under a minute")
     ap.add_argument("--repeat", type=int, help="runs per measurement; medians are reported")
     ap.add_argument("--only", action="append", default=[],
-                    help="scenario names or prefixes, comma-separated (repeatable)")
+                    help="scenario names or prefixes, comma-separated (repeatable); `dask` "
+                         "(20M URLs, command vs Dask workers) runs only when named")
     ap.add_argument("--list", action="store_true", help="list the scenarios and exit")
     ap.add_argument("--data-dir", type=Path, default=HERE / "data")
     ap.add_argument("--out-dir", type=Path, default=HERE / "out",
@@ -858,17 +862,27 @@ def main(argv: list[str] | None = None) -> int:
         log(f"# feed2sitemap benchmark ({'quick' if a.quick else 'full'}, {repeat} repeats)")
         log(f"command: {a.cmd}  ({mach['command_version']});  floors on {fpy}")
         log(f"data: {a.data_dir}")
-        d = ensure_data(a.data_dir, sizes, log)
-        scenarios = select(build_scenarios(cmd, fpy, d, a.out_dir, r), a.only)
+        words = [w.strip() for o in a.only for w in o.split(",") if w.strip()]
+        only = [w for w in words if w != "dask"]
+        scenarios = []
+        if "dask" not in words or only:
+            d = ensure_data(a.data_dir, sizes, log)
+            scenarios = select(build_scenarios(cmd, fpy, d, a.out_dir, r), only)
         for s in scenarios:
             run_scenario(s, r, repeat, log)
+        dask_rows = (dask_scenario(cmd, fpy, a.data_dir, a.out_dir, Path(tmp), r.run, a.quick,
+                                   BASE_URL, log) if "dask" in words else "")
         if not a.keep_output:
             shutil.rmtree(a.out_dir, ignore_errors=True)
         total = time.perf_counter() - t0
         mach["load_end"] = os.getloadavg()[0]
 
-    print(f"\n## Results (medians of {repeat} runs; ratios = ours / floor)\n")
-    print(table(scenarios))
+    if scenarios:
+        print(f"\n## Results (medians of {repeat} runs; ratios = ours / floor)\n")
+        print(table(scenarios))
+    if dask_rows:
+        print("\n### dask (one run each; see benchmarks/README.md)\n")
+        print(dask_rows)
     gz = [s for s in scenarios if s.name.startswith("gzip-")]
     if gz:
         plain = next((s for s in scenarios if s.name == "text-ascii"), None)

@@ -406,7 +406,8 @@ def check_command(files: tuple[str, ...], profile: str, base_url: str | None, fm
 
 
 def main(argv: Optional[list[str]] = None) -> None:
-    """Entry point: `feed2sitemap check ...` validates; anything else converts."""
+    """Entry point: `feed2sitemap check ...` validates, `feed2sitemap index ...` lists a
+    partitioned job's parts; anything else converts."""
     signal.signal(signal.SIGTERM, _on_sigterm)
     # The modules loaded so far (click, feedparser, ...) live as long as the process: move them
     # out of the collector's sight, so that its full collections, which a run of a million
@@ -415,5 +416,9 @@ def main(argv: Optional[list[str]] = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["check"]:  # a file named "check" is converted as ./check
         check_command.main(args[1:], prog_name=f"{PROG} check")
+    elif args[:1] == ["index"]:  # likewise "index": ./index
+        from .cli_index import main as index_main  # only this command needs it
+
+        index_main(args[1:])
     else:
         convert_command.main(args, prog_name=PROG)

@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 import re
 
-__all__ = ["journal_path", "ours_pattern", "part_names", "split_name", "temp_pattern",
-           "temp_prefix"]
+__all__ = ["journal_path", "ours_pattern", "partition_part_name", "partition_pattern",
+           "part_names", "split_name", "temp_pattern", "temp_prefix"]
 
 _GZ = ".gz"
 
@@ -35,10 +35,25 @@ def part_names(name: str, n: int, kind: str = "") -> list[str]:
     return [f"{stem}{infix}-{i}{ext}" for i in range(1, n + 1)]
 
 
-def ours_pattern(name: str) -> re.Pattern[str]:
-    """Every name ``part_names`` gives beside output ``name``, index files included."""
+def partition_part_name(name: str, partition: int, k: int) -> str:
+    """Part k (1-based) of partition ``partition`` (0-based, as engines number them) beside
+    output ``name``: STEM-PARTITION-K.EXT (see partition.py)."""
     stem, ext = split_name(name)
-    return re.compile(re.escape(stem) + r"-(?:index[0-9]*-)?[1-9][0-9]*" + re.escape(ext))
+    return f"{stem}-{partition}-{k}{ext}"
+
+
+def partition_pattern(name: str) -> re.Pattern[str]:
+    """The names ``partition_part_name`` gives beside ``name``; groups: partition, k."""
+    stem, ext = split_name(name)
+    return re.compile(re.escape(stem) + r"-(0|[1-9][0-9]*)-([1-9][0-9]*)" + re.escape(ext))
+
+
+def ours_pattern(name: str) -> re.Pattern[str]:
+    """Every name ``part_names`` or ``partition_part_name`` gives beside output ``name``, index
+    files included."""
+    stem, ext = split_name(name)
+    return re.compile(re.escape(stem) + r"-(?:index[0-9]*-|(?:0|[1-9][0-9]*)-)?[1-9][0-9]*"
+                      + re.escape(ext))
 
 
 def temp_prefix(name: str) -> str:

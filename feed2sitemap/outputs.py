@@ -10,6 +10,7 @@ import os
 import shutil
 import stat
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import IO, Optional, Protocol
 
@@ -87,6 +88,7 @@ class OutputSet:
         self.atomic = atomic
         self.dry_run = dry_run  # commit puts nothing in place and removes nothing
         self._temps: list[str] = []
+        self._adopted: list[str] = []  # files written elsewhere by this run (staged parts)
         self._spools: list[IO[bytes]] = []
         self.removed: list[str] = []  # earlier parts this run no longer writes, deleted
         self.cleaned: list[str] = []  # temporaries of an interrupted run, deleted
@@ -160,6 +162,12 @@ class OutputSet:
         info.temp = temp
         return open(temp, "wb"), info
 
+    def adopt(self, path: str) -> FileInfo:
+        """A file this run wrote elsewhere (a part staged by a worker, partition.py), to be put
+        in place on commit like a temporary. It is the caller's: a failed run leaves it be."""
+        self._adopted.append(path)
+        return FileInfo(None, temp=path)
+
     def _final(self, name: str) -> str:
         assert self.directory is not None
         return os.path.join(self.directory, name)
@@ -171,10 +179,12 @@ class OutputSet:
             info.unchanged = same_bytes(info.temp, real_target(self._final(name)))
         return info.unchanged
 
-    def commit(self, files: list[FileInfo], names: list[str]) -> None:
+    def commit(self, files: list[FileInfo], names: list[str], kept: Iterable[str] = ()) -> None:
         """Put every file in place (parts first, the file at ``path`` last), then remove the
         earlier run's parts that this run no longer writes. Files whose bytes did not change
-        are left as they are, mtime and all."""
+        are left as they are, mtime and all. ``kept`` names parts already in place, written
+        there by this run's workers: listed, so never removed."""
+        kept = list(kept)
         if self.path is None:
             self._copy_out(files[0])
             return
@@ -186,14 +196,15 @@ class OutputSet:
             return
         changed = [(i, n, t) for i, n, t in plan if not self.is_unchanged(i, n)]
         creating = [n for _, n, t in changed if not os.path.lexists(self._final(n))]
+        creating += [n for n in kept if not self.previous.owns(n)]
         journal = journal_path(self.previous.directory, self.previous.name)
         with deferred_signals():
-            if len(plan) > 1 and creating:
+            if len(plan) + len(kept) > 1 and creating:
                 self._write_journal(journal, creating)
             self._put_in_place(plan)
             if self.progress is not None:
                 self.progress.committed()
-            self._remove_stale(set(names))
+            self._remove_stale(set(names) | set(kept))
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(journal)
 
@@ -279,7 +290,7 @@ class OutputSet:
                     f"{final}: cannot write: {exc.strerror or exc}; "
                     + (f"replaced {', '.join(done)}; " if done else "")
                     + f"not replaced: {', '.join(left)}") from None
-            self._temps.remove(info.temp)
+            (self._adopted if info.temp in self._adopted else self._temps).remove(info.temp)
             info.temp = None
             info.path = final
 

@@ -27,7 +27,7 @@ from .record import Lastmod, lastmod_key, make_record
 from .report import Report
 from .writers import INDEX, Format, format_block, format_entries, limits_of
 
-__all__ = ["DEFAULT_GZIP_LEVEL", "Written", "write_output", "write_records"]
+__all__ = ["DEFAULT_GZIP_LEVEL", "Written", "write_indexes", "write_output", "write_records"]
 
 _is_datetime = partial(type.__instancecheck__, datetime)  # isinstance(x, datetime), all in C
 
@@ -289,15 +289,16 @@ def write_output(batches: Iterable[Batch], fmt: Format, profile: Profile, out: O
 
 
 def _write_indexes(files: list[FileInfo], name: str, profile: Profile, out: OutputSet,
-                   report: Report, gzip_level: Optional[int],
-                   base_url: str) -> tuple[list[FileInfo], list[str]]:
+                   report: Report, gzip_level: Optional[int], base_url: str,
+                   names: Optional[list[str]] = None) -> tuple[list[FileInfo], list[str]]:
     """The index files for ``files`` and the names of all (parts first, ``name`` last).
 
     An index lists at most max_urls sitemaps and obeys the byte limit too: when the parts are
     more than one index can list, the index splits the same way (STEM-index-1.EXT …, then
-    STEM-index2-1.EXT …) until one file, the one at PATH, lists the rest.
+    STEM-index2-1.EXT …) until one file, the one at PATH, lists the rest. ``names`` are the
+    parts' names (default STEM-1.EXT …; partition.py's parts have their own).
     """
-    names = part_names(name, len(files))
+    names = part_names(name, len(files)) if names is None else names
     level, all_names, indexes = files, list(names), []
     depth = 0
     while True:
@@ -315,6 +316,9 @@ def _write_indexes(files: list[FileInfo], name: str, profile: Profile, out: Outp
         depth += 1
         names = part_names(name, len(level), "index" if depth == 1 else f"index{depth}")
         all_names += names
+
+
+write_indexes = _write_indexes  # the index step of a partitioned run (indexing.py)
 
 
 def _keep_listed_lastmods(files: list[FileInfo], names: list[str], out: OutputSet) -> None:

@@ -1,0 +1,430 @@
+"""A finished sitemap set from a Dask bag or dataframe of URLs, in one call (``to_sitemaps``).
+
+Needs the ``dask`` extra (``pip install 'feed2sitemap[dask]'``). The work is partition.py's,
+run by Dask's scheduler (whichever is active: a distributed Client, or the local one):
+
+1. per input partition (task ``feed2sitemap-prepare``): the rows become records, a field with a
+   bad value is dropped with a warning, and the command's per-URL rules apply (``prepare``);
+   each URL gets its place in the input;
+2. Dask shuffles the rows by a hash of the normalised URL, so every copy of a URL meets the
+   others in one partition;
+3. per output partition (``feed2sitemap-write``): the rows are put back in input order, the
+   copies merged (newest lastmod wins) or deduplicated (first wins), and the parts written,
+   STEM-PARTITION-K.xml[.gz], into a staging directory beside the output;
+4. here, under the output directory's lock: the index (indexing.py), which moves the parts into
+   place, leaves unchanged ones alone and removes the replaced index's parts no longer written.
+
+Progress is Dask's own: the dashboard of a distributed Client, or
+``dask.diagnostics.ProgressBar`` around the call with the local scheduler. Workers must see the
+staging directory (the same machine, or a shared file system).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import re
+import shutil
+import tempfile
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta, timezone
+from typing import Any, Optional, Union
+
+try:
+    import numpy as np
+    import pandas as pd
+    from dask.base import compute
+    from dask.delayed import delayed
+except ImportError as exc:  # the optional extra is not installed
+    raise ImportError(f"feed2sitemap.dask needs the dask extra: pip install "
+                      f"'feed2sitemap[dask]' ({exc})") from None
+
+from .batch import Batch
+from .convert import Summary
+from .errors import OptionError, OutputError
+from .indexing import open_index_output, write_index_to
+from .limits import Profile, get_profile
+from .merge import DEFAULT_MEMORY_LIMIT, MergeCounts
+from .naming import split_name
+from .partition import PartManifest, prepare_batches, write_partition
+from .record import CHANGEFREQS, Lastmod, parse_changefreq, parse_lastmod
+from .report import Report
+from .urls import scope_of
+
+__all__ = ["to_sitemaps"]
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH_DAY = date(1970, 1, 1).toordinal()
+_DAY_US = 86_400_000_000
+_CF = {name: i for i, name in enumerate(CHANGEFREQS, 1)}
+_COLUMNS = ("loc", "lastmod", "changefreq", "priority")
+
+
+def _frame(locs: list[str], us: list[int], kinds: list[int], cfs: list[int],
+           prs: list[float], order: Any) -> pd.DataFrame:
+    """The rows between the two steps, compact for the shuffle: lastmod as UTC microseconds
+    since 1970 with its kind (0 none, 1 date, 2 datetime), changefreq as its index in
+    CHANGEFREQS plus one, priority NaN when none; ``order`` is the row's place in the input."""
+    return pd.DataFrame({
+        "loc": pd.Series(locs, dtype=object), "us": np.array(us, dtype=np.int64),
+        "kind": np.array(kinds, dtype=np.int8), "cf": np.array(cfs, dtype=np.int8),
+        "pr": np.array(prs, dtype=np.float64), "order": np.asarray(order, dtype=np.int64)})
+
+
+@dataclass
+class _Rules:
+    """What every task needs to know, picklable."""
+
+    base_url: str
+    profile: Profile
+    scope_check: bool
+    partitions: int
+    directory: str
+    stem: str
+    gzip: bool
+    gzip_level: int
+    dedupe: str
+    changefreq: Optional[str]
+    priority: Optional[float]
+    memory_limit: int
+    strict: bool
+
+
+@dataclass
+class _Counts:
+    """A task's report, sent back to the caller: counts and the first messages of each kind."""
+
+    skipped: dict[str, int] = field(default_factory=dict)
+    warnings: dict[str, int] = field(default_factory=dict)
+    hosts_off_scope: dict[str, int] = field(default_factory=dict)
+    messages: list[str] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, report: Report, messages: list[str]) -> _Counts:
+        return cls(dict(report.skipped), dict(report.warnings), dict(report.hosts_off_scope),
+                   messages)
+
+    def add_to(self, report: Report) -> None:
+        report.skipped.update(self.skipped)
+        report.warnings.update(self.warnings)
+        report.hosts_off_scope.update(self.hosts_off_scope)
+        if report.on_message is not None:
+            for text in self.messages:
+                report.on_message(text)
+
+
+def _task_report(rules: _Rules) -> tuple[Report, list[str]]:
+    messages: list[str] = []
+    return Report(strict=rules.strict, on_message=messages.append), messages
+
+
+def _value(v: Any) -> Any:
+    """None for a missing value of any column type (None, NaN, NaT, pd.NA)."""
+    if v is None:
+        return None
+    try:
+        return None if pd.isna(v) else v
+    except (TypeError, ValueError):  # a list or an array: not a missing value
+        return v
+
+
+def _lastmod(v: Any) -> Optional[Lastmod]:
+    """A column's lastmod: W3C text, a date, or a datetime (one without a zone is UTC, as a
+    data lake's timestamp columns are)."""
+    if isinstance(v, str):
+        return parse_lastmod(v)
+    if isinstance(v, pd.Timestamp):
+        v = v.to_pydatetime()
+    if isinstance(v, datetime):
+        return v if v.utcoffset() is not None else v.replace(tzinfo=timezone.utc)
+    if isinstance(v, date):
+        return v
+    raise ValueError(f"lastmod {str(v)[:40]!r} is neither W3C text, a date nor a datetime")
+
+
+def _rows(part: Any) -> tuple[list[str], dict[str, list[Any]]]:
+    """An input partition's URLs and optional columns, from a pandas frame (columns loc or
+    url, lastmod, changefreq, priority) or a list of bag items (a URL, a tuple in that order,
+    or a dict with those keys)."""
+    if isinstance(part, pd.DataFrame):
+        url = "loc" if "loc" in part.columns else "url"
+        if url not in part.columns:
+            raise OptionError("the dataframe needs a column 'loc' (or 'url') of URLs")
+        cols = {c: part[c].tolist() for c in _COLUMNS[1:] if c in part.columns}
+        return part[url].tolist(), cols
+    items = list(part)
+    if all(isinstance(i, str) for i in items):
+        return items, {}
+    locs: list[str] = []
+    columns: dict[str, list[Any]] = {c: [] for c in _COLUMNS[1:]}
+    for item in items:
+        if isinstance(item, dict):
+            item = tuple(item.get(c, item.get("url") if c == "loc" else None) for c in _COLUMNS)
+        elif not isinstance(item, (tuple, list)):  # a URL alone (or something else, skipped)
+            item = (item,)
+        item = tuple(item[:4]) + (None,) * (4 - len(item))
+        locs.append(item[0])
+        for c, v in zip(_COLUMNS[1:], item[1:4], strict=True):
+            columns[c].append(v)
+    return locs, columns
+
+
+def _fields(batch: Batch, cols: dict[str, list[Any]], report: Report) -> Batch:
+    """The batch with its optional columns, each value checked; a bad one is dropped with a
+    warning and the URL kept, as the readers do."""
+    n = len(batch.locs)
+    lastmods: list[Any] = [None] * n
+    changefreqs: list[Any] = [None] * n
+    priorities: list[Any] = [None] * n
+    parse: Any
+    for col, out, parse, kind in (("lastmod", lastmods, _lastmod, "bad lastmod"),
+                                  ("changefreq", changefreqs, parse_changefreq, "bad changefreq"),
+                                  ("priority", priorities, _priority, "bad priority")):
+        values = cols.get(col)
+        if values is None:
+            continue
+        for i, v in enumerate(values):
+            v = _value(v)
+            if v is None:
+                continue
+            try:
+                out[i] = parse(v)
+            except (ValueError, TypeError) as exc:
+                report.warn(kind, *batch.where(i), f"{exc}; {col} dropped")
+    return Batch(batch.locs, batch.source, batch.lines,
+                 lastmods if "lastmod" in cols else None,
+                 changefreqs if "changefreq" in cols else None,
+                 priorities if "priority" in cols else None)
+
+
+def _priority(v: Any) -> float:
+    p = float(v)
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"priority {v!r} is not between 0.0 and 1.0")
+    return p
+
+
+def _prepare(part: Any, number: int, rules: _Rules) -> tuple[pd.DataFrame, _Counts]:
+    """Step 1, one input partition: rows → checked, normalised rows with their place in the
+    input (``order``)."""
+    report, messages = _task_report(rules)
+    locs, cols = _rows(part)
+    source = f"<partition {number}>"
+    lines: Sequence[int] = range(1, len(locs) + 1)  # a row's line: its place in the partition
+    if set(map(type, locs)) - {str}:  # (in C: the usual column holds nothing else)
+        keep = []
+        for i, loc in enumerate(locs):
+            if isinstance(loc, str):
+                keep.append(i)
+            else:
+                report.skip("invalid URL", source, i + 1, f"not a URL: {str(loc)[:80]!r}")
+        locs = [locs[i] for i in keep]
+        cols = {c: [v[i] for i in keep] for c, v in cols.items()}
+        lines = [i + 1 for i in keep]
+    batch = _fields(Batch(locs, source, lines), cols, report)
+    out: tuple[list[Any], ...] = ([], [], [], [], [], [])
+    for b in prepare_batches(_slices(batch), report, base_url=rules.base_url,
+                             profile=rules.profile, scope_check=rules.scope_check):
+        _append(out, b)
+    locs, us, kinds, cfs, prs, kept = out
+    # a row's place: its input partition, then its line in it
+    order = np.asarray(kept, dtype=np.int64) + (number << 40)
+    return _frame(locs, us, kinds, cfs, prs, order), _Counts.of(report, messages)
+
+
+def _slices(batch: Batch, size: int = 2048) -> Iterable[Batch]:
+    """The batch in slices of ``size`` rows, as readers give them."""
+    def take(col: Optional[list[Any]], a: int, b: int) -> Optional[list[Any]]:
+        return None if col is None else col[a:b]
+
+    for a in range(0, len(batch.locs), size):
+        b = a + size
+        yield Batch(batch.locs[a:b], batch.source, take(batch.lines, a, b),  # type: ignore[arg-type]
+                    take(batch.lastmods, a, b), take(batch.changefreqs, a, b),
+                    take(batch.priorities, a, b))
+
+
+def _append(out: tuple[list[Any], ...], b: Batch) -> None:
+    locs, us, kinds, cfs, prs, lines = out
+    n = len(b.locs)
+    locs += b.locs
+    assert b.lines is not None
+    lines += b.lines
+    if b.lastmods is None:  # the usual list of URLs alone: no loop per row
+        us += [0] * n
+        kinds += [0] * n
+    for lm in b.lastmods or ():
+        if lm is None:
+            us.append(0)
+            kinds.append(0)
+        elif isinstance(lm, datetime):
+            d = lm - _EPOCH
+            us.append((d.days * 86_400 + d.seconds) * 1_000_000 + d.microseconds)
+            kinds.append(2)
+        else:
+            us.append((lm.toordinal() - _EPOCH_DAY) * _DAY_US)
+            kinds.append(1)
+    cfs += [0] * n if b.changefreqs is None else [0 if v is None else _CF[v]
+                                                  for v in b.changefreqs]
+    prs += [math.nan] * n if b.priorities is None else [math.nan if v is None else v
+                                                        for v in b.priorities]
+
+
+def _batches(frame: pd.DataFrame, source: str) -> Iterable[Batch]:
+    """Step 3's input: the shuffled rows, back in input order, as batches."""
+    frame = frame.sort_values("order", kind="stable")
+    locs = frame["loc"].tolist()
+    us, kinds = frame["us"].tolist(), frame["kind"].tolist()
+    cfs, prs = frame["cf"].tolist(), frame["pr"].tolist()
+    has_lm, has_cf, has_pr = any(kinds), any(cfs), not all(map(math.isnan, prs))
+    for a in range(0, len(locs), 2048):
+        b = a + 2048
+        lastmods = [None if k == 0 else _EPOCH + timedelta(microseconds=u) if k == 2
+                    else date.fromordinal(_EPOCH_DAY + u // _DAY_US)
+                    for u, k in zip(us[a:b], kinds[a:b], strict=True)] if has_lm else None
+        yield Batch(locs[a:b], source, None, lastmods,
+                    [CHANGEFREQS[c - 1] if c else None for c in cfs[a:b]] if has_cf else None,
+                    [None if math.isnan(p) else p for p in prs[a:b]] if has_pr else None)
+
+
+def _write(frame: pd.DataFrame, number: int, rules: _Rules
+           ) -> tuple[list[PartManifest], _Counts, MergeCounts]:
+    """Step 3, one output partition: merge its copies and write its parts."""
+    report, messages = _task_report(rules)
+    counts = MergeCounts()
+    manifests = write_partition(
+        _batches(frame, f"<partition {number}>"), rules.directory, rules.stem, number,
+        gzip=rules.gzip, gzip_level=rules.gzip_level, profile=rules.profile,
+        dedupe=rules.dedupe, changefreq=rules.changefreq, priority=rules.priority,
+        report=report, counts=counts, memory_limit=rules.memory_limit)
+    return manifests, _Counts.of(report, messages), counts
+
+
+def to_sitemaps(data: Any, output: Union[str, os.PathLike[str]], *, base_url: str,
+                partitions: Optional[int] = None, dedupe: str = "merge",
+                scope_check: bool = True, profile: Union[str, Profile] = "sitemaps",
+                changefreq: Optional[str] = None, priority: Optional[float] = None,
+                gzip_level: Optional[int] = None, strict: bool = False,
+                report: Optional[Report] = None, staging: Optional[str] = None,
+                atomic: bool = True, lock_timeout: float = 60.0,
+                memory_limit: int = DEFAULT_MEMORY_LIMIT) -> Summary:
+    """Write the URLs of a Dask bag or dataframe as sitemaps with an index at ``output``.
+
+    ``data``: a dataframe with a column ``loc`` (or ``url``) and optional ``lastmod`` (W3C
+    text, dates or datetimes; a datetime without a zone is taken as UTC), ``changefreq`` and
+    ``priority``; or a bag of URLs, of (loc, lastmod, changefreq, priority) tuples, or of dicts
+    with those keys. ``output`` is the index's path (``.xml`` or ``.xml.gz``); the parts,
+    STEM-PARTITION-K.xml[.gz], lie beside it, each listed as ``base_url`` + its name.
+
+    The rules are the command's: URLs normalised, too long or off ``base_url``'s scope skipped
+    (``scope_check``), copies merged (``dedupe`` "merge": newest lastmod wins) or the first one
+    kept ("first"), ``changefreq``/``priority`` filling fields no copy gave. ``partitions`` is
+    the number of output partitions (default: the input's); each merges its URLs in memory
+    (about 200 bytes a URL, then SQLite past ``memory_limit``). It fixes the part names: keep
+    it for reruns to find their parts unchanged. Returns the command's Summary
+    (``summary.merge`` summed over partitions). The output directory is locked from start to
+    end; on failure nothing there changes; unchanged files are left alone.
+    """
+    prof = _options(profile, base_url, dedupe)
+    output = os.fspath(output)
+    name = os.path.basename(output)
+    stem, ext = split_name(name)
+    if ext not in (".xml", ".xml.gz"):
+        raise OptionError(f"{output}: the output must be an XML sitemap index, named .xml or "
+                          ".xml.gz")
+    level = 6 if gzip_level is None else gzip_level
+    if not 0 <= level <= 9:
+        raise OptionError("gzip_level must be between 0 and 9")
+    report = report if report is not None else Report(strict=strict)
+    inputs = data.to_delayed()
+    n_out = len(inputs) if partitions is None else partitions
+    if n_out < 1:
+        raise OptionError("partitions must be 1 or more")
+    out = open_index_output(output, base_url, atomic=atomic, lock_timeout=lock_timeout)
+    try:
+        assert out.directory is not None
+        with _staging(staging, out.directory, name, atomic) as stage:
+            rules = _Rules(base_url, prof, scope_check, n_out, stage, stem,
+                           ext.endswith(".gz"), level, dedupe, changefreq, priority,
+                           memory_limit, report.strict)
+            manifests, counts, merges = _run(inputs, rules)
+            for c in counts:
+                c.add_to(report)
+            summary = write_index_to(out, [m for ms in manifests for m in ms], stage, prof,
+                                     report, level, base_url)
+    finally:
+        out.close()
+    summary.merge = _sum_merge(merges) if dedupe == "merge" else None
+    return summary
+
+
+def _options(profile: Union[str, Profile], base_url: str, dedupe: str) -> Profile:
+    if dedupe not in ("merge", "first", "none"):
+        raise OptionError(f"unknown dedupe mode {dedupe!r}; choose merge, first or none")
+    try:
+        prof = get_profile(profile) if isinstance(profile, str) else profile
+        scope_of(base_url)
+    except ValueError as exc:
+        raise OptionError(str(exc)) from None
+    return prof
+
+
+def _run(inputs: list[Any], rules: _Rules
+         ) -> tuple[list[list[PartManifest]], list[_Counts], list[MergeCounts]]:
+    """Build the graph (prepare → shuffle → write) and compute it in one go."""
+    import dask.dataframe as dd
+
+    run = uuid.uuid4().hex
+    prepared = [delayed(_prepare, nout=2, pure=False)(
+        part, i, rules, dask_key_name=f"feed2sitemap-prepare-{run}-{i}")
+        for i, part in enumerate(inputs)]
+    meta = _frame([], [], [], [], [], [])
+    rows = dd.from_delayed([p[0] for p in prepared], meta=meta, verify_meta=False)
+    # Dask hashes each normalised URL (pandas' hash, the same in every process) to choose its
+    # partition: every copy of a URL lands in one
+    shuffled = rows.shuffle(on="loc", npartitions=rules.partitions)
+    written = [delayed(_write, nout=3, pure=False)(
+        part, i, rules, dask_key_name=f"feed2sitemap-write-{run}-{i}")
+        for i, part in enumerate(shuffled.to_delayed())]
+    out, prep_counts = compute(written, [p[1] for p in prepared])
+    return ([w[0] for w in out], list(prep_counts) + [w[1] for w in out],
+            [w[2] for w in out])
+
+
+def _sum_merge(counts: list[MergeCounts]) -> MergeCounts:
+    total = MergeCounts()
+    for c in counts:
+        total.urls += c.urls
+        total.added += c.added
+        total.updated += c.updated
+        total.copies += c.copies
+        total.spilled += c.spilled
+    return total
+
+
+@contextlib.contextmanager
+def _staging(staging: Optional[str], directory: str, name: str, atomic: bool) -> Iterator[str]:
+    """A new directory for the workers' parts: beside the output (so parts are renamed into
+    place) unless ``staging`` says where, or, without ``atomic``, in the system's temporary
+    directory. Removed at the end, whatever happened. Staging directories of killed runs for
+    the same output are removed first: the directory is locked, so no run is using them."""
+    where = staging or (directory if atomic else tempfile.gettempdir())
+    prefix = f".{name}.parts."
+    if where == directory:
+        pattern = re.compile(re.escape(prefix) + r"[a-z0-9_]{8}")
+        for entry in os.listdir(directory):
+            path = os.path.join(directory, entry)
+            if pattern.fullmatch(entry) and os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, ignore_errors=True)
+    try:
+        stage = tempfile.mkdtemp(prefix=prefix, dir=where)
+    except OSError as exc:
+        raise OutputError(f"cannot make a staging directory in {where}: "
+                          f"{exc.strerror}") from None
+    try:
+        yield stage
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)

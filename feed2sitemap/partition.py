@@ -1,0 +1,254 @@
+"""One partition of a distributed run (Dask, Spark, Beam): the command's rules, cut in two.
+
+A site of a billion URLs is not written by one process: an engine's map step applies the
+per-URL rules (``prepare``: normalise, length, scope) and gives each URL a partition
+(``partition_of``, a hash of the normalised URL, so every copy of a URL lands in one
+partition); the engine shuffles; each partition then merges its copies and writes its own parts
+(``write_partition``), with the exact limits of split.py, under names that depend on nothing but
+the partition and the part's number (STEM-PARTITION-K.EXT). The index step (indexing.py) lists
+them all. Nothing here depends on another partition, so partitions may run anywhere, in any
+order, and be retried.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, Optional, Union
+
+from .batch import Batch, batched, unbatched
+from .errors import InputError, OptionError, OutputError
+from .limits import Profile, get_profile
+from .merge import DEFAULT_MEMORY_LIMIT, MergeCounts
+from .naming import partition_part_name, temp_prefix
+from .outputs import FileInfo
+from .pipeline import (
+    apply_defaults_batches,
+    check_length_batches,
+    dedupe_batches,
+    merge,
+    normalize_batches,
+    within_scope_batches,
+)
+from .record import Lastmod, Record, format_lastmod, parse_lastmod
+from .report import Report
+from .split import write_records
+from .urls import Scope, scope_of
+from .writers import URLSET
+
+__all__ = ["PartManifest", "partition_of", "prepare", "prepare_batches", "url_key",
+           "write_partition"]
+
+Items = Iterable[Union[Record, Batch]]
+
+
+def url_key(loc: str) -> int:
+    """A 64-bit hash of a normalised URL, the same on any machine and in any run (a keyed
+    hash, not Python's per-process ``hash``): what an engine shuffles by."""
+    digest = hashlib.blake2b(loc.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1  # fits a signed 64-bit column
+
+
+def partition_of(loc: str, partitions: int) -> int:
+    """The partition (0 … partitions-1) of a normalised URL: every copy of a URL gets the same
+    one, wherever and whenever it is computed."""
+    return url_key(loc) % partitions
+
+
+def _profile(profile: Union[str, Profile]) -> Profile:
+    try:
+        return get_profile(profile) if isinstance(profile, str) else profile
+    except ValueError as exc:
+        raise OptionError(str(exc)) from None
+
+
+def _scope(base_url: Optional[str], scope_check: bool) -> Optional[Scope]:
+    if base_url is None:
+        if scope_check:
+            # the command takes the first URL's site; a partition cannot know which URL is first
+            raise OptionError("a partitioned run needs base_url for its scope check (or "
+                              "scope_check=False)")
+        return None
+    try:
+        return scope_of(base_url)
+    except ValueError as exc:
+        raise OptionError(f"base_url: {exc}") from None
+
+
+def prepare_batches(batches: Iterable[Batch], report: Report, *, base_url: Optional[str],
+                    profile: Union[str, Profile] = "sitemaps",
+                    scope_check: bool = True) -> Iterator[Batch]:
+    """The command's per-URL rules, for a map step: normalise each loc (skipping invalid URLs),
+    skip those too long or too short for the profile, and with ``scope_check`` those outside
+    ``base_url``'s directory. Each skip is counted in ``report``. Pure: the output depends on
+    the records alone, so any worker may run it on any slice of the data."""
+    prof = _profile(profile)
+    scope = _scope(base_url, scope_check)
+    stream = normalize_batches(batches, report)
+    stream = check_length_batches(stream, prof.max_loc, report, prof.name, prof.min_loc)
+    if scope_check:
+        stream = within_scope_batches(stream, report, scope)
+    return stream
+
+
+def prepare(records: Iterable[Record], report: Optional[Report] = None, *,
+            base_url: Optional[str], profile: Union[str, Profile] = "sitemaps",
+            scope_check: bool = True) -> Iterator[Record]:
+    """``prepare_batches`` for records (a Spark ``mapPartitions`` step, say)."""
+    return unbatched(prepare_batches(batched(records), report or Report(), base_url=base_url,
+                                     profile=profile, scope_check=scope_check))
+
+
+@dataclass(frozen=True)
+class PartManifest:
+    """One written part: what the index step needs without reading it again."""
+
+    name: str  # the file's name (STEM-PARTITION-K.EXT), or a path (then its last segment)
+    urls: int
+    bytes: int  # uncompressed UTF-8 bytes, as the limits count them
+    file_bytes: int  # on disk (gzip-compressed size for .gz parts)
+    newest: Optional[Lastmod] = None  # the newest lastmod of its URLs
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready form (one object per line of a manifest file)."""
+        return {"name": self.name, "urls": self.urls, "bytes": self.bytes,
+                "file_bytes": self.file_bytes,
+                "newest": None if self.newest is None else format_lastmod(self.newest)}
+
+    @classmethod
+    def from_dict(cls, data: Any, source: Optional[str] = None,
+                  line: Optional[int] = None) -> PartManifest:
+        """Read back ``as_dict``'s form; anything else is an InputError naming source:line."""
+        def bad(why: str) -> InputError:
+            return InputError(source, line, f"not a part manifest: {why}")
+
+        if not isinstance(data, dict):
+            raise bad("not a JSON object")
+        name = data.get("name")
+        if not isinstance(name, str) or not name:
+            raise bad('"name" must be a file name')
+        numbers = []
+        for key in ("urls", "bytes", "file_bytes"):
+            value = data.get(key)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise bad(f'"{key}" must be a whole number')
+            numbers.append(value)
+        newest = data.get("newest")
+        lastmod = None
+        if newest is not None:
+            try:
+                lastmod = parse_lastmod(newest) if isinstance(newest, str) else None
+            except ValueError as exc:
+                raise bad(f'"newest": {exc}') from None
+            if lastmod is None:
+                raise bad('"newest" must be a W3C datetime or null')
+        return cls(name, numbers[0], numbers[1], numbers[2], lastmod)
+
+
+def _batches(items: Items) -> Iterator[Batch]:
+    """Records or batches (or a mix) as batches."""
+    pending: list[Record] = []
+    for item in items:
+        if isinstance(item, Batch):
+            if pending:
+                yield from batched(pending)
+                pending = []
+            yield item
+        else:
+            pending.append(item)
+            if len(pending) >= 2048:
+                yield from batched(pending)
+                pending = []
+    if pending:
+        yield from batched(pending)
+
+
+def write_partition(items: Items, directory: str, stem: str, partition: int, *,
+                    gzip: bool = False, gzip_level: int = 6,
+                    profile: Union[str, Profile] = "sitemaps", dedupe: str = "merge",
+                    changefreq: Optional[str] = None, priority: Optional[float] = None,
+                    report: Optional[Report] = None, counts: Optional[MergeCounts] = None,
+                    memory_limit: int = DEFAULT_MEMORY_LIMIT) -> list[PartManifest]:
+    """Write one partition's records (or batches) as sitemaps STEM-PARTITION-K.xml[.gz] in
+    ``directory``, K = 1, 2, …, each within the profile's limits; return a manifest per file.
+
+    Records should come from ``prepare`` (locations are normalised again, which costs little
+    on clean ones, and checked for length; scope is ``prepare``'s business). Copies of a URL are
+    folded as the command does: ``dedupe`` "merge" (newest lastmod wins, ``counts`` filled),
+    "first" (later copies skipped and counted in ``report``) or "none". The first copy keeps
+    its place, so give the records in a deterministic order for byte-identical reruns.
+    ``changefreq``/``priority`` fill fields no copy gave. Each file is written to a temporary
+    beside its final name and renamed when complete, so a killed task leaves no partial part;
+    a rerun of the partition (a retried task) writes the same names with the same bytes.
+    An empty partition writes nothing and returns [].
+    """
+    if partition < 0:
+        raise OptionError("partition must be 0 or more")
+    if dedupe not in ("merge", "first", "none"):
+        raise OptionError(f"unknown dedupe mode {dedupe!r}; choose merge, first or none")
+    if not stem or "/" in stem or os.sep in stem:
+        raise OptionError(f"stem must be a file name without its extension, not {stem!r}")
+    if not os.path.isdir(directory):
+        raise OutputError(f"{directory}: cannot write parts: not a directory")
+    prof = _profile(profile)
+    report = report if report is not None else Report()
+    name = stem + URLSET.extension + (".gz" if gzip else "")
+    stream = check_length_batches(normalize_batches(_batches(items), report), prof.max_loc,
+                                  report, prof.name, prof.min_loc)
+    if dedupe == "merge":
+        stream = batched(merge(unbatched(stream), counts, memory_limit=memory_limit))
+    elif dedupe == "first":
+        stream = dedupe_batches(stream, report)
+    stream = apply_defaults_batches(stream, changefreq, priority)
+    temps: list[str] = []
+
+    def open_part(k: int) -> tuple[Any, FileInfo]:
+        final = partition_part_name(name, partition, k)
+        fd, temp = _mkstemp(directory, final)
+        temps.append(temp)
+        return os.fdopen(fd, "wb"), FileInfo(os.path.join(directory, final))
+
+    try:
+        files = write_records(stream, URLSET, prof, open_part, gzip_level if gzip else None,
+                              report)
+        manifests = []
+        for info, temp in zip(files, temps, strict=True):
+            assert info.path is not None
+            os.chmod(temp, _new_mode())
+            os.replace(temp, info.path)
+            manifests.append(PartManifest(
+                os.path.basename(info.path), info.count, info.size,
+                info.compressed_size if info.compressed_size is not None else info.size,
+                info.newest))
+        temps.clear()
+        return manifests
+    except OSError as exc:
+        raise OutputError(f"{directory}: cannot write partition {partition}: "
+                          f"{exc.strerror or exc}") from None
+    finally:
+        for temp in temps:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+
+
+def _mkstemp(directory: str, final: str) -> tuple[int, str]:
+    return tempfile.mkstemp(prefix=temp_prefix(final), suffix=".tmp", dir=directory)
+
+
+def _umask_mode() -> int:
+    # read once, at import: os.umask can only be read by setting it, which races with other
+    # threads of a worker creating files
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+_MODE = _umask_mode()
+
+
+def _new_mode() -> int:
+    return _MODE
