@@ -4,7 +4,6 @@ with a message and exit 130 rather than a traceback from inside an import."""
 from __future__ import annotations
 
 import os
-import signal
 import sys
 
 
@@ -21,6 +20,8 @@ def main() -> None:
         # End as other filters do when their reader has gone: killed by SIGPIPE, quietly (the
         # shell reports 141). Only here, in the command's own process: SIGPIPE's default
         # action would also end a library user's program, or a run that talks to a server.
+        import signal  # (not at the top: only what the interpreter has loaded comes first)
+
         try:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         except OSError:
