@@ -14,18 +14,17 @@ import io
 import os
 import re
 from collections import Counter
-from collections.abc import Generator, Iterator
-from contextlib import AbstractContextManager, nullcontext
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Generator, Iterator
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, Union
-from urllib.parse import unquote, urlsplit
 
 import feedparser
 
 from .check_columns import check_columns, check_jsonfeed
-from .check_xml import check_encoding, check_sitemap_xml, parse_xml
+from .check_follow import FOLLOW_DEPTH, Part, below_prefix, locate_part, ours_nested
+from .check_xml import check_encoding, check_sitemap_xml, is_utf16, parse_xml
 from .detect import open_input, sniff
 from .errors import InputError, UnsupportedFormat
 from .limits import Profile, get_profile
@@ -77,8 +76,15 @@ class CheckStats:
 
     files: int = 0
     urls: int = 0
+    sitemaps: int = 0  # the entries of indexes (sitemaps listed, not URLs)
     errors: int = 0
     warnings: int = 0
+    # called every PROGRESS_EVERY entries (the command's progress line)
+    progress: Callable[[CheckStats], None] | None = field(default=None, repr=False,
+                                                          compare=False)
+
+
+PROGRESS_EVERY = 4096
 
 
 class FileCheck:
@@ -86,7 +92,8 @@ class FileCheck:
 
     def __init__(self, name: str, profile: Profile, scope: Scope | None, now: datetime,
                  stats: CheckStats, follow_dir: Path | None = None,
-                 listed_in: str | None = None) -> None:
+                 listed_in: str | None = None, follow_prefix: str | None = None,
+                 depth: int = 0) -> None:
         self.name = name
         self.profile = profile
         self.scope = scope  # from --base-url; else the first URL's origin, set on the way
@@ -95,8 +102,12 @@ class FileCheck:
         self.stats = stats
         self.follow_dir = follow_dir
         self.listed_in = listed_in  # the index that listed this file (--follow)
-        self._index_dir: str | None = None  # the URL directory parts must lie in
-        self.parts: list[Path] = []  # index parts found beside the index, to check next
+        self.depth = depth  # 0 for a file named by the user, 1 for a part of its index, ...
+        # the URL directory parts must lie in: --base-url's (or, for a nested index, its
+        # directory's under it), else the directory of the first <loc>
+        self._index_dir: str | None = follow_prefix
+        self.parts: list[Part] = []  # index parts found on disk, to check next
+        self._part_paths: set[Path] = set()
         self.is_index = False
         self.entries = 0
         self.safe = (0, 0)  # no diagnostic still to come lies before this position
@@ -140,9 +151,18 @@ class FileCheck:
 
     def start_root(self, is_index: bool, line: int, column: int) -> None:
         self.is_index = is_index
-        if is_index and self.listed_in is not None:
-            self.error("nested-index", line, column, f"a sitemap index listed in the index "
-                       f"{self.listed_in}; sitemaps.org: an index lists sitemaps, not indexes")
+        if not is_index or self.listed_in is None:
+            return
+        if self.depth < FOLLOW_DEPTH and ours_nested(self.listed_in, self.name):
+            # What the converter must write past 50,000 parts (one index cannot list them):
+            # legal for no schema, read by the search engines; a warning, and followed.
+            self.warn("nested-index", line, column, f"an index listed in the index "
+                      f"{self.listed_in} (the converter's STEM-index-N files past 50,000 "
+                      "parts); sitemaps.org's indexes list sitemaps only")
+            return
+        self.follow_dir = None
+        self.error("nested-index", line, column, f"a sitemap index listed in the index "
+                   f"{self.listed_in}; sitemaps.org: an index lists sitemaps, not indexes")
 
     def size(self, offset: int, line: int, column: int) -> None:
         """Called with a byte offset; reports the first place past the profile's byte limit."""
@@ -154,7 +174,13 @@ class FileCheck:
 
     def entry(self, line: int, column: int) -> None:
         self.entries += 1
-        self.stats.urls += 1
+        stats = self.stats
+        if self.is_index:
+            stats.sitemaps += 1
+        else:
+            stats.urls += 1
+        if stats.progress is not None and not (stats.urls + stats.sitemaps) % PROGRESS_EVERY:
+            stats.progress(stats)
         limit = self.profile.max_urls
         if self.entries == limit + 1:
             what = "sitemaps" if self.is_index else "URLs"
@@ -222,20 +248,19 @@ class FileCheck:
         # The index's directory: --base-url's, else that of the first entry (split output
         # puts the parts and the index side by side).
         if self._index_dir is None:
-            from_base = self.base_scope is not None
-            self._index_dir = scope.prefix if from_base else norm[: norm.rfind("/") + 1]
+            self._index_dir = norm[: norm.rfind("/") + 1]
         prefix = self._index_dir
         if not norm.startswith(prefix):
             self.error("follow-outside", line, col, f"{norm[:200]} is not under {prefix}, "
                        "the index's directory")
             return
-        name = unquote(urlsplit(norm).path.rpartition("/")[2])
         assert self.follow_dir is not None
-        path = self.follow_dir / name
-        if not name or name in (".", "..") or "/" in name or "\\" in name or not path.is_file():
-            self.warn("follow-missing", line, col, f"no local file {str(path)!r} to check")
-        elif path not in self.parts:
-            self.parts.append(path)
+        path, why = locate_part(self.name, self.follow_dir, prefix, norm, line)
+        if path is None:
+            self.error("follow-missing", line, col, why)
+        elif path not in self._part_paths:
+            self._part_paths.add(path)
+            self.parts.append(Part(path, line, col))
 
 
 def _char_name(ch: str) -> str:
@@ -261,7 +286,8 @@ def iter_check(source: Source, *, profile: str = "sitemaps", base_url: str | Non
                stats: CheckStats | None = None, name: str | None = None) -> Iterator[Diagnostic]:
     """Like ``check``, yielding diagnostics as they become final (flat memory on big files).
 
-    With ``follow``, the parts an index lists that lie beside it on disk are checked after it.
+    With ``follow``, the parts an index lists are checked after it (see check_follow); a
+    part that no file holds is an error.
     ``stats`` (optional) receives the counts of files, URLs, errors and warnings; ``name``
     is the file name in diagnostics (default: the path, or the stream's ``name``).
     """
@@ -277,33 +303,47 @@ def iter_check(source: Source, *, profile: str = "sitemaps", base_url: str | Non
     if follow and isinstance(source, (str, os.PathLike)):
         follow_dir = Path(os.fspath(source)).parent
     f = yield from _check_source(source, prof, scope, base_url, now, stats, follow_dir,
-                                 name=name)
-    for part in f.parts if f.is_index else ():
-        yield from _check_source(part, prof, scope, base_url, now, stats, None, f.name)
+                                 name=name, follow_prefix=scope.prefix if scope else None)
+    yield from _check_parts(f, prof, scope, base_url, now, stats)
+
+
+def _check_parts(f: FileCheck, prof: Profile, scope: Scope | None, base_url: str | None,
+                 now: datetime, stats: CheckStats) -> Iterator[Diagnostic]:
+    """The parts of index ``f`` found on disk, each after the other, and theirs (if ours)."""
+    if not f.is_index or f.follow_dir is None:
+        return
+    for part in f.parts:
+        prefix = below_prefix(f._index_dir or "", f.follow_dir, part.path)
+        sub = part.path.parent if f.depth + 1 < FOLLOW_DEPTH else None
+        g = yield from _check_source(part.path, prof, scope, base_url, now, stats, sub,
+                                     f.name, follow_prefix=prefix, depth=f.depth + 1)
+        yield from _check_parts(g, prof, scope, base_url, now, stats)
 
 
 def _check_source(source: Source, prof: Profile, scope: Scope | None,
                   base_url: str | None, now: datetime, stats: CheckStats,
                   follow_dir: Path | None,
                   listed_in: str | None = None, name: str | None = None,
+                  follow_prefix: str | None = None, depth: int = 0,
                   ) -> Generator[Diagnostic, None, FileCheck]:
     if isinstance(source, (str, os.PathLike)):
         name = name or os.fspath(source)
-        try:
-            raw: IO[bytes] = open(source, "rb")
-        except OSError as exc:
-            raise InputError(name, None, f"cannot open: {exc.strerror}") from None
-        closing: AbstractContextManager[Any] = raw
     else:
-        raw, name = source, name or str(getattr(source, "name", "<stream>"))
-        closing = nullcontext()
+        name = name or str(getattr(source, "name", "<stream>"))
     stats.files += 1
-    f = FileCheck(name, prof, scope, now, stats, follow_dir, listed_in)
-    with closing:
-        try:
-            yield from _dispatch(raw, f, base_url)
-        except OSError as exc:
-            raise InputError(name, None, f"read error: {exc.strerror or exc}") from None
+    f = FileCheck(name, prof, scope, now, stats, follow_dir, listed_in, follow_prefix, depth)
+    # A file that cannot be read is bad data like any other (exit 1, in the --format asked):
+    # in CI it is a sitemap the site does not have.
+    try:
+        if isinstance(source, (str, os.PathLike)):
+            with open(source, "rb") as raw:
+                yield from _dispatch(raw, f, base_url)
+        else:
+            yield from _dispatch(source, f, base_url)
+    except OSError as exc:
+        f.is_index = False
+        f.error("unreadable", 1, 1, f"cannot read: {exc.strerror or exc}")
+        yield from f.pop_all()
     return f
 
 
@@ -313,6 +353,13 @@ def _dispatch(raw: IO[bytes], f: FileCheck,
         stream, head = open_input(raw, f.name)
     except InputError as exc:  # bad gzip data at the start
         f.error("input", 1, 1, exc.reason)
+        yield from f.pop_all()
+        return
+    if is_utf16(head):
+        # One message, as the converter gives: line by line, UTF-16 is only NUL bytes and
+        # bad URLs, and feedparser's complaints about it say nothing more.
+        f.error("encoding", 1, 1, "UTF-16 text; sitemaps.org requires UTF-8: save it as "
+                "UTF-8 (checking stopped here)")
         yield from f.pop_all()
         return
     looks_xml = head.lstrip(b"\xef\xbb\xbf \t\r\n\xff\xfe\x00").startswith(b"<")
@@ -455,7 +502,9 @@ def _check_feed(stream: IO[bytes], f: FileCheck, base_url: str | None,
         what = "" if entry_line or aligned else f" (entry {i + 1})"
         f.entry(line, col)
         if not link:
-            f.error("missing-loc", line, col, "feed entry without a link" + what)
+            # a draft or a note: the feed is valid, the converter skips the entry (and says so)
+            f.warn("missing-loc", line, col, "feed entry without a link: not in the sitemap"
+                   + what)
             continue
         f.loc(link, line, col)
         if lastmod is not None and lastmod > f.now:

@@ -1,0 +1,165 @@
+"""check as a CI gate (issue 14), through the installed command: dangling parts, parts found by
+their path, missing files, --fail-on, -q, progress, the summary's words, feeds and UTF-16."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from .conftest import run
+from .test_cli import _run_on_a_terminal
+
+NS = 'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+
+
+def _urlset(*urls: str) -> bytes:
+    body = "".join(f"<url><loc>{u}</loc></url>\n" for u in urls)
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset {NS}>\n{body}</urlset>\n'.encode()
+
+
+def _index(*locs: str) -> bytes:
+    body = "".join(f"<sitemap><loc>{u}</loc></sitemap>\n" for u in locs)
+    return (f'<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex {NS}>\n{body}'
+            "</sitemapindex>\n").encode()
+
+
+def _diags(stdout: bytes) -> list[tuple[str, str, str, int]]:
+    """(file name, severity, rule, line) of each JSON diagnostic."""
+    return [(Path(d["file"]).name, d["severity"], d["rule"], d["line"])
+            for d in json.loads(stdout)]
+
+
+def test_dangling_part_is_an_error_and_parts_are_found_by_path(tmp_path: Path) -> None:
+    (tmp_path / "sitemaps").mkdir()
+    # posts.xml lies in sitemaps/, as its URL says; looked for by name only, it is not found
+    (tmp_path / "sitemaps" / "posts.xml").write_bytes(_urlset("https://site.example/a b"))
+    (tmp_path / "sitemap.xml").write_bytes(_index("https://site.example/sitemaps/posts.xml",
+                                                  "https://site.example/sitemaps/gone.xml"))
+    result = run("check", "--follow", "--format", "json", "--base-url",
+                 "https://site.example/", str(tmp_path / "sitemap.xml"))
+    assert result.returncode == 1
+    assert _diags(result.stdout) == [
+        ("sitemap.xml", "error", "follow-missing", 4),
+        ("posts.xml", "error", "loc-chars", 3)]
+    message = json.loads(result.stdout)[0]["message"]
+    assert message.startswith("part https://site.example/sitemaps/gone.xml is missing: no file ")
+
+
+def test_parts_are_found_by_name_beside_the_index_without_base_url(tmp_path: Path) -> None:
+    (tmp_path / "posts.xml").write_bytes(_urlset("https://site.example/sitemaps/a"))
+    (tmp_path / "sitemap.xml").write_bytes(_index("https://site.example/sitemaps/posts.xml"))
+    result = run("check", "--follow", str(tmp_path / "sitemap.xml"))
+    assert (result.returncode, result.stdout) == (0, b"")
+    assert result.stderr == (b"feed2sitemap check: 2 files checked, 1 URL, 1 sitemap listed "
+                             b"in indexes, 0 errors, 0 warnings\n")
+
+
+def test_missing_file_is_bad_data_in_the_format_asked(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.xml"
+    result = run("check", "--format", "json", str(missing))
+    assert result.returncode == 1
+    assert json.loads(result.stdout) == [{
+        "file": str(missing), "line": 1, "column": 1, "severity": "error",
+        "rule": "unreadable", "message": "cannot read: No such file or directory"}]
+    text = run("check", str(missing))
+    assert text.returncode == 1
+    assert text.stdout == f"{missing}:1:1: error: unreadable: cannot read: No such file or " \
+                          "directory\n".encode()
+
+
+def test_follow_with_stdin_is_refused(tmp_path: Path) -> None:
+    result = run("check", "--follow", "-", input=_index("https://site.example/a.xml"))
+    assert result.returncode == 2
+    assert b"--follow needs the index as a file" in result.stderr
+    assert b"Traceback" not in result.stderr
+
+
+def test_fail_on_and_quiet(tmp_path: Path) -> None:
+    warn = tmp_path / "warn.xml"
+    warn.write_bytes(_urlset("https://site.example/a", "https://site.example/a"))
+    default = run("check", str(warn))
+    assert default.returncode == 0 and b"duplicate-loc" in default.stdout
+    strict = run("check", "--fail-on", "warning", str(warn))
+    assert strict.returncode == 1 and b"duplicate-loc" in strict.stdout
+    quiet = run("check", "-q", "--fail-on", "warning", str(warn))
+    assert (quiet.returncode, quiet.stdout) == (1, b"")
+    assert quiet.stderr == b"feed2sitemap check: 1 file checked, 2 URLs, 0 errors, 1 warning\n"
+    silent = run("check", "-qq", "--format", "json", str(warn), str(tmp_path / "gone.xml"))
+    assert (silent.returncode, silent.stdout, silent.stderr) == (1, b"", b"")
+
+
+def test_progress_on_a_terminal_is_cleared(tmp_path: Path) -> None:
+    src = tmp_path / "urls.txt"
+    src.write_bytes(b"".join(b"https://e.example/%d\n" % i for i in range(30000)))
+    env = {"FEED2SITEMAP_PROGRESS_DELAY": "0"}
+    code, screen = _run_on_a_terminal(["check", str(src)], env)
+    assert code == 0
+    assert b"entries read in 1 file" in screen
+    last = screen.rindex(b"/s")
+    assert b"\r\x1b[K" in screen[last:]
+    assert screen.rstrip().endswith(b"30,000 URLs, 0 errors, 0 warnings")
+    code, screen = _run_on_a_terminal(["check", "-q", str(src)], env)
+    assert code == 0 and b"entries read" not in screen
+    piped = run("check", str(src), env=dict(os.environ, **env))
+    assert b"entries read" not in piped.stderr
+
+
+def test_feed_item_without_link_is_a_warning(tmp_path: Path) -> None:
+    feed = tmp_path / "feed.rss"
+    feed.write_bytes(b'<?xml version="1.0"?>\n<rss version="2.0"><channel><title>t</title>\n'
+                     b"<link>https://e.example/</link>\n<item><title>draft</title></item>\n"
+                     b"<item><link>https://e.example/b</link></item>\n</channel></rss>\n")
+    result = run("check", "--format", "json", str(feed))
+    assert result.returncode == 0
+    assert _diags(result.stdout) == [("feed.rss", "warning", "missing-loc", 4)]
+
+
+def test_utf16_gets_one_message(tmp_path: Path) -> None:
+    for name, data in [("u.txt", "https://e.example/a\nhttps://e.example/b\n"),
+                       ("u.rss", '<?xml version="1.0"?><rss version="2.0"><channel><item>'
+                                 "<link>https://e.example/a</link></item></channel></rss>")]:
+        path = tmp_path / name
+        path.write_bytes(data.encode("utf-16"))
+        result = run("check", str(path))
+        assert result.returncode == 1
+        assert result.stdout == f"{path}:1:1: error: encoding: UTF-16 text; sitemaps.org " \
+                                "requires UTF-8: save it as UTF-8 (checking stopped here)\n" \
+                                .encode()
+
+
+def test_our_nested_index_is_a_warning_and_followed(tmp_path: Path) -> None:
+    # what the converter writes past 50,000 parts: sitemap.xml lists sitemap-index-N.xml
+    base = "https://e.example/s/"
+    (tmp_path / "sitemap-1.xml").write_bytes(_urlset(base + "a"))
+    (tmp_path / "sitemap-2.xml").write_bytes(_urlset(base + "b c"))
+    (tmp_path / "sitemap-index-1.xml").write_bytes(_index(base + "sitemap-1.xml",
+                                                          base + "sitemap-2.xml"))
+    (tmp_path / "sitemap.xml").write_bytes(_index(base + "sitemap-index-1.xml"))
+    result = run("check", "--follow", "--format", "json", str(tmp_path / "sitemap.xml"))
+    assert result.returncode == 1  # for the part's bad URL only
+    assert _diags(result.stdout) == [
+        ("sitemap-index-1.xml", "warning", "nested-index", 2),
+        ("sitemap-2.xml", "error", "loc-chars", 3)]
+    # an index of someone else's indexes stays an error, and is not followed
+    os.rename(tmp_path / "sitemap-index-1.xml", tmp_path / "more.xml")
+    (tmp_path / "sitemap.xml").write_bytes(_index(base + "more.xml"))
+    result = run("check", "--follow", "--format", "json", str(tmp_path / "sitemap.xml"))
+    assert _diags(result.stdout) == [("more.xml", "error", "nested-index", 2)]
+
+
+@pytest.mark.skipif(not os.environ.get("FEED2SITEMAP_SLOW_TESTS"),
+                    reason="about a minute: set FEED2SITEMAP_SLOW_TESTS=1")
+def test_split_into_more_than_50000_parts_passes_its_own_check(tmp_path: Path) -> None:
+    src = tmp_path / "urls.txt"
+    src.write_bytes(b"".join(b"https://e.example/s/%d\n" % i for i in range(50001)))
+    (tmp_path / "out").mkdir()
+    out = tmp_path / "out" / "sitemap.xml"
+    assert run(str(src), "-o", str(out), "--max-urls", "1", "--base-url",
+               "https://e.example/s/", timeout=600).returncode == 0
+    result = run("check", "--follow", "--format", "json", str(out), timeout=600)
+    assert result.returncode == 0
+    assert {d[1:3] for d in _diags(result.stdout)} == {("warning", "nested-index")}
+    assert b"50,001 URLs" in result.stderr
