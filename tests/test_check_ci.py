@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -163,3 +164,31 @@ def test_split_into_more_than_50000_parts_passes_its_own_check(tmp_path: Path) -
     assert result.returncode == 0
     assert {d[1:3] for d in _diags(result.stdout)} == {("warning", "nested-index")}
     assert b"50,001 URLs" in result.stderr
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_pre_commit_hook_and_actions_example_run_check(tmp_path: Path) -> None:
+    hook = (ROOT / ".pre-commit-hooks.yaml").read_text()
+    fields = dict(re.findall(r"^[ -]*(\w+): (.*)$", hook, re.M))
+    assert fields["id"] == "feed2sitemap-check" and fields["entry"] == "feed2sitemap check"
+    pattern = re.compile(fields["files"])
+    assert pattern.search("public/sitemap.xml") and pattern.search("sitemap-index-1.xml.gz")
+    assert not pattern.search("public/index.html")
+    # the README's GitHub Actions line, run on a site the converter wrote
+    readme = (ROOT / "README.md").read_text()
+    line = re.search(r"- run: (feed2sitemap check .*)", readme)
+    assert line is not None
+    public = tmp_path / "public"
+    public.mkdir()
+    src = tmp_path / "urls.txt"
+    src.write_bytes(b"".join(b"https://example.com/p/%d\n" % i for i in range(5)))
+    assert run(str(src), "-o", str(public / "sitemap.xml"), "--max-urls", "2",
+               "--base-url", "https://example.com/").returncode == 0
+    result = run(*line.group(1).split()[1:], cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (0, b"")
+    assert b"4 files checked, 5 URLs, 3 sitemaps" in result.stderr
+    extra = [a for a in fields["args"].strip("[]").split(", ") if a]
+    hooked = run("check", *extra, str(public / "sitemap.xml"))
+    assert hooked.returncode == 0
