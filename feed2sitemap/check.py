@@ -23,6 +23,7 @@ from typing import IO, Any, Union
 import feedparser
 
 from .check_columns import check_columns, check_jsonfeed
+from .check_dupes import SeenURLs
 from .check_follow import FOLLOW_DEPTH, Part, below_prefix, locate_part, ours_nested
 from .check_xml import check_encoding, check_sitemap_xml, is_utf16, parse_xml
 from .detect import open_input, sniff
@@ -82,6 +83,8 @@ class CheckStats:
     # called every PROGRESS_EVERY entries (the command's progress line)
     progress: Callable[[CheckStats], None] | None = field(default=None, repr=False,
                                                           compare=False)
+    # every URL's first place, for duplicates across files (see check_dupes)
+    seen: SeenURLs = field(default_factory=SeenURLs, repr=False, compare=False)
 
 
 PROGRESS_EVERY = 4096
@@ -113,7 +116,8 @@ class FileCheck:
         self.safe = (0, 0)  # no diagnostic still to come lies before this position
         self._heap: list[tuple[int, int, int, Diagnostic]] = []
         self._seq = 0
-        self._first_line: dict[int, int] = {}  # hash of a normalised URL -> its first line
+        self._first_line: dict[int, int] = {}  # an index's entries: hash -> first line
+        self.file_no = stats.seen.add_file(name)  # URLs: their first place is in stats.seen
         self._too_large = False
         self._per_rule: Counter[str] = Counter()
 
@@ -224,13 +228,7 @@ class FileCheck:
         if "#" in value:  # RFC 3986 section 3.5: never sent to the server; the converter drops it
             self.warn("loc-fragment", line, col, f"{norm[:200]} is given with a fragment "
                       f"(#{value.partition('#')[2][:40]}); a sitemap lists pages")
-        key = hash(norm)
-        first = self._first_line.get(key)
-        if first is not None:
-            self.warn("duplicate-loc", line, col, f"{norm[:200]} is already listed on line "
-                      f"{first}")
-        elif len(self._first_line) < self.profile.max_urls:  # bounded memory past the limit
-            self._first_line[key] = line
+        self._duplicate(norm, line, col, index)
         if self.scope is None:
             self.scope = scope_of(norm, directory=False)
         scope = self.scope
@@ -243,6 +241,29 @@ class FileCheck:
         elif not scope.contains(norm):
             self.warn("scope", line, col, f"{norm[:200]} is outside {scope.prefix}; a sitemap "
                       "lists URLs of its own site and directory")
+
+    def _duplicate(self, norm: str, line: int, col: int, index: bool) -> None:
+        key = hash(norm)  # 64 bits, as pipeline.dedupe_batches keeps
+        if index:  # sitemaps listed: within this index only (they are not the site's URLs)
+            first = self._first_line.get(key)
+            if first is None and len(self._first_line) < self.profile.max_urls:
+                self._first_line[key] = line
+            place = None if first is None else (self.name, first)
+        else:
+            seen = self.stats.seen
+            full = seen.full
+            place = seen.first(key, self.file_no, line)
+            if seen.full and not full:
+                self.warn("duplicate-limit", line, col, f"more than {seen.limit:,} URLs in "
+                          "this run: later ones are looked up but no longer remembered")
+        if place is None:
+            return
+        if place[0] == self.name:
+            self.warn("duplicate-loc", line, col, f"{norm[:200]} is already listed on line "
+                      f"{place[1]}")
+        else:
+            self.warn("duplicate-across-files", line, col, f"{norm[:200]} is already listed "
+                      f"in {place[0]} on line {place[1]}")
 
     def _follow(self, norm: str, line: int, col: int, scope: Scope) -> None:
         # The index's directory: --base-url's, else that of the first entry (split output

@@ -460,9 +460,13 @@ def test_cli_exit_codes_and_text_format(files: dict[str, Path]) -> None:
     assert runner.invoke(check_command, [str(files["warn"])]).exit_code == 0
     result = runner.invoke(check_command, [str(files["good"]), str(files["bad"])])
     assert result.exit_code == 1
-    assert result.stdout == f"{files['bad']}:4:6: error: loc-not-http: not an absolute URL: " \
+    # the same URL in two files checked in one run is a warning naming the first place
+    assert result.stdout == f"{files['bad']}:3:6: warning: duplicate-across-files: " \
+                            f"http://example.com/a is already listed in {files['good']} on " \
+                            "line 3\n" \
+                            f"{files['bad']}:4:6: error: loc-not-http: not an absolute URL: " \
                             "'/relative/page'; a sitemap lists absolute http(s) URLs only\n"
-    assert result.stderr == "feed2sitemap check: 2 files checked, 3 URLs, 1 error, 0 warnings\n"
+    assert result.stderr == "feed2sitemap check: 2 files checked, 3 URLs, 1 error, 1 warning\n"
 
 
 def test_cli_usage_errors_exit_2(files: dict[str, Path]) -> None:

@@ -192,3 +192,36 @@ def test_pre_commit_hook_and_actions_example_run_check(tmp_path: Path) -> None:
     extra = [a for a in fields["args"].strip("[]").split(", ") if a]
     hooked = run("check", *extra, str(public / "sitemap.xml"))
     assert hooked.returncode == 0
+
+
+def test_duplicates_across_parts_and_files_name_the_first_place(tmp_path: Path) -> None:
+    base = "https://e.example/s/"
+    (tmp_path / "posts.xml").write_bytes(_urlset(base + "a", base + "b"))
+    (tmp_path / "tags.xml").write_bytes(_urlset(base + "c", base + "b/"[:-1]))
+    (tmp_path / "sitemap.xml").write_bytes(_index(base + "posts.xml", base + "tags.xml"))
+    extra = tmp_path / "extra.txt"
+    extra.write_bytes(f"{base}c\n{base}d\n{base}d\n".encode())
+    result = run("check", "--follow", "--format", "json", str(tmp_path / "sitemap.xml"),
+                 str(extra))
+    assert result.returncode == 0
+    got = [(Path(d["file"]).name, d["rule"], d["line"], d["message"])
+           for d in json.loads(result.stdout)]
+    assert got == [
+        ("tags.xml", "duplicate-across-files", 4,
+         f"{base}b is already listed in {tmp_path / 'posts.xml'} on line 4"),
+        ("extra.txt", "duplicate-across-files", 1,
+         f"{base}c is already listed in {tmp_path / 'tags.xml'} on line 3"),
+        ("extra.txt", "duplicate-loc", 3, f"{base}d is already listed on line 2")]
+
+
+def test_duplicate_memory_is_bounded_and_says_so(tmp_path: Path) -> None:
+    from feed2sitemap.check import CheckStats, check
+    from feed2sitemap.check_dupes import SeenURLs
+
+    path = tmp_path / "u.txt"
+    path.write_bytes(b"https://e.example/a\nhttps://e.example/b\nhttps://e.example/c\n"
+                     b"https://e.example/a\nhttps://e.example/c\n")
+    stats = CheckStats(seen=SeenURLs(limit=2))
+    got = [(d.rule, d.line) for d in check(path, stats=stats)]
+    # a and b are remembered; c is past the limit, so its copy goes unseen, and that is said
+    assert got == [("duplicate-limit", 3), ("duplicate-loc", 4)]
