@@ -25,6 +25,7 @@ import feedparser
 from .check_columns import check_columns, check_jsonfeed
 from .check_dupes import SeenURLs
 from .check_follow import FOLLOW_DEPTH, Part, below_prefix, locate_part, ours_nested
+from .check_robots import Robots
 from .check_xml import check_encoding, check_sitemap_xml, is_utf16, parse_xml
 from .detect import open_input, sniff
 from .errors import InputError, UnsupportedFormat
@@ -85,6 +86,7 @@ class CheckStats:
                                                           compare=False)
     # every URL's first place, for duplicates across files (see check_dupes)
     seen: SeenURLs = field(default_factory=SeenURLs, repr=False, compare=False)
+    robots: Robots | None = field(default=None, repr=False, compare=False)  # --robots
 
 
 PROGRESS_EVERY = 4096
@@ -241,6 +243,10 @@ class FileCheck:
         elif not scope.contains(norm):
             self.warn("scope", line, col, f"{norm[:200]} is outside {scope.prefix}; a sitemap "
                       "lists URLs of its own site and directory")
+        robots = self.stats.robots
+        if robots is not None and not index and robots.disallowed(norm):
+            self.warn("robots-disallowed", line, col, f"{norm[:200]} is disallowed for "
+                      f"Googlebot by {robots.where}: never crawled")
 
     def _duplicate(self, norm: str, line: int, col: int, index: bool) -> None:
         key = hash(norm)  # 64 bits, as pipeline.dedupe_batches keeps
@@ -325,6 +331,15 @@ def iter_check(source: Source, *, profile: str = "sitemaps", base_url: str | Non
         follow_dir = Path(os.fspath(source)).parent
     f = yield from _check_source(source, prof, scope, base_url, now, stats, follow_dir,
                                  name=name, follow_prefix=scope.prefix if scope else None)
+    robots = stats.robots
+    if robots is not None and isinstance(source, (str, os.PathLike)):
+        # the sitemaps named on the command line are the ones robots.txt should announce
+        # (their parts are found through them)
+        url = scope.prefix + os.path.basename(f.name) if scope is not None else None
+        if not robots.lists(f.name, url):
+            f.warn("robots-unlisted", 1, 1, f"{robots.where} has no Sitemap: line for "
+                   f"{url or os.path.basename(f.name)}: search engines will not find it")
+            yield from f.pop_all()
     yield from _check_parts(f, prof, scope, base_url, now, stats)
 
 

@@ -392,10 +392,13 @@ class CheckProgressLine(ProgressLine):
                    "no file is an error.")
 @click.option("--fail-on", type=click.Choice(["error", "warning"]), default="error",
               show_default=True, help="Exit 1 on errors only, or on warnings too.")
+@click.option("--robots", "robots_txt", metavar="FILE_OR_URL",
+              help="The site's robots.txt: warn about URLs it disallows for Googlebot and "
+                   "about FILEs it names in no Sitemap: line.")
 @click.option("-q", "--quiet", count=True,
               help="-q: only the summary; -qq: nothing (the exit status only).")
 def check_command(files: tuple[str, ...], profile: str, base_url: str | None, fmt: str,
-                  follow: bool, fail_on: str, quiet: int) -> None:
+                  follow: bool, fail_on: str, robots_txt: str | None, quiet: int) -> None:
     """Check sitemaps, sitemap indexes, URL lists and feeds against sitemaps.org's rules.
 
     FILE is a path or - for stdin, plain or gzip-compressed. Problems go to stdout sorted by
@@ -403,6 +406,7 @@ def check_command(files: tuple[str, ...], profile: str, base_url: str | None, fm
     --fail-on warning), 1 errors (a missing or unreadable file is one), 2 bad usage.
     """
     from .check import CheckStats, iter_check  # only this command needs it
+    from .check_robots import load_robots
 
     if files.count("-") > 1:
         raise click.UsageError("stdin (-) can be read only once")
@@ -411,7 +415,8 @@ def check_command(files: tuple[str, ...], profile: str, base_url: str | None, fm
                                "beside it, and stdin (-) has no directory")
     display = CheckProgressLine() if quiet == 0 and sys.stderr.isatty() else None
     stats = CheckStats(progress=None if display is None else
-                       lambda s: display.update_check(s.urls + s.sitemaps, s.files))
+                       lambda s: display.update_check(s.urls + s.sitemaps, s.files),
+                       robots=None if robots_txt is None else load_robots(robots_txt))
     first = True
     for name in files:
         source = sys.stdin.buffer if name == "-" else name

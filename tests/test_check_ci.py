@@ -225,3 +225,29 @@ def test_duplicate_memory_is_bounded_and_says_so(tmp_path: Path) -> None:
     got = [(d.rule, d.line) for d in check(path, stats=stats)]
     # a and b are remembered; c is past the limit, so its copy goes unseen, and that is said
     assert got == [("duplicate-limit", 3), ("duplicate-loc", 4)]
+
+
+def test_robots_disallowed_urls_and_unlisted_sitemaps(tmp_path: Path) -> None:
+    base = "https://e.example/"
+    robots = tmp_path / "robots.txt"
+    robots.write_text("User-agent: *\nDisallow: /private/\n\nUser-agent: Googlebot\n"
+                      "Disallow: /drafts/\n\nSitemap: https://e.example/sitemap.xml\n")
+    (tmp_path / "sitemap.xml").write_bytes(_urlset(base + "a", base + "drafts/b"))
+    (tmp_path / "news.xml").write_bytes(_urlset(base + "private/c"))
+    args = ["check", "--robots", str(robots), "--format", "json", str(tmp_path / "sitemap.xml"),
+            str(tmp_path / "news.xml")]
+    result = run(*args, "--base-url", base)
+    assert result.returncode == 0
+    # Googlebot obeys its own group only: /private/ is disallowed for other robots
+    assert _diags(result.stdout) == [
+        ("sitemap.xml", "warning", "robots-disallowed", 4),
+        ("news.xml", "warning", "robots-unlisted", 1)]
+    assert json.loads(result.stdout)[1]["message"] == (
+        f"{robots} has no Sitemap: line for https://e.example/news.xml: search engines will "
+        "not find it")
+    # without --base-url a Sitemap: line is matched by the file's name
+    assert _diags(run(*args).stdout) == _diags(result.stdout)
+    missing = run("check", "--robots", str(tmp_path / "nope.txt"), str(tmp_path / "news.xml"))
+    assert missing.returncode == 1
+    assert missing.stderr.startswith(b"feed2sitemap: ") and b"--robots: cannot read" in \
+        missing.stderr
