@@ -26,6 +26,7 @@ from .check_columns import check_columns, check_jsonfeed
 from .check_dupes import SeenURLs
 from .check_follow import FOLLOW_DEPTH, Part, below_prefix, locate_part, ours_nested
 from .check_robots import Robots
+from .check_site import SHOWN, Site
 from .check_xml import check_encoding, check_sitemap_xml, is_utf16, parse_xml
 from .detect import open_input, sniff
 from .errors import InputError, UnsupportedFormat
@@ -42,7 +43,7 @@ from .report import MESSAGES_PER_KIND
 from .urls import Scope, normalize_url, scope_of
 from .xmlutil import MAX_VALUE, MarkupGuard, XMLRefused, expat_input, safe_expat_parser
 
-__all__ = ["CheckStats", "Diagnostic", "FileCheck", "check", "iter_check"]
+__all__ = ["CheckStats", "Diagnostic", "FileCheck", "check", "iter_check", "site_diagnostics"]
 
 Source = Union[str, "os.PathLike[str]", IO[bytes]]
 
@@ -87,6 +88,7 @@ class CheckStats:
     # every URL's first place, for duplicates across files (see check_dupes)
     seen: SeenURLs = field(default_factory=SeenURLs, repr=False, compare=False)
     robots: Robots | None = field(default=None, repr=False, compare=False)  # --robots
+    site: Site | None = field(default=None, repr=False, compare=False)  # --site
 
 
 PROGRESS_EVERY = 4096
@@ -247,6 +249,27 @@ class FileCheck:
         if robots is not None and not index and robots.disallowed(norm):
             self.warn("robots-disallowed", line, col, f"{norm[:200]} is disallowed for "
                       f"Googlebot by {robots.where}: never crawled")
+        site = self.stats.site
+        if site is not None and not index and norm.startswith(site.prefix):
+            self._site_page(site, norm, line, col)
+
+    def _site_page(self, site: Site, norm: str, line: int, col: int) -> None:
+        rel, names = site.file_of(norm)
+        if rel is None:
+            looked = " or ".join(names[:3]) or "no file name"
+            self.warn("site-missing", line, col, f"{norm[:200]}: no file {looked} in "
+                      f"{site.root} (404 when served)")
+            return
+        page = site.page(rel)
+        if page is None:
+            return
+        if page.noindex:
+            self.warn("site-noindex", line, col, f"{norm[:200]}: {rel} says noindex (meta "
+                      "robots); a sitemap lists pages to index")
+        canonical = site.canonical_elsewhere(norm, page)
+        if canonical is not None:
+            self.warn("site-canonical", line, col, f"{norm[:200]}: {rel} names "
+                      f"{canonical[:200]} as canonical; a sitemap lists canonical URLs")
 
     def _duplicate(self, norm: str, line: int, col: int, index: bool) -> None:
         key = hash(norm)  # 64 bits, as pipeline.dedupe_batches keeps
@@ -341,6 +364,25 @@ def iter_check(source: Source, *, profile: str = "sitemaps", base_url: str | Non
                    f"{url or os.path.basename(f.name)}: search engines will not find it")
             yield from f.pop_all()
     yield from _check_parts(f, prof, scope, base_url, now, stats)
+
+
+def site_diagnostics(stats: CheckStats) -> Iterator[Diagnostic]:
+    """After every file of a run: the HTML pages of --site that no sitemap listed, as one
+    warning (a count and the first names)."""
+    site = stats.site
+    if site is None:
+        return
+    count, first = 0, []
+    for rel in site.unlisted():
+        count += 1
+        if count <= SHOWN:
+            first.append(rel)
+    if count:
+        stats.warnings += 1
+        more = f" and {count - SHOWN:,} more" if count > SHOWN else ""
+        yield Diagnostic(site.root, 1, 1, "warning", "site-unlisted",
+                         f"{count:,} HTML page{'s' if count != 1 else ''} no sitemap lists: "
+                         f"{', '.join(first)}{more}")
 
 
 def _check_parts(f: FileCheck, prof: Profile, scope: Scope | None, base_url: str | None,

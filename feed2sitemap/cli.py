@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import itertools
 import json
 import os
 import signal
@@ -395,42 +396,58 @@ class CheckProgressLine(ProgressLine):
 @click.option("--robots", "robots_txt", metavar="FILE_OR_URL",
               help="The site's robots.txt: warn about URLs it disallows for Googlebot and "
                    "about FILEs it names in no Sitemap: line.")
+@click.option("--site", "site_dir", metavar="DIR",
+              type=click.Path(exists=True, file_okay=False),
+              help="The built site (needs --base-url): warn about URLs with no file, pages "
+                   "marked noindex or canonical elsewhere, and HTML pages no sitemap lists.")
 @click.option("-q", "--quiet", count=True,
               help="-q: only the summary; -qq: nothing (the exit status only).")
 def check_command(files: tuple[str, ...], profile: str, base_url: str | None, fmt: str,
-                  follow: bool, fail_on: str, robots_txt: str | None, quiet: int) -> None:
+                  follow: bool, fail_on: str, robots_txt: str | None, site_dir: str | None,
+                  quiet: int) -> None:
     """Check sitemaps, sitemap indexes, URL lists and feeds against sitemaps.org's rules.
 
     FILE is a path or - for stdin, plain or gzip-compressed. Problems go to stdout sorted by
     position, a summary to stderr. Exit status: 0 no errors (warnings allowed, unless
     --fail-on warning), 1 errors (a missing or unreadable file is one), 2 bad usage.
     """
-    from .check import CheckStats, iter_check  # only this command needs it
+    from .check import CheckStats, iter_check, site_diagnostics  # only this command needs it
     from .check_robots import load_robots
+    from .check_site import Site
+    from .urls import scope_of
 
     if files.count("-") > 1:
         raise click.UsageError("stdin (-) can be read only once")
     if follow and "-" in files:
         raise click.UsageError("--follow needs the index as a file: its parts are found "
                                "beside it, and stdin (-) has no directory")
+    site = None
+    if site_dir is not None:
+        if base_url is None:
+            raise click.UsageError("--site needs --base-url: the URL the site is served at")
+        try:
+            site = Site(site_dir, scope_of(base_url).prefix)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--base-url") from None
     display = CheckProgressLine() if quiet == 0 and sys.stderr.isatty() else None
     stats = CheckStats(progress=None if display is None else
                        lambda s: display.update_check(s.urls + s.sitemaps, s.files),
-                       robots=None if robots_txt is None else load_robots(robots_txt))
+                       robots=None if robots_txt is None else load_robots(robots_txt),
+                       site=site)
     first = True
-    for name in files:
-        source = sys.stdin.buffer if name == "-" else name
-        for d in iter_check(source, profile=profile, base_url=base_url, follow=follow,
-                            stats=stats, name="<stdin>" if name == "-" else None):
-            if quiet:
-                continue
-            if display is not None:
-                display.clear()
-            if fmt == "json":
-                click.echo(("[\n  " if first else ",\n  ") + json.dumps(d.as_dict()), nl=False)
-            else:
-                click.echo(str(d))
-            first = False
+    runs = [iter_check(sys.stdin.buffer if name == "-" else name, profile=profile,
+                       base_url=base_url, follow=follow, stats=stats,
+                       name="<stdin>" if name == "-" else None) for name in files]
+    for d in itertools.chain(*runs, site_diagnostics(stats)):
+        if quiet:
+            continue
+        if display is not None:
+            display.clear()
+        if fmt == "json":
+            click.echo(("[\n  " if first else ",\n  ") + json.dumps(d.as_dict()), nl=False)
+        else:
+            click.echo(str(d))
+        first = False
     if display is not None:
         display.clear()
     if fmt == "json" and not quiet:

@@ -251,3 +251,83 @@ def test_robots_disallowed_urls_and_unlisted_sitemaps(tmp_path: Path) -> None:
     assert missing.returncode == 1
     assert missing.stderr.startswith(b"feed2sitemap: ") and b"--robots: cannot read" in \
         missing.stderr
+
+
+# --- the whole gate: a broken site, and the same site repaired -----------------------------------
+
+SITE = "https://site.example/"
+PAGE = '<!doctype html><html><head><title>t</title>{}</head><body><p>x</p></body></html>\n'
+
+
+def _page(root: Path, rel: str, head: str = "") -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(PAGE.format(head))
+
+
+def _broken_site(tmp_path: Path) -> Path:
+    public = tmp_path / "public"
+    _page(public, "index.html", f'<link rel="canonical" href="{SITE}">')
+    _page(public, "posts/a/index.html")
+    _page(public, "posts/b/index.html", '<meta name="robots" content="noindex, follow">')
+    _page(public, "about/index.html")  # listed by no sitemap
+    _page(public, "private/x.html")
+    _page(public, "404.html")  # an error page: never "unlisted"
+    (public / "robots.txt").write_text(f"User-agent: *\nDisallow: /private/\n\n"
+                                       f"Sitemap: {SITE}sitemap.xml\n")
+    (public / "sitemaps").mkdir()
+    (public / "sitemaps" / "posts.xml").write_bytes(_urlset(
+        SITE + "posts/a/", SITE + "posts/b/", SITE + "private/x.html"))
+    (public / "sitemaps" / "pages.xml").write_bytes(_urlset(SITE, SITE + "posts/a/"))
+    (public / "sitemap.xml").write_bytes(_index(
+        SITE + "sitemaps/posts.xml", SITE + "sitemaps/pages.xml", SITE + "sitemaps/gone.xml"))
+    return public
+
+
+def _gate(public: Path, *extra: str) -> tuple[int, bytes, bytes]:
+    result = run("check", "--follow", "--base-url", SITE, "--robots",
+                 str(public / "robots.txt"), "--site", str(public), *extra,
+                 str(public / "sitemap.xml"))
+    return result.returncode, result.stdout, result.stderr
+
+
+def test_broken_site_gives_exactly_the_expected_diagnostics(tmp_path: Path) -> None:
+    public = _broken_site(tmp_path)
+    code, out, err = _gate(public, "--format", "json")
+    assert code == 1
+    got = [(d["file"], d["line"], d["severity"], d["rule"], d["message"])
+           for d in json.loads(out)]
+    posts, pages = public / "sitemaps" / "posts.xml", public / "sitemaps" / "pages.xml"
+    assert got == [
+        (str(public / "sitemap.xml"), 5, "error", "follow-missing",
+         f"part {SITE}sitemaps/gone.xml is missing: no file {public / 'sitemaps' / 'gone.xml'}"),
+        (str(posts), 4, "warning", "site-noindex",
+         f"{SITE}posts/b/: posts/b/index.html says noindex (meta robots); a sitemap lists "
+         "pages to index"),
+        (str(posts), 5, "warning", "robots-disallowed",
+         f"{SITE}private/x.html is disallowed for Googlebot by {public / 'robots.txt'}: never "
+         "crawled"),
+        (str(pages), 4, "warning", "duplicate-across-files",
+         f"{SITE}posts/a/ is already listed in {posts} on line 3"),
+        (str(public), 1, "warning", "site-unlisted",
+         "1 HTML page no sitemap lists: about/index.html")]
+    assert err == (b"feed2sitemap check: 3 files checked, 5 URLs, 3 sitemaps listed in "
+                   b"indexes, 1 error, 4 warnings\n")
+    text_code, text, _ = _gate(public)
+    assert text_code == 1
+    assert text.decode().splitlines() == [
+        f"{file}:{line}:1: {sev}: {rule}: {msg}" if file == str(public) else
+        f"{file}:{line}:{6 if 'sitemaps' in file else 10}: {sev}: {rule}: {msg}"
+        for file, line, sev, rule, msg in got]
+
+
+def test_the_same_site_repaired_passes(tmp_path: Path) -> None:
+    public = _broken_site(tmp_path)
+    (public / "private" / "x.html").unlink()
+    (public / "sitemaps" / "posts.xml").write_bytes(_urlset(SITE + "posts/a/"))
+    (public / "sitemaps" / "pages.xml").write_bytes(_urlset(SITE, SITE + "about/"))
+    (public / "sitemap.xml").write_bytes(_index(SITE + "sitemaps/posts.xml",
+                                                SITE + "sitemaps/pages.xml"))
+    code, out, err = _gate(public, "--fail-on", "warning")
+    assert (code, out) == (0, b""), out
+    assert err.endswith(b"0 errors, 0 warnings\n")
