@@ -45,6 +45,8 @@ class Page:
                 head = f.read(HEAD_BYTES)
         except OSError:
             return
+        if b"noindex" not in head and b"canonical" not in head:
+            return
         end = _HEAD_END.search(head)
         for m in _TAG.finditer(head, 0, end.start() if end else len(head)):
             attrs = {k.lower(): html.unescape(v.strip(b"\"'").decode("utf-8", "replace"))
@@ -91,7 +93,7 @@ class Site:
 
     def canonical_elsewhere(self, url: str, page: Page) -> str | None:
         """The page's canonical URL when it is another than ``url``."""
-        if page.canonical is None:
+        if page.canonical is None or page.canonical == url:  # the usual case, at no cost
             return None
         try:
             canonical = normalize_url(urljoin(url, page.canonical))
@@ -102,10 +104,11 @@ class Site:
     def unlisted(self) -> Iterator[str]:
         """HTML pages of the site no sitemap listed (noindex pages and error pages left
         out), in name order, streamed directory by directory."""
+        skip = len(os.path.join(self.root, ""))
         for top, dirs, files in os.walk(self.root):
             dirs.sort()
-            rel_top = os.path.relpath(top, self.root).replace(os.sep, "/")
-            rel_top = "" if rel_top == "." else rel_top + "/"
+            rel_top = top[skip:].replace(os.sep, "/")
+            rel_top = rel_top + "/" if rel_top else ""
             for name in sorted(files):
                 rel = rel_top + name
                 if not name.endswith(_HTML) or rel in self.listed or rel in _NOT_PAGES:
