@@ -436,7 +436,7 @@ def _dispatch(raw: IO[bytes], f: FileCheck,
     if is_utf16(head):
         # One message, as the converter gives: line by line, UTF-16 is only NUL bytes and
         # bad URLs, and feedparser's complaints about it say nothing more.
-        f.error("encoding", 1, 1, "UTF-16 text; sitemaps.org requires UTF-8: save it as "
+        f.error("encoding", 1, 1, "the file is UTF-16; sitemaps.org requires UTF-8: save it as "
                 "UTF-8 (checking stopped here)")
         yield from f.pop_all()
         return

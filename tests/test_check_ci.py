@@ -126,7 +126,7 @@ def test_utf16_gets_one_message(tmp_path: Path) -> None:
         path.write_bytes(data.encode("utf-16"))
         result = run("check", str(path))
         assert result.returncode == 1
-        assert result.stdout == f"{path}:1:1: error: encoding: UTF-16 text; sitemaps.org " \
+        assert result.stdout == f"{path}:1:1: error: encoding: the file is UTF-16; sitemaps.org " \
                                 "requires UTF-8: save it as UTF-8 (checking stopped here)\n" \
                                 .encode()
 
