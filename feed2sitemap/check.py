@@ -5,12 +5,16 @@ http(s) URLs, characters a URI may not hold, a zone on every time, the profile's
 no DTD). Warnings are what is legal but probably not meant: duplicates, URLs outside the site,
 IRIs, dates in the future. Every file is streamed (feeds excepted: feedparser needs them whole);
 diagnostics come out sorted by position as soon as no earlier one can follow.
+
+This module holds the per-file state and the rules on one location; by concern: check_xml (XML
+sitemaps and indexes), check_text (URL lists, feeds), check_columns (TSV/CSV/JSON Lines, JSON
+Feed), check_follow (an index's parts on disk), check_dupes (duplicates across the run),
+check_robots (--robots), check_site (--site).
 """
 
 from __future__ import annotations
 
 import heapq
-import io
 import os
 import re
 from collections import Counter
@@ -20,28 +24,18 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, Union
 
-import feedparser
-
 from .check_columns import check_columns, check_jsonfeed
 from .check_dupes import SeenURLs
 from .check_follow import FOLLOW_DEPTH, Part, below_prefix, locate_part, ours_nested
 from .check_robots import Robots
 from .check_site import SHOWN, Site
-from .check_xml import check_encoding, check_sitemap_xml, is_utf16, parse_xml
+from .check_text import check_feed, check_text
+from .check_xml import check_encoding, check_sitemap_xml, is_utf16
 from .detect import open_input, sniff
 from .errors import InputError, UnsupportedFormat
 from .limits import Profile, get_profile
-from .readers.feed import DEFAULT_MAX_FEED_BYTES
-from .readers.feedstream import (
-    EntityDeclared,
-    FastPathUnsupported,
-    feedparser_entries,
-    parse_feed_entries,
-)
-from .readers.text import MAX_LINE
 from .report import MESSAGES_PER_KIND
 from .urls import Scope, normalize_url, scope_of
-from .xmlutil import MAX_VALUE, MarkupGuard, XMLRefused, expat_input, safe_expat_parser
 
 __all__ = ["CheckStats", "Diagnostic", "FileCheck", "check", "iter_check", "site_diagnostics"]
 
@@ -51,7 +45,6 @@ Source = Union[str, "os.PathLike[str]", IO[bytes]]
 _BAD_URI_CHAR = re.compile(r'[\x00-\x20"<>\\^`{|}\x7f-\x9f]|%(?![0-9A-Fa-f]{2})')
 _HTTP = re.compile(r"https?://", re.I)
 _XML_WS = re.compile(r"[ \t\n\r]+")
-_FEED_ENTRIES = {"item", "entry"}
 
 
 @dataclass(frozen=True)
@@ -450,144 +443,12 @@ def _dispatch(raw: IO[bytes], f: FileCheck,
             return
         kind = "sitemap"  # the XML check names the wrong root or the syntax error
     if kind == "text":
-        yield from _check_text(stream, f)
+        yield from check_text(stream, f)
     elif kind in ("tsv", "csv", "jsonl"):
         yield from check_columns(stream, f, kind)
     elif kind == "jsonfeed":
         yield from check_jsonfeed(stream, f, base_url)
     elif kind == "feed":
-        yield from _check_feed(stream, f, base_url, check_encoding(head, f))
+        yield from check_feed(stream, f, base_url, check_encoding(head, f))
     else:
         yield from check_sitemap_xml(stream, f, check_encoding(head, f))
-
-
-def _check_text(stream: IO[bytes], f: FileCheck) -> Iterator[Diagnostic]:
-    """A text sitemap: one absolute URL per line, UTF-8. Unlike readers.text, which stops at the
-    first bad line, every line is judged."""
-    try:
-        yield from _check_lines(stream, f)
-    except InputError as exc:  # gzip data that breaks off or expands like a bomb
-        f.error("input", 1, 1, exc.reason)
-        yield from f.pop_all()
-
-
-def _check_lines(stream: IO[bytes], f: FileCheck) -> Iterator[Diagnostic]:
-    lineno = offset = blank = 0
-    while True:
-        raw = stream.readline(MAX_LINE + 1)
-        if not raw:
-            break
-        lineno += 1
-        offset += len(raw)
-        f.size(offset, lineno, 1)
-        # A run of blank lines is only white space: past MAX_VALUE bytes it stops the check, as
-        # in XML (a gigabyte of newlines would otherwise take minutes, line by line).
-        blank = blank + len(raw) if raw.isspace() else 0
-        if blank > MAX_VALUE:
-            f.error("too-complex", lineno, 1, f"more than {MAX_VALUE:,} bytes of blank lines; "
-                    "refused, checking stopped here")
-            break
-        if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
-            f.error("loc-too-long", lineno, 1, f"a line of more than {MAX_LINE:,} bytes")
-            while raw and not raw.endswith(b"\n"):
-                raw = stream.readline(MAX_LINE + 1)
-                offset += len(raw)
-            yield from f.pop_all()
-            continue
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            col = len(raw[:exc.start].decode("utf-8", "replace")) + 1
-            f.error("encoding", lineno, col, "bytes that are not UTF-8; sitemaps.org "
-                    "requires UTF-8")
-            yield from f.pop_all()
-            continue
-        if lineno == 1 and text.startswith("\ufeff"):
-            text = text[1:]
-        loc = text.strip()
-        if loc:
-            col = len(text) - len(text.lstrip()) + 1
-            f.entry(lineno, col)
-            f.loc(loc, lineno, col)
-        yield from f.pop_all()
-    if not f.entries:
-        f.error("empty-set", max(lineno, 1), 1, "no URLs in the file")
-    yield from f.pop_all()
-
-
-def _check_feed(stream: IO[bytes], f: FileCheck, base_url: str | None,
-                utf8: bool) -> Iterator[Diagnostic]:
-    """A feed used as a sitemap: well-formed XML (expat, with positions), then feedparser for
-    each entry's link and date by the converter's own rules (readers.feed)."""
-    limit = min(f.profile.max_bytes, DEFAULT_MAX_FEED_BYTES)
-    data = stream.read(limit + 1)
-    if len(data) > limit:
-        f.error("too-large", 1, 1, f"feed larger than {limit:,} bytes; profile "
-                f"{f.profile.name} allows {f.profile.max_bytes:,}")
-        return (yield from f.pop_all())
-    starts: list[tuple[int, int]] = []
-    try:
-        stream, encoding = expat_input(io.BufferedReader(io.BytesIO(data)))
-    except XMLRefused as exc:
-        f.error("encoding", 1, 1, f"{exc}; checking stopped here")
-        return (yield from f.pop_all())
-    guard = MarkupGuard()
-    p = safe_expat_parser(" ", guard, encoding)
-    depth = 0
-
-    def start(name: str, attrs: dict[str, str]) -> None:
-        nonlocal depth
-        depth += 1
-        guard.depth(depth)
-        guard.element(name, attrs)
-        if name.rpartition(" ")[2] in _FEED_ENTRIES:
-            starts.append((p.CurrentLineNumber, p.CurrentColumnNumber + 1))
-
-    def end(name: str) -> None:
-        nonlocal depth
-        depth -= 1
-
-    p.StartElementHandler, p.EndElementHandler = start, end
-    early = list(parse_xml(stream, p, guard, f, utf8))
-    if any(d.rule in ("not-well-formed", "dtd", "input", "too-complex") for d in early):
-        yield from early  # feedparser would guess; a sitemap reader would stop here
-        return
-    # as readers.feed does: the streaming fast path, else feedparser; --base-url resolves
-    # relative links, as the feed's own URL would
-    is_feed = True
-    try:
-        entries = parse_feed_entries(data, base_url)
-    except EntityDeclared:
-        yield from early  # the expat pass has reported the declaration
-        return
-    except FastPathUnsupported:
-        try:
-            entries, parsed = feedparser_entries(data, base_url)
-        except Exception as exc:  # noqa: BLE001 - feedparser's own crash on odd input
-            f.error("feed-malformed", 1, 1, f"feedparser cannot read it: {exc}")
-            yield from sorted([*early, *f.pop_all()], key=lambda d: (d.line, d.column))
-            return
-        bozo = parsed.get("bozo_exception")  # type: ignore[attr-defined]
-        if bozo is not None and not (base_url and isinstance(bozo, feedparser.NonXMLContentType)):
-            if utf8 or not isinstance(bozo, feedparser.CharacterEncodingOverride):
-                f.error("feed-malformed", 1, 1, f"feedparser: {bozo}")
-        is_feed = bool(parsed.get("version")) or bool(entries)  # type: ignore[attr-defined]
-        if not is_feed:
-            f.error("feed-malformed", 1, 1, "not an RSS or Atom feed that feedparser can read")
-    aligned = len(starts) == len(entries)
-    for i, (link, lastmod, entry_line) in enumerate(entries):
-        line, col = (entry_line, 1) if entry_line else starts[i] if aligned else (1, 1)
-        what = "" if entry_line or aligned else f" (entry {i + 1})"
-        f.entry(line, col)
-        if not link:
-            # a draft or a note: the feed is valid, the converter skips the entry (and says so)
-            f.warn("missing-loc", line, col, "feed entry without a link: not in the sitemap"
-                   + what)
-            continue
-        f.loc(link, line, col)
-        if lastmod is not None and lastmod > f.now:
-            f.warn("lastmod-future", line, col, f"entry date {lastmod.isoformat()} is in the "
-                   "future" + what)
-    if is_feed and not entries:
-        f.error("empty-set", 1, 1, "the feed has no entries")
-    yield from sorted([*early, *f.pop_all()], key=lambda d: (d.line, d.column))
