@@ -345,17 +345,19 @@ def iter_check(source: Source, *, profile: str = "sitemaps", base_url: str | Non
     follow_dir = None
     if follow and isinstance(source, (str, os.PathLike)):
         follow_dir = Path(os.fspath(source)).parent
-    f = yield from _check_source(source, prof, scope, base_url, now, stats, follow_dir,
-                                 name=name, follow_prefix=scope.prefix if scope else None)
     robots = stats.robots
     if robots is not None and isinstance(source, (str, os.PathLike)):
         # the sitemaps named on the command line are the ones robots.txt should announce
-        # (their parts are found through them)
-        url = scope.prefix + os.path.basename(f.name) if scope is not None else None
-        if not robots.lists(f.name, url):
-            f.warn("robots-unlisted", 1, 1, f"{robots.where} has no Sitemap: line for "
-                   f"{url or os.path.basename(f.name)}: search engines will not find it")
-            yield from f.pop_all()
+        # (their parts are found through them); at 1:1, so first of the file's diagnostics
+        shown = name or os.fspath(source)
+        url = scope.prefix + os.path.basename(shown) if scope is not None else None
+        if not robots.lists(shown, url):
+            stats.warnings += 1
+            yield Diagnostic(shown, 1, 1, "warning", "robots-unlisted", f"{robots.where} has "
+                             f"no Sitemap: line for {url or os.path.basename(shown)}: search "
+                             "engines will not find it")
+    f = yield from _check_source(source, prof, scope, base_url, now, stats, follow_dir,
+                                 name=name, follow_prefix=scope.prefix if scope else None)
     yield from _check_parts(f, prof, scope, base_url, now, stats)
 
 

@@ -358,3 +358,21 @@ def test_converter_output_of_every_sample_passes_check_follow(tmp_path: Path) ->
     result = run("check", "--follow", str(out))
     assert (result.returncode, result.stdout) == (0, b"")
     assert b"6 files checked, 5 URLs, 5 sitemaps listed in indexes, 0 errors" in result.stderr
+
+
+def test_robots_by_url_from_the_local_server(tmp_path: Path) -> None:
+    from .test_web import Server, body
+
+    server = Server()
+    try:
+        server.routes["/robots.txt"] = body(b"User-agent: *\nDisallow: /x\n")
+        (tmp_path / "s.xml").write_bytes(_urlset("https://e.example/x", "https://e.example/y"))
+        result = run("check", "--robots", server.url("/robots.txt"), "--format", "json",
+                     str(tmp_path / "s.xml"))
+        assert _diags(result.stdout) == [("s.xml", "warning", "robots-unlisted", 1),
+                                         ("s.xml", "warning", "robots-disallowed", 3)]
+        gone = run("check", "--robots", server.url("/nope.txt"), str(tmp_path / "s.xml"))
+        assert gone.returncode == 1 and b"404" in gone.stderr
+        assert b"Traceback" not in gone.stderr
+    finally:
+        server.close()
