@@ -5,43 +5,39 @@ http(s) URLs, characters a URI may not hold, a zone on every time, the profile's
 no DTD). Warnings are what is legal but probably not meant: duplicates, URLs outside the site,
 IRIs, dates in the future. Every file is streamed (feeds excepted: feedparser needs them whole);
 diagnostics come out sorted by position as soon as no earlier one can follow.
+
+This module holds the per-file state and the rules on one location; by concern: check_xml (XML
+sitemaps and indexes), check_text (URL lists, feeds), check_columns (TSV/CSV/JSON Lines, JSON
+Feed), check_follow (an index's parts on disk), check_dupes (duplicates across the run),
+check_robots (--robots), check_site (--site).
 """
 
 from __future__ import annotations
 
 import heapq
-import io
 import os
 import re
 from collections import Counter
-from collections.abc import Generator, Iterator
-from contextlib import AbstractContextManager, nullcontext
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Generator, Iterator
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, Union
-from urllib.parse import unquote, urlsplit
-
-import feedparser
 
 from .check_columns import check_columns, check_jsonfeed
-from .check_xml import check_encoding, check_sitemap_xml, parse_xml
+from .check_dupes import SeenURLs
+from .check_follow import FOLLOW_DEPTH, Part, below_prefix, locate_part, ours_nested
+from .check_robots import Robots
+from .check_site import SHOWN, Site
+from .check_text import check_feed, check_text
+from .check_xml import check_encoding, check_sitemap_xml, is_utf16
 from .detect import open_input, sniff
 from .errors import InputError, UnsupportedFormat
 from .limits import Profile, get_profile
-from .readers.feed import DEFAULT_MAX_FEED_BYTES
-from .readers.feedstream import (
-    EntityDeclared,
-    FastPathUnsupported,
-    feedparser_entries,
-    parse_feed_entries,
-)
-from .readers.text import MAX_LINE
 from .report import MESSAGES_PER_KIND
 from .urls import Scope, normalize_url, scope_of
-from .xmlutil import MAX_VALUE, MarkupGuard, XMLRefused, expat_input, safe_expat_parser
 
-__all__ = ["CheckStats", "Diagnostic", "FileCheck", "check", "iter_check"]
+__all__ = ["CheckStats", "Diagnostic", "FileCheck", "check", "iter_check", "site_diagnostics"]
 
 Source = Union[str, "os.PathLike[str]", IO[bytes]]
 
@@ -49,7 +45,6 @@ Source = Union[str, "os.PathLike[str]", IO[bytes]]
 _BAD_URI_CHAR = re.compile(r'[\x00-\x20"<>\\^`{|}\x7f-\x9f]|%(?![0-9A-Fa-f]{2})')
 _HTTP = re.compile(r"https?://", re.I)
 _XML_WS = re.compile(r"[ \t\n\r]+")
-_FEED_ENTRIES = {"item", "entry"}
 
 
 @dataclass(frozen=True)
@@ -77,8 +72,19 @@ class CheckStats:
 
     files: int = 0
     urls: int = 0
+    sitemaps: int = 0  # the entries of indexes (sitemaps listed, not URLs)
     errors: int = 0
     warnings: int = 0
+    # called every PROGRESS_EVERY entries (the command's progress line)
+    progress: Callable[[CheckStats], None] | None = field(default=None, repr=False,
+                                                          compare=False)
+    # every URL's first place, for duplicates across files (see check_dupes)
+    seen: SeenURLs = field(default_factory=SeenURLs, repr=False, compare=False)
+    robots: Robots | None = field(default=None, repr=False, compare=False)  # --robots
+    site: Site | None = field(default=None, repr=False, compare=False)  # --site
+
+
+PROGRESS_EVERY = 4096
 
 
 class FileCheck:
@@ -86,7 +92,8 @@ class FileCheck:
 
     def __init__(self, name: str, profile: Profile, scope: Scope | None, now: datetime,
                  stats: CheckStats, follow_dir: Path | None = None,
-                 listed_in: str | None = None) -> None:
+                 listed_in: str | None = None, follow_prefix: str | None = None,
+                 depth: int = 0) -> None:
         self.name = name
         self.profile = profile
         self.scope = scope  # from --base-url; else the first URL's origin, set on the way
@@ -95,14 +102,19 @@ class FileCheck:
         self.stats = stats
         self.follow_dir = follow_dir
         self.listed_in = listed_in  # the index that listed this file (--follow)
-        self._index_dir: str | None = None  # the URL directory parts must lie in
-        self.parts: list[Path] = []  # index parts found beside the index, to check next
+        self.depth = depth  # 0 for a file named by the user, 1 for a part of its index, ...
+        # the URL directory parts must lie in: --base-url's (or, for a nested index, its
+        # directory's under it), else the directory of the first <loc>
+        self._index_dir: str | None = follow_prefix
+        self.parts: list[Part] = []  # index parts found on disk, to check next
+        self._part_paths: set[Path] = set()
         self.is_index = False
         self.entries = 0
         self.safe = (0, 0)  # no diagnostic still to come lies before this position
         self._heap: list[tuple[int, int, int, Diagnostic]] = []
         self._seq = 0
-        self._first_line: dict[int, int] = {}  # hash of a normalised URL -> its first line
+        self._first_line: dict[int, int] = {}  # an index's entries: hash -> first line
+        self.file_no = stats.seen.add_file(name)  # URLs: their first place is in stats.seen
         self._too_large = False
         self._per_rule: Counter[str] = Counter()
 
@@ -140,9 +152,18 @@ class FileCheck:
 
     def start_root(self, is_index: bool, line: int, column: int) -> None:
         self.is_index = is_index
-        if is_index and self.listed_in is not None:
-            self.error("nested-index", line, column, f"a sitemap index listed in the index "
-                       f"{self.listed_in}; sitemaps.org: an index lists sitemaps, not indexes")
+        if not is_index or self.listed_in is None:
+            return
+        if self.depth < FOLLOW_DEPTH and ours_nested(self.listed_in, self.name):
+            # What the converter must write past 50,000 parts (one index cannot list them):
+            # legal for no schema, read by the search engines; a warning, and followed.
+            self.warn("nested-index", line, column, f"an index listed in the index "
+                      f"{self.listed_in} (the converter's STEM-index-N files past 50,000 "
+                      "parts); sitemaps.org's indexes list sitemaps only")
+            return
+        self.follow_dir = None
+        self.error("nested-index", line, column, f"a sitemap index listed in the index "
+                   f"{self.listed_in}; sitemaps.org: an index lists sitemaps, not indexes")
 
     def size(self, offset: int, line: int, column: int) -> None:
         """Called with a byte offset; reports the first place past the profile's byte limit."""
@@ -154,7 +175,13 @@ class FileCheck:
 
     def entry(self, line: int, column: int) -> None:
         self.entries += 1
-        self.stats.urls += 1
+        stats = self.stats
+        if self.is_index:
+            stats.sitemaps += 1
+        else:
+            stats.urls += 1
+        if stats.progress is not None and not (stats.urls + stats.sitemaps) % PROGRESS_EVERY:
+            stats.progress(stats)
         limit = self.profile.max_urls
         if self.entries == limit + 1:
             what = "sitemaps" if self.is_index else "URLs"
@@ -198,13 +225,7 @@ class FileCheck:
         if "#" in value:  # RFC 3986 section 3.5: never sent to the server; the converter drops it
             self.warn("loc-fragment", line, col, f"{norm[:200]} is given with a fragment "
                       f"(#{value.partition('#')[2][:40]}); a sitemap lists pages")
-        key = hash(norm)
-        first = self._first_line.get(key)
-        if first is not None:
-            self.warn("duplicate-loc", line, col, f"{norm[:200]} is already listed on line "
-                      f"{first}")
-        elif len(self._first_line) < self.profile.max_urls:  # bounded memory past the limit
-            self._first_line[key] = line
+        self._duplicate(norm, line, col, index)
         if self.scope is None:
             self.scope = scope_of(norm, directory=False)
         scope = self.scope
@@ -217,25 +238,72 @@ class FileCheck:
         elif not scope.contains(norm):
             self.warn("scope", line, col, f"{norm[:200]} is outside {scope.prefix}; a sitemap "
                       "lists URLs of its own site and directory")
+        robots = self.stats.robots
+        if robots is not None and not index and robots.disallowed(norm):
+            self.warn("robots-disallowed", line, col, f"{norm[:200]} is disallowed for "
+                      f"Googlebot by {robots.where}: never crawled")
+        site = self.stats.site
+        if site is not None and not index and norm.startswith(site.prefix):
+            self._site_page(site, norm, line, col)
+
+    def _site_page(self, site: Site, norm: str, line: int, col: int) -> None:
+        rel, names = site.file_of(norm)
+        if rel is None:
+            looked = " or ".join(names[:3]) or "no file name"
+            self.warn("site-missing", line, col, f"{norm[:200]}: no file {looked} in "
+                      f"{site.root} (404 when served)")
+            return
+        page = site.page(rel)
+        if page is None:
+            return
+        if page.noindex:
+            self.warn("site-noindex", line, col, f"{norm[:200]}: {rel} says noindex (meta "
+                      "robots); a sitemap lists pages to index")
+        canonical = site.canonical_elsewhere(norm, page)
+        if canonical is not None:
+            self.warn("site-canonical", line, col, f"{norm[:200]}: {rel} names "
+                      f"{canonical[:200]} as canonical; a sitemap lists canonical URLs")
+
+    def _duplicate(self, norm: str, line: int, col: int, index: bool) -> None:
+        key = hash(norm)  # 64 bits, as pipeline.dedupe_batches keeps
+        if index:  # sitemaps listed: within this index only (they are not the site's URLs)
+            first = self._first_line.get(key)
+            if first is None and len(self._first_line) < self.profile.max_urls:
+                self._first_line[key] = line
+            place = None if first is None else (self.name, first)
+        else:
+            seen = self.stats.seen
+            full = seen.full
+            place = seen.first(key, self.file_no, line)
+            if seen.full and not full:
+                self.warn("duplicate-limit", line, col, f"more than {seen.limit:,} URLs in "
+                          "this run: later ones are looked up but no longer remembered")
+        if place is None:
+            return
+        if place[0] == self.name:
+            self.warn("duplicate-loc", line, col, f"{norm[:200]} is already listed on line "
+                      f"{place[1]}")
+        else:
+            self.warn("duplicate-across-files", line, col, f"{norm[:200]} is already listed "
+                      f"in {place[0]} on line {place[1]}")
 
     def _follow(self, norm: str, line: int, col: int, scope: Scope) -> None:
         # The index's directory: --base-url's, else that of the first entry (split output
         # puts the parts and the index side by side).
         if self._index_dir is None:
-            from_base = self.base_scope is not None
-            self._index_dir = scope.prefix if from_base else norm[: norm.rfind("/") + 1]
+            self._index_dir = norm[: norm.rfind("/") + 1]
         prefix = self._index_dir
         if not norm.startswith(prefix):
             self.error("follow-outside", line, col, f"{norm[:200]} is not under {prefix}, "
                        "the index's directory")
             return
-        name = unquote(urlsplit(norm).path.rpartition("/")[2])
         assert self.follow_dir is not None
-        path = self.follow_dir / name
-        if not name or name in (".", "..") or "/" in name or "\\" in name or not path.is_file():
-            self.warn("follow-missing", line, col, f"no local file {str(path)!r} to check")
-        elif path not in self.parts:
-            self.parts.append(path)
+        path, why = locate_part(self.name, self.follow_dir, prefix, norm, line)
+        if path is None:
+            self.error("follow-missing", line, col, why)
+        elif path not in self._part_paths:
+            self._part_paths.add(path)
+            self.parts.append(Part(path, line, col))
 
 
 def _char_name(ch: str) -> str:
@@ -261,7 +329,8 @@ def iter_check(source: Source, *, profile: str = "sitemaps", base_url: str | Non
                stats: CheckStats | None = None, name: str | None = None) -> Iterator[Diagnostic]:
     """Like ``check``, yielding diagnostics as they become final (flat memory on big files).
 
-    With ``follow``, the parts an index lists that lie beside it on disk are checked after it.
+    With ``follow``, the parts an index lists are checked after it (see check_follow); a
+    part that no file holds is an error.
     ``stats`` (optional) receives the counts of files, URLs, errors and warnings; ``name``
     is the file name in diagnostics (default: the path, or the stream's ``name``).
     """
@@ -276,34 +345,78 @@ def iter_check(source: Source, *, profile: str = "sitemaps", base_url: str | Non
     follow_dir = None
     if follow and isinstance(source, (str, os.PathLike)):
         follow_dir = Path(os.fspath(source)).parent
+    robots = stats.robots
+    if robots is not None and isinstance(source, (str, os.PathLike)):
+        # the sitemaps named on the command line are the ones robots.txt should announce
+        # (their parts are found through them); at 1:1, so first of the file's diagnostics
+        shown = name or os.fspath(source)
+        url = scope.prefix + os.path.basename(shown) if scope is not None else None
+        if not robots.lists(shown, url):
+            stats.warnings += 1
+            yield Diagnostic(shown, 1, 1, "warning", "robots-unlisted", f"{robots.where} has "
+                             f"no Sitemap: line for {url or os.path.basename(shown)}: search "
+                             "engines will not find it")
     f = yield from _check_source(source, prof, scope, base_url, now, stats, follow_dir,
-                                 name=name)
-    for part in f.parts if f.is_index else ():
-        yield from _check_source(part, prof, scope, base_url, now, stats, None, f.name)
+                                 name=name, follow_prefix=scope.prefix if scope else None)
+    yield from _check_parts(f, prof, scope, base_url, now, stats)
+
+
+def site_diagnostics(stats: CheckStats) -> Iterator[Diagnostic]:
+    """After every file of a run: the HTML pages of --site that no sitemap listed, as one
+    warning (a count and the first names)."""
+    site = stats.site
+    if site is None:
+        return
+    count, first = 0, []
+    for rel in site.unlisted():
+        count += 1
+        if count <= SHOWN:
+            first.append(rel)
+    if count:
+        stats.warnings += 1
+        more = f" and {count - SHOWN:,} more" if count > SHOWN else ""
+        yield Diagnostic(site.root, 1, 1, "warning", "site-unlisted",
+                         f"{count:,} HTML page{'s' if count != 1 else ''} no sitemap lists: "
+                         f"{', '.join(first)}{more}")
+
+
+def _check_parts(f: FileCheck, prof: Profile, scope: Scope | None, base_url: str | None,
+                 now: datetime, stats: CheckStats) -> Iterator[Diagnostic]:
+    """The parts of index ``f`` found on disk, each after the other, and theirs (if ours)."""
+    if not f.is_index or f.follow_dir is None:
+        return
+    for part in f.parts:
+        prefix = below_prefix(f._index_dir or "", f.follow_dir, part.path)
+        sub = part.path.parent if f.depth + 1 < FOLLOW_DEPTH else None
+        g = yield from _check_source(part.path, prof, scope, base_url, now, stats, sub,
+                                     f.name, follow_prefix=prefix, depth=f.depth + 1)
+        yield from _check_parts(g, prof, scope, base_url, now, stats)
 
 
 def _check_source(source: Source, prof: Profile, scope: Scope | None,
                   base_url: str | None, now: datetime, stats: CheckStats,
                   follow_dir: Path | None,
                   listed_in: str | None = None, name: str | None = None,
+                  follow_prefix: str | None = None, depth: int = 0,
                   ) -> Generator[Diagnostic, None, FileCheck]:
     if isinstance(source, (str, os.PathLike)):
         name = name or os.fspath(source)
-        try:
-            raw: IO[bytes] = open(source, "rb")
-        except OSError as exc:
-            raise InputError(name, None, f"cannot open: {exc.strerror}") from None
-        closing: AbstractContextManager[Any] = raw
     else:
-        raw, name = source, name or str(getattr(source, "name", "<stream>"))
-        closing = nullcontext()
+        name = name or str(getattr(source, "name", "<stream>"))
     stats.files += 1
-    f = FileCheck(name, prof, scope, now, stats, follow_dir, listed_in)
-    with closing:
-        try:
-            yield from _dispatch(raw, f, base_url)
-        except OSError as exc:
-            raise InputError(name, None, f"read error: {exc.strerror or exc}") from None
+    f = FileCheck(name, prof, scope, now, stats, follow_dir, listed_in, follow_prefix, depth)
+    # A file that cannot be read is bad data like any other (exit 1, in the --format asked):
+    # in CI it is a sitemap the site does not have.
+    try:
+        if isinstance(source, (str, os.PathLike)):
+            with open(source, "rb") as raw:
+                yield from _dispatch(raw, f, base_url)
+        else:
+            yield from _dispatch(source, f, base_url)
+    except OSError as exc:
+        f.is_index = False
+        f.error("unreadable", 1, 1, f"cannot read: {exc.strerror or exc}")
+        yield from f.pop_all()
     return f
 
 
@@ -313,6 +426,13 @@ def _dispatch(raw: IO[bytes], f: FileCheck,
         stream, head = open_input(raw, f.name)
     except InputError as exc:  # bad gzip data at the start
         f.error("input", 1, 1, exc.reason)
+        yield from f.pop_all()
+        return
+    if is_utf16(head):
+        # One message, as the converter gives: line by line, UTF-16 is only NUL bytes and
+        # bad URLs, and feedparser's complaints about it say nothing more.
+        f.error("encoding", 1, 1, "the file is UTF-16; sitemaps.org requires UTF-8: save it as "
+                "UTF-8 (checking stopped here)")
         yield from f.pop_all()
         return
     looks_xml = head.lstrip(b"\xef\xbb\xbf \t\r\n\xff\xfe\x00").startswith(b"<")
@@ -325,142 +445,12 @@ def _dispatch(raw: IO[bytes], f: FileCheck,
             return
         kind = "sitemap"  # the XML check names the wrong root or the syntax error
     if kind == "text":
-        yield from _check_text(stream, f)
+        yield from check_text(stream, f)
     elif kind in ("tsv", "csv", "jsonl"):
         yield from check_columns(stream, f, kind)
     elif kind == "jsonfeed":
         yield from check_jsonfeed(stream, f, base_url)
     elif kind == "feed":
-        yield from _check_feed(stream, f, base_url, check_encoding(head, f))
+        yield from check_feed(stream, f, base_url, check_encoding(head, f))
     else:
         yield from check_sitemap_xml(stream, f, check_encoding(head, f))
-
-
-def _check_text(stream: IO[bytes], f: FileCheck) -> Iterator[Diagnostic]:
-    """A text sitemap: one absolute URL per line, UTF-8. Unlike readers.text, which stops at the
-    first bad line, every line is judged."""
-    try:
-        yield from _check_lines(stream, f)
-    except InputError as exc:  # gzip data that breaks off or expands like a bomb
-        f.error("input", 1, 1, exc.reason)
-        yield from f.pop_all()
-
-
-def _check_lines(stream: IO[bytes], f: FileCheck) -> Iterator[Diagnostic]:
-    lineno = offset = blank = 0
-    while True:
-        raw = stream.readline(MAX_LINE + 1)
-        if not raw:
-            break
-        lineno += 1
-        offset += len(raw)
-        f.size(offset, lineno, 1)
-        # A run of blank lines is only white space: past MAX_VALUE bytes it stops the check, as
-        # in XML (a gigabyte of newlines would otherwise take minutes, line by line).
-        blank = blank + len(raw) if raw.isspace() else 0
-        if blank > MAX_VALUE:
-            f.error("too-complex", lineno, 1, f"more than {MAX_VALUE:,} bytes of blank lines; "
-                    "refused, checking stopped here")
-            break
-        if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
-            f.error("loc-too-long", lineno, 1, f"a line of more than {MAX_LINE:,} bytes")
-            while raw and not raw.endswith(b"\n"):
-                raw = stream.readline(MAX_LINE + 1)
-                offset += len(raw)
-            yield from f.pop_all()
-            continue
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            col = len(raw[:exc.start].decode("utf-8", "replace")) + 1
-            f.error("encoding", lineno, col, "bytes that are not UTF-8; sitemaps.org "
-                    "requires UTF-8")
-            yield from f.pop_all()
-            continue
-        if lineno == 1 and text.startswith("\ufeff"):
-            text = text[1:]
-        loc = text.strip()
-        if loc:
-            col = len(text) - len(text.lstrip()) + 1
-            f.entry(lineno, col)
-            f.loc(loc, lineno, col)
-        yield from f.pop_all()
-    if not f.entries:
-        f.error("empty-set", max(lineno, 1), 1, "no URLs in the file")
-    yield from f.pop_all()
-
-
-def _check_feed(stream: IO[bytes], f: FileCheck, base_url: str | None,
-                utf8: bool) -> Iterator[Diagnostic]:
-    """A feed used as a sitemap: well-formed XML (expat, with positions), then feedparser for
-    each entry's link and date by the converter's own rules (readers.feed)."""
-    limit = min(f.profile.max_bytes, DEFAULT_MAX_FEED_BYTES)
-    data = stream.read(limit + 1)
-    if len(data) > limit:
-        f.error("too-large", 1, 1, f"feed larger than {limit:,} bytes; profile "
-                f"{f.profile.name} allows {f.profile.max_bytes:,}")
-        return (yield from f.pop_all())
-    starts: list[tuple[int, int]] = []
-    try:
-        stream, encoding = expat_input(io.BufferedReader(io.BytesIO(data)))
-    except XMLRefused as exc:
-        f.error("encoding", 1, 1, f"{exc}; checking stopped here")
-        return (yield from f.pop_all())
-    guard = MarkupGuard()
-    p = safe_expat_parser(" ", guard, encoding)
-    depth = 0
-
-    def start(name: str, attrs: dict[str, str]) -> None:
-        nonlocal depth
-        depth += 1
-        guard.depth(depth)
-        guard.element(name, attrs)
-        if name.rpartition(" ")[2] in _FEED_ENTRIES:
-            starts.append((p.CurrentLineNumber, p.CurrentColumnNumber + 1))
-
-    def end(name: str) -> None:
-        nonlocal depth
-        depth -= 1
-
-    p.StartElementHandler, p.EndElementHandler = start, end
-    early = list(parse_xml(stream, p, guard, f, utf8))
-    if any(d.rule in ("not-well-formed", "dtd", "input", "too-complex") for d in early):
-        yield from early  # feedparser would guess; a sitemap reader would stop here
-        return
-    # as readers.feed does: the streaming fast path, else feedparser; --base-url resolves
-    # relative links, as the feed's own URL would
-    is_feed = True
-    try:
-        entries = parse_feed_entries(data, base_url)
-    except EntityDeclared:
-        yield from early  # the expat pass has reported the declaration
-        return
-    except FastPathUnsupported:
-        try:
-            entries, parsed = feedparser_entries(data, base_url)
-        except Exception as exc:  # noqa: BLE001 - feedparser's own crash on odd input
-            f.error("feed-malformed", 1, 1, f"feedparser cannot read it: {exc}")
-            yield from sorted([*early, *f.pop_all()], key=lambda d: (d.line, d.column))
-            return
-        bozo = parsed.get("bozo_exception")  # type: ignore[attr-defined]
-        if bozo is not None and not (base_url and isinstance(bozo, feedparser.NonXMLContentType)):
-            if utf8 or not isinstance(bozo, feedparser.CharacterEncodingOverride):
-                f.error("feed-malformed", 1, 1, f"feedparser: {bozo}")
-        is_feed = bool(parsed.get("version")) or bool(entries)  # type: ignore[attr-defined]
-        if not is_feed:
-            f.error("feed-malformed", 1, 1, "not an RSS or Atom feed that feedparser can read")
-    aligned = len(starts) == len(entries)
-    for i, (link, lastmod, entry_line) in enumerate(entries):
-        line, col = (entry_line, 1) if entry_line else starts[i] if aligned else (1, 1)
-        what = "" if entry_line or aligned else f" (entry {i + 1})"
-        f.entry(line, col)
-        if not link:
-            f.error("missing-loc", line, col, "feed entry without a link" + what)
-            continue
-        f.loc(link, line, col)
-        if lastmod is not None and lastmod > f.now:
-            f.warn("lastmod-future", line, col, f"entry date {lastmod.isoformat()} is in the "
-                   "future" + what)
-    if is_feed and not entries:
-        f.error("empty-set", 1, 1, "the feed has no entries")
-    yield from sorted([*early, *f.pop_all()], key=lambda d: (d.line, d.column))

@@ -117,6 +117,12 @@ def xsd_priority(text: str) -> str | None:
     return None
 
 
+def is_utf16(head: bytes) -> bool:
+    """A UTF-16 (or UTF-32) byte-order mark, or UTF-16 markup without one."""
+    return head[:2] in (b"\xff\xfe", b"\xfe\xff") or head[:4] == b"\x00\x00\xfe\xff" or \
+        _UTF16_START.match(head) is not None
+
+
 def check_encoding(head: bytes, f: FileCheck) -> bool:
     """sitemaps.org: files must be UTF-8. Report a UTF-16 BOM or a declaration naming another
     encoding (expat then decodes it anyway, so the rest is still checked). True for UTF-8."""

