@@ -6,22 +6,31 @@ from __future__ import annotations
 import os
 import sys
 
+_INTERRUPTED = "feed2sitemap: interrupted; nothing was written\n"
+
 
 def main() -> None:
     try:
-        from .cli import StdoutGone
+        import signal
+
+        from .cli import Interrupted, StdoutGone, on_sigint
         from .cli import main as run_command
+
+        # Ctrl-C from here on is ours at any moment, option parsing included (click would
+        # answer KeyboardInterrupt there with "Aborted!" and exit 1).
+        signal.signal(signal.SIGINT, on_sigint)
     except KeyboardInterrupt:  # before the command's own handler was in place
-        sys.stderr.write("feed2sitemap: interrupted; nothing was written\n")
+        sys.stderr.write(_INTERRUPTED)
         raise SystemExit(130) from None
     try:
         run_command()
+    except Interrupted:  # outside the command itself (the command says what it wrote)
+        sys.stderr.write(_INTERRUPTED)
+        raise SystemExit(130) from None
     except StdoutGone:
         # End as other filters do when their reader has gone: killed by SIGPIPE, quietly (the
         # shell reports 141). Only here, in the command's own process: SIGPIPE's default
         # action would also end a library user's program, or a run that talks to a server.
-        import signal  # (not at the top: only what the interpreter has loaded comes first)
-
         try:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         except OSError:

@@ -34,6 +34,15 @@ class Terminated(BaseException):
     """SIGTERM, raised in the main thread so that temporaries are removed on the way out."""
 
 
+class Interrupted(BaseException):
+    """Ctrl-C in the console script's process (see _entry.py). Not KeyboardInterrupt: click
+    turns that into "Aborted!" and exit 1 while it parses the options."""
+
+
+def on_sigint(signum: int, frame: Optional[FrameType]) -> None:
+    raise Interrupted
+
+
 class StdoutGone(BaseException):
     """stdout's reader has gone (`feed2sitemap ... | head -1`). Not an Exception: click would
     turn a broken pipe into exit 1; the console script ends the way other filters do."""
@@ -191,7 +200,7 @@ class _Command(click.Command):
             return super().invoke(ctx)
         except Feed2SitemapError as exc:
             raise _Failed(str(exc), exc.exit_code) from None
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, Interrupted):
             raise _Failed(_stopped("interrupted", progress), 130) from None
         except Terminated:
             raise _Failed(_stopped("terminated", progress), 143) from None
