@@ -45,7 +45,7 @@ class Rows:
     problems: list[Problem] = field(default_factory=list)
 
 
-def parse_column(raw: list[Optional[str]], parse: Callable[[str], Any], what: str,
+def parse_column(raw: Sequence[Optional[str]], parse: Callable[[str], Any], what: str,
                  problems: list[Problem],
                  bulk: Optional[Callable[[set[str]], dict[str, Any]]] = None
                  ) -> Optional[list[Any]]:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from typing import IO, Any, Optional
+from collections.abc import Iterator
+from typing import IO, Optional
 from xml.parsers import expat
 
 from ..batch import BATCH, Batch, unbatched
@@ -24,6 +24,7 @@ from ..xmlutil import (
     expat_input,
     safe_expat_parser,
 )
+from .fields import parse_column
 
 __all__ = ["SITEMAP_NS", "read_sitemap", "read_sitemap_batches"]
 
@@ -63,12 +64,12 @@ class _Entries:
         kind = "sitemap" if self.is_index else "url"
         # (row, kind, message), reported in row order
         problems = [(i, "", f"<{kind}> without a <loc>") for i in missing]
-        lastmods = self._column(raw_lastmods, parse_lastmod, "lastmod", problems,
+        lastmods = parse_column(raw_lastmods, parse_lastmod, "lastmod", problems,
                                 parse_common_lastmods)
         changefreqs = priorities = None
         if not self.is_index:
-            changefreqs = self._column(raw_changefreqs, parse_changefreq, "changefreq", problems)
-            priorities = self._column(raw_priorities, parse_priority, "priority", problems)
+            changefreqs = parse_column(raw_changefreqs, parse_changefreq, "changefreq", problems)
+            priorities = parse_column(raw_priorities, parse_priority, "priority", problems)
         for i, what, message in sorted(problems):
             if what:
                 self.report.warn(f"bad {what}", self.source, lines[i], message)
@@ -78,32 +79,6 @@ class _Entries:
         batch = Batch(locs, self.source, numbers, lastmods, changefreqs, priorities,
                       self.is_index).without(missing)
         return batch if batch.locs else None
-
-    def _column(self, raw: tuple[Optional[str], ...], parse: Callable[[str], Any], what: str,
-                problems: list[tuple[int, str, str]],
-                bulk: Optional[Callable[[set[str]], dict[str, Any]]] = None
-                ) -> Optional[list[Any]]:
-        """Parse one column: each distinct text once (the common ones all at once by ``bulk``,
-        if given); None when no row has a valid value."""
-        distinct: set[Any] = set(raw)
-        distinct.discard(None)
-        if not distinct:
-            return None
-        values: dict[Optional[str], Any] = {None: None}
-        if bulk is not None:
-            values.update(bulk(distinct))
-        bad = []
-        for text in distinct if len(values) == 1 else distinct.difference(values):
-            try:
-                values[text] = parse(text)
-            except ValueError as exc:
-                values[text] = None
-                bad.append((text, exc))
-        for text, problem in bad:
-            problems.extend((i, what, f"{what} dropped: {problem}")
-                            for i, value in enumerate(raw) if value == text)
-        column = list(map(values.__getitem__, raw))
-        return column if len(bad) < len(distinct) else None
 
 
 def read_sitemap_batches(stream: IO[bytes], source: str, report: Report,
