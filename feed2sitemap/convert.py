@@ -109,17 +109,18 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
     # a relative link resolves against the input's own URL, else --base-url (issue 20, item 4);
     # only then is it held against the scope
     doc_url = input_url or base_url
-    settings = settings_of(dest_path(output), to, index, base_url, gzip, gzip_level, output,
-                         report, max_urls, max_bytes)
     out_path = dest_path(output)
-    check_publish(publish, out_path, base_url,
-                   find_base(inputs, out_path) if out_path is not None else None)
+    settings = settings_of(out_path, to, index, base_url, gzip, gzip_level, output,
+                         report, max_urls, max_bytes)
+    own_input = find_base(inputs, out_path)  # the input that is the output itself, if any
+    check_publish(publish, out_path, base_url, own_input)
     out = open_output(output, progress, base_url, atomic, lock_timeout, publish.dry_run)
     changes = Changes() if publish.indexnow is not None else None
     try:
         reading = Reading(out, from_format, report, doc_url, max_feed_bytes, follow,
                            None if scope is None else scope.prefix, web, scope_check)
-        base_name = find_base(inputs, out.path) if dedupe_mode == "merge" else None
+        # (a special file written through, out.path None, is no earlier version to merge with)
+        base_name = own_input if dedupe_mode == "merge" and out.path is not None else None
         if base_name is not None:
             reading.base = {base_name}
         stream: Iterator[Batch] = reading.all(inputs)

@@ -6,8 +6,8 @@ STEM-index-N.EXT when the index itself splits). The files that index lists under
 ours: a later run may replace them, and removes those it no longer writes. Anything else beside
 the output is the user's, even when its name looks like a part (a hand-made sitemap-2024.xml):
 never replaced, never removed. Two records of an interrupted run are also ours: its temporaries
-(``.NAME.XXXXXXXX.tmp``) and its journal (``.NAME.pending``), which names the parts it was
-creating before its index could list them.
+(``.NAME.``, 8 random characters, ``.tmp``) and its journal (``.NAME.pending``), which names the
+parts it was creating before its index could list them.
 """
 
 from __future__ import annotations
