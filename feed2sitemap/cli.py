@@ -6,6 +6,7 @@ import gc
 import itertools
 import json
 import os
+import re
 import signal
 import sys
 import time
@@ -16,7 +17,7 @@ import click
 
 from .convert import Publish, Summary, Web, convert
 from .detect import FORMATS as INPUT_FORMATS
-from .errors import Feed2SitemapError
+from .errors import Feed2SitemapError, OptionError
 from .fetch import DEFAULT_TIMEOUT
 from .indexnow import DEFAULT_ENDPOINT, IndexNow, IndexNowError
 from .limits import PROFILES
@@ -53,7 +54,27 @@ def _on_sigterm(signum: int, frame: Optional[FrameType]) -> None:
 
 
 def _say(text: str) -> None:
-    click.echo(f"{PROG}: {text}", err=True)
+    click.echo(f"{PROG}: {render(text)}", err=True)
+
+
+# The library names a parameter between backticks (errors.py); the command line shows the
+# option that sets it. Parameters no option of the same name sets:
+_OPTION_OF = {"scope_check": "--no-scope-check", "atomic": "--no-atomic",
+              "dedupe_mode": "--merge/--keep-first/--no-dedupe", "output": "-o/--output"}
+_PARAMETER = re.compile(r"`([a-z][a-z_]*)`")
+
+
+def render(text: str) -> str:
+    """A library message in the command line's terms: `base_url` becomes --base-url."""
+    if "`" not in text:
+        return text
+    ctx = click.get_current_context(silent=True)
+    options = dict(_OPTION_OF)
+    if ctx is not None:
+        for param in ctx.command.params:
+            if isinstance(param, click.Option) and param.name:
+                options[param.name] = "/".join(o for o in param.opts if o.startswith("--"))
+    return _PARAMETER.sub(lambda m: options.get(m.group(1), m.group(0)), text)
 
 
 class ProgressLine:
@@ -199,7 +220,7 @@ class _Command(click.Command):
         try:
             return super().invoke(ctx)
         except Feed2SitemapError as exc:
-            raise _Failed(str(exc), exc.exit_code) from None
+            raise _Failed(render(str(exc)), 2 if isinstance(exc, OptionError) else 1) from None
         except (KeyboardInterrupt, Interrupted):
             raise _Failed(_stopped("interrupted", progress), 130) from None
         except Terminated:

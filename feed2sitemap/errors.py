@@ -1,7 +1,15 @@
-"""The project's exceptions: everything a user can cause derives from Feed2SitemapError."""
+"""The project's exceptions and problems: structured, so the library knows no command line.
+
+Everything a user can cause raises a Feed2SitemapError subclass. Each carries what a caller
+needs to render it in its own terms: the ``source``, ``line`` and ``column`` of bad data, and
+the ``parameter`` (the library's name, ``base_url``) a bad or missing value belongs to. The
+library names a parameter in a message between backticks (`` `base_url` ``); the command
+line shows the option (``--base-url``) instead, and decides the exit code (cli.py).
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Optional
 
 __all__ = [
@@ -10,25 +18,34 @@ __all__ = [
     "LimitError",
     "OptionError",
     "OutputError",
+    "Problem",
     "UnsupportedFormat",
 ]
 
 
 class Feed2SitemapError(Exception):
-    """Base of every error the library raises for bad input, bad options or I/O faults."""
+    """Base of every error the library raises for bad input, bad options or I/O faults.
 
-    exit_code = 1
+    ``kind`` names the class of fault for callers that dispatch on data, not types:
+    "input", "limit", "output", "option" or "format".
+    """
+
+    kind = "error"
+    parameter: Optional[str] = None
 
 
 class InputError(Feed2SitemapError):
-    """Bad data in an input: ``source:line: reason``."""
+    """Bad data in an input: ``source:line[:column]: reason``."""
+
+    kind = "input"
 
     def __init__(self, source: Optional[str], line: Optional[int], reason: str,
-                 column: Optional[int] = None) -> None:
+                 column: Optional[int] = None, parameter: Optional[str] = None) -> None:
         self.source = source
         self.line = line
         self.column = column
         self.reason = reason
+        self.parameter = parameter
         super().__init__(self.location_prefix() + reason)
 
     def location_prefix(self) -> str:
@@ -41,18 +58,49 @@ class InputError(Feed2SitemapError):
 
 
 class LimitError(Feed2SitemapError):
-    """The records do not fit where they must go (stdout overflow, no --base-url to split)."""
+    """The records do not fit where they must go (an overflowing stream, no `base_url` to
+    split with)."""
+
+    kind = "limit"
 
 
 class OutputError(Feed2SitemapError):
     """Writing the output failed (unwritable directory, full disk, file-size limit)."""
 
-
-class UnsupportedFormat(Feed2SitemapError):
-    """An unknown format name, or an input that is no feed, sitemap or URL list."""
-
-    exit_code = 2
+    kind = "output"
 
 
-class OptionError(UnsupportedFormat, ValueError):
-    """A parameter's value is not one the library accepts (an empty output name, say)."""
+class OptionError(Feed2SitemapError, ValueError):
+    """A parameter's value is not one the library accepts, or parameters that do not go
+    together. ``parameter`` names it (None when the fault is a combination)."""
+
+    kind = "option"
+
+    def __init__(self, reason: str, parameter: Optional[str] = None) -> None:
+        self.reason = reason
+        self.parameter = parameter
+        super().__init__(f"`{parameter}`: {reason}" if parameter else reason)
+
+
+class UnsupportedFormat(OptionError):
+    """An unknown format name, or an input that is no feed, sitemap or URL list (so a format
+    must be named)."""
+
+    kind = "format"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One record skipped, or one field dropped, as a value (Report.problems, Report.on_problem).
+
+    ``action`` is "skipped" (the record left out) or "warning" (kept, perhaps less a field);
+    ``kind`` the counter it is counted under ("not absolute", "off scope" ...); ``reason``
+    the one-line text; ``url`` the location concerned, where there is one.
+    """
+
+    action: str
+    kind: str
+    source: Optional[str]
+    line: Optional[int]
+    reason: str
+    url: Optional[str] = None

@@ -263,7 +263,7 @@ def test_every_lastmod_written_is_a_four_digit_year_w3c_datetime(value: date) ->
         written = re.findall(rf"<{tag}>([^<]*)</{tag}>", buf.getvalue().decode())
         assert written and all(pattern.fullmatch(w) for w in written), (to, written)
         read_back = next(iter(read(io.BytesIO(buf.getvalue())))).lastmod
-        if to == "atom" and written == ["1970-01-01T00:00:00Z"]:
+        if to == "atom" and set(written) == {"1970-01-01T00:00:00Z"}:
             # Atom's stand-in for "no date" (README, Outputs): it reads back as none
             assert read_back is None
             continue
