@@ -16,6 +16,7 @@ from itertools import islice
 from typing import Optional
 
 from .record import Lastmod, Record, make_record
+from .urls import CleanLocs
 
 __all__ = ["BATCH", "Batch", "batched", "unbatched"]
 
@@ -27,11 +28,10 @@ class Batch:
 
     ``lastmods``, ``changefreqs`` and ``priorities`` are None when no row has a value; ``lines``
     is None when no row has a line number. ``sources`` is None when every row comes from
-    ``source``. ``uris`` says the locations are normalised URIs (``normalize_batches`` made
-    them so, or a reader proved it): no space, control character, ``<``, ``>`` or ``"`` in any,
-    which lets a writer escape the batch in one cheap pass. Every location starts with
-    ``prefix`` (a reader that proved it says so; "" otherwise), which lets the scope check pass a
-    batch at once.
+    ``source``. ``clean``, when it covers ``locs`` (``proven``), is urls.py's proof that the
+    locations are normalised URIs: no space, control character, ``<``, ``>`` or ``"`` in any,
+    which lets a writer escape the batch in one cheap pass, and all start with its ``prefix``,
+    which lets the scope check pass the batch at once. Only urls.py makes such a proof.
 
     ``site`` is the site the input says it speaks for (a JSON Feed's ``home_page_url``, a
     feed's channel link), or None: the scope step's default scope, when no --base-url gives one.
@@ -44,8 +44,8 @@ class Batch:
     Like ``site`` it is set after construction and kept by ``with_locs`` and ``without``.
     """
 
-    __slots__ = ("changefreqs", "is_sitemap", "lastmod_texts", "lastmods", "lines", "locs",
-                 "priorities", "prefix", "site", "source", "sources", "uris")
+    __slots__ = ("changefreqs", "clean", "is_sitemap", "lastmod_texts", "lastmods", "lines",
+                 "locs", "priorities", "site", "source", "sources")
 
     def __init__(self, locs: list[str], source: Optional[str] = None,
                  lines: Optional[Sequence[Optional[int]]] = None,
@@ -53,8 +53,8 @@ class Batch:
                  changefreqs: Optional[list[Optional[str]]] = None,
                  priorities: Optional[list[Optional[float]]] = None,
                  is_sitemap: bool = False,
-                 sources: Optional[list[Optional[str]]] = None, uris: bool = False,
-                 prefix: str = "") -> None:
+                 sources: Optional[list[Optional[str]]] = None,
+                 clean: Optional[CleanLocs] = None) -> None:
         self.locs = locs
         self.source = source
         self.lines = lines
@@ -63,13 +63,22 @@ class Batch:
         self.priorities = priorities
         self.is_sitemap = is_sitemap
         self.sources = sources
-        self.uris = uris
-        self.prefix = prefix
+        self.clean = clean
         self.site: Optional[str] = None
         self.lastmod_texts: Optional[list[Optional[str]]] = None
 
     def __len__(self) -> int:
         return len(self.locs)
+
+    @property
+    def proven(self) -> bool:
+        """Whether urls.py proved these very locations normalised URIs (see ``clean``)."""
+        return self.clean is not None and self.clean.covers(self.locs)
+
+    @property
+    def prefix(self) -> str:
+        """What every location is proven to start with ("" when nothing is proven)."""
+        return self.clean.prefix if self.clean is not None and self.clean.covers(self.locs) else ""
 
     @property
     def plain(self) -> bool:
@@ -93,9 +102,10 @@ class Batch:
     def records(self) -> Iterator[Record]:
         return map(self.record, range(len(self.locs)))
 
-    def with_locs(self, locs: list[str], uris: bool = False, prefix: str = "") -> Batch:
-        batch = Batch(locs, self.source, self.lines, self.lastmods, self.changefreqs,
-                      self.priorities, self.is_sitemap, self.sources, uris, prefix)
+    def with_locs(self, clean: CleanLocs) -> Batch:
+        """The batch with the locations a proof covers (as many, in the same rows)."""
+        batch = Batch(clean.locs, self.source, self.lines, self.lastmods, self.changefreqs,
+                      self.priorities, self.is_sitemap, self.sources, clean)
         batch.site, batch.lastmod_texts = self.site, self.lastmod_texts
         return batch
 
@@ -109,9 +119,11 @@ class Batch:
         def take(col: Optional[Sequence]) -> Optional[list]:  # type: ignore[type-arg]
             return None if col is None else [col[i] for i in keep]
 
-        batch = Batch([self.locs[i] for i in keep], self.source, take(self.lines),
-                      take(self.lastmods), take(self.changefreqs), take(self.priorities),
-                      self.is_sitemap, take(self.sources), self.uris, self.prefix)
+        clean = self.clean.subset(keep) if self.proven else None  # type: ignore[union-attr]
+        batch = Batch([self.locs[i] for i in keep] if clean is None else clean.locs,
+                      self.source, take(self.lines), take(self.lastmods),
+                      take(self.changefreqs), take(self.priorities), self.is_sitemap,
+                      take(self.sources), clean)
         batch.site, batch.lastmod_texts = self.site, take(self.lastmod_texts)
         return batch
 

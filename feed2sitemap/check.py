@@ -265,7 +265,7 @@ class FileCheck:
                       f"{canonical[:200]} as canonical; a sitemap lists canonical URLs")
 
     def _duplicate(self, norm: str, line: int, col: int, index: bool) -> None:
-        key = hash(norm)  # 64 bits, as pipeline.dedupe_batches keeps
+        key = hash(norm)  # 64 bits, as pipeline.dedupe keeps
         if index:  # sitemaps listed: within this index only (they are not the site's URLs)
             first = self._first_line.get(key)
             if first is None and len(self._first_line) < self.profile.max_urls:

@@ -40,10 +40,12 @@ class _Collected(Report):
         super().__init__()
         self.found: list[tuple[str, Optional[int], str]] = []
 
-    def warn(self, kind: str, source: Optional[str], line: Optional[int], text: str) -> None:
+    def warn(self, kind: str, source: Optional[str], line: Optional[int], text: str,
+             url: Optional[str] = None) -> None:
         self.found.append((kind, line, text))
 
-    def skip(self, kind: str, source: Optional[str], line: Optional[int], text: str) -> None:
+    def skip(self, kind: str, source: Optional[str], line: Optional[int], text: str,
+             url: Optional[str] = None) -> None:
         self.found.append((kind, line, text))
 
 

@@ -2,7 +2,7 @@
 
 The same URL in two parts of one site is no error (search engines take one) but is seldom
 meant: a post listed in the posts part and the tags part, a part listed twice. As the
-converter's dedupe (pipeline.dedupe_batches) does, only the URL's 64-bit hash is kept, with the
+converter's dedupe (pipeline.dedupe) does, only the URL's 64-bit hash is kept, with the
 place it was first seen packed in one int (file number << 32 | line): about 100 bytes per URL,
 whatever its length. Past ``limit`` URLs nothing new is remembered (later URLs are still looked
 up), and a warning says so: memory stays bounded on any input.

@@ -57,11 +57,14 @@ def _say(text: str) -> None:
     click.echo(f"{PROG}: {render(text)}", err=True)
 
 
-# The library names a parameter between backticks (errors.py); the command line shows the
-# option that sets it. Parameters no option of the same name sets:
-_OPTION_OF = {"scope_check": "--no-scope-check", "atomic": "--no-atomic",
+# The library names a parameter between backticks, alone or with the value a hint means
+# (errors.py); the command line shows the option that sets it. Those no option of the same
+# name sets:
+_OPTION_OF = {"scope_check": "--no-scope-check", "scope_check=False": "--no-scope-check",
+              "atomic": "--no-atomic", "atomic=False": "--no-atomic",
+              "follow=True": "--follow", "gzip=True": "--gzip", "gzip=False": "--no-gzip",
               "dedupe_mode": "--merge/--keep-first/--no-dedupe", "output": "-o/--output"}
-_PARAMETER = re.compile(r"`([a-z][a-z_]*)`")
+_PARAMETER = re.compile(r"`([a-z][a-z_]*(?:=\w+)?)`")
 
 
 def render(text: str) -> str:

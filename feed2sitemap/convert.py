@@ -12,16 +12,16 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Optional, Union
 
 from .batch import Batch
-from .errors import UnsupportedFormat
+from .errors import OptionError
 from .limits import Profile
 from .merge import MergeCounts, find_base
 from .pipeline import (
-    apply_defaults_batches,
-    check_length_batches,
-    dedupe_batches,
-    merge_batches,
-    normalize_batches,
-    within_scope_batches,
+    apply_defaults,
+    check_length,
+    dedupe,
+    merge,
+    normalize,
+    within_scope,
 )
 from .publish import Changes, Publish, check_publish, robots, submit
 from .readers.feed import DEFAULT_MAX_FEED_BYTES
@@ -90,8 +90,8 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
     if publish.indexnow is not None and dedupe_mode == "auto":
         dedupe_mode = "merge"  # what changed is what merging with the old version tells
     if dedupe_mode not in ("auto", "merge", "first", "none"):
-        raise UnsupportedFormat(f"unknown dedupe mode {dedupe_mode!r}; choose auto, merge, "
-                                "first or none")
+        raise OptionError(f"unknown dedupe mode {dedupe_mode!r}; choose auto, merge, first or "
+                          "none", "dedupe_mode")
     if dedupe_mode == "auto":
         dedupe_mode = "merge" if len(inputs) > 1 else "first"
     report = report if report is not None else Report(strict=strict)
@@ -105,7 +105,7 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
         try:
             input_url = normalize_url(input_url)
         except ValueError as exc:
-            raise UnsupportedFormat(f"--input-url: {exc}") from None
+            raise OptionError(str(exc), "input_url") from None
     # a relative link resolves against the input's own URL, else --base-url (issue 20, item 4);
     # only then is it held against the scope
     doc_url = input_url or base_url
@@ -126,19 +126,19 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
         stream: Iterator[Batch] = reading.all(inputs)
         if progress is not None and progress.on_update is not None:
             stream = _counted(stream, progress)
-        stream = normalize_batches(stream, report)
-        stream = check_length_batches(stream, prof.max_loc, report, prof.name, prof.min_loc)
+        stream = normalize(stream, report)
+        stream = check_length(stream, prof.max_loc, report, prof.name, prof.min_loc)
         if scope_check:
-            stream = within_scope_batches(stream, report, scope)
+            stream = within_scope(stream, report, scope)
         counts = None
         if dedupe_mode == "merge":
             counts = MergeCounts(base_name)
             if changes is not None:
                 counts.on_change = changes.add
-            stream = merge_batches(stream, counts, base=reading.base)
+            stream = merge(stream, counts, base=reading.base)
         elif dedupe_mode == "first":
-            stream = dedupe_batches(stream, report)
-        stream = apply_defaults_batches(stream, changefreq, priority)
+            stream = dedupe(stream, report)
+        stream = apply_defaults(stream, changefreq, priority)
         names = ", ".join("<stdin>" if s == "-" else source_name(s) for s in inputs)
         summary = write_to(out, stream, settings, profile_of(profile, None, None), report,
                             base_url, names or "<stdin>",
@@ -156,16 +156,16 @@ def convert(inputs: Sequence[Source], output: Destination = None, *,
 
 
 def _base(base_url: str, report: Report) -> tuple[str, Scope]:
-    """--base-url as the directory it names, and that scope; a note when it was read as other
+    """`base_url` as the directory it names, and that scope; a note when it was read as other
     than written (``/blog`` is the directory ``/blog/``, ``/blog/sitemap.xml`` a file in it)."""
     try:
         directory, note = base_directory(base_url)
         scope = scope_of(directory)
     except ValueError as exc:
-        raise UnsupportedFormat(f"--base-url: {exc}") from None
+        raise OptionError(str(exc), "base_url") from None
     if note is not None:
         report.note(note)
-    report.scope, report.scope_from = scope.prefix, "--base-url"
+    report.scope, report.scope_from = scope.prefix, "`base_url`"
     return directory, scope
 
 

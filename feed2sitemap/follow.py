@@ -49,7 +49,7 @@ def part_path(index: Record, directory: str, base_prefix: Optional[str] = None) 
     paths = [os.path.join(directory, *rel.split("/")) for rel in candidates if rel is not None]
     if not paths:
         raise InputError(index.source, index.line,
-                         f"--follow: {index.loc[:200]} names no file of this directory")
+                         f"{index.loc[:200]} names no file of this directory (`follow`)")
     return next((p for p in paths if os.path.isfile(p)), paths[0])
 
 
@@ -101,7 +101,7 @@ class RemoteParts:
         if self.same_host and urlsplit(loc).netloc.lower() != self.host:
             raise InputError(index.source, index.line,
                              f"part {loc[:200]} is on another host than its index "
-                             f"({self.host}); --no-scope-check to fetch it anyway")
+                             f"({self.host}); `scope_check=False` to fetch it anyway")
         if self.left[0] <= 0:
             raise InputError(index.source, index.line,
                              "the index lists more parts than one run fetches "
@@ -131,7 +131,7 @@ def follow_index_batches(batches: Iterable[Batch], parts: Parts,
         for record in batch.records():
             if depth <= 0:
                 raise InputError(record.source, record.line,
-                                 "--follow: indexes nested deeper than two levels")
+                                 "indexes nested deeper than two levels (`follow`)")
             where = parts.locate(record)
             yield from follow_index_batches(parts.read(where, record), parts.below(where),
                                             depth - 1)
@@ -155,7 +155,7 @@ class NoParts:
 
     def locate(self, index: Record) -> str:
         raise InputError(index.source, index.line,
-                         "--follow needs the index as a file: its parts are read beside it")
+                         "`follow` needs the index as a file: its parts are read beside it")
 
     def read(self, where: str, index: Record) -> Iterable[Batch]:
         return ()

@@ -183,7 +183,7 @@ def write_index_to(out: OutputSet, parts: Iterable[PartRef], directory: str, pro
     if ext.endswith(".gz"):
         level = DEFAULT_GZIP_LEVEL if gzip_level is None else gzip_level
         if not 0 <= level <= 9:
-            raise OptionError("--gzip-level must be between 0 and 9")
+            raise OptionError("must be between 0 and 9", "gzip_level")
     try:
         listed = _resolve(parts, directory, name, prof)
         if not listed:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Optional
 
+from .errors import OptionError
+
 __all__ = ["PROFILES", "UNLIMITED", "Profile", "get_profile", "output_profile"]
 
 
@@ -23,12 +25,13 @@ class Profile:
         """The profile with lower limits; a value above the profile's own is a usage error."""
         if max_urls is not None:
             if not 1 <= max_urls <= self.max_urls:
-                raise ValueError(
-                    f"--max-urls must be between 1 and {self.max_urls:,} for profile {self.name}")
+                raise OptionError(
+                    f"must be between 1 and {self.max_urls:,} for profile {self.name}", "max_urls")
         if max_bytes is not None:
             if not 1 <= max_bytes <= self.max_bytes:
-                raise ValueError(
-                    f"--max-bytes must be between 1 and {self.max_bytes:,} for profile {self.name}")
+                raise OptionError(
+                    f"must be between 1 and {self.max_bytes:,} for profile {self.name}",
+                    "max_bytes")
         return replace(
             self,
             max_urls=max_urls if max_urls is not None else self.max_urls,
@@ -60,7 +63,7 @@ UNLIMITED = 1 << 62  # "no limit": larger than any count or size a run can reach
 
 def output_profile(profile: Profile, limits: str, to_stdout: bool,
                    max_urls: Optional[int] = None, max_bytes: Optional[int] = None) -> Profile:
-    """The limits the files of one output obey, by what they are (writers.limits_of):
+    """The limits the files of one output obey, by what they are (Format.limits):
 
     - "sitemap" (XML sitemaps and indexes), and "text" written to a file (a text sitemap):
       the profile's, lowered by ``max_urls``/``max_bytes``; the splitter makes parts.

@@ -160,7 +160,6 @@ class MergeStore:
         self._priority_ix: dict[float, int] = {}
         self._sources: list[str | None] = [None]
         self._source_ix: dict[str | None, int] = {None: 0}
-        self._uris = True  # every batch added was proven normalised (see batch.py)
         self.copies = 0  # copies folded in memory
         self._sent = 0  # rows sent to SQLite
 
@@ -169,7 +168,6 @@ class MergeStore:
         version). Each row is packed from the batch's columns, with no Record built: this runs
         once per input URL."""
         n = len(batch.locs)
-        self._uris = self._uris and batch.uris
         fixed = batch.is_sitemap << _SITEMAP  # the bits every row of the batch shares
         src_ix = self._source_ix.get(batch.source)
         if src_ix is None:
@@ -267,7 +265,7 @@ class MergeStore:
 
     def _emit(self, items: Iterable[tuple[str, int]], counts: MergeCounts) -> Iterator[Batch]:
         # Inline, one pass per URL: unpack its state into the columns of the batch being made.
-        cols = _Columns(self._priorities, self._sources, self._uris)
+        cols = _Columns(self._priorities, self._sources)
         priorities, sources, lastmods = self._priorities, self._sources, cols.lastmod_values
         base_mode = self.base_mode
         on_change = counts.on_change if base_mode else None
@@ -324,9 +322,7 @@ class MergeStore:
 class _Columns:
     """The columns of the batch of merged entries being made (one kind per batch)."""
 
-    def __init__(self, priorities: list[float | None], sources: list[str | None],
-                 uris: bool) -> None:
-        self.uris = uris
+    def __init__(self, priorities: list[float | None], sources: list[str | None]) -> None:
         self.kind: int | None = None
         self.lastmod_values: dict[int, Lastmod | None] = {0: None}  # packed → value
         self._clear()
@@ -349,7 +345,7 @@ class _Columns:
                       lms if any(v is not None for v in lms) else None,
                       cfs if any(v is not None for v in cfs) else None,
                       prs if any(v is not None for v in prs) else None,
-                      bool(kind), self.srcs, self.uris)
+                      bool(kind), self.srcs)
         self._clear()
         return batch
 

@@ -136,7 +136,7 @@ class OutputSet:
             raise OutputError(
                 f"{path}: cannot write: no temporary file can be made in {self.directory} "
                 f"({exc.strerror}), and the file is replaced through one; nothing was changed. "
-                "To overwrite existing files in place instead, use --no-atomic") from None
+                "To overwrite existing files in place instead, use `atomic=False`") from None
 
     def close(self) -> None:
         """End the run: remove what was not committed, release the directory's lock."""

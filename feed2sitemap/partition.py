@@ -27,12 +27,14 @@ from .merge import DEFAULT_MEMORY_LIMIT, MergeCounts
 from .naming import partition_part_name, temp_prefix
 from .outputs import FileInfo
 from .pipeline import (
-    apply_defaults_batches,
-    check_length_batches,
-    dedupe_batches,
+    apply_defaults,
+    check_length,
     merge,
-    normalize_batches,
-    within_scope_batches,
+    normalize,
+    within_scope,
+)
+from .pipeline import (
+    dedupe as keep_first,
 )
 from .record import Lastmod, Record, format_lastmod, parse_lastmod
 from .report import Report
@@ -88,10 +90,10 @@ def prepare_batches(batches: Iterable[Batch], report: Report, *, base_url: Optio
     the records alone, so any worker may run it on any slice of the data."""
     prof = _profile(profile)
     scope = _scope(base_url, scope_check)
-    stream = normalize_batches(batches, report)
-    stream = check_length_batches(stream, prof.max_loc, report, prof.name, prof.min_loc)
+    stream = normalize(batches, report)
+    stream = check_length(stream, prof.max_loc, report, prof.name, prof.min_loc)
     if scope_check:
-        stream = within_scope_batches(stream, report, scope)
+        stream = within_scope(stream, report, scope)
     return stream
 
 
@@ -197,13 +199,13 @@ def write_partition(items: Items, directory: str, stem: str, partition: int, *,
     prof = _profile(profile)
     report = report if report is not None else Report()
     name = stem + URLSET.extension + (".gz" if gzip else "")
-    stream = check_length_batches(normalize_batches(_batches(items), report), prof.max_loc,
+    stream = check_length(normalize(_batches(items), report), prof.max_loc,
                                   report, prof.name, prof.min_loc)
     if dedupe == "merge":
-        stream = batched(merge(unbatched(stream), counts, memory_limit=memory_limit))
+        stream = merge(stream, counts, memory_limit=memory_limit)
     elif dedupe == "first":
-        stream = dedupe_batches(stream, report)
-    stream = apply_defaults_batches(stream, changefreq, priority)
+        stream = keep_first(stream, report)
+    stream = apply_defaults(stream, changefreq, priority)
     temps: list[str] = []
 
     def open_part(k: int) -> tuple[Any, FileInfo]:

@@ -1,5 +1,10 @@
-"""Pipeline steps between readers and writers: each a small generator over batches of records
-(see batch.py), with a record-level twin for library users."""
+"""Pipeline steps between readers and writers: each one function over batches (batch.py).
+
+A step takes an iterable of batches and yields batches; ``convert`` composes them in the
+order below. A library user holding records wraps them: ``batched(records)`` in,
+``unbatched(batches)`` out. ``report`` collects what a step skips (a fresh Report when not
+given); read ``report.problems`` or pass ``Report(on_problem=...)`` to see them.
+"""
 
 from __future__ import annotations
 
@@ -7,77 +12,46 @@ from collections.abc import Container, Iterable, Iterator
 from itertools import repeat
 from typing import Optional
 
-from .batch import Batch, batched, unbatched
+from .batch import Batch
 from .merge import DEFAULT_MEMORY_LIMIT, MergeCounts, MergeStore
-from .record import Record
+from .mode import reference
+from .record import check_changefreq, check_priority
 from .report import Report
-from .urls import (
-    CLEAN_BYTES,
-    BadURL,
-    Scope,
-    normalize_url,
-    proven_clean,
-    scope_of,
-    shown,
-    unclean_lines,
-)
+from .urls import Scope, normalize_locs, scope_of, shown
 
-__all__ = [
-    "apply_defaults", "apply_defaults_batches", "check_length", "check_length_batches",
-    "dedupe", "dedupe_batches", "merge", "merge_batches", "normalize",
-    "normalize_batches",
-    "within_scope", "within_scope_batches",
-]
+__all__ = ["apply_defaults", "check_length", "dedupe", "merge", "normalize", "within_scope"]
 
 
-# Each rule is written once, as a step over batches (see batch.py for why); the record-level
-# functions below are the same steps for users who hold records.
-
-
-def normalize_batches(batches: Iterable[Batch], report: Report) -> Iterator[Batch]:
+def normalize(batches: Iterable[Batch], report: Optional[Report] = None) -> Iterator[Batch]:
     """Turn each loc into its normalised absolute http(s) URI; skip and report the others.
 
-    The rule is urls.normalize_url; the batch proofs of urls.py skip it only for URLs it would
-    return unchanged. A fragment removed is counted: copies of one page then fold into one.
+    The rule is urls.normalize_url; urls.normalize_locs proves whole batches clean where it
+    can, and each batch yielded carries that proof. A fragment removed is counted: copies of
+    one page then fold into one.
     """
+    report = report if report is not None else Report()
     for batch in batches:
-        if batch.uris:  # a reader proved them clean (the text reader, a block at a time)
+        if batch.proven:  # a reader had it proven (the text reader, a block at a time)
             yield batch
             continue
-        locs = batch.locs
-        text = "\n".join(locs) + "\n"
-        if text.isascii():  # the usual batch, one site's clean URLs: proven at memory speed
-            prefix = proven_clean(text, len(locs), len(text.encode().translate(None, CLEAN_BYTES)))
-            if prefix is not None:
-                yield batch.with_locs(locs, uris=True, prefix=prefix)
-                continue
-        unclean = unclean_lines(text, locs)
-        if not unclean:
-            yield batch.with_locs(locs, uris=True)
-            continue
-        fixed = list(locs)
-        drop = []
-        for i in unclean:
-            try:
-                fixed[i] = normalize_url(locs[i])
-            except BadURL as exc:
-                report.skip(exc.kind, *batch.where(i),
-                            f"{exc}; {exc.hint}" if exc.hint else str(exc))
-                drop.append(i)
-                continue
-            if "#" in locs[i] and "#" not in fixed[i]:
-                report.warn("fragment removed", *batch.where(i),
-                            f"{shown(locs[i], 200)} names a part of a page; listed as "
-                            f"{fixed[i][:200]} (RFC 3986 section 3.5)")
-        rest = batch.with_locs(fixed, uris=True).without(drop)
+        result = normalize_locs(batch.locs)
+        for i, exc in result.bad:
+            report.skip(exc.kind, *batch.where(i),
+                        f"{exc}; {exc.hint}" if exc.hint else str(exc), url=batch.locs[i])
+        for i, fixed in result.fragments:
+            report.warn("fragment removed", *batch.where(i),
+                        f"{shown(batch.locs[i], 200)} names a part of a page; listed as "
+                        f"{fixed[:200]} (RFC 3986 section 3.5)", url=fixed)
+        rest = batch.without([i for i, _ in result.bad])
         if rest.locs:
-            yield rest
+            yield rest.with_locs(result.clean)
 
 
-def check_length_batches(batches: Iterable[Batch], max_loc: int, report: Report,
-                         profile: str = "", min_loc: int = 12) -> Iterator[Batch]:
+def check_length(batches: Iterable[Batch], max_loc: int, report: Optional[Report] = None,
+                 profile: str = "", min_loc: int = 12) -> Iterator[Batch]:
     """Skip a record whose <loc> is not shorter than ``max_loc`` characters (the profile's rule)
     or shorter than ``min_loc`` (the XSD's minLength: "http://a.b/" cannot be in a sitemap)."""
+    report = report if report is not None else Report()
     for batch in batches:
         sizes = list(map(len, batch.locs))
         if not sizes:
@@ -90,35 +64,38 @@ def check_length_batches(batches: Iterable[Batch], max_loc: int, report: Report,
             if n >= max_loc:
                 report.skip("URL too long", *batch.where(i),
                             f"URL of {n:,} characters; profile {profile} requires under "
-                            f"{max_loc:,}")
+                            f"{max_loc:,}", url=batch.locs[i])
                 drop.append(i)
             elif n < min_loc:
                 report.skip("URL too short", *batch.where(i),
                             f"{batch.locs[i]} has {n} characters; the sitemaps.org schema "
-                            f"requires at least {min_loc}")
+                            f"requires at least {min_loc}", url=batch.locs[i])
                 drop.append(i)
         rest = batch.without(drop)
         if rest.locs:
             yield rest
 
 
-def within_scope_batches(batches: Iterable[Batch], report: Report,
-                         scope: Optional[Scope] = None) -> Iterator[Batch]:
+def within_scope(batches: Iterable[Batch], report: Optional[Report] = None,
+                 scope: Optional[Scope] = None) -> Iterator[Batch]:
     """Keep the URLs of one site (sitemaps.org: a sitemap lists URLs of its own host only).
 
-    ``scope`` comes from --base-url (scheme, host and directory); without it, the scheme and
+    ``scope`` comes from `base_url` (scheme, host and directory); without it, the scheme and
     host of the site the first input stated (a feed's own link, in ``report.site``) when the
     first URL arrives, else of the first URL. ``report.scope`` names it for the summary. Run
     after ``normalize``: both sides are in normalised form.
     """
+    report = report if report is not None else Report()
     off = report.hosts_off_scope
+    plain = reference()
     for batch in batches:
         if not batch.locs:
             continue
         if scope is None:
             scope = _first_scope(batch, report)
         prefix = scope.prefix
-        if batch.prefix.startswith(prefix) or all(map(str.startswith, batch.locs, repeat(prefix))):
+        if not plain and (batch.prefix.startswith(prefix)
+                          or all(map(str.startswith, batch.locs, repeat(prefix)))):
             # the usual case: known from the reader, or found in C
             yield batch
             continue
@@ -129,14 +106,14 @@ def within_scope_batches(batches: Iterable[Batch], report: Report,
             off[loc[: loc.find("/", loc.find("://") + 3)]] += 1
             report.skip("off scope", *batch.where(i),
                         f"{loc[:200]} is outside {prefix} (sitemaps.org: one site per sitemap; "
-                        "--no-scope-check to allow)")
+                        "`scope_check=False` to allow)", url=loc)
         rest = batch.without(outside)
         if rest.locs:
             yield rest
 
 
 def _first_scope(batch: Batch, report: Report) -> Scope:
-    """Without --base-url: the site the input names — a JSON Feed's home_page_url
+    """Without `base_url`: the site the input names — a JSON Feed's home_page_url
     (``batch.site``, the home page's directory, as the spec says it is the site's), an XML
     feed's own link (``report.site``: its scheme and host, since a channel link may be any page
     of the site) —, else, guessed, the scheme and host of the first URL."""
@@ -158,27 +135,30 @@ def _first_scope(batch: Batch, report: Report) -> Scope:
     return scope
 
 
-def dedupe_batches(batches: Iterable[Batch], report: Report) -> Iterator[Batch]:
+def dedupe(batches: Iterable[Batch], report: Optional[Report] = None) -> Iterator[Batch]:
     """One entry per URL: the first copy keeps its place, later copies are dropped and counted.
 
     Remembers the 64-bit hash of each URL rather than the URL (about 60 bytes per URL in all,
     whatever the URL's length); two different URLs colliding is a one-in-2**64 event per pair
     (about one in 37,000,000 runs of a million URLs).
     """
+    report = report if report is not None else Report()
     seen: set[int] = set()
+    plain = reference()
     for batch in batches:
         keys = list(map(hash, batch.locs))
         fresh = set(keys)
         # the usual case, in C: no key twice in the batch, none seen before (the probes of
         # isdisjoint leave the table's slots in cache for the insertions that follow)
-        if len(fresh) == len(keys) and seen.isdisjoint(fresh):
+        if not plain and len(fresh) == len(keys) and seen.isdisjoint(fresh):
             seen |= fresh
             yield batch
             continue
         drop = []
         for i, key in enumerate(keys):
             if key in seen:
-                report.skip("duplicate", *batch.where(i), f"duplicate URL {batch.locs[i]}")
+                report.skip("duplicate", *batch.where(i), f"duplicate URL {batch.locs[i]}",
+                            url=batch.locs[i])
                 drop.append(i)
             else:
                 seen.add(key)
@@ -187,9 +167,19 @@ def dedupe_batches(batches: Iterable[Batch], report: Report) -> Iterator[Batch]:
             yield rest
 
 
-def apply_defaults_batches(batches: Iterable[Batch], changefreq: Optional[str] = None,
-                           priority: Optional[float] = None) -> Iterator[Batch]:
-    """Fill changefreq/priority where the input gave none (the user's --changefreq/--priority)."""
+def apply_defaults(batches: Iterable[Batch], changefreq: Optional[str] = None,
+                   priority: Optional[float] = None) -> Iterator[Batch]:
+    """Fill changefreq/priority where the input gave none. The values are checked here, before
+    any batch: a bad one is an OptionError, never a sitemap the schema rejects."""
+    if changefreq is not None:
+        changefreq = check_changefreq(changefreq)
+    if priority is not None:
+        priority = check_priority(priority)
+    return _with_defaults(batches, changefreq, priority)
+
+
+def _with_defaults(batches: Iterable[Batch], changefreq: Optional[str],
+                   priority: Optional[float]) -> Iterator[Batch]:
     for batch in batches:
         if batch.is_sitemap or (changefreq is None and priority is None):
             yield batch
@@ -202,47 +192,13 @@ def apply_defaults_batches(batches: Iterable[Batch], changefreq: Optional[str] =
         if priority is not None:
             priorities = [priority] * n if priorities is None else [
                 priority if v is None else v for v in priorities]
-        yield Batch(batch.locs, batch.source, batch.lines, batch.lastmods, changefreqs,
-                    priorities, batch.is_sitemap, batch.sources, batch.uris, batch.prefix)
+        out = Batch(batch.locs, batch.source, batch.lines, batch.lastmods, changefreqs,
+                    priorities, batch.is_sitemap, batch.sources, batch.clean)
+        out.site, out.lastmod_texts = batch.site, batch.lastmod_texts
+        yield out
 
 
-def normalize(records: Iterable[Record], report: Report) -> Iterator[Record]:
-    """Records version of normalize_batches."""
-    return unbatched(normalize_batches(batched(records), report))
-
-
-def check_length(records: Iterable[Record], max_loc: int, report: Report,
-                 profile: str = "", min_loc: int = 12) -> Iterator[Record]:
-    """Records version of check_length_batches."""
-    return unbatched(check_length_batches(batched(records), max_loc, report, profile, min_loc))
-
-
-def within_scope(records: Iterable[Record], report: Report,
-                 scope: Optional[Scope] = None) -> Iterator[Record]:
-    """Records version of within_scope_batches."""
-    return unbatched(within_scope_batches(batched(records), report, scope))
-
-
-def dedupe(records: Iterable[Record], report: Report) -> Iterator[Record]:
-    """Records version of dedupe_batches."""
-    return unbatched(dedupe_batches(batched(records), report))
-
-
-def apply_defaults(records: Iterable[Record], changefreq: Optional[str] = None,
-                   priority: Optional[float] = None) -> Iterator[Record]:
-    """Records version of apply_defaults_batches."""
-    return unbatched(apply_defaults_batches(batched(records), changefreq, priority))
-
-
-def merge(records: Iterable[Record], counts: Optional[MergeCounts] = None, *,
-          base: Optional[Container[Optional[str]]] = None,
-          memory_limit: int = DEFAULT_MEMORY_LIMIT) -> Iterator[Record]:
-    """Records version of merge_batches."""
-    return unbatched(merge_batches(batched(records), counts, base=base,
-                                   memory_limit=memory_limit))
-
-
-def merge_batches(batches: Iterable[Batch], counts: Optional[MergeCounts] = None, *,
+def merge(batches: Iterable[Batch], counts: Optional[MergeCounts] = None, *,
                   base: Optional[Container[Optional[str]]] = None,
                   memory_limit: int = DEFAULT_MEMORY_LIMIT) -> Iterator[Batch]:
     """One entry per URL, newest lastmod wins (the rules are in ``merge.py``'s docstring).

@@ -35,12 +35,12 @@ class Publish:
 def check_publish(publish: Publish, out_path: Optional[str], base_url: Optional[str],
                    base_name: Optional[str]) -> None:
     if publish.robots is not None and (out_path is None or base_url is None):
-        raise OptionError("--robots needs -o FILE and --base-url: the Sitemap: lines name the "
-                          "files' public URLs")
+        raise OptionError("needs an `output` file and `base_url`: the Sitemap: lines name "
+                          "the files' public URLs", "robots")
     if publish.indexnow is not None and base_name is None:
-        raise OptionError("--indexnow needs the output among the inputs (feed2sitemap "
-                          "sitemap.xml feed.xml -o sitemap.xml): what changed is what the run "
-                          "adds to or updates in it")
+        raise OptionError("needs the output among the inputs (feed2sitemap sitemap.xml "
+                          "feed.xml -o sitemap.xml): what changed is what the run adds to or "
+                          "updates in it", "indexnow")
 
 
 class Changes:

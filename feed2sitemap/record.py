@@ -8,11 +8,15 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from typing import Optional, Union
 
+from .errors import OptionError
+
 __all__ = [
     "CANONICAL_LASTMOD",
     "CHANGEFREQS",
     "Lastmod",
     "Record",
+    "check_changefreq",
+    "check_priority",
     "check_year",
     "format_lastmod",
     "lastmod_key",
@@ -47,15 +51,41 @@ class Record:
     line: Optional[int] = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        # A Record is the library's validated value: a bad field is the caller's OptionError
+        # (a ValueError) here, never an invalid file later.
+        if not isinstance(self.loc, str) or not self.loc:
+            raise OptionError("must be a non-empty str (an absolute http(s) URL)", "loc")
         if self.changefreq is not None and self.changefreq not in _CHANGEFREQ_SET:
-            raise ValueError(f"changefreq must be one of {', '.join(CHANGEFREQS)}")
-        if self.priority is not None and not 0.0 <= self.priority <= 1.0:
-            raise ValueError("priority must be between 0.0 and 1.0")
+            raise OptionError(f"must be one of {', '.join(CHANGEFREQS)}, not "
+                              f"{self.changefreq!r}", "changefreq")
+        if self.priority is not None:
+            check_priority(self.priority)
         lm = self.lastmod
-        if isinstance(lm, datetime) and lm.utcoffset() is None:
-            raise ValueError("a lastmod with a time needs a timezone")
         if lm is not None:
-            check_year(lm)
+            if not isinstance(lm, date):
+                raise OptionError(f"must be a date or a datetime, not {type(lm).__name__}",
+                                  "lastmod")
+            if isinstance(lm, datetime) and lm.utcoffset() is None:
+                raise OptionError("a lastmod with a time needs a timezone", "lastmod")
+            try:
+                check_year(lm)
+            except ValueError as exc:
+                raise OptionError(str(exc), "lastmod") from None
+
+
+def check_priority(value: object, parameter: str = "priority") -> float:
+    """``value`` if it is a number from 0.0 to 1.0 (sitemaps.org), else OptionError."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+            0.0 <= value <= 1.0):
+        raise OptionError(f"must be a number from 0.0 to 1.0, not {value!r}", parameter)
+    return float(value)
+
+
+def check_changefreq(value: object, parameter: str = "changefreq") -> str:
+    """``value`` if it is one of CHANGEFREQS (case-sensitive, as the XSD), else OptionError."""
+    if value not in _CHANGEFREQ_SET:
+        raise OptionError(f"must be one of {', '.join(CHANGEFREQS)}, not {value!r}", parameter)
+    return value
 
 
 _new = object.__new__

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Optional
 
-from .errors import InputError
+from .errors import InputError, Problem
 
 __all__ = ["Progress", "Report"]
 
@@ -18,15 +18,19 @@ MESSAGES_PER_KIND = 50
 class Report:
     """Collects skipped records and warnings for one run.
 
-    ``skip`` and ``warn`` count the problem under ``kind`` and pass a one-line message
-    ``source:line: text`` to ``on_message``. With ``strict`` every problem raises InputError
-    instead.
+    ``skip`` and ``warn`` count the problem under ``kind``, pass it as a Problem to
+    ``on_problem`` (every one) and as a one-line message ``source:line: text`` to
+    ``on_message`` (the first MESSAGES_PER_KIND of each kind), and keep those first ones in
+    ``problems``. With ``strict`` every problem raises InputError instead.
     """
 
     def __init__(self, strict: bool = False,
-                 on_message: Optional[Callable[[str], None]] = None) -> None:
+                 on_message: Optional[Callable[[str], None]] = None,
+                 on_problem: Optional[Callable[[Problem], None]] = None) -> None:
         self.strict = strict
         self.on_message = on_message
+        self.on_problem = on_problem
+        self.problems: list[Problem] = []
         self.skipped: Counter[str] = Counter()
         self.warnings: Counter[str] = Counter()
         self.hosts_off_scope: Counter[str] = Counter()
@@ -39,20 +43,26 @@ class Report:
         self.scope: Optional[str] = None
         self.scope_from = ""
 
-    def _emit(self, kind: str, source: Optional[str], line: Optional[int], text: str) -> None:
+    def _emit(self, problem: Problem) -> None:
+        source, line = problem.source, problem.line
         if self.strict:
-            raise InputError(source, line, text.split(": ", 1)[-1] + " (--strict)")
+            raise InputError(source, line, problem.reason + " (`strict`)")
+        if self.on_problem is not None:
+            self.on_problem(problem)
+        kind = problem.kind
         self._messages[kind] += 1
+        n = self._messages[kind]
+        if n > MESSAGES_PER_KIND:
+            return
+        self.problems.append(problem)
         if self.on_message is None:
             return
-        n = self._messages[kind]
-        if n <= MESSAGES_PER_KIND:
-            where = source or "<input>"
-            if line is not None:
-                where += f":{line}"
-            self.on_message(f"{where}: {text}")
-            if n == MESSAGES_PER_KIND:
-                self.on_message(f"{where}: further '{kind}' messages are counted, not shown")
+        where = source or "<input>"
+        if line is not None:
+            where += f":{line}"
+        self.on_message(f"{where}: {problem.action}: {problem.reason}")
+        if n == MESSAGES_PER_KIND:
+            self.on_message(f"{where}: further '{kind}' messages are counted, not shown")
 
     def note(self, text: str, source: Optional[str] = None) -> None:
         """Something the user should know that is no problem at all (never an error, even
@@ -60,14 +70,16 @@ class Report:
         if self.on_message is not None:
             self.on_message(f"{source}: note: {text}" if source else f"note: {text}")
 
-    def skip(self, kind: str, source: Optional[str], line: Optional[int], text: str) -> None:
+    def skip(self, kind: str, source: Optional[str], line: Optional[int], text: str,
+             url: Optional[str] = None) -> None:
         """A record was left out of the output."""
-        self._emit(kind, source, line, "skipped: " + text)
+        self._emit(Problem("skipped", kind, source, line, text, url))
         self.skipped[kind] += 1
 
-    def warn(self, kind: str, source: Optional[str], line: Optional[int], text: str) -> None:
+    def warn(self, kind: str, source: Optional[str], line: Optional[int], text: str,
+             url: Optional[str] = None) -> None:
         """Something was wrong but the record (perhaps without a field) was kept."""
-        self._emit(kind, source, line, "warning: " + text)
+        self._emit(Problem("warning", kind, source, line, text, url))
         self.warnings[kind] += 1
 
     @property

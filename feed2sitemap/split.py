@@ -25,7 +25,7 @@ from .naming import part_names
 from .outputs import BinaryOut, FileInfo, OutputSet
 from .record import Lastmod, lastmod_key, make_record
 from .report import Report
-from .writers import INDEX, Format, format_block, format_entries, limits_of
+from .writers import INDEX, Format, StampedFormat
 
 __all__ = ["DEFAULT_GZIP_LEVEL", "Written", "write_indexes", "write_output", "write_records"]
 
@@ -83,15 +83,14 @@ def write_records(batches: Iterable[Batch], fmt: Format, profile: Profile,
     # complete: its entries go to an unnamed temporary first and are copied in after the header
     # when the file closes (one extra pass over at most max_bytes). The header's size does not
     # depend on the stamp (StampedFormat's contract), so the accounting below stays exact.
-    stamped: Optional[Callable[[Optional[Lastmod]], str]] = getattr(fmt, "file_header", None)
+    stamped = fmt.file_header if isinstance(fmt, StampedFormat) else None
     body: Optional[IO[bytes]] = None
     header_size, footer_size = len(header), len(footer)
     max_urls = profile.max_sitemaps if fmt is INDEX else profile.max_urls
     max_bytes = profile.max_bytes
     # the room one file has for entries once the declaration, root tags and closing tag are in
     room = max_bytes - header_size - footer_size
-    entries = format_entries(fmt)
-    block = format_block(fmt)
+    entries, block = fmt.entries, fmt.block
     if files is None:
         files = []
     sink: Optional[_Sink] = None
@@ -234,7 +233,7 @@ def write_output(batches: Iterable[Batch], fmt: Format, profile: Profile, out: O
     Nothing written at all (every entry too large) returns no files; the caller decides."""
 
     def before_split() -> None:
-        kind = limits_of(fmt)
+        kind = fmt.limits
         if kind in ("feed", "data"):  # limits.output_profile: one file, never parts
             what = "a feed" if kind == "feed" else "a JSON Lines file"
             hint = ("a feed reader follows no index: lower the entries, or write a sitemap "

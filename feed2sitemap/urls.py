@@ -4,16 +4,26 @@ One rule, whatever path a URL takes: ``normalize_url`` is the rule, and the batc
 (``proven_clean``, ``all_clean``, ``unclean_lines``), which let the readers and the pipeline skip
 it for blocks of URLs, only ever accept what ``normalize_url`` returns unchanged. A differential
 test (tests/test_urls.py) holds them to it.
+
+What a proof establishes travels as a value, ``CleanLocs``, that only this module makes
+(``prove_lines``, ``normalize_locs``): a writer that escapes a proven list in one cheap pass,
+or a scope check that passes it at once, relies on the proof, not on a flag anyone may set.
+In the reference mode (mode.py) nothing is proven a block at a time: each URL goes through
+``normalize_url``.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import NamedTuple, Optional
 from urllib.parse import urljoin, urlsplit
 
-__all__ = ["CLEAN_BYTES", "BadURL", "Scope", "all_clean", "base_directory", "normalize_url",
-           "proven_clean", "resolve", "scope_of", "shown", "unclean_lines"]
+from .mode import reference
+
+__all__ = ["CLEAN_BYTES", "BadURL", "CleanLocs", "Normalized", "Scope", "all_clean",
+           "base_directory", "normalize_locs", "normalize_url", "prove_lines", "proven_clean",
+           "resolve", "scope_of", "shown", "unclean_lines"]
 
 # Characters left as they are inside path and query (as a regex character class's contents);
 # everything else is encoded. RFC 3986 reserved and unreserved characters, plus "%" (handled
@@ -97,6 +107,90 @@ def unclean_lines(text: str, locs: list[str]) -> list[int]:
         end = match(text, pos).end()  # type: ignore[union-attr]
         i += 1 + text.count("\n", pos, end)
     return unclean
+
+
+class CleanLocs:
+    """The proof, as a value, that every location of one list is a normalised URI (one that
+    ``normalize_url`` returns unchanged): none holds a space, a control character, "<", ">" or
+    a quote, and each starts with ``prefix`` ("" when the proof says nothing of the site).
+
+    Only this module makes one (the constructor wants a key no other module has), and a proof
+    covers the very list it was made for (``covers`` is an identity test): rows taken out or
+    replaced after the proof are a new list, which no proof covers until this module makes one.
+    """
+
+    __slots__ = ("locs", "prefix")
+
+    def __init__(self, locs: list[str], prefix: str, key: object) -> None:
+        if key is not _KEY:
+            raise TypeError("only feed2sitemap.urls proves locations clean")
+        self.locs = locs
+        self.prefix = prefix
+
+    def covers(self, locs: list[str]) -> bool:
+        return locs is self.locs
+
+    def subset(self, keep: Sequence[int]) -> CleanLocs:
+        """The proof for the rows ``keep`` of the list: clean URLs stay clean when others go."""
+        return CleanLocs([self.locs[i] for i in keep], self.prefix, _KEY)
+
+
+_KEY = object()
+
+
+def prove_lines(text: str, lines: list[str], unclean_bytes: int,
+                size: int) -> Optional[list[CleanLocs]]:
+    """Proofs for ``lines`` in slices of ``size``, if all are clean normalised URIs, else None.
+    ``text`` is the lines each followed by a newline; ``unclean_bytes`` as for proven_clean."""
+    if reference():
+        return None
+    prefix = proven_clean(text, len(lines), unclean_bytes)
+    if prefix is None and unclean_bytes == len(lines) and "%" not in text and all_clean(text):
+        prefix = ""  # clean URLs of several sites
+    if prefix is None:
+        return None
+    return [CleanLocs(lines[i: i + size], prefix, _KEY) for i in range(0, len(lines), size)]
+
+
+class Normalized(NamedTuple):
+    """What ``normalize_locs`` made of a list: the proof for the URLs kept (in order), those
+    refused (index, why), and those whose fragment was removed (index, URL written)."""
+
+    clean: CleanLocs
+    bad: list[tuple[int, BadURL]]
+    fragments: list[tuple[int, str]]
+
+
+def normalize_locs(locs: list[str]) -> Normalized:
+    """``normalize_url`` over a list: a block of one site's clean URLs is proven at memory
+    speed, the others are found in one regex pass and normalised one by one."""
+    text = "\n".join(locs) + "\n"
+    if reference():
+        unclean: Sequence[int] = range(len(locs))
+    else:
+        if text.isascii():  # the usual list, one site's clean URLs
+            unclean_bytes = len(text.encode().translate(None, CLEAN_BYTES))
+            prefix = proven_clean(text, len(locs), unclean_bytes)
+            if prefix is not None:
+                return Normalized(CleanLocs(locs, prefix, _KEY), [], [])
+        unclean = unclean_lines(text, locs)
+        if not unclean:
+            return Normalized(CleanLocs(locs, "", _KEY), [], [])
+    fixed = list(locs)
+    bad: list[tuple[int, BadURL]] = []
+    fragments: list[tuple[int, str]] = []
+    for i in unclean:
+        try:
+            fixed[i] = normalize_url(locs[i])
+        except BadURL as exc:
+            bad.append((i, exc))
+            continue
+        if "#" in locs[i] and "#" not in fixed[i]:
+            fragments.append((i, fixed[i]))
+    if bad:
+        gone = {i for i, _ in bad}
+        fixed = [url for i, url in enumerate(fixed) if i not in gone]
+    return Normalized(CleanLocs(fixed, "", _KEY), bad, fragments)
 
 
 def _is_clean(url: str) -> bool:
@@ -221,7 +315,7 @@ def _normalize_slow(url: str) -> str:
     scheme = scheme.lower() if colon else ""
     if not rest.startswith("//") or not re.fullmatch(r"[a-z][a-z0-9+.-]*", scheme):
         raise BadURL(f"not an absolute URL: {shown(url)}", hint="" if colon and scheme else
-                     "give --base-url to resolve relative links of lists and feeds")
+                     "give `base_url` to resolve relative links of lists and feeds")
     if scheme not in ("http", "https"):
         raise BadURL(f"not an http(s) URL: {shown(url)}")
     end = min((i for i in map(rest.find, "/?#", (2, 2, 2)) if i >= 0), default=len(rest))
@@ -294,9 +388,9 @@ def base_directory(url: str) -> tuple[str, Optional[str]]:
         return norm[:after_host] + path, None
     if "." not in last:
         directory = norm[:after_host] + path + "/"
-        return directory, f"--base-url {norm} is read as the directory {directory}"
+        return directory, f"`base_url` {norm} is read as the directory {directory}"
     directory = norm[:after_host] + path[: path.rfind("/") + 1]
-    return directory, f"--base-url {norm} names a file; its directory {directory} is the base"
+    return directory, f"`base_url` {norm} names a file; its directory {directory} is the base"
 
 
 def scope_of(url: str, *, directory: bool = True) -> Scope:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import IO, Optional, Union
 
 from .batch import Batch, batched
-from .errors import InputError, UnsupportedFormat
+from .errors import InputError, OptionError, UnsupportedFormat
 from .indexnow import Submitted
 from .limits import Profile, get_profile, output_profile
 from .merge import MergeCounts
@@ -29,7 +29,6 @@ from .writers import (
     Format,
     format_for_name,
     get_format,
-    limits_of,
 )
 
 __all__ = ["Destination", "Summary", "output_format", "write", "write_batches"]
@@ -88,12 +87,12 @@ def _gzip_choice(gzip: Optional[bool], path: Optional[str], dest: Destination,
         return named
     if path is not None and gzip != named:
         report.warn("gzip name", path, None, (
-            "--gzip writes gzip data to a name not ending .gz" if gzip else
-            "--no-gzip writes plain data to a name ending .gz")
+            "`gzip=True` writes gzip data to a name not ending .gz" if gzip else
+            "`gzip=False` writes plain data to a name ending .gz")
             + "; a web server will label the file wrongly")
     if gzip and path is None and dest is None and sys.stdout.isatty():
-        raise UnsupportedFormat("--gzip would write compressed bytes to the terminal; "
-                                "give -o FILE.gz (or pipe the output)")
+        raise OptionError("would write compressed bytes to the terminal; give an `output` "
+                          "file name ending .gz (or pipe the output)", "gzip")
     return gzip
 
 
@@ -111,7 +110,7 @@ def _one_kind(batches: Iterable[Batch]) -> Iterator[Batch]:
             what = ("lists sitemaps (it is an index) while other inputs give pages"
                     if batch.is_sitemap else "gives pages while other inputs are indexes")
             raise InputError(source, line, f"{what}: a sitemap holds one kind. To read the "
-                             "pages an index lists, give --follow")
+                             "pages an index lists, give `follow=True`")
         yield batch
 
 
@@ -124,16 +123,16 @@ def _site_url(site_url: Optional[str], base_url: Optional[str], first_loc: str) 
         return scope_of(base_url).prefix if base_url is not None else scope_of(
             first_loc, directory=False).prefix
     except ValueError as exc:
-        raise UnsupportedFormat(f"--site-url: {exc}") from None
+        raise OptionError(str(exc), "site_url") from None
 
 
 def profile_of(profile: Union[str, Profile], max_urls: Optional[int],
              max_bytes: Optional[int]) -> Profile:
     try:
         prof = get_profile(profile) if isinstance(profile, str) else profile
-        return prof.lowered(max_urls, max_bytes)
     except ValueError as exc:
-        raise UnsupportedFormat(str(exc)) from None
+        raise UnsupportedFormat(str(exc), "profile") from None
+    return prof.lowered(max_urls, max_bytes)
 
 
 def write(records: Iterable[Record], dest: Destination = None, *, to: Optional[str] = None,
@@ -177,15 +176,15 @@ def settings_of(path: Optional[str], to: Optional[str], index: str, base_url: Op
     except ValueError as exc:
         raise UnsupportedFormat(str(exc)) from None
     if index not in ("auto", "always"):
-        raise UnsupportedFormat(f"unknown index mode {index!r}; choose auto or always")
+        raise OptionError(f"unknown index mode {index!r}; choose auto or always", "index")
     if index == "always" and (base_url is None or path is None):
-        raise UnsupportedFormat("--index always needs -o FILE and --base-url")
+        raise OptionError("\"always\" needs an `output` file and `base_url`", "index")
     gzip = _gzip_choice(gzip, path, dest, report)
     level = None
     if gzip:
         level = DEFAULT_GZIP_LEVEL if gzip_level is None else gzip_level
         if not 0 <= level <= 9:
-            raise UnsupportedFormat("--gzip-level must be between 0 and 9")
+            raise OptionError("must be between 0 and 9", "gzip_level")
     return Settings(fmt, level, index == "always", max_urls, max_bytes)
 
 
@@ -255,7 +254,7 @@ def write_to(out: OutputSet, batches: Iterable[Batch], settings: Settings, prof:
         fmt = fmt.for_site(_site_url(channel.site_url, base_url, first.locs[0]), channel.title,
                            channel.description)
     try:  # which limits apply depends on what is written, and where
-        prof = output_profile(prof, limits_of(fmt), out.path is None, settings.max_urls,
+        prof = output_profile(prof, fmt.limits, out.path is None, settings.max_urls,
                               settings.max_bytes)
     except ValueError as exc:
         raise UnsupportedFormat(str(exc)) from None

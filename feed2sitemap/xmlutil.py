@@ -59,6 +59,17 @@ def escape_specials(text: str) -> str:
             .replace("'", "&apos;").replace('"', "&quot;"))
 
 
+def escape_uris(text: str) -> str:
+    """``escape_specials`` for text made of normalised URIs (urls.CleanLocs proves it) and the
+    separators the caller put between them: a URI holds no "<", ">" or quote (RFC 3986 leaves
+    them out), so only "&" and "'" may need escaping. Two passes instead of five."""
+    if "&" in text:
+        text = text.replace("&", "&amp;")
+    if "'" in text:
+        text = text.replace("'", "&apos;")
+    return text
+
+
 class XMLRefused(ValueError):
     """The document is refused for safety (the caller adds the file and line)."""
 

@@ -103,7 +103,7 @@ def test_a_bad_field_is_dropped_with_its_line_and_the_url_kept(line: bytes, fiel
     assert report.warnings == {f"bad {field}": 1}
     said = messages(data)
     assert len(said) == 1 and message in said[0] and said[0].startswith("in:2: warning:")
-    with pytest.raises(InputError, match=r"in:2: .*\(--strict\)"):
+    with pytest.raises(InputError, match=r"in:2: .*\(`strict`\)"):
         read_all(data, strict=True)
 
 

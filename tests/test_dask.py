@@ -165,7 +165,7 @@ def test_strict_failure_changes_nothing(client: Any, tmp_path: Path,
                                         first_run: tuple[Path, Any, Any]) -> None:
     out, rows, _ = first_run
     before = _files(out)
-    with pytest.raises(InputError, match="--strict"):
+    with pytest.raises(InputError, match="`strict`"):
         to_sitemaps(db.from_sequence(rows, npartitions=2), out / "sitemap.xml",
                     base_url=BASE, partitions=3, profile=PROFILE, strict=True)
     assert _files(out) == before

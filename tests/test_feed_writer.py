@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from feed2sitemap import convert, read, write
 from feed2sitemap.cli import convert_command
-from feed2sitemap.errors import LimitError, UnsupportedFormat
+from feed2sitemap.errors import LimitError, OptionError
 from feed2sitemap.limits import get_profile
 from feed2sitemap.record import CHANGEFREQS, Record, lastmod_key, make_record
 from feed2sitemap.writers import ATOM, RSS, FeedFormat
@@ -155,8 +155,9 @@ def test_channel_link_from_site_url_or_base_url() -> None:
         "https://example.com/blog/"
     assert parsed(written(recs, to="atom", site_url="HTTPS://Example.COM")).feed.id == \
         "https://example.com/"
-    with pytest.raises(UnsupportedFormat, match="--site-url"):
+    with pytest.raises(OptionError, match="`site_url`") as caught:
         written(recs, to="rss", site_url="ftp://example.com/")
+    assert caught.value.parameter == "site_url"
 
 
 @pytest.mark.parametrize("name, kind", [("feed.rss", "rss20"), ("feed.atom", "atom10"),

@@ -8,17 +8,25 @@ import subprocess
 import sys
 from datetime import date, datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from feed2sitemap import convert
+from feed2sitemap.batch import batched, unbatched
 from feed2sitemap.errors import InputError
 from feed2sitemap.merge import MergeCounts, find_base
-from feed2sitemap.pipeline import merge
+from feed2sitemap.pipeline import merge as merge_step
 from feed2sitemap.record import Record, make_record
 
 UTC = timezone.utc
 U = "https://example.com/"
+
+
+def merge(records: Any, *args: Any, **kwargs: Any) -> list[Record]:
+    """The merge step (over batches) applied to records, as a library user holding records
+    applies it."""
+    return list(unbatched(merge_step(batched(records), *args, **kwargs)))
 
 
 def rec(path: str, lastmod: object = None, changefreq: str | None = None,

@@ -1,22 +1,28 @@
 from __future__ import annotations
 
 from datetime import date
+from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from feed2sitemap import Record, Report
-from feed2sitemap.batch import Batch
+from feed2sitemap.batch import Batch, batched, unbatched
 from feed2sitemap.pipeline import (
     apply_defaults,
     check_length,
     dedupe,
     normalize,
-    normalize_batches,
     within_scope,
 )
 from feed2sitemap.record import make_record
 from feed2sitemap.urls import normalize_url, scope_of
+
+
+def via(step: Any, records: Any, *args: Any, **kwargs: Any) -> list[Record]:
+    """A pipeline step (over batches) applied to records, as a library user holding records
+    applies it."""
+    return list(unbatched(step(batched(records), *args, **kwargs)))
 
 
 def recs(*locs: str) -> list[Record]:
@@ -26,18 +32,22 @@ def recs(*locs: str) -> list[Record]:
 def test_normalize_rewrites_locs_and_skips_invalid_ones_with_their_line() -> None:
     messages: list[str] = []
     report = Report(on_message=messages.append)
-    got = list(normalize(recs("HTTPS://E.example/a b", "nope", "https://e.example/"), report))
+    got = via(normalize, recs("HTTPS://E.example/a b", "nope", "https://e.example/"), report)
     assert [r.loc for r in got] == ["https://e.example/a%20b", "https://e.example/"]
     assert report.skipped["invalid URL"] == 1
-    assert messages == ["in.txt:2: skipped: not an absolute URL: 'nope'; give --base-url to "
+    assert messages == ["in.txt:2: skipped: not an absolute URL: 'nope'; give `base_url` to "
                         "resolve relative links of lists and feeds"]
+    # the same problem as a value, for code that wants more than text
+    (problem,) = report.problems
+    assert (problem.action, problem.kind, problem.source, problem.line, problem.url) == (
+        "skipped", "invalid URL", "in.txt", 2, "nope")
 
 
 def test_scope_without_base_url_is_the_first_urls_scheme_and_host() -> None:
     report = Report()
-    got = list(within_scope(recs("https://e.example/a", "https://e.example/b/c",
+    got = via(within_scope, recs("https://e.example/a", "https://e.example/b/c",
                                  "http://e.example/a", "https://other.example/",
-                                 "https://e.example.evil/x"), report))
+                                 "https://e.example.evil/x"), report)
     assert [r.loc for r in got] == ["https://e.example/a", "https://e.example/b/c"]
     assert report.skipped["off scope"] == 3
     assert report.hosts_off_scope["http://e.example"] == 1
@@ -46,16 +56,16 @@ def test_scope_without_base_url_is_the_first_urls_scheme_and_host() -> None:
 def test_scope_with_base_url_is_its_directory() -> None:
     report = Report()
     scope = scope_of("https://e.example/blog/")
-    got = list(within_scope(recs("https://e.example/blog/a", "https://e.example/blog",
-                                 "https://e.example/blogger", "https://e.example/"), report, scope))
+    got = via(within_scope, recs("https://e.example/blog/a", "https://e.example/blog",
+                                 "https://e.example/blogger", "https://e.example/"), report, scope)
     assert [r.loc for r in got] == ["https://e.example/blog/a", "https://e.example/blog"]
     assert report.skipped["off scope"] == 2
 
 
 def test_dedupe_keeps_the_first_copy_in_place() -> None:
     report = Report()
-    got = list(dedupe([Record("https://e.example/a", date(2024, 1, 1)),
-                       Record("https://e.example/b"), Record("https://e.example/a")], report))
+    got = via(dedupe, [Record("https://e.example/a", date(2024, 1, 1)),
+                       Record("https://e.example/b"), Record("https://e.example/a")], report)
     assert got == [Record("https://e.example/a", date(2024, 1, 1)), Record("https://e.example/b")]
     assert report.skipped["duplicate"] == 1
 
@@ -63,15 +73,15 @@ def test_dedupe_keeps_the_first_copy_in_place() -> None:
 def test_check_length_uses_the_profiles_under_rule() -> None:
     report = Report()
     ok = "https://e.example/" + "a" * (255 - 18)
-    got = list(check_length([Record(ok), Record(ok + "b")], 256, report, "baidu"))
+    got = via(check_length, [Record(ok), Record(ok + "b")], 256, report, "baidu")
     assert got == [Record(ok)] and report.skipped["URL too long"] == 1
 
 
 def test_defaults_fill_only_missing_fields_and_never_index_entries() -> None:
-    got = list(apply_defaults([Record("https://e.example/a", changefreq="daily"),
+    got = via(apply_defaults, [Record("https://e.example/a", changefreq="daily"),
                                Record("https://e.example/b", priority=0.1),
                                Record("https://e.example/s.xml", is_sitemap=True)],
-                              "weekly", 0.5))
+                              "weekly", 0.5)
     assert got == [Record("https://e.example/a", changefreq="daily", priority=0.5),
                    Record("https://e.example/b", changefreq="weekly", priority=0.1),
                    Record("https://e.example/s.xml", is_sitemap=True)]
@@ -84,14 +94,14 @@ def test_steps_are_lazy() -> None:
             i += 1
             yield make_record(f"https://e.example/{i}")
 
-    stream = dedupe(within_scope(normalize(endless(), Report()), Report()),  # type: ignore[arg-type]
-                    Report())
-    assert next(iter(stream)).loc == "https://e.example/1"
+    stream = unbatched(dedupe(within_scope(normalize(batched(endless()), Report()),  # type: ignore[arg-type]
+                                           Report()), Report()))
+    assert next(stream).loc == "https://e.example/1"
 
 
 def test_check_length_skips_urls_the_schema_finds_too_short() -> None:
     report = Report()
-    got = list(check_length([Record("http://a.b/"), Record("http://a.b/c")], 2048, report))
+    got = via(check_length, [Record("http://a.b/"), Record("http://a.b/c")], 2048, report)
     assert got == [Record("http://a.b/c")] and report.skipped["URL too short"] == 1
 
 
@@ -101,7 +111,7 @@ def test_dedupe_across_and_within_batches_keeps_first_copies_in_order() -> None:
         "https://e.example/4999", "https://e.example/0", "https://e.example/5000",
         "https://e.example/5000"]
     report = Report()
-    got = [r.loc for r in dedupe([make_record(loc) for loc in stream], report)]
+    got = [r.loc for r in via(dedupe, [make_record(loc) for loc in stream], report)]
     assert got == locs + ["https://e.example/5000"]
     assert report.skipped["duplicate"] == 5
 
@@ -116,7 +126,7 @@ _LOCS = st.one_of(
 
 
 @given(st.lists(_LOCS, max_size=30))
-def test_normalize_batches_treats_each_loc_as_normalize_url_does(locs: list[str]) -> None:
+def test_normalize_treats_each_loc_as_normalize_url_does(locs: list[str]) -> None:
     """However the batch is scanned, each loc comes out as normalize_url makes it, or is
     reported and skipped; a newline inside a loc is never taken for two clean URLs."""
     want = []
@@ -126,7 +136,7 @@ def test_normalize_batches_treats_each_loc_as_normalize_url_does(locs: list[str]
         except ValueError:
             pass
     report = Report()
-    got = [loc for batch in normalize_batches([Batch(list(locs), "s")], report)
+    got = [loc for batch in normalize([Batch(list(locs), "s")], report)
            for loc in batch.locs]
     assert got == want
     assert report.skipped.get("invalid URL", 0) == len(locs) - len(want)

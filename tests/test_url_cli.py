@@ -297,7 +297,7 @@ def test_gzip_to_a_terminal_is_refused(tmp_path: Path) -> None:
     src.write_text("https://example.com/a\n")
     code, screen = _run_on_a_terminal([str(src), "--gzip"], {})
     assert code == 2
-    assert b"give -o FILE.gz" in screen and b"\x1f\x8b" not in screen
+    assert b"give an --output file name ending .gz" in screen and b"\x1f\x8b" not in screen
 
 
 # --- issue 19: hosts ------------------------------------------------------------------------------

@@ -44,7 +44,7 @@ def read_jsonfeed_batches(stream: Any, source: str, report: Report,
     post points to, so an item with only that is skipped with a note. Relative URLs are resolved
     against ``home_page_url``, then ``base_url``. Every batch carries the feed's
     ``home_page_url`` as its ``site``: the site the feed speaks for, which the scope step takes
-    as the default scope (pipeline.within_scope_batches).
+    as the default scope (pipeline.within_scope).
     """
     feed = load_jsonfeed(read_all(stream, source, max_bytes), source)
     _check_version(feed, source, report)

@@ -11,7 +11,7 @@ from ..batch import BATCH, Batch, unbatched
 from ..errors import InputError
 from ..record import Record
 from ..report import Report
-from ..urls import CLEAN_BYTES, all_clean, proven_clean, resolve
+from ..urls import CLEAN_BYTES, CleanLocs, prove_lines, resolve
 
 __all__ = ["MAX_LINE", "read_text", "read_text_batches"]
 
@@ -94,11 +94,9 @@ def read_text_batches(stream: IO[bytes], source: str, report: Report,
         if text.endswith("\n"):
             lines.pop()
             rest = block.translate(None, CLEAN_BYTES)  # the newlines, and any other byte
-            prefix = proven_clean(text, len(lines), len(rest))
-            if prefix is None and len(rest) == len(lines) and "%" not in text and all_clean(text):
-                prefix = ""  # clean URLs of several sites
-            if prefix is not None:  # the usual block: nothing to strip, none blank
-                yield from _clean_batches(lines, source, lineno, prefix)
+            proofs = prove_lines(text, lines, len(rest), BATCH)
+            if proofs is not None:  # the usual block: nothing to strip, none blank
+                yield from _clean_batches(proofs, source, lineno)
                 lineno += len(lines)
                 offset += len(block)
                 continue
@@ -143,15 +141,14 @@ def _one_url(loc: str, source: str, line: int, report: Report) -> bool:
     return False
 
 
-def _clean_batches(lines: list[str], source: str, lineno: int, prefix: str) -> Iterator[Batch]:
-    """Batches of a block whose lines are all clean URLs already: what per-line strip and
-    normalize_batches would do has been done for the whole block."""
-    _check_lengths(lines, source, lineno + 1)
-    for start in range(0, len(lines), BATCH):
-        part = lines[start: start + BATCH]
-        first_line = lineno + start + 1
-        yield Batch(part, source, range(first_line, first_line + len(part)), uris=True,
-                    prefix=prefix)
+def _clean_batches(proofs: list[CleanLocs], source: str, lineno: int) -> Iterator[Batch]:
+    """Batches of a block whose lines urls.py proved clean URLs already: what per-line strip
+    and the normalize step would do has been done for the whole block."""
+    for proof in proofs:
+        part = proof.locs
+        _check_lengths(part, source, lineno + 1)
+        yield Batch(part, source, range(lineno + 1, lineno + 1 + len(part)), clean=proof)
+        lineno += len(part)
 
 
 def _check_lengths(lines: list[str], source: str, first_line: int) -> None:

@@ -1,16 +1,23 @@
-"""The interface every output format implements."""
+"""The interface every output format implements: batches in, text out.
+
+The batch (batch.py) is the data path's contract, so a format formats batches: ``entries``
+gives each row's text, ``block`` the whole batch as one string (what the splitter writes when
+the batch fits). A format that can do better than joining its entries (one join over the
+locations of a proven batch, say) overrides ``block``; nothing else is looked up.
+"""
 
 from __future__ import annotations
 
-from typing import Protocol
+from abc import ABC, abstractmethod
 
+from ..batch import Batch
 from ..record import Lastmod, Record
 
 __all__ = ["Format", "StampedFormat"]
 
 
-class Format(Protocol):
-    """An output file is ``header``, then ``entry(record)`` per record, then ``footer``.
+class Format(ABC):
+    """An output file is ``header()``, then the entries of each batch, then ``footer()``.
 
     The splitter measures each piece's UTF-8 length and so knows every file's exact size before
     it writes a byte: a file is closed only when the next entry would not fit.
@@ -18,15 +25,31 @@ class Format(Protocol):
 
     name: str
     extension: str  # the file-name ending that selects this format (".xml", ".txt")
+    # Which limits the files obey (limits.output_profile): "sitemap" (the profile's, split into
+    # parts), "text" (a text sitemap in a file, an extraction to stdout), "feed" (one file, up
+    # to the byte limit) or "data" (JSON Lines: none unless asked).
+    limits = "sitemap"
 
+    @abstractmethod
     def header(self) -> str: ...
 
+    @abstractmethod
     def footer(self) -> str: ...
 
-    def entry(self, record: Record) -> str: ...
+    @abstractmethod
+    def entries(self, batch: Batch) -> list[str]:
+        """Each row's entry, in order."""
+
+    def block(self, batch: Batch) -> str:
+        """All the batch's entries as one string."""
+        return "".join(self.entries(batch))
+
+    def entry(self, record: Record) -> str:
+        """One record's entry (for code holding a record; the writer itself formats batches)."""
+        return self.entries(Batch.of_records([record]))[0]
 
 
-class StampedFormat(Format, Protocol):
+class StampedFormat(Format):
     """A format whose header names the newest lastmod of the file's own entries (feeds).
 
     The header cannot be written before the file's entries are known, yet the splitter must know
@@ -35,4 +58,8 @@ class StampedFormat(Format, Protocol):
     splitter holds the file's entries aside and writes this header first when the file is closed.
     """
 
+    @abstractmethod
     def file_header(self, newest: Lastmod | None) -> str: ...
+
+    def header(self) -> str:
+        return self.file_header(None)

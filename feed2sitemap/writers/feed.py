@@ -12,12 +12,14 @@ into a page's date. RSS has no such rule: an item without a lastmod simply has n
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from datetime import datetime, timezone
 from urllib.parse import unquote, urlsplit
 
+from ..batch import Batch
 from ..record import Lastmod, Record, lastmod_key
 from ..xmlutil import xml_escape
+from .base import StampedFormat
 
 __all__ = ["ATOM", "RSS", "UNKNOWN_UPDATED", "AtomFormat", "FeedFormat", "RssFormat",
            "atom_time", "rfc822_time", "title_for"]
@@ -70,7 +72,7 @@ def title_for(loc: str) -> str:
     return title or name
 
 
-class FeedFormat(ABC):
+class FeedFormat(StampedFormat):
     """What RSS and Atom share: the channel's title, link and description, set per run."""
 
     name = "feed"
@@ -91,17 +93,11 @@ class FeedFormat(ABC):
         return type(self)(host if title is None else title, site_url,
                           f"Pages of {host}" if description is None else description)
 
-    def header(self) -> str:
-        return self.file_header(None)
+    def entries(self, batch: Batch) -> list[str]:
+        return list(map(self._entry, batch.records()))
 
     @abstractmethod
-    def file_header(self, newest: Lastmod | None) -> str: ...
-
-    @abstractmethod
-    def footer(self) -> str: ...
-
-    @abstractmethod
-    def entry(self, record: Record) -> str: ...
+    def _entry(self, record: Record) -> str: ...
 
 
 class RssFormat(FeedFormat):
@@ -124,7 +120,7 @@ class RssFormat(FeedFormat):
     def footer(self) -> str:
         return "</channel>\n</rss>\n"
 
-    def entry(self, record: Record) -> str:
+    def _entry(self, record: Record) -> str:
         loc = xml_escape(record.loc)
         date = ("" if record.lastmod is None
                 else f"<pubDate>{rfc822_time(record.lastmod)}</pubDate>")
@@ -155,7 +151,7 @@ class AtomFormat(FeedFormat):
     def footer(self) -> str:
         return "</feed>\n"
 
-    def entry(self, record: Record) -> str:
+    def _entry(self, record: Record) -> str:
         loc = xml_escape(record.loc)
         updated = atom_time(UNKNOWN_UPDATED if record.lastmod is None else record.lastmod)
         return (f"<entry><id>{loc}</id><title>{xml_escape(title_for(record.loc))}</title>"

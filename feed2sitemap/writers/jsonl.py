@@ -14,7 +14,9 @@ from __future__ import annotations
 import json
 
 from ..batch import Batch
+from ..mode import reference
 from ..record import Record, format_lastmod
+from .base import Format
 
 __all__ = ["JSONL"]
 
@@ -22,7 +24,7 @@ __all__ = ["JSONL"]
 _dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
-class JsonLinesFormat:
+class JsonLinesFormat(Format):
     name = "jsonl"
     extension = ".jsonl"
     limits = "data"
@@ -33,7 +35,7 @@ class JsonLinesFormat:
     def footer(self) -> str:
         return ""
 
-    def entry(self, record: Record) -> str:
+    def _entry(self, record: Record) -> str:
         parts = ['{"loc":', _dumps(record.loc)]
         if record.lastmod is not None:
             parts += [',"lastmod":"', format_lastmod(record.lastmod), '"']
@@ -48,7 +50,7 @@ class JsonLinesFormat:
 
     def entries(self, batch: Batch) -> list[str]:
         if not batch.plain or batch.is_sitemap or not _plain_strings(batch):
-            return [self.entry(record) for record in batch.records()]
+            return list(map(self._entry, batch.records()))
         return ['{"loc":"' + loc + '"}\n' for loc in batch.locs]
 
     def block(self, batch: Batch) -> str:
@@ -61,7 +63,7 @@ class JsonLinesFormat:
 
 def _plain_strings(batch: Batch) -> bool:
     """Whether the locations can be written between quotes as they are."""
-    if not batch.uris:
+    if not batch.proven or reference():
         return False
     joined = "".join(batch.locs)
     return '"' not in joined and "\\" not in joined and joined.isascii()

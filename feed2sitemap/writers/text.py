@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from ..batch import Batch
-from ..record import Record
+from .base import Format
 
 __all__ = ["TEXT"]
 
 
-class TextFormat:
+class TextFormat(Format):
     name = "text"
     extension = ".txt"
     limits = "text"  # a text sitemap in a file; an extraction to stdout (limits.output_profile)
@@ -18,9 +18,6 @@ class TextFormat:
 
     def footer(self) -> str:
         return ""
-
-    def entry(self, record: Record) -> str:
-        return record.loc + "\n"
 
     def entries(self, batch: Batch) -> list[str]:
         return [loc + "\n" for loc in batch.locs]

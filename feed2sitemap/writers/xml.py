@@ -7,8 +7,10 @@ from datetime import date, datetime
 from typing import Any, Optional
 
 from ..batch import Batch
-from ..record import Record, format_lastmod
-from ..xmlutil import escape_specials, needs_escaping, xml_escape
+from ..mode import reference
+from ..record import format_lastmod
+from ..xmlutil import escape_specials, escape_uris, needs_escaping, xml_escape
+from .base import Format
 
 __all__ = ["INDEX", "URLSET"]
 
@@ -23,7 +25,7 @@ def _priority(value: float) -> str:
     return text + "0" if text.endswith(".") else text
 
 
-class UrlsetFormat:
+class UrlsetFormat(Format):
     name = "xml"
     extension = ".xml"
 
@@ -33,32 +35,14 @@ class UrlsetFormat:
     def footer(self) -> str:
         return "</urlset>\n"
 
-    def entry(self, record: Record) -> str:
-        if record.lastmod is None and record.changefreq is None and record.priority is None:
-            return f"<url><loc>{xml_escape(record.loc)}</loc></url>\n"
-        # Children in the XSD's order: loc, lastmod, changefreq, priority.
-        parts = ["<url><loc>", xml_escape(record.loc), "</loc>"]
-        if record.lastmod is not None:
-            parts += ["<lastmod>", format_lastmod(record.lastmod), "</lastmod>"]
-        if record.changefreq is not None:
-            parts += ["<changefreq>", record.changefreq, "</changefreq>"]
-        if record.priority is not None:
-            parts += ["<priority>", _priority(record.priority), "</priority>"]
-        parts.append("</url>\n")
-        return "".join(parts)
-
     def block(self, batch: Batch) -> str:
         """All the batch's entries as one string. For locations alone (the common case) that is
         one join, one escaping pass and one replace, all in C, rather than an entry each."""
         if not batch.plain:
             return "".join(self.entries(batch))
         locs = batch.locs
-        if batch.uris:  # no space, control character, < > or " in any: only & and ' to escape
-            joined = " ".join(locs)
-            if "&" in joined:
-                joined = joined.replace("&", "&amp;")
-            if "'" in joined:
-                joined = joined.replace("'", "&apos;")
+        if batch.proven and not reference():  # no space in any: the separator to cut at
+            joined = escape_uris(" ".join(locs))
             return ("<url><loc>" + joined.replace(" ", "</loc></url>\n<url><loc>")
                     + "</loc></url>\n")
         return ("<url><loc>" + "</loc></url>\n<url><loc>".join(_escaped_locs(batch))
@@ -75,11 +59,13 @@ def _escaped_locs(batch: Batch) -> list[str]:
     """The batch's locations XML-escaped: checked in one pass over their concatenation, since
     locations that need escaping (a "&" in a query) are the exception."""
     locs = batch.locs
-    if batch.uris:  # no space, control character, < > or ": only & and ' may need escaping
+    if reference():
+        return [xml_escape(loc) for loc in locs]
+    if batch.proven:  # no newline in any: the separator to cut at
         joined = "\n".join(locs)
         if "&" not in joined and "'" not in joined:
             return locs
-        return joined.replace("&", "&amp;").replace("'", "&apos;").split("\n")
+        return escape_uris(joined).split("\n")
     flat = "".join(locs)
     if not needs_escaping(flat):
         return locs
@@ -124,7 +110,7 @@ def _elements(column: Optional[list[Any]], name: str, text: Callable[[Any], str]
     return list(map(elements.__getitem__, column))
 
 
-class IndexFormat:
+class IndexFormat(Format):
     name = "index"
     extension = ".xml"
 
@@ -133,12 +119,6 @@ class IndexFormat:
 
     def footer(self) -> str:
         return "</sitemapindex>\n"
-
-    def entry(self, record: Record) -> str:
-        if record.lastmod is None:
-            return f"<sitemap><loc>{xml_escape(record.loc)}</loc></sitemap>\n"
-        return (f"<sitemap><loc>{xml_escape(record.loc)}</loc>"
-                f"<lastmod>{format_lastmod(record.lastmod)}</lastmod></sitemap>\n")
 
     def entries(self, batch: Batch) -> list[str]:
         return [f"<sitemap><loc>{loc}</loc>{lm}</sitemap>\n" for loc, lm, _, _ in
