@@ -12,28 +12,43 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from .convert import Summary, convert, read, write
+    from .batch import Batch, batched, unbatched
+    from .convert import convert
     from .errors import (
         Feed2SitemapError,
         InputError,
         LimitError,
         OptionError,
         OutputError,
+        Problem,
         UnsupportedFormat,
     )
+    from .indexnow import IndexNow, Submitted
     from .limits import PROFILES, Profile
+    from .merge import MergeCounts
+    from .options import Channel, Defaults, Limits, ReadOptions, WriteOptions
+    from .outputs import FileInfo
+    from .publish import Publish
+    from .reading import Web, read, read_batches
     from .record import CHANGEFREQS, Record
-    from .report import Report
+    from .report import Progress, Report
+    from .urls import Scope
+    from .writing import Summary, write, write_batches
 
 # The public names and the module each lives in. They are imported when first used, so that
 # the command starts without paying for what a run does not need (and a Ctrl-C at start-up
 # meets our own handler, not an import in progress; see _entry.py).
 _WHERE = {
-    "Summary": "convert", "convert": "convert", "read": "convert", "write": "convert",
+    "Batch": "batch", "batched": "batch", "unbatched": "batch", "convert": "convert",
     "Feed2SitemapError": "errors", "InputError": "errors", "LimitError": "errors",
-    "OptionError": "errors", "OutputError": "errors", "UnsupportedFormat": "errors",
-    "PROFILES": "limits", "Profile": "limits", "CHANGEFREQS": "record", "Record": "record",
-    "Report": "report",
+    "OptionError": "errors", "OutputError": "errors", "Problem": "errors",
+    "UnsupportedFormat": "errors", "IndexNow": "indexnow", "Submitted": "indexnow",
+    "PROFILES": "limits", "Profile": "limits", "MergeCounts": "merge",
+    "Channel": "options", "Defaults": "options", "Limits": "options",
+    "ReadOptions": "options", "WriteOptions": "options", "FileInfo": "outputs",
+    "Publish": "publish", "Web": "reading", "read": "reading", "read_batches": "reading",
+    "CHANGEFREQS": "record", "Record": "record", "Progress": "report", "Report": "report",
+    "Scope": "urls", "Summary": "writing", "write": "writing", "write_batches": "writing",
 }
 
 
@@ -76,18 +91,37 @@ def __dir__() -> list[str]:
 __all__ = [
     "CHANGEFREQS",
     "PROFILES",
+    "Batch",
+    "Channel",
+    "Defaults",
     "Feed2SitemapError",
+    "FileInfo",
+    "IndexNow",
     "InputError",
     "LimitError",
+    "Limits",
+    "MergeCounts",
     "OptionError",
     "OutputError",
+    "Problem",
     "Profile",
+    "Progress",
+    "Publish",
+    "ReadOptions",
     "Record",
     "Report",
+    "Scope",
+    "Submitted",
     "Summary",
     "UnsupportedFormat",
+    "Web",
+    "WriteOptions",
     "__version__",
+    "batched",
     "convert",
     "read",
+    "read_batches",
+    "unbatched",
     "write",
+    "write_batches",
 ]

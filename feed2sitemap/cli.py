@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import itertools
 import json
@@ -22,6 +23,7 @@ from .fetch import DEFAULT_TIMEOUT
 from .indexnow import DEFAULT_ENDPOINT, IndexNow, IndexNowError
 from .limits import PROFILES
 from .merge import MergeCounts
+from .options import Channel, Defaults, Limits, ReadOptions, WriteOptions
 from .outputs import FileInfo
 from .readers.feed import DEFAULT_MAX_FEED_BYTES
 from .record import CHANGEFREQS
@@ -332,8 +334,8 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
                     no_scope_check: bool, merge_copies: bool, keep_first: bool,
                     no_dedupe: bool, no_atomic: bool, timeout: float, cache_dir: Optional[str],
                     robots: Optional[str], indexnow_key: Optional[str], indexnow_endpoint: str,
-                    indexnow_key_location: Optional[str], dry_run: bool,
-                    **options: Any) -> None:
+                    indexnow_key_location: Optional[str], dry_run: bool, strict: bool,
+                    base_url: Optional[str], **options: Any) -> None:
     """Turn RSS/Atom feeds, URL lists and sitemaps into sitemaps.
 
     INPUT is a file, an http(s) URL, a robots.txt (its Sitemap: lines) or - for stdin (the
@@ -353,7 +355,7 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
     if merge_copies + keep_first + no_dedupe > 1:
         raise click.UsageError("--merge, --keep-first and --no-dedupe exclude each other")
     display = None if quiet or not sys.stderr.isatty() else ProgressLine()
-    report = Report(strict=options["strict"],
+    report = Report(strict=strict,
                     on_message=None if quiet else display.say if display else _say)
     mode = ("merge" if merge_copies else "first" if keep_first else "none" if no_dedupe
             else "auto")
@@ -364,10 +366,12 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
     if indexnow_key is not None:
         indexnow = IndexNow(indexnow_key, indexnow_endpoint, indexnow_key_location, timeout)
     try:
-        summary = convert(list(inputs) or ["-"], output, scope_check=not no_scope_check,
-                          report=report, dedupe_mode=mode, progress=progress,
-                          atomic=not no_atomic, web=Web(timeout, cache_dir),
-                          publish=Publish(robots, indexnow, dry_run), **options)
+        summary = convert(
+            [_stdin() if s == "-" else s for s in inputs or ["-"]],
+            sys.stdout.buffer if output in (None, "-") else output,
+            base_url=base_url, scope_check=not no_scope_check, dedupe_mode=mode,
+            report=report, progress=progress, web=Web(timeout, cache_dir),
+            publish=Publish(robots, indexnow, dry_run), **_option_groups(options, no_atomic))
     except IndexNowError as exc:  # the files are written: say so, then what failed
         _say_summary(exc.summary, quiet)  # type: ignore[attr-defined]
         raise
@@ -375,6 +379,29 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
         if display is not None:
             display.clear()
     _say_summary(summary, quiet)
+
+
+def _stdin() -> Any:
+    """stdin as a binary stream named "<stdin>" for messages (click's test runner gives a
+    nameless one)."""
+    stream = sys.stdin.buffer
+    if getattr(stream, "name", None) != "<stdin>":
+        with contextlib.suppress(AttributeError):
+            setattr(stream, "name", "<stdin>")  # noqa: B010  (IO.name is read-only to mypy)
+    return stream
+
+
+def _option_groups(options: dict[str, Any], no_atomic: bool) -> dict[str, Any]:
+    """The command's options as the library's option groups (options.py)."""
+    pick = options.pop
+    return dict(
+        reading=ReadOptions(pick("from_format"), pick("max_feed_bytes"), pick("follow"),
+                            pick("input_url")),
+        writing=WriteOptions(pick("to"), pick("gzip"), pick("gzip_level"), pick("index"),
+                             not no_atomic, pick("lock_timeout")),
+        limits=Limits(pick("profile"), pick("max_urls"), pick("max_bytes")),
+        defaults=Defaults(pick("changefreq"), pick("priority")),
+        channel=Channel(pick("title"), pick("site_url"), pick("description")))
 
 
 def _say_summary(summary: Summary, quiet: bool) -> None:

@@ -166,8 +166,8 @@ def open_index_output(output: str, base_url: str, *, progress: Optional[Progress
     try:
         prefix = scope_of(base_url).prefix
     except ValueError as exc:
-        raise OptionError(f"base_url: {exc}") from None
-    if not output or output == "-":
+        raise OptionError(str(exc), "base_url") from None
+    if not output:
         raise OptionError("the index step writes a file: give an output path")
     return OutputSet(output, progress=progress, atomic=atomic, base_prefix=prefix,
                      lock_timeout=lock_timeout)

@@ -384,10 +384,10 @@ def same_file(a: str, b: str) -> bool:
 
 def find_base(inputs: Sequence[object], output: str | None) -> str | None:
     """The input that is the output file itself (an update in place), by its source name."""
-    if output is None or output == "-":
+    if output is None:
         return None
     for source in inputs:
-        if isinstance(source, (str, os.PathLike)) and source != "-":
+        if isinstance(source, (str, os.PathLike)):
             name = os.fspath(source)
             if same_file(name, output):
                 return name

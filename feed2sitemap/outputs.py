@@ -79,7 +79,7 @@ class OutputSet:
                  base_prefix: Optional[str] = None, lock_timeout: float = 60.0,
                  dry_run: bool = False) -> None:
         if path == "":
-            raise OptionError("the output file name is empty")
+            raise OptionError("the file name is empty", "output")
         self.through = path if path is not None and is_special(path) else None
         self.path = None if self.through else path
         self.display = path or "<stdout>"

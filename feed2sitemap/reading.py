@@ -5,8 +5,8 @@ version read back when the run updates it in place."""
 from __future__ import annotations
 
 import contextlib
+import io
 import os
-import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, Optional, Union
@@ -14,7 +14,7 @@ from typing import IO, Optional, Union
 from .batch import Batch, unbatched
 from .detect import FORMATS as INPUT_FORMATS
 from .detect import open_input, sniff
-from .errors import InputError, UnsupportedFormat
+from .errors import InputError, OptionError, UnsupportedFormat
 from .fetch import DEFAULT_TIMEOUT, fetch, is_url
 from .follow import (
     DEFAULT_MAX_PARTS,
@@ -52,29 +52,31 @@ class Web:
     max_parts: int = DEFAULT_MAX_PARTS  # parts of a remote index fetched in one run
 
 
-def read(source: Source, format: str = "auto", *, report: Optional[Report] = None,
+def read(source: Source, from_format: str = "auto", *, report: Optional[Report] = None,
          base_url: Optional[str] = None, max_feed_bytes: int = DEFAULT_MAX_FEED_BYTES,
          name: Optional[str] = None, web: Web = Web()) -> Iterator[Record]:
     """Yield the records of one input: a path, an http(s) URL or a binary stream, plain or
     gzip-compressed.
 
-    ``format`` is "auto" (sniffed from the first bytes) or one of detect.FORMATS ("feed",
+    ``from_format`` is "auto" (sniffed from the first bytes) or one of detect.FORMATS ("feed",
     "text", "sitemap", "jsonfeed", "tsv", "csv", "jsonl").
     Locations are as the input gave them; ``convert`` normalises and checks them.
     """
-    return unbatched(read_batches(source, format, report=report, base_url=base_url,
+    return unbatched(read_batches(source, from_format, report=report, base_url=base_url,
                                   max_feed_bytes=max_feed_bytes, name=name, web=web))
 
 
-def read_batches(source: Source, format: str = "auto", *, report: Optional[Report] = None,
+def read_batches(source: Source, from_format: str = "auto", *,
+                 report: Optional[Report] = None,
                  base_url: Optional[str] = None, max_feed_bytes: int = DEFAULT_MAX_FEED_BYTES,
                  name: Optional[str] = None, web: Web = Web(),
                  kinds: Optional[list[str]] = None) -> Iterator[Batch]:
     """``read``, in batches (see batch.py): what convert itself uses. The kind of input found
     is appended to ``kinds`` when given."""
-    if format != "auto" and format not in INPUT_FORMATS:
-        raise UnsupportedFormat(f"unknown input format {format!r}; choose one of: auto, "
-                                f"{', '.join(INPUT_FORMATS)}")
+    if from_format != "auto" and from_format not in INPUT_FORMATS:
+        raise UnsupportedFormat(f"unknown input format {from_format!r}; choose one of: auto, "
+                                f"{', '.join(INPUT_FORMATS)}", "from_format")
+    _check_source(source)
     report = report if report is not None else Report()
     name = name or source_name(source)
     kinds = kinds if kinds is not None else []
@@ -85,7 +87,7 @@ def read_batches(source: Source, format: str = "auto", *, report: Optional[Repor
             report.note("not modified since the last run: the cached copy was read", source)
         with contextlib.closing(fetched.stream):
             # relative links resolve against the document's own URL, after redirects
-            yield from _read_stream(fetched.stream, name, format, report, fetched.url,
+            yield from _read_stream(fetched.stream, name, from_format, report, fetched.url,
                                     max_feed_bytes, kinds)
     elif isinstance(source, (str, os.PathLike)):
         try:
@@ -93,9 +95,19 @@ def read_batches(source: Source, format: str = "auto", *, report: Optional[Repor
         except OSError as exc:
             raise InputError(name, None, f"cannot open: {exc.strerror}") from None
         with raw:
-            yield from _read_stream(raw, name, format, report, base_url, max_feed_bytes, kinds)
+            yield from _read_stream(raw, name, from_format, report, base_url, max_feed_bytes, kinds)
     else:
-        yield from _read_stream(source, name, format, report, base_url, max_feed_bytes, kinds)
+        yield from _read_stream(source, name, from_format, report, base_url, max_feed_bytes, kinds)
+
+
+def _check_source(source: object) -> None:
+    """A path, an http(s) URL or a binary stream; anything else is the caller's error, said
+    plainly (a text stream would fail deep inside a reader)."""
+    if isinstance(source, (str, os.PathLike)):
+        return
+    if isinstance(source, (io.TextIOBase, bytes, bytearray)) or not hasattr(source, "read"):
+        raise OptionError(f"must be a path, an http(s) URL or a binary stream (open(path, "
+                          f"'rb')), not {type(source).__name__}", "source")
 
 
 def _read_stream(raw: IO[bytes], name: str, format: str, report: Report,
@@ -148,8 +160,6 @@ class Reading:
 
     def one(self, source: Source) -> Iterator[Batch]:
         name = None
-        if isinstance(source, str) and source == "-":
-            source, name = sys.stdin.buffer, "<stdin>"
         path = (os.fspath(source) if isinstance(source, (str, os.PathLike))
                 and not is_url(source) else None)
         is_output = (path is not None and self.out.path is not None

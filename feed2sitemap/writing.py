@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 import contextlib
+import io
 import itertools
 import os
-import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Optional, Union
@@ -17,7 +17,9 @@ from .indexnow import Submitted
 from .limits import Profile, get_profile, output_profile
 from .merge import MergeCounts
 from .naming import split_name
+from .options import Channel, Limits, WriteOptions
 from .outputs import FileInfo, OutputSet
+from .pipeline import check_length, normalize
 from .record import Record
 from .report import Progress, Report
 from .split import DEFAULT_GZIP_LEVEL, write_output
@@ -31,9 +33,9 @@ from .writers import (
     get_format,
 )
 
-__all__ = ["Destination", "Summary", "output_format", "write", "write_batches"]
+__all__ = ["Destination", "FileInfo", "Summary", "output_format", "write", "write_batches"]
 
-Destination = Union[str, "os.PathLike[str]", IO[bytes], None]
+Destination = Union[str, "os.PathLike[str]", IO[bytes]]
 
 
 @dataclass
@@ -66,7 +68,7 @@ class Summary:
 
 
 def output_format(output: Optional[str], to: Optional[str]) -> Format:
-    """--to wins; else the output name, in any case: .txt → text, .rss → rss, .atom → atom
+    """`to` wins; else the output name, in any case: .txt → text, .rss → rss, .atom → atom
     (each also .gz); anything else → XML."""
     if to is not None:
         return get_format(to)
@@ -77,7 +79,7 @@ def output_format(output: Optional[str], to: Optional[str]) -> Format:
 
 def _gzip_choice(gzip: Optional[bool], path: Optional[str], dest: Destination,
                  report: Report) -> bool:
-    """Whether to compress: --gzip/--no-gzip, else whether the name ends ".gz" (in any case).
+    """Whether to compress: `gzip`, else whether the name ends ".gz" (in any case).
 
     A name that says otherwise than the content is warned about: web servers label a file by
     its name (Content-Type, Content-Encoding), so a crawler would misread it.
@@ -90,7 +92,7 @@ def _gzip_choice(gzip: Optional[bool], path: Optional[str], dest: Destination,
             "`gzip=True` writes gzip data to a name not ending .gz" if gzip else
             "`gzip=False` writes plain data to a name ending .gz")
             + "; a web server will label the file wrongly")
-    if gzip and path is None and dest is None and sys.stdout.isatty():
+    if gzip and path is None and getattr(dest, "isatty", bool)():
         raise OptionError("would write compressed bytes to the terminal; give an `output` "
                           "file name ending .gz (or pipe the output)", "gzip")
     return gzip
@@ -115,7 +117,7 @@ def _one_kind(batches: Iterable[Batch]) -> Iterator[Batch]:
 
 
 def _site_url(site_url: Optional[str], base_url: Optional[str], first_loc: str) -> str:
-    """A feed's channel link: --site-url, else --base-url's directory, else the first URL's
+    """A feed's channel link: `site_url`, else `base_url`'s directory, else the first URL's
     origin."""
     try:
         if site_url is not None:
@@ -135,25 +137,21 @@ def profile_of(profile: Union[str, Profile], max_urls: Optional[int],
     return prof.lowered(max_urls, max_bytes)
 
 
-def write(records: Iterable[Record], dest: Destination = None, *, to: Optional[str] = None,
-          profile: Union[str, Profile] = "sitemaps", base_url: Optional[str] = None,
-          gzip: Optional[bool] = None, gzip_level: Optional[int] = None, index: str = "auto",
-          report: Optional[Report] = None, source_name: Optional[str] = None,
-          title: Optional[str] = None, site_url: Optional[str] = None,
-          description: Optional[str] = None, atomic: bool = True,
-          lock_timeout: float = 60.0, max_urls: Optional[int] = None,
-          max_bytes: Optional[int] = None) -> Summary:
-    """Write records to a path, a binary stream or stdout, split by the profile's limits
-    (lowered by ``max_urls`` and ``max_bytes``, as ``convert`` does).
+def write(records: Iterable[Record], output: Destination, *, base_url: Optional[str] = None,
+          report: Optional[Report] = None, writing: WriteOptions = WriteOptions(),
+          limits: Limits = Limits(), channel: Channel = Channel(),
+          source_name: Optional[str] = None) -> Summary:
+    """Write records to a path or a binary stream, split by the limits as ``convert`` does.
 
-    The records are written as given (``convert`` is what checks URLs). Records that are
-    sitemaps (``is_sitemap``) make a sitemap index.
+    Each loc is normalised and held to the profile's length first (what cannot be written is
+    skipped and counted in ``summary.report``), so no file the schema rejects is written;
+    JSON Lines, a data format, takes the records as they are.
+    Records that are sitemaps (``is_sitemap``) make a sitemap index. No records at all is an
+    OptionError: a sitemap lists at least one URL.
     """
-    return write_batches(batched(records), dest, to=to, profile=profile, base_url=base_url,
-                         gzip=gzip, gzip_level=gzip_level, index=index, report=report,
-                         source_name=source_name, title=title, site_url=site_url,
-                         description=description, atomic=atomic, lock_timeout=lock_timeout,
-                         max_urls=max_urls, max_bytes=max_bytes)
+    return write_batches(batched(records), output, base_url=base_url, report=report,
+                         writing=writing, limits=limits, channel=channel,
+                         source_name=source_name)
 
 
 @dataclass
@@ -167,40 +165,32 @@ class Settings:
     max_bytes: Optional[int] = None
 
 
-def settings_of(path: Optional[str], to: Optional[str], index: str, base_url: Optional[str],
-              gzip: Optional[bool], gzip_level: Optional[int], dest: Destination,
-              report: Report, max_urls: Optional[int] = None,
-              max_bytes: Optional[int] = None) -> Settings:
+def settings_of(path: Optional[str], writing: WriteOptions, base_url: Optional[str],
+                dest: Destination, report: Report, limits: Limits) -> Settings:
     try:
-        fmt = output_format(path, to)
+        fmt = output_format(path, writing.to)
     except ValueError as exc:
-        raise UnsupportedFormat(str(exc)) from None
-    if index not in ("auto", "always"):
-        raise OptionError(f"unknown index mode {index!r}; choose auto or always", "index")
-    if index == "always" and (base_url is None or path is None):
+        raise UnsupportedFormat(str(exc), "to") from None
+    if writing.index == "always" and (base_url is None or path is None):
         raise OptionError("\"always\" needs an `output` file and `base_url`", "index")
-    gzip = _gzip_choice(gzip, path, dest, report)
+    gzip = _gzip_choice(writing.gzip, path, dest, report)
     level = None
     if gzip:
-        level = DEFAULT_GZIP_LEVEL if gzip_level is None else gzip_level
-        if not 0 <= level <= 9:
-            raise OptionError("must be between 0 and 9", "gzip_level")
-    return Settings(fmt, level, index == "always", max_urls, max_bytes)
+        level = DEFAULT_GZIP_LEVEL if writing.gzip_level is None else writing.gzip_level
+    return Settings(fmt, level, writing.index == "always", limits.max_urls, limits.max_bytes)
 
 
 def dest_path(dest: Destination) -> Optional[str]:
-    path = os.fspath(dest) if isinstance(dest, (str, os.PathLike)) else None
-    return None if path == "-" else path
+    return os.fspath(dest) if isinstance(dest, (str, os.PathLike)) else None
 
 
 def open_output(dest: Destination, progress: Optional[Progress], base_url: Optional[str],
-                 atomic: bool, lock_timeout: float, dry_run: bool = False) -> OutputSet:
+                atomic: bool, lock_timeout: float, dry_run: bool = False) -> OutputSet:
     """The output set for ``dest``: taken (locked, the earlier run's files read) before any
     input is read, so that reading and writing see one state of the directory."""
     path = dest_path(dest)
     if path is None:
-        stream = dest if dest is not None and not isinstance(dest, str) else sys.stdout.buffer
-        return OutputSet(None, stream, progress=progress)  # type: ignore[arg-type]
+        return OutputSet(None, _binary_stream(dest), progress=progress)
     prefix = None
     if base_url is not None:
         with contextlib.suppress(ValueError):
@@ -209,35 +199,39 @@ def open_output(dest: Destination, progress: Optional[Progress], base_url: Optio
                      lock_timeout=lock_timeout, dry_run=dry_run)
 
 
-def write_batches(batches: Iterable[Batch], dest: Destination = None, *,
-                  to: Optional[str] = None, profile: Union[str, Profile] = "sitemaps",
-                  base_url: Optional[str] = None, gzip: Optional[bool] = None,
-                  gzip_level: Optional[int] = None, index: str = "auto",
-                  report: Optional[Report] = None, source_name: Optional[str] = None,
-                  title: Optional[str] = None, site_url: Optional[str] = None,
-                  description: Optional[str] = None, progress: Optional[Progress] = None,
-                  atomic: bool = True, lock_timeout: float = 60.0,
-                  max_urls: Optional[int] = None, max_bytes: Optional[int] = None) -> Summary:
-    """``write``, in batches (see batch.py): what convert itself uses."""
-    prof = profile_of(profile, None, None)
+def _binary_stream(dest: Destination) -> IO[bytes]:
+    if dest is None or isinstance(dest, (io.TextIOBase, bytes)) or not hasattr(dest, "write"):
+        raise OptionError(f"must be a path or a binary stream (open(path, 'wb'), "
+                          f"sys.stdout.buffer), not {type(dest).__name__}", "output")
+    return dest  # type: ignore[return-value]
+
+
+def write_batches(batches: Iterable[Batch], output: Destination, *,
+                  base_url: Optional[str] = None, report: Optional[Report] = None,
+                  writing: WriteOptions = WriteOptions(), limits: Limits = Limits(),
+                  channel: Channel = Channel(), source_name: Optional[str] = None,
+                  progress: Optional[Progress] = None) -> Summary:
+    """``write``, for batches (see batch.py)."""
     report = report or Report()
-    settings = settings_of(dest_path(dest), to, index, base_url, gzip, gzip_level, dest, report,
-                         max_urls, max_bytes)
-    out = open_output(dest, progress, base_url, atomic, lock_timeout)
+    settings = settings_of(dest_path(output), writing, base_url, output, report, limits)
+    prof = profile_of(limits.profile, None, None)
+    checked = _first(iter(batches))
+    if settings.fmt.limits != "data":  # JSON Lines is data, written as given (lossless)
+        checked = check_length(normalize(checked, report), prof.max_loc, report, prof.name,
+                               prof.min_loc)
+    out = open_output(output, progress, base_url, writing.atomic, writing.lock_timeout)
     try:
-        return write_to(out, batches, settings, prof, report, base_url,
-                         source_name, Channel(title, site_url, description))
+        return write_to(out, checked, settings, prof, report, base_url, source_name, channel)
     finally:
         out.close()
 
 
-@dataclass
-class Channel:
-    """RSS/Atom output's channel fields, as given."""
-
-    title: Optional[str] = None
-    site_url: Optional[str] = None
-    description: Optional[str] = None
+def _first(batches: Iterator[Batch]) -> Iterator[Batch]:
+    """``batches`` again, once one with a row is known to be there (else OptionError)."""
+    for batch in batches:
+        if batch.locs:
+            return itertools.chain([batch], batches)
+    raise OptionError("no records: a sitemap lists at least one URL", "records")
 
 
 def write_to(out: OutputSet, batches: Iterable[Batch], settings: Settings, prof: Profile,

@@ -22,6 +22,7 @@ from feed2sitemap.check import CheckStats, Diagnostic, check
 from feed2sitemap.check_xml import xsd_lastmod, xsd_priority
 from feed2sitemap.cli import check_command, main
 from feed2sitemap.limits import PROFILES, Profile
+from feed2sitemap.options import Defaults, Limits
 from feed2sitemap.record import CHANGEFREQS
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
@@ -397,7 +398,7 @@ def test_sitemap_js_mocks(name: str, expected: set[tuple[str, int]]) -> None:
 def test_converter_output_checks_clean() -> None:
     urls = "".join(f"https://example.com/p/{n}?q=a&b={n}\n" for n in range(200))
     out = io.BytesIO()
-    convert([io.BytesIO(urls.encode())], out, changefreq="daily", priority=0.3)
+    convert([io.BytesIO(urls.encode())], out, defaults=Defaults(changefreq="daily", priority=0.3))
     stats = CheckStats()
     assert check(io.BytesIO(out.getvalue()), stats=stats) == []
     assert stats.urls == 200
@@ -405,8 +406,8 @@ def test_converter_output_checks_clean() -> None:
 
 def test_split_output_checks_clean_with_follow(tmp_path: Path) -> None:
     urls = "".join(f"https://example.com/s/{n}\n" for n in range(25))
-    convert([io.BytesIO(urls.encode())], tmp_path / "sitemap.xml", max_urls=10,
-            base_url="https://example.com/s/")
+    convert([io.BytesIO(urls.encode())], tmp_path / "sitemap.xml",
+            base_url="https://example.com/s/", limits=Limits(max_urls=10))
     stats = CheckStats()
     assert check(tmp_path / "sitemap.xml", follow=True, stats=stats) == []
     assert stats.files == 4  # the index and its three parts

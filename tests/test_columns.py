@@ -19,6 +19,7 @@ from feed2sitemap import Record, convert, read, write
 from feed2sitemap.cli import convert_command
 from feed2sitemap.detect import sniff
 from feed2sitemap.errors import InputError
+from feed2sitemap.options import WriteOptions
 from feed2sitemap.readers.text import MAX_LINE
 from feed2sitemap.record import CHANGEFREQS, make_record
 from feed2sitemap.report import Report
@@ -271,7 +272,7 @@ def test_jsonl_output_is_lossless_and_reads_back_equal(tmp_path: Path) -> None:
         assert list(read(str(out))) == recs
     index = [make_record("https://a.example/s-1.xml", date(2024, 1, 1), is_sitemap=True)]
     buf = io.BytesIO()
-    write(index, buf, to="jsonl")
+    write(index, buf, writing=WriteOptions(to="jsonl"))
     assert buf.getvalue() == b'{"loc":"https://a.example/s-1.xml","lastmod":"2024-01-01",' \
                              b'"sitemap":true}\n'
     assert list(read(io.BytesIO(buf.getvalue()))) == index
@@ -290,7 +291,7 @@ RECORDS = st.builds(make_record, URLS, DATES, st.one_of(st.none(), st.sampled_fr
 @given(st.lists(RECORDS, min_size=1, max_size=20))
 def test_any_records_round_trip_through_jsonl(recs: list[Record]) -> None:
     buf = io.BytesIO()
-    write(recs, buf, to="jsonl")
+    write(recs, buf, writing=WriteOptions(to="jsonl"))
     assert list(read(io.BytesIO(buf.getvalue()), "jsonl")) == recs
 
 
@@ -343,7 +344,7 @@ def test_npm_sitemap_style_lines_are_read() -> None:
     assert got == [make_record("https://a.example/", datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC),
                                "daily", 0.3)]
     out = io.BytesIO()
-    convert([io.BytesIO(data)], out, to="jsonl")
+    convert([io.BytesIO(data)], out, writing=WriteOptions(to="jsonl"))
     assert parse_lines(out.getvalue()) == [{"loc": "https://a.example/",
                                             "lastmod": "2024-01-02T03:04:05+00:00",
                                             "changefreq": "daily", "priority": 0.3}]

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from feed2sitemap import InputError, Record, Report, convert, read, write
-from feed2sitemap.limits import PROFILES
+from feed2sitemap.options import Limits
 from feed2sitemap.urls import normalize_url
 
 from .conftest import CONFORMANCE, SAMPLES, conformance, run
@@ -88,7 +88,7 @@ def test_split_parts_and_index_are_xsd_valid(tmp_path: Path) -> None:
     records = [Record(f"https://e.example/p/{i}?a=1&b='2'", changefreq="daily", priority=0.5)
                for i in range(25)]
     summary = write(records, tmp_path / "sitemap.xml", base_url="https://e.example/p/",
-                    profile=PROFILES["sitemaps"].lowered(max_urls=10))
+                    limits=Limits(max_urls=10))
     assert len(summary.files) == 4
     for info in summary.files:
         _assert_valid(Path(info.path or "").read_bytes())

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from feed2sitemap import Feed2SitemapError, Report, convert, read
 from feed2sitemap.cli import convert_command
+from feed2sitemap.options import Limits
 
 from .conftest import SAMPLES
 
@@ -66,7 +67,8 @@ def test_readers_raise_only_their_own_errors(data: bytes, fmt: str) -> None:
 @given(inputs, st.booleans())
 def test_convert_raises_only_its_own_errors(data: bytes, strict: bool) -> None:
     try:
-        convert([io.BytesIO(data)], io.BytesIO(), strict=strict, max_urls=3, base_url=None)
+        convert([io.BytesIO(data)], io.BytesIO(), strict=strict, base_url=None,
+                limits=Limits(max_urls=3))
     except Feed2SitemapError:
         pass
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from feed2sitemap import convert
+from feed2sitemap.options import WriteOptions
 
 from .conftest import SAMPLES, run
 
@@ -41,5 +42,6 @@ def test_command_output_matches_expected(sample: str, args: list[str], expected:
 @pytest.mark.parametrize("sample,args,expected", GOLDEN, ids=[f"{g[0]}{g[1]}" for g in GOLDEN])
 def test_library_output_matches_expected(sample: str, args: list[str], expected: str) -> None:
     buf = io.BytesIO()
-    convert([SAMPLES / sample], buf, to=args[args.index("-t") + 1] if "-t" in args else None)
+    convert([SAMPLES / sample], buf,
+            writing=WriteOptions(to=args[args.index("-t") + 1] if "-t" in args else None))
     assert buf.getvalue() == (SAMPLES / "expected" / expected).read_bytes()

@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from feed2sitemap import Record, read, write
+from feed2sitemap.options import WriteOptions
 
 from .test_security import NS, Result, assert_refused, run_measured, untouched
 
@@ -259,7 +260,7 @@ def test_every_lastmod_written_is_a_four_digit_year_w3c_datetime(value: date) ->
     for to, pattern, tag in (("xml", W3C_WRITTEN, "lastmod"), ("atom", W3C_WRITTEN, "updated"),
                              ("rss", RFC822_WRITTEN, "pubDate")):
         buf = io.BytesIO()
-        write([record], buf, to=to)
+        write([record], buf, writing=WriteOptions(to=to))
         written = re.findall(rf"<{tag}>([^<]*)</{tag}>", buf.getvalue().decode())
         assert written and all(pattern.fullmatch(w) for w in written), (to, written)
         read_back = next(iter(read(io.BytesIO(buf.getvalue())))).lastmod

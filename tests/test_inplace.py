@@ -445,7 +445,7 @@ def test_an_empty_output_name_is_a_usage_error(tmp_path: Path) -> None:
     done = run("feed.xml", "-o", "", cwd=tmp_path)
     assert done.returncode == 2 and b"Traceback" not in done.stderr
     result = CliRunner().invoke(convert_command, [str(tmp_path / "feed.xml"), "-o", ""])
-    assert result.exit_code == 2 and "the output file name is empty" in result.output
+    assert result.exit_code == 2 and "--output: the file name is empty" in result.output
 
 
 def _interrupted_before_our_code(err: bytes) -> bool:

@@ -16,6 +16,7 @@ from feed2sitemap import convert, read
 from feed2sitemap.cli import convert_command
 from feed2sitemap.detect import sniff
 from feed2sitemap.errors import InputError
+from feed2sitemap.options import WriteOptions
 from feed2sitemap.report import Report
 
 from .conftest import run
@@ -83,7 +84,7 @@ def records(data: bytes, **kw: Any) -> tuple[list[Any], Report]:
 
 def converted(data: bytes, **kw: Any) -> list[tuple[str, Any]]:
     out = io.BytesIO()
-    convert([io.BytesIO(data)], out, to="jsonl", **kw)
+    convert([io.BytesIO(data)], out, **kw, writing=WriteOptions(to="jsonl"))
     rows = [json.loads(line) for line in out.getvalue().decode().splitlines()]
     return [(r["loc"], r.get("lastmod")) for r in rows]
 
@@ -174,15 +175,16 @@ def test_scope_defaults_to_home_page_url() -> None:
         {"id": "3", "url": "https://cdn.a.example/blog/three"}]}
     report = Report()
     out = io.BytesIO()
-    convert([io.BytesIO(feed_bytes(feed))], out, to="text", report=report)
+    convert([io.BytesIO(feed_bytes(feed))], out, report=report, writing=WriteOptions(to="text"))
     assert out.getvalue() == b"https://a.example/blog/one\n"
     assert report.skipped["off scope"] == 2
     # --base-url wins over the feed's own claim; --no-scope-check keeps everything
     out = io.BytesIO()
-    convert([io.BytesIO(feed_bytes(feed))], out, to="text", base_url="https://a.example/")
+    convert([io.BytesIO(feed_bytes(feed))], out, base_url="https://a.example/",
+            writing=WriteOptions(to="text"))
     assert out.getvalue().split() == [b"https://a.example/blog/one", b"https://a.example/shop/two"]
     out = io.BytesIO()
-    convert([io.BytesIO(feed_bytes(feed))], out, to="text", scope_check=False)
+    convert([io.BytesIO(feed_bytes(feed))], out, scope_check=False, writing=WriteOptions(to="text"))
     assert len(out.getvalue().split()) == 3
 
 
@@ -191,7 +193,7 @@ def test_a_home_page_that_is_no_url_is_reported_and_the_first_url_decides() -> N
             "items": [{"id": "1", "url": "https://a.example/x"}]}
     report = Report()
     out = io.BytesIO()
-    convert([io.BytesIO(feed_bytes(feed))], out, to="text", report=report)
+    convert([io.BytesIO(feed_bytes(feed))], out, report=report, writing=WriteOptions(to="text"))
     assert out.getvalue() == b"https://a.example/x\n" and report.warnings["bad site URL"] == 1
 
 
@@ -256,7 +258,7 @@ def test_a_huge_url_string_is_a_skipped_url_not_a_crash() -> None:
                                       {"id": "2", "url": "https://a.example/ok"}]}
     report = Report()
     out = io.BytesIO()
-    convert([io.BytesIO(feed_bytes(feed))], out, to="text", report=report)
+    convert([io.BytesIO(feed_bytes(feed))], out, report=report, writing=WriteOptions(to="text"))
     assert out.getvalue() == b"https://a.example/ok\n" and report.skipped["URL too long"] == 1
 
 

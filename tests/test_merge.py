@@ -16,6 +16,7 @@ from feed2sitemap import convert
 from feed2sitemap.batch import batched, unbatched
 from feed2sitemap.errors import InputError
 from feed2sitemap.merge import MergeCounts, find_base
+from feed2sitemap.options import ReadOptions
 from feed2sitemap.pipeline import merge as merge_step
 from feed2sitemap.record import Record, make_record
 
@@ -249,7 +250,7 @@ def test_follow_refuses_names_outside_the_directory(tmp_path: Path, loc: str) ->
     index.write_text('<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
                      f"<sitemap><loc>{loc}</loc></sitemap></sitemapindex>")
     with pytest.raises(InputError, match="names no file"):
-        convert([str(index)], str(tmp_path / "out.xml"), follow=True)
+        convert([str(index)], str(tmp_path / "out.xml"), reading=ReadOptions(follow=True))
 
 
 def test_follow_needs_a_file_not_a_stream(tmp_path: Path) -> None:
@@ -257,4 +258,4 @@ def test_follow_needs_a_file_not_a_stream(tmp_path: Path) -> None:
     data = (b'<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
             b"<sitemap><loc>https://example.com/s-1.xml</loc></sitemap></sitemapindex>")
     with pytest.raises(InputError, match="needs the index as a file"):
-        convert([io.BytesIO(data)], io.BytesIO(), follow=True)
+        convert([io.BytesIO(data)], io.BytesIO(), reading=ReadOptions(follow=True))

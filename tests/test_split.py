@@ -12,6 +12,7 @@ import pytest
 
 from feed2sitemap import PROFILES, InputError, LimitError, Record, Report, convert, read, write
 from feed2sitemap.batch import BATCH
+from feed2sitemap.options import Limits, WriteOptions
 from feed2sitemap.outputs import part_names
 from feed2sitemap.writers import INDEX, TEXT, URLSET
 
@@ -39,12 +40,12 @@ def test_byte_limit_is_exact_at_the_boundary(profile: str, to: str, fmt: object,
     records = urls(10, width=4)
     size = exact_size(fmt, records)
     fits = PROFILES[profile].lowered(max_bytes=size)
-    summary = write(records, tmp_path / name, profile=fits, base_url=BASE)
+    summary = write(records, tmp_path / name, base_url=BASE, limits=Limits(profile=fits))
     assert [f.size for f in summary.parts] == [size] and not summary.indexes
     assert os.path.getsize(tmp_path / name) == size
 
     one_over = PROFILES[profile].lowered(max_bytes=size - 1)
-    summary = write(records, tmp_path / name, profile=one_over, base_url=BASE)
+    summary = write(records, tmp_path / name, base_url=BASE, limits=Limits(profile=one_over))
     assert [f.count for f in summary.parts] == [9, 1]
     for info in summary.parts:
         assert info.size == os.path.getsize(info.path or "") <= size - 1
@@ -54,10 +55,10 @@ def test_byte_limit_is_exact_at_the_boundary(profile: str, to: str, fmt: object,
 @pytest.mark.parametrize("profile", sorted(PROFILES))
 def test_url_count_limit_at_the_boundary(profile: str, tmp_path: Path) -> None:
     prof = PROFILES[profile].lowered(max_urls=5)
-    assert [f.count for f in write(urls(5), tmp_path / "s.xml", profile=prof,
-                                   base_url=BASE).parts] == [5]
-    assert [f.count for f in write(urls(6), tmp_path / "s.xml", profile=prof,
-                                   base_url=BASE).parts] == [5, 1]
+    assert [f.count for f in write(urls(5), tmp_path / "s.xml", base_url=BASE,
+                                   limits=Limits(profile=prof)).parts] == [5]
+    assert [f.count for f in write(urls(6), tmp_path / "s.xml", base_url=BASE,
+                                   limits=Limits(profile=prof)).parts] == [5, 1]
 
 
 @pytest.mark.parametrize("profile,limit", [("sitemaps", 2048), ("baidu", 256)])
@@ -66,7 +67,7 @@ def test_loc_length_limit_per_profile(profile: str, limit: int, tmp_path: Path) 
     longest = base + "a" * (limit - 1 - len(base))
     inp = tmp_path / "in.txt"
     inp.write_text(f"{longest}\n{longest}b\n")
-    summary = convert([inp], tmp_path / "out.xml", profile=profile)
+    summary = convert([inp], tmp_path / "out.xml", limits=Limits(profile=profile))
     assert summary.urls == 1 and summary.report.skipped["URL too long"] == 1
     assert [r.loc for r in read(tmp_path / "out.xml")] == [longest]
 
@@ -81,13 +82,16 @@ def test_real_sitemaps_byte_limit_splits_a_52_mb_file_at_the_byte(tmp_path: Path
     n, rest = divmod(limit - header_footer, per)
     prefix = "https://e.example/"
     records = [Record(prefix + f"{i:08d}" + "x" * (loc_len - len(prefix) - 8)) for i in range(n)]
-    last = records[-1].loc + "y" * rest
-    records[-1] = Record(last)
+    i = n - 1
+    while rest:  # the bytes left over, spread so that every loc stays under 2,048 characters
+        add = min(rest, 40)
+        records[i] = Record(records[i].loc + "y" * add)
+        rest, i = rest - add, i - 1
     assert exact_size(URLSET, records) == limit
     summary = write(records, tmp_path / "sitemap.xml", base_url="https://e.example/")
     assert len(summary.parts) == 1 and summary.parts[0].size == limit
     assert os.path.getsize(tmp_path / "sitemap.xml") == limit
-    records[-1] = Record(last + "z")
+    records[0] = Record(records[0].loc + "z")
     summary = write(records, tmp_path / "sitemap.xml", base_url="https://e.example/")
     assert [f.count for f in summary.parts] == [n - 1, 1]
     assert os.path.getsize(tmp_path / "sitemap-1.xml") <= limit
@@ -98,7 +102,8 @@ def test_split_writes_numbered_parts_and_an_index_pointing_at_each(tmp_path: Pat
                for i in range(1, 24)]
     records[3] = Record(records[3].loc, datetime(2024, 5, 1, 12, tzinfo=UTC))
     prof = PROFILES["sitemaps"].lowered(max_urls=10)
-    summary = write(records, tmp_path / "sitemap.xml.gz", profile=prof, base_url=BASE)
+    summary = write(records, tmp_path / "sitemap.xml.gz", base_url=BASE,
+                    limits=Limits(profile=prof))
     assert [f.count for f in summary.parts] == [10, 10, 3]
     index = list(read(tmp_path / "sitemap.xml.gz"))
     assert index == [
@@ -111,16 +116,16 @@ def test_split_writes_numbered_parts_and_an_index_pointing_at_each(tmp_path: Pat
 
 
 def test_index_lastmod_is_omitted_when_no_record_has_one(tmp_path: Path) -> None:
-    write(urls(3), tmp_path / "s.xml", profile=PROFILES["sitemaps"].lowered(max_urls=2),
-          base_url=BASE)
+    write(urls(3), tmp_path / "s.xml", base_url=BASE, limits=Limits(max_urls=2))
     assert [r.lastmod for r in read(tmp_path / "s.xml")] == [None, None]
 
 
 def test_gzip_parts_stay_within_the_limit_uncompressed(tmp_path: Path) -> None:
     records = urls(200, width=5)
     limit = exact_size(URLSET, records[:50])
-    summary = write(records, tmp_path / "s.xml.gz", profile=PROFILES["sitemaps"].lowered(
-        max_bytes=limit), base_url=BASE)
+    summary = write(records, tmp_path / "s.xml.gz", base_url=BASE,
+                    limits=Limits(profile=PROFILES["sitemaps"].lowered(
+        max_bytes=limit)))
     assert len(summary.parts) == 4
     for info in summary.parts:
         raw = gzip.decompress(Path(info.path or "").read_bytes())
@@ -135,14 +140,15 @@ def test_gzip_output_is_reproducible(tmp_path: Path) -> None:
 
 
 def test_index_always_writes_an_index_for_a_single_part(tmp_path: Path) -> None:
-    summary = write(urls(2), tmp_path / "s.xml", base_url=BASE, index="always")
+    summary = write(urls(2), tmp_path / "s.xml", base_url=BASE,
+                    writing=WriteOptions(index="always"))
     assert len(summary.parts) == 1 and len(summary.indexes) == 1
     assert [r.loc for r in read(tmp_path / "s.xml")] == [BASE + "s-1.xml"]
 
 
 def test_more_parts_than_an_index_may_list_makes_an_index_of_indexes(tmp_path: Path) -> None:
     prof = replace(PROFILES["sitemaps"], max_urls=2, max_sitemaps=2)
-    summary = write(urls(9), tmp_path / "s.xml", profile=prof, base_url=BASE)
+    summary = write(urls(9), tmp_path / "s.xml", base_url=BASE, limits=Limits(profile=prof))
     assert len(summary.parts) == 5  # 5 parts → 3 indexes → 2 indexes → 1
     assert [os.path.basename(f.path or "") for f in summary.indexes] == [
         "s-index-1.xml", "s-index-2.xml", "s-index-3.xml", "s-index2-1.xml", "s-index2-2.xml",
@@ -157,28 +163,29 @@ def test_more_parts_than_an_index_may_list_makes_an_index_of_indexes(tmp_path: P
 
 def test_splitting_without_base_url_fails_and_writes_nothing(tmp_path: Path) -> None:
     with pytest.raises(LimitError, match="--base-url"):
-        write(urls(3), tmp_path / "s.xml", profile=PROFILES["sitemaps"].lowered(max_urls=2))
+        write(urls(3), tmp_path / "s.xml", limits=Limits(max_urls=2))
     assert list(tmp_path.iterdir()) == []
 
 
 def test_stale_parts_of_a_larger_run_are_removed(tmp_path: Path) -> None:
     prof = PROFILES["sitemaps"].lowered(max_urls=3)
-    write(urls(7), tmp_path / "s.xml", profile=replace(prof, max_sitemaps=2), base_url=BASE)
+    write(urls(7), tmp_path / "s.xml", base_url=BASE,
+          limits=Limits(profile=replace(prof, max_sitemaps=2)))
     assert (tmp_path / "s-index-1.xml").exists()
     (tmp_path / "s-other.xml").write_text("not ours")
-    summary = write(urls(4), tmp_path / "s.xml", profile=prof, base_url=BASE)
+    summary = write(urls(4), tmp_path / "s.xml", base_url=BASE, limits=Limits(profile=prof))
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "s-1.xml", "s-2.xml", "s-other.xml", "s.xml"]
     assert sorted(os.path.basename(p) for p in summary.removed) == [
         "s-3.xml", "s-index-1.xml", "s-index-2.xml"]
     # and a run that now fits one file removes every part
-    write(urls(1), tmp_path / "s.xml", profile=prof, base_url=BASE)
+    write(urls(1), tmp_path / "s.xml", base_url=BASE, limits=Limits(profile=prof))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s-other.xml", "s.xml"]
 
 
 def test_failed_run_leaves_the_earlier_output_set_untouched(tmp_path: Path) -> None:
     prof = PROFILES["sitemaps"].lowered(max_urls=2)
-    write(urls(5), tmp_path / "s.xml", profile=prof, base_url=BASE)
+    write(urls(5), tmp_path / "s.xml", base_url=BASE, limits=Limits(profile=prof))
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
 
     def failing() -> object:
@@ -186,7 +193,7 @@ def test_failed_run_leaves_the_earlier_output_set_untouched(tmp_path: Path) -> N
         raise InputError("in.txt", 5, "boom")
 
     with pytest.raises(InputError):
-        write(failing(), tmp_path / "s.xml", profile=prof, base_url=BASE)  # type: ignore[arg-type]
+        write(failing(), tmp_path / "s.xml", base_url=BASE, limits=Limits(profile=prof))  # type: ignore[arg-type]
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
 
 
@@ -194,29 +201,27 @@ def test_entry_larger_than_a_whole_file_is_skipped_and_reported(tmp_path: Path) 
     records = [Record("https://e.example/a"), Record("https://e.example/" + "b" * 500)]
     limit = exact_size(URLSET, records[:1]) + 10
     report = Report()
-    summary = write(records, tmp_path / "s.xml",
-                    profile=PROFILES["sitemaps"].lowered(max_bytes=limit), report=report)
+    summary = write(records, tmp_path / "s.xml", report=report, limits=Limits(max_bytes=limit))
     assert summary.urls == 1 and report.skipped["entry too large"] == 1
 
 
 def test_index_files_obey_the_byte_limit_too(tmp_path: Path) -> None:
     prof = replace(PROFILES["sitemaps"], max_urls=2, max_sitemaps=2, max_bytes=400)
-    summary = write(urls(6), tmp_path / "s.xml", profile=prof, base_url=BASE)
+    summary = write(urls(6), tmp_path / "s.xml", base_url=BASE, limits=Limits(profile=prof))
     assert len(summary.indexes) > 1
     for info in summary.files:
         assert os.path.getsize(info.path or "") <= 400
 
 
 def test_max_urls_lowers_urls_per_sitemap_not_sitemaps_per_index(tmp_path: Path) -> None:
-    summary = write(urls(5), tmp_path / "s.xml", profile=PROFILES["sitemaps"].lowered(max_urls=1),
-                    base_url=BASE)
+    summary = write(urls(5), tmp_path / "s.xml", base_url=BASE, limits=Limits(max_urls=1))
     assert len(summary.parts) == 5 and len(summary.indexes) == 1
 
 
 def test_limits_that_let_an_index_list_one_sitemap_are_an_error(tmp_path: Path) -> None:
     prof = replace(PROFILES["sitemaps"], max_urls=1, max_sitemaps=1)
     with pytest.raises(LimitError, match="only one sitemap"):
-        write(urls(3), tmp_path / "s.xml", profile=prof, base_url=BASE)
+        write(urls(3), tmp_path / "s.xml", base_url=BASE, limits=Limits(profile=prof))
     assert list(tmp_path.iterdir()) == []
 
 
@@ -245,8 +250,7 @@ def test_index_lastmod_is_the_newest_of_each_part_dates_and_times_alike(tmp_path
         datetime(2024, 6, 3, 1, tzinfo=plus2),  # 2024-06-02T23:00Z, the newest
     ]
     records = [Record(f"{BASE}{i}", lm) for i, lm in enumerate(lastmods)]
-    write(records, tmp_path / "s.xml", profile=PROFILES["sitemaps"].lowered(max_urls=3),
-          base_url=BASE)
+    write(records, tmp_path / "s.xml", base_url=BASE, limits=Limits(max_urls=3))
     assert [r.lastmod for r in read(tmp_path / "s.xml")] == [
         date(2024, 5, 1), datetime(2024, 1, 1, 22, tzinfo=UTC),
         datetime(2024, 6, 2, 23, tzinfo=UTC)]
@@ -267,5 +271,5 @@ def test_index_lastmod_of_one_part_is_its_newest(lastmods: list, newest: object,
                                                   tmp_path: Path) -> None:
     # after a first batch without lastmods, so that these make a batch written whole
     records = urls(BATCH) + [Record(f"{BASE}x{i}", lm) for i, lm in enumerate(lastmods)]
-    write(records, tmp_path / "s.xml", base_url=BASE, index="always")
+    write(records, tmp_path / "s.xml", base_url=BASE, writing=WriteOptions(index="always"))
     assert [r.lastmod for r in read(tmp_path / "s.xml")] == [newest]
