@@ -164,9 +164,8 @@ def _video_extras(entry: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(stats, Mapping) and str(stats.get("views", "")).isdigit():
         out["view_count"] = int(stats["views"])
     stars: Any = entry.get("media_starrating")
-    try:  # media:starRating average on min..max, as a 0.0-5.0 rating
-        low, high = float(stars.get("min", 1)), float(stars.get("max", 5))
-        out["rating"] = round((float(stars["average"]) - low) / (high - low) * 5.0, 2)
+    try:  # media:starRating's average of its max (5 unless said), as a 0.0-5.0 rating
+        out["rating"] = round(float(stars["average"]) / float(stars.get("max", 5)) * 5.0, 2)
     except (AttributeError, KeyError, TypeError, ValueError, ZeroDivisionError):
         pass
     rating = entry.get("media_rating")

@@ -226,8 +226,9 @@ def _foreign(out: list[str], element: Foreign, scope: dict[str, str]) -> None:
         tag = f"{p}:{element.name}"
     else:
         tag = element.name
-        if "" in scope:  # (never: we declare no default namespace, but stay correct)
+        if "" not in scope:  # <urlset>'s default namespace is sitemaps.org's: undeclare it
             decls += ' xmlns=""'
+            scope = dict(scope, **{"": ""})
     attrs = []
     for key, value in element.attributes:
         ns, _, local = key.rpartition(" ")
