@@ -7,6 +7,7 @@ from dataclasses import replace
 from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
+import feedparser
 import pytest
 
 from feed2sitemap.errors import OptionError
@@ -22,6 +23,7 @@ from feed2sitemap.extensions import (
     Restriction,
     Video,
     check_extensions,
+    feed_language,
     in_window,
     merge_extensions,
     news_for_entry,
@@ -225,3 +227,28 @@ def test_merging_nothing_is_free() -> None:
     assert merge_extensions(SITEMAP, OLD, EMPTY, NEW) is SITEMAP
     assert merge_extensions(EMPTY, NEW, FEED, OLD) is FEED
     assert merge_extensions(EMPTY, None, EMPTY, None) is EMPTY
+
+
+def test_alternates_that_do_not_list_the_page_are_a_warning_only() -> None:
+    ext = Extensions(alternates=(Alternate("de", "https://example.com/de"),))
+    clean, problems = sanitize(ext, "https://example.com/en")
+    assert clean == ext
+    assert [(p.message(), p.drops) for p in problems] == [
+        ("alternates: the page is not among its own alternates (each version must list "
+         "itself)", "none")]
+    assert sanitize(ext, "https://EXAMPLE.com:443/de")[1] == []  # compared normalised
+
+
+@pytest.mark.parametrize("data, code", [
+    (b'<rss version="2.0"><channel><title>t</title><language>en-US</language>'
+     b"<item><title>a</title></item></channel></rss>", "en"),
+    (b'<feed xmlns="http://www.w3.org/2005/Atom" xml:lang="zh-TW"><title>t</title>'
+     b"<entry><title>A</title><id>1</id></entry></feed>", "zh-tw"),
+    (b'<feed xmlns="http://www.w3.org/2005/Atom"><title>t</title>'
+     b'<entry xml:lang="fr-CA"><title>A</title><id>1</id></entry></feed>', "fr"),
+    (b'<rss version="2.0"><channel><title>t</title><item><title>a</title></item>'
+     b"</channel></rss>", None),
+])
+def test_news_language_from_the_feed(data: bytes, code: str | None) -> None:
+    parsed = feedparser.parse(data)
+    assert news_language(feed_language(parsed.feed, parsed.entries[0])) == code

@@ -25,10 +25,12 @@ from feed2sitemap.extensions import (
     Restriction,
     UrlChildren,
     Video,
+    check_extensions,
     declarations,
     serialize,
 )
 from feed2sitemap.extensions.model import IMAGE_NS, MOBILE_NS, SITEMAP_NS, VIDEO_NS, XML_NS
+from feed2sitemap.extensions.xmlin import MAX_FOREIGN_NODES, located
 from feed2sitemap.xmlutil import MAX_VALUE, safe_expat_parser
 from tests.conftest import conformance
 
@@ -337,3 +339,17 @@ def test_round_trip_of_any_valid_value(ext: Extensions) -> None:
     got, problems, _ = round_trip(ext)
     assert problems == []
     assert got == ext
+
+
+def test_one_url_cannot_hold_unbounded_elements() -> None:
+    fragment = '<x:a xmlns:x="urn:x"/>' * (MAX_FOREIGN_NODES + 5)
+    ((ext, problems, _),) = read_urls(urlset(fragment))
+    assert len(ext.foreign) == MAX_FOREIGN_NODES
+    assert len(problems) == 1 and "the rest is left out" in problems[0].reason
+
+
+def test_rule_problems_get_the_line_of_their_item() -> None:
+    fragment = "\n<image:image><image:loc>/relative.jpg</image:loc></image:image>"
+    ((ext, _, lines),) = read_urls(urlset(fragment))
+    (problem,) = located(check_extensions(ext), lines)
+    assert (problem.kind, problem.field, problem.line) == ("images", "loc", 4)

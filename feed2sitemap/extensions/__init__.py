@@ -21,7 +21,8 @@ in when it is wired (the integration step):
 - **Feed reader** (readers/feed.py): the feedparser path calls ``feed.extensions_for_entry``
   (entry, feed-level dict, page URL, base); its problems are warnings. The fast path
   (feedstream.py) must give the same Extensions (the property test compares the two).
-  News sitemaps: ``news.news_language`` (None → a usage error naming `news_language`),
+  News sitemaps: ``news.news_language(news.feed_language(feed, entry))`` unless the user
+  gave one (None → a usage error naming `news_language`),
   ``news.now()`` (SOURCE_DATE_EPOCH), ``news.news_for_entry`` (publication date = first
   publication, two-day window; "too old" entries counted).
 - **Merge** (merge.py): per URL, ``merging.merge_extensions(first, first_lastmod, second,
@@ -54,12 +55,13 @@ from .model import (
     Restriction,
     Video,
 )
-from .news import in_window, news_for_entry, news_language, now
+from .news import feed_language, in_window, news_for_entry, news_language, now
 from .rules import check_extensions, sanitize
-from .xmlin import UrlChildren
+from .xmlin import UrlChildren, located
 from .xmlout import declarations, serialize
 
 __all__ = ["EMPTY", "Alternate", "Extensions", "Foreign", "Image", "Mobile", "News", "Platform",
            "Problem", "Restriction", "UrlChildren", "Video", "check_extensions", "declarations",
-           "extensions_for_entry", "in_window", "merge_extensions", "news_for_entry",
-           "news_language", "now", "parse_duration", "plain_text", "sanitize", "serialize"]
+           "extensions_for_entry", "feed_language", "in_window", "located", "merge_extensions",
+           "news_for_entry", "news_language", "now", "parse_duration", "plain_text", "sanitize",
+           "serialize"]

@@ -185,7 +185,8 @@ class Problem:
     of the item within that kind (None for the URL as a whole), the ``field`` (the element or
     attribute name, "" for the item as a whole), the ``reason``, and the ``line`` where it was
     read when the reader knows it. ``drops`` says what the converter leaves out for it:
-    "field" (the value alone) or "item" (the whole image, video, …)."""
+    "field" (the value alone), "item" (the whole image, video, …), "excess" (what is past a
+    limit) or "none" (a warning only)."""
 
     kind: str
     field: str

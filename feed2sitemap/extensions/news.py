@@ -21,8 +21,8 @@ from ..errors import OptionError
 from ..record import Lastmod, lastmod_key
 from .model import News
 
-__all__ = ["NEWS_WINDOW", "SOURCE_DATE_EPOCH", "first_published", "in_window", "news_for_entry",
-           "news_language", "now"]
+__all__ = ["NEWS_WINDOW", "SOURCE_DATE_EPOCH", "feed_language", "first_published", "in_window",
+           "news_for_entry", "news_language", "now"]
 
 NEWS_WINDOW = timedelta(days=2)
 SOURCE_DATE_EPOCH = "SOURCE_DATE_EPOCH"  # reproducible-builds.org: "now", for reproducible runs
@@ -54,6 +54,19 @@ def news_language(tag: Optional[str]) -> Optional[str]:
             return "zh-cn"
         return None
     return language
+
+
+def feed_language(feed: Mapping[str, Any], entry: Optional[Mapping[str, Any]] = None
+                  ) -> Optional[str]:
+    """The language a feed declares, as feedparser gives it: RSS <language> (or
+    <dc:language>), else the xml:lang in force on the entry's or the feed's title."""
+    if feed.get("language"):
+        return str(feed["language"])
+    for holder in (entry or {}, feed):
+        detail = holder.get("title_detail")
+        if isinstance(detail, Mapping) and detail.get("language"):
+            return str(detail["language"])
+    return None
 
 
 def now() -> datetime:

@@ -79,10 +79,9 @@ def check_video(video: Video, index: int = 0, page: Optional[str] = None) -> lis
     def bad(name: str, reason: str, drops: str = "field") -> None:
         out.append(Problem("videos", name, reason, index, drops=drops))
 
-    for name in ("thumbnail_loc",):
-        why = _url_problem(video.thumbnail_loc)
-        if why:
-            bad(name, why, "item")
+    why = _url_problem(video.thumbnail_loc)
+    if why:
+        bad("thumbnail_loc", why, "item")
     for name, text in (("title", video.title), ("description", video.description)):
         if not text or not text.strip():
             bad(name, "missing (required)", "item")
@@ -188,9 +187,28 @@ def check_extensions(ext: Extensions, page: Optional[str] = None) -> list[Proble
         out += check_news(news, i)
     for i, alt in enumerate(ext.alternates):
         out += check_alternate(alt, i)
+    if ext.alternates and page is not None and not _lists_itself(ext, page):
+        # [LOC] "Each language version must list itself as well as all other language
+        # versions": a warning, nothing is left out for it
+        out.append(Problem("alternates", "", "the page is not among its own alternates "
+                           "(each version must list itself)", drops="none"))
     for i, mobile in enumerate(ext.mobile):
         out += check_mobile(mobile, i)
     return out
+
+
+def _lists_itself(ext: Extensions, page: str) -> bool:
+    try:
+        own = normalize_url(page)
+    except BadURL:
+        return True  # (the page's own problem, reported where it is read)
+    for alt in ext.alternates:
+        try:
+            if normalize_url(alt.href) == own:
+                return True
+        except BadURL:
+            continue
+    return False
 
 
 def sanitize(ext: Extensions, page: Optional[str] = None) -> tuple[Extensions, list[Problem]]:
@@ -198,7 +216,7 @@ def sanitize(ext: Extensions, page: Optional[str] = None) -> tuple[Extensions, l
 
     An item with a problem that ``drops`` "item" is left out whole; a bad optional value is
     left out alone; past a limit ("excess") the surplus is cut: images past 1,000, tags past
-    32, a description past 2,048 characters (at a character boundary).
+    32, a description past 2,048 characters (at a character boundary); "none" is a warning.
     """
     problems = check_extensions(ext, page)
     if not problems:
