@@ -14,6 +14,7 @@ from typing import Any, Optional
 
 from ..record import parse_lastmod
 from .model import (
+    EMPTY,
     IMAGE_NS,
     MOBILE_NS,
     NEWS_NS,
@@ -200,42 +201,55 @@ def _news(element: Foreign, reader: _Reader) -> News:
     return News(**values, extra=tuple(extra))
 
 
-def _simple(element: Foreign, allowed: set[str]) -> bool:
+def _simple(element: Foreign, attrs: dict[str, str], allowed: frozenset[str]) -> bool:
     """No child element, no text but white space, and only the ``allowed`` attributes."""
     return (all(isinstance(c, str) and not c.strip() for c in element.children)
-            and all(k in allowed for k, _ in element.attributes))
+            and attrs.keys() <= allowed)
+
+
+_MAKERS: dict[tuple[str, str], tuple[str, Callable[[Foreign, _Reader], Any]]] = {
+    (IMAGE_NS, "image"): ("images", _image), (VIDEO_NS, "video"): ("videos", _video),
+    (NEWS_NS, "news"): ("news", _news)}
+_LINK = frozenset(("rel", "hreflang", "href"))
+_MOBILE = frozenset(("type",))
+
+
+def _kind_of(element: Foreign) -> tuple[str, Any]:
+    """The kind an element is, and its value when it needs no reader: an xhtml:link that is
+    exactly an hreflang alternate, a bare mobile:mobile; anything else unknown is foreign."""
+    key = (element.namespace, element.name)
+    if key == (XHTML_NS, "link"):
+        attrs = dict(element.attributes)
+        if attrs.get("rel") == "alternate" and "hreflang" in attrs and "href" in attrs and \
+                _simple(element, attrs, _LINK):
+            return "alternates", Alternate(attrs["hreflang"].strip(), attrs["href"].strip())
+    elif key == (MOBILE_NS, "mobile"):
+        attrs = dict(element.attributes)
+        if _simple(element, attrs, _MOBILE):
+            return "mobile", Mobile(attrs.get("type"))
+    return "foreign", element
 
 
 def build(tops: list[tuple[Foreign, Optional[int]]]
           ) -> tuple[Extensions, list[Problem], dict[tuple[str, int], int]]:
     """The typed Extensions of a <url>'s top-level extension elements (with their lines)."""
-    kinds: dict[str, list[Any]] = {"images": [], "videos": [], "news": [], "alternates": [],
-                                   "mobile": [], "foreign": []}
+    kinds: dict[str, list[Any]] = {}
     problems: list[Problem] = []
     lines: dict[tuple[str, int], int] = {}
-    makers = {(IMAGE_NS, "image"): ("images", _image), (VIDEO_NS, "video"): ("videos", _video),
-              (NEWS_NS, "news"): ("news", _news)}
     for element, line in tops:
-        key = (element.namespace, element.name)
-        kind = "foreign"
-        if key in makers:
-            kind, make = makers[key]
-            reader = _Reader(kind, len(kinds[kind]), line)
-            kinds[kind].append(make(element, reader))
+        maker = _MAKERS.get((element.namespace, element.name))
+        if maker is not None:
+            kind, make = maker
+            items = kinds.setdefault(kind, [])
+            reader = _Reader(kind, len(items), line)
+            items.append(make(element, reader))
             problems += reader.problems
-        elif key == (XHTML_NS, "link") and element.attribute("rel") == "alternate" and \
-                element.attribute("hreflang") is not None and \
-                element.attribute("href") is not None and \
-                _simple(element, {"rel", "hreflang", "href"}):
-            kind = "alternates"
-            kinds[kind].append(Alternate((element.attribute("hreflang") or "").strip(),
-                                         (element.attribute("href") or "").strip()))
-        elif key == (MOBILE_NS, "mobile") and _simple(element, {"type"}):
-            kind = "mobile"
-            kinds[kind].append(Mobile(element.attribute("type")))
         else:
-            kinds[kind].append(element)
+            kind, value = _kind_of(element)
+            items = kinds.setdefault(kind, [])
+            items.append(value)
         if line is not None:
-            lines[(kind, len(kinds[kind]) - 1)] = line
-    ext = Extensions(**{k: tuple(v) for k, v in kinds.items()})
-    return ext, problems, lines
+            lines[(kind, len(items) - 1)] = line
+    if not kinds:
+        return EMPTY, problems, lines
+    return Extensions(**{k: tuple(v) for k, v in kinds.items()}), problems, lines
