@@ -1,0 +1,200 @@
+"""The extension values a URL may carry besides loc, lastmod, changefreq and priority.
+
+Each kind is a frozen, slotted dataclass with no behaviour beyond equality; the rules live in
+``rules`` and the XML in ``xmlout``/``xmlin``, so the values are cheap to build in bulk and to
+compare after a round trip. Dates are ``record.Lastmod`` values (a date, or an aware datetime),
+so they compare as instants whatever text they were read from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Union
+
+from ..record import Lastmod
+
+__all__ = ["EMPTY", "IMAGE_NS", "KIND_NAMESPACES", "MOBILE_NS", "NEWS_NS", "SITEMAP_NS",
+           "VIDEO_NS", "XHTML_NS", "XML_NS", "Alternate", "Extensions", "Foreign", "Image",
+           "Mobile", "News", "Platform", "Problem", "Restriction", "Video"]
+
+SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+# The namespaces Google documents for its extensions (Search Central, "Image sitemaps", "Video
+# sitemaps and alternatives", "Google News sitemaps", "Tell Google about localized versions of
+# your page"), and Baidu's for its mobile page type (Baidu search resource platform, "移动
+# Sitemap 协议").
+IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
+VIDEO_NS = "http://www.google.com/schemas/sitemap-video/1.1"
+NEWS_NS = "http://www.google.com/schemas/sitemap-news/0.9"
+XHTML_NS = "http://www.w3.org/1999/xhtml"
+MOBILE_NS = "http://www.baidu.com/schemas/sitemap-mobile/1/"
+XML_NS = "http://www.w3.org/XML/1998/namespace"  # xml:lang and friends: never declared
+
+# kind (the Extensions field) → its namespace
+KIND_NAMESPACES = {"images": IMAGE_NS, "videos": VIDEO_NS, "news": NEWS_NS,
+                   "alternates": XHTML_NS, "mobile": MOBILE_NS}
+
+
+@dataclass(frozen=True, slots=True)
+class Foreign:
+    """An element kept as it was read: its namespace URI, local name, attributes (expat-style
+    names: ``"URI local"`` for a namespaced attribute, ``"local"`` otherwise, in document order)
+    and children (text and elements, in order). Its prefix is not kept: it may change."""
+
+    namespace: str
+    name: str
+    attributes: tuple[tuple[str, str], ...] = ()
+    children: tuple[Union[str, Foreign], ...] = ()
+
+    def text(self) -> str:
+        """The text directly inside the element (its child elements' text left out)."""
+        return "".join(c for c in self.children if isinstance(c, str))
+
+    def attribute(self, name: str) -> Optional[str]:
+        for key, value in self.attributes:
+            if key == name:
+                return value
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Image:
+    """<image:image>. Only ``loc`` is current; caption, title, geo_location and license were
+    deprecated by Google in 2022 and are kept when read, never invented."""
+
+    loc: str
+    caption: Optional[str] = None
+    geo_location: Optional[str] = None
+    title: Optional[str] = None
+    license: Optional[str] = None
+
+
+@dataclass(frozen=True, slots=True)
+class Restriction:
+    """<video:restriction relationship="allow|deny">: space-separated ISO 3166 country codes."""
+
+    relationship: str
+    countries: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Platform:
+    """<video:platform relationship="allow|deny">: space-separated web, mobile, tv."""
+
+    relationship: str
+    platforms: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Video:
+    """<video:video>. thumbnail_loc, title, description and one of content_loc/player_loc are
+    required (checked by rules.check_video, not here: a value read may be incomplete).
+
+    ``allow_embed`` and ``autoplay`` are <video:player_loc>'s attributes, deprecated in 2022 and
+    kept when read. ``extra`` holds the children Google deprecated that have no field here
+    (category, gallery_loc, price, tvshow, id, content_segment_loc), kept as they were read.
+    """
+
+    thumbnail_loc: str
+    title: str
+    description: str
+    content_loc: Optional[str] = None
+    player_loc: Optional[str] = None
+    allow_embed: Optional[str] = None
+    autoplay: Optional[str] = None
+    duration: Optional[int] = None
+    expiration_date: Optional[Lastmod] = None
+    rating: Optional[float] = None
+    view_count: Optional[int] = None
+    publication_date: Optional[Lastmod] = None
+    family_friendly: Optional[bool] = None
+    restriction: Optional[Restriction] = None
+    platform: Optional[Platform] = None
+    requires_subscription: Optional[bool] = None
+    uploader: Optional[str] = None
+    uploader_info: Optional[str] = None
+    live: Optional[bool] = None
+    tags: tuple[str, ...] = ()
+    extra: tuple[Foreign, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class News:
+    """<news:news>: publication name and language, publication date, title. ``extra`` holds
+    the children Google dropped from its documentation (access, genres, keywords,
+    stock_tickers, geo_locations), kept as read."""
+
+    name: str
+    language: str
+    publication_date: Optional[Lastmod]
+    title: str
+    extra: tuple[Foreign, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Alternate:
+    """<xhtml:link rel="alternate" hreflang="…" href="…"/>: a localized version of the page.
+    (An xhtml:link with another rel or other attributes is kept as a Foreign element.)"""
+
+    hreflang: str
+    href: str
+
+
+@dataclass(frozen=True, slots=True)
+class Mobile:
+    """Baidu's <mobile:mobile type="…"/>: ``type`` None when the attribute is absent (which
+    Baidu reads as "mobile")."""
+
+    type: Optional[str] = None
+
+
+@dataclass(frozen=True, slots=True)
+class Extensions:
+    """Everything a <url> carries besides its core fields; every kind empty by default.
+
+    ``bool(ext)`` is False when there is nothing at all: the test a writer or a merge makes
+    per URL, so the common case (no extension) costs one call.
+    """
+
+    images: tuple[Image, ...] = ()
+    videos: tuple[Video, ...] = ()
+    news: tuple[News, ...] = ()
+    alternates: tuple[Alternate, ...] = ()
+    mobile: tuple[Mobile, ...] = ()
+    foreign: tuple[Foreign, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.images or self.videos or self.news or self.alternates or self.mobile
+                    or self.foreign)
+
+    def kinds(self) -> frozenset[str]:
+        """The names of the kinds present ("images", "videos", …, "foreign")."""
+        return frozenset(k for k in ("images", "videos", "news", "alternates", "mobile",
+                                     "foreign") if getattr(self, k))
+
+    def foreign_namespaces(self) -> tuple[str, ...]:
+        """The namespaces of the foreign elements, each once, in order of appearance."""
+        return tuple(dict.fromkeys(f.namespace for f in self.foreign))
+
+
+EMPTY = Extensions()
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing wrong with an extension: its ``kind`` ("images", "videos", …), the ``index``
+    of the item within that kind (None for the URL as a whole), the ``field`` (the element or
+    attribute name, "" for the item as a whole), the ``reason``, and the ``line`` where it was
+    read when the reader knows it. ``drops`` says what the converter leaves out for it:
+    "field" (the value alone), "item" (the whole image, video, …), "excess" (what is past a
+    limit) or "none" (a warning only)."""
+
+    kind: str
+    field: str
+    reason: str
+    index: Optional[int] = None
+    line: Optional[int] = None
+    drops: str = "field"
+
+    def message(self) -> str:
+        what = self.kind if self.index is None else f"{self.kind}[{self.index}]"
+        return f"{what}{'.' + self.field if self.field else ''}: {self.reason}"

@@ -1,0 +1,108 @@
+"""Google News from a feed: the language code, the two-day window, the publication date.
+
+[NEWS] https://developers.google.com/search/docs/crawling-indexing/sitemaps/news-sitemap:
+"Include URLs for articles that were published in the last two days"; <news:language> is an
+ISO 639 code of two or three letters, except zh-cn (Simplified) and zh-tw (Traditional
+Chinese); <news:publication_date> is "the original date and time when the article was first
+published on your site", in W3C format.
+"""
+
+from __future__ import annotations
+
+import calendar
+import os
+import re
+import time
+from collections.abc import Mapping
+from datetime import datetime, timedelta, timezone
+from typing import Any, Optional
+
+from ..errors import OptionError
+from ..record import Lastmod, lastmod_key
+from .model import News
+
+__all__ = ["NEWS_WINDOW", "SOURCE_DATE_EPOCH", "feed_language", "first_published", "in_window",
+           "news_for_entry", "news_language", "now"]
+
+NEWS_WINDOW = timedelta(days=2)
+SOURCE_DATE_EPOCH = "SOURCE_DATE_EPOCH"  # reproducible-builds.org: "now", for reproducible runs
+
+_TAG = re.compile(r"([A-Za-z]{2,3})(?:[-_]([A-Za-z0-9]{2,8}))*")
+# Chinese subtags that name the script (BCP 47 script, or the region that implies it)
+_SIMPLIFIED = {"hans", "cn", "sg", "my"}
+_TRADITIONAL = {"hant", "tw", "hk", "mo"}
+
+
+def news_language(tag: Optional[str]) -> Optional[str]:
+    """The <news:language> code for a language tag (a feed's <language>, xml:lang, or what
+    the user gave): ``en-US`` → ``en``, ``zh-CN``/``zh-Hans`` → ``zh-cn``, ``zh-TW``/
+    ``zh-Hant``/``zh-HK`` → ``zh-tw``. None when the tag gives no code Google accepts (the
+    caller then needs `news_language` from the user): nothing given, no ISO 639 shape, or
+    Chinese with no script or region to tell Simplified from Traditional."""
+    if not tag:
+        return None
+    text = tag.strip()
+    if _TAG.fullmatch(text) is None:
+        return None
+    parts = [p.lower() for p in re.split(r"[-_]", text)]
+    language = parts[0]
+    if language == "zh":
+        subtags = set(parts[1:])
+        if subtags & _TRADITIONAL:
+            return "zh-tw"
+        if subtags & _SIMPLIFIED:
+            return "zh-cn"
+        return None
+    return language
+
+
+def feed_language(feed: Mapping[str, Any], entry: Optional[Mapping[str, Any]] = None
+                  ) -> Optional[str]:
+    """The language a feed declares, as feedparser gives it: RSS <language> (or
+    <dc:language>), else the xml:lang in force on the entry's or the feed's title."""
+    if feed.get("language"):
+        return str(feed["language"])
+    for holder in (entry or {}, feed):
+        detail = holder.get("title_detail")
+        if isinstance(detail, Mapping) and detail.get("language"):
+            return str(detail["language"])
+    return None
+
+
+def now() -> datetime:
+    """The clock, or SOURCE_DATE_EPOCH (seconds since 1970 UTC) when it is set."""
+    epoch = os.environ.get(SOURCE_DATE_EPOCH, "").strip()
+    if not epoch:
+        return datetime.now(timezone.utc)
+    try:
+        return datetime.fromtimestamp(int(epoch), timezone.utc)
+    except (ValueError, OverflowError, OSError):
+        raise OptionError(f"the environment variable {SOURCE_DATE_EPOCH} must be a number of "
+                          f"seconds since 1970-01-01 UTC, not {epoch[:40]!r}") from None
+
+
+def in_window(published: Lastmod, at: datetime, window: timedelta = NEWS_WINDOW) -> bool:
+    """Whether ``published`` is within ``window`` before ``at`` (or after it: a clock a
+    little ahead is no reason to leave an article out). A date counts as its midnight UTC."""
+    return lastmod_key(published) >= at - window
+
+
+def first_published(entry: Mapping[str, Any]) -> Optional[datetime]:
+    """The entry's first publication time (RSS <pubDate>, Atom <published>, <issued>), as
+    feedparser gives it; never its update time. None when it has none."""
+    parsed = entry.get("published_parsed")
+    if not isinstance(parsed, time.struct_time):
+        return None
+    return datetime.fromtimestamp(calendar.timegm(parsed), timezone.utc)
+
+
+def news_for_entry(entry: Mapping[str, Any], name: str, language: str,
+                   at: datetime) -> tuple[Optional[News], str]:
+    """The <news:news> of a feed entry, or None and why ("no date", "too old")."""
+    published = first_published(entry)
+    if published is None:
+        return None, "no date"
+    if not in_window(published, at):
+        return None, "too old"
+    title = str(entry.get("title") or "").strip()
+    return News(name, language, published, title), ""

@@ -1,0 +1,216 @@
+"""Extensions from feed entries as feedparser gives them (extensions/feed.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import feedparser
+import pytest
+
+from feed2sitemap.extensions import (
+    Alternate,
+    Extensions,
+    Image,
+    extensions_for_entry,
+    parse_duration,
+    plain_text,
+)
+from feed2sitemap.extensions.model import Problem
+from tests.conftest import conformance
+
+MEDIA = ' xmlns:media="http://search.yahoo.com/mrss/"'
+ITUNES = ' xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"'
+
+
+def first(name: str) -> tuple[Extensions, list[Problem], Any]:
+    parsed = feedparser.parse(conformance("media-feeds", name).read_bytes())
+    entry = parsed.entries[0]
+    ext, problems = extensions_for_entry(entry, parsed.feed, page=entry.get("link"))
+    return ext, problems, entry
+
+
+def rss_item(inner: str, channel: str = "") -> tuple[Extensions, list[Problem]]:
+    data = (f'<rss version="2.0"{MEDIA}{ITUNES}><channel><title>c</title>'
+            f"<link>https://example.com/</link>{channel}<item><title>An item</title>"
+            f"<link>https://example.com/a</link>{inner}</item></channel></rss>").encode()
+    parsed = feedparser.parse(data)
+    return extensions_for_entry(parsed.entries[0], parsed.feed, page="https://example.com/a",
+                                base="https://example.com/feed")
+
+
+def test_youtube_channel_feed_gives_a_video_and_its_thumbnail() -> None:
+    ext, problems, _ = first("feed-rs__atom_mediarss_youtube_1.xml")
+    (video,) = ext.videos
+    assert problems == []
+    assert video.player_loc == "https://www.youtube.com/v/0A1ouV7iD8o?version=3"  # flash
+    assert video.content_loc is None
+    assert video.thumbnail_loc == "https://i1.ytimg.com/vi/0A1ouV7iD8o/hqdefault.jpg"
+    assert video.title == "Navigating with Quantum Entanglement"
+    assert video.description.startswith("Check Out Weathered on PBS Terra")
+    assert (video.view_count, video.rating) == (304_321, 4.95)
+    assert video.publication_date is not None and video.publication_date.year == 2020
+    assert ext.images == (Image(video.thumbnail_loc),)
+
+
+def test_vimeo_feed_gives_player_and_duration() -> None:
+    ext, problems, _ = first("feed-rs__rss_2.0_vimeo_media.xml")
+    (video,) = ext.videos
+    assert problems == []
+    assert video.player_loc == "https://player.vimeo.com/video/1013595996?h=b1b80eff69"
+    assert video.duration == 610 and video.content_loc is None
+    assert video.description.endswith("you'll want to mark on your calendar!")  # unescaped
+
+
+def test_podcast_feed_gives_its_itunes_image_and_no_video() -> None:
+    ext, problems, _ = first("feed-rs__rss_2.0_anchorfm.xml")
+    assert not ext.videos and problems == []  # audio is no video
+    assert [i.loc for i in ext.images] == [
+        "https://d3t3ozftmdmh3i.cloudfront.net/production/podcast_uploaded/23591441/"
+        "23591441-1649013735716-25c2d16df92e8.jpg"]
+
+
+def test_media_content_video_and_image_types() -> None:
+    ext, _, _ = first("node-feedparser__mediacontent-dupes.xml")
+    (video,) = ext.videos
+    assert video.content_loc is not None and video.content_loc.endswith("-697.mp4")
+    assert video.thumbnail_loc.endswith("_154x115.jpg")
+    # the image given as media:content and as media:thumbnail is listed once
+    assert [i.loc for i in ext.images] == [video.thumbnail_loc]
+
+
+def test_media_content_medium_image() -> None:
+    ext, _, _ = first("feed-rs__atom_mediarss_newscred_1.xml")
+    assert not ext.videos
+    assert len(ext.images) == 2 and ext.images[0].loc.endswith("/.jpeg")
+
+
+@pytest.mark.parametrize("name", ["feed-io__rss-enclosure.xml", "feed-rs__rss_2.0_bbc.xml"])
+def test_audio_enclosures_give_nothing(name: str) -> None:
+    ext, problems, _ = first(name)
+    assert not ext.videos and not ext.images and problems == []
+
+
+def test_image_enclosures_relative_and_deduplicated() -> None:
+    ext, _ = rss_item('<enclosure url="/img/a.png" type="image/png" length="1"/>'
+                      '<media:thumbnail url="https://cdn.example.com/a.png"/>'
+                      '<media:content url="https://cdn.example.com/a.png" medium="image"/>'
+                      '<itunes:image href="https://cdn.example.com/b.png"/>')
+    assert [i.loc for i in ext.images] == ["https://example.com/img/a.png",
+                                           "https://cdn.example.com/a.png",
+                                           "https://cdn.example.com/b.png"]
+
+
+def test_at_most_1000_images_the_rest_counted() -> None:
+    thumbs = "".join(f'<media:thumbnail url="https://cdn.example.com/{i}.jpg"/>'
+                     for i in range(1_003))
+    ext, problems = rss_item(thumbs)
+    assert len(ext.images) == 1_000
+    assert [p.message() for p in problems] == ["images: 1,003 images, at most 1,000 per URL"]
+
+
+VIDEO_ITEM = ('<media:content url="https://cdn.example.com/v.mp4" type="video/mp4" '
+              'duration="{duration}"/><media:thumbnail url="https://cdn.example.com/t.jpg"/>'
+              "<description>{description}</description>{extra}")
+
+
+def video_item(duration: str = "61", description: str = "Plain", extra: str = ""
+               ) -> tuple[Extensions, list[Problem]]:
+    return rss_item(VIDEO_ITEM.format(duration=duration, description=description,
+                                      extra=extra))
+
+
+def test_description_loses_its_markup_and_is_cut_at_2048_with_a_warning() -> None:
+    ext, problems = video_item(description="&lt;p&gt;Caf&amp;eacute; &lt;b&gt;" + "é" * 3_000
+                               + "&lt;/b&gt;&lt;/p&gt;")
+    (video,) = ext.videos
+    assert video.description == "Café " + "é" * 2_043 and len(video.description) == 2_048
+    assert [p.message() for p in problems] == [
+        "videos[0].description: longer than 2,048 characters"]
+
+
+def test_tags_from_keywords_and_categories_at_most_32() -> None:
+    keywords = ", ".join(f"k{i}" for i in range(30))
+    ext, problems = video_item(extra=f"<media:keywords>{keywords}</media:keywords>"
+                               "<category>c1</category><category>c2</category>"
+                               "<category>c3</category>")
+    (video,) = ext.videos
+    # in document order, as feedparser lists them; the 33rd is cut
+    assert video.tags == tuple(f"k{i}" for i in range(30)) + ("c1", "c2")
+    assert [p.field for p in problems] == ["tags"]
+
+
+@pytest.mark.parametrize("text, seconds", [
+    ("3156", 3156), ("610.4", 610), ("26:53", 1613), ("00:37:07", 2227), ("1:00:00", 3600)])
+def test_duration_forms(text: str, seconds: int) -> None:
+    assert parse_duration(text) == seconds
+
+
+def test_duration_from_itunes_and_out_of_range_is_dropped() -> None:
+    ext, _ = rss_item('<media:content url="https://cdn.example.com/v.mp4" medium="video"/>'
+                      '<itunes:image href="https://cdn.example.com/t.jpg"/>'
+                      "<itunes:duration>01:02:03</itunes:duration><description>d</description>")
+    assert ext.videos[0].duration == 3723
+    assert ext.videos[0].thumbnail_loc == "https://cdn.example.com/t.jpg"
+    ext, problems = video_item(duration="9:00:01")
+    assert ext.videos[0].duration is None
+    assert [p.message() for p in problems] == [
+        "videos[0].duration: 32401 is outside 1-28,800 seconds"]
+    ext, problems = video_item(duration="soon")
+    assert ext.videos[0].duration is None and problems[0].field == "duration"
+
+
+@pytest.mark.parametrize("inner, field", [
+    ('<media:content url="https://cdn.example.com/v.mp4" type="video/mp4"/>'
+     "<description>d</description>", "thumbnail_loc"),
+    ('<media:content url="https://cdn.example.com/v.mp4" type="video/mp4"/>'
+     '<media:thumbnail url="https://cdn.example.com/t.jpg"/>', "description"),
+    ('<media:content medium="video"/><media:thumbnail url="https://cdn.example.com/t.jpg"/>'
+     "<description>d</description>", "content_loc"),
+    ('<enclosure url="https://example.com/a" type="video/mp4" length="1"/>'
+     '<media:thumbnail url="https://cdn.example.com/t.jpg"/><description>d</description>',
+     "content_loc"),  # the page itself
+])
+def test_video_missing_a_required_field_is_left_out_naming_it(inner: str, field: str) -> None:
+    ext, problems = rss_item(inner)
+    assert not ext.videos
+    assert [(p.kind, p.field, p.drops) for p in problems] == [("videos", field, "item")]
+
+
+def test_multilingual_atom_entry_gives_alternates() -> None:
+    data = b"""<feed xmlns="http://www.w3.org/2005/Atom"><title>t</title><entry><title>A</title>
+<id>urn:1</id><updated>2024-03-05T10:15:00Z</updated>
+<link rel="alternate" hreflang="en" href="https://example.com/en/a"/>
+<link rel="alternate" hreflang="de-AT" href="/de/a"/>
+<link rel="alternate" hreflang="x-default" href="https://example.com/a"/>
+<link rel="related" hreflang="fr" href="https://example.com/fr/a"/></entry></feed>"""
+    parsed = feedparser.parse(data, response_headers={"content-location":
+                                                      "https://example.com/feed"})
+    ext, problems = extensions_for_entry(parsed.entries[0], parsed.feed)
+    assert problems == []
+    assert ext.alternates == (Alternate("en", "https://example.com/en/a"),
+                              Alternate("de-AT", "https://example.com/de/a"),
+                              Alternate("x-default", "https://example.com/a"))
+
+
+def test_a_single_hreflang_link_is_no_alternate_set() -> None:
+    data = b"""<feed xmlns="http://www.w3.org/2005/Atom"><title>t</title><entry><title>A</title>
+<id>urn:1</id><link rel="alternate" hreflang="en" href="https://example.com/en/a"/></entry>
+</feed>"""
+    parsed = feedparser.parse(data)
+    assert not extensions_for_entry(parsed.entries[0], parsed.feed)[0]
+
+
+@pytest.mark.parametrize("html, text", [
+    ("<p>a</p><p>b &amp; c</p>", "a b & c"), ("x<script>evil()</script>y", "xy"),
+    ("plain  text\n here", "plain text here"), ("&lt;not a tag&gt;", "<not a tag>")])
+def test_plain_text(html: str, text: str) -> None:
+    assert plain_text(html) == text
+
+
+def test_every_real_media_feed_maps_without_error() -> None:
+    for path in sorted(conformance("media-feeds").glob("*.xml")):
+        parsed = feedparser.parse(path.read_bytes())
+        for entry in parsed.entries:
+            ext, problems = extensions_for_entry(entry, parsed.feed, page=entry.get("link"))
+            assert all(p.kind in ("images", "videos", "alternates") for p in problems)
+            assert all(v.thumbnail_loc and v.title and v.description for v in ext.videos)
