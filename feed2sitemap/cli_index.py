@@ -7,7 +7,7 @@ from typing import Optional, Union
 
 import click
 
-from .cli import _PROGRESS, PROG, _Command, _removal_lines, _say, _summary_lines
+from .cli_common import PROG, PROGRESS_KEY, Command, removal_lines, say, summary_lines
 from .errors import InputError
 from .indexing import is_manifest, read_manifest, write_index
 from .limits import PROFILES
@@ -15,7 +15,7 @@ from .partition import PartManifest
 from .report import Progress, Report
 
 
-@click.command("index", cls=_Command, context_settings={"help_option_names": ["-h", "--help"]})
+@click.command("index", cls=Command, context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("sources", nargs=-1, required=True, metavar="MANIFEST_OR_PART...")
 @click.option("-o", "--output", metavar="FILE", required=True,
               help="The index to write (.gz: gzip-compressed); parts are moved beside it.")
@@ -48,13 +48,13 @@ def index_command(sources: tuple[str, ...], output: str, base_url: str, profile:
             parts += read_manifest(source)
         else:
             parts.append(source)
-    report = Report(on_message=None if quiet else _say)
-    progress = click.get_current_context().meta.setdefault(_PROGRESS, Progress())
+    report = Report(on_message=None if quiet else say)
+    progress = click.get_current_context().meta.setdefault(PROGRESS_KEY, Progress())
     summary = write_index(parts, output, base_url=base_url, directory=os.getcwd(),
                           profile=profile, gzip_level=gzip_level, report=report,
                           progress=progress, atomic=not no_atomic, lock_timeout=lock_timeout)
-    for line in ([] if quiet else _summary_lines(summary)) + _removal_lines(summary, quiet):
-        _say(line)
+    for line in ([] if quiet else summary_lines(summary)) + removal_lines(summary, quiet):
+        say(line)
 
 
 def main(args: list[str]) -> None:

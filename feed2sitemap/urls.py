@@ -5,11 +5,8 @@ One rule, whatever path a URL takes: ``normalize_url`` is the rule, and the batc
 it for blocks of URLs, only ever accept what ``normalize_url`` returns unchanged. A differential
 test (tests/test_urls.py) holds them to it.
 
-What a proof establishes travels as a value, ``CleanLocs``, that only this module makes
-(``prove_lines``, ``normalize_locs``): a writer that escapes a proven list in one cheap pass,
-or a scope check that passes it at once, relies on the proof, not on a flag anyone may set.
-In the reference mode (mode.py) nothing is proven a block at a time: each URL goes through
-``normalize_url``.
+A proof travels as a value only this module makes, ``CleanLocs``, never as a flag. In the
+reference mode (mode.py) nothing is proven a block at a time: each URL is normalize_url's.
 """
 
 from __future__ import annotations
@@ -110,13 +107,11 @@ def unclean_lines(text: str, locs: list[str]) -> list[int]:
 
 
 class CleanLocs:
-    """The proof, as a value, that every location of one list is a normalised URI (one that
-    ``normalize_url`` returns unchanged): none holds a space, a control character, "<", ">" or
-    a quote, and each starts with ``prefix`` ("" when the proof says nothing of the site).
-
-    Only this module makes one (the constructor wants a key no other module has), and a proof
-    covers the very list it was made for (``covers`` is an identity test): rows taken out or
-    replaced after the proof are a new list, which no proof covers until this module makes one.
+    """The proof that every location of one list is a normalised URI (normalize_url returns
+    it unchanged: no space, control character, "<", ">" or quote in it), each starting with
+    ``prefix`` ("" when the proof says nothing of the site). Only this module makes one (the
+    constructor wants a key no other module has); it covers the very list it was made for
+    (``covers`` is an identity test), so a list changed after the proof is a new, unproven one.
     """
 
     __slots__ = ("locs", "prefix")
@@ -153,8 +148,7 @@ def prove_lines(text: str, lines: list[str], unclean_bytes: int,
 
 
 class Normalized(NamedTuple):
-    """What ``normalize_locs`` made of a list: the proof for the URLs kept (in order), those
-    refused (index, why), and those whose fragment was removed (index, URL written)."""
+    """normalize_locs's result: the URLs kept (proven), refused (index, why), defragmented."""
 
     clean: CleanLocs
     bad: list[tuple[int, BadURL]]
@@ -350,15 +344,15 @@ def _normalize_slow(url: str) -> str:
     return f"{scheme}://{netloc}{_tail(rest[end:])}"
 
 
+_ABSOLUTE = re.compile(r"\s*[A-Za-z][A-Za-z0-9+.-]*:")
+
+
 def resolve(base: Optional[str], link: str) -> str:
     """``link`` made absolute against ``base`` (a document's URL) if it is relative and there is
     a base; otherwise as it is (the URL check reports what stays relative)."""
     if not base or _ABSOLUTE.match(link) is not None:
         return link
     return urljoin(base, link.strip())
-
-
-_ABSOLUTE = re.compile(r"\s*[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 class Scope(NamedTuple):

@@ -1,0 +1,254 @@
+"""What the commands share: messages in the command line's terms, the progress line, the
+summary, and how library errors and signals become exit codes (1 bad data, 2 bad usage,
+130 Ctrl-C, 143 SIGTERM)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import time
+from types import FrameType
+from typing import Any, Optional
+
+import click
+
+from .errors import Feed2SitemapError, OptionError
+from .merge import MergeCounts
+from .outputs import FileInfo
+from .report import Progress, Report
+from .writing import Summary
+
+PROG = "feed2sitemap"
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that temporaries are removed on the way out."""
+
+
+class Interrupted(BaseException):
+    """Ctrl-C in the console script's process (see _entry.py). Not KeyboardInterrupt: click
+    turns that into "Aborted!" and exit 1 while it parses the options."""
+
+
+def on_sigint(signum: int, frame: Optional[FrameType]) -> None:
+    raise Interrupted
+
+
+class StdoutGone(BaseException):
+    """stdout's reader has gone (`feed2sitemap ... | head -1`). Not an Exception: click would
+    turn a broken pipe into exit 1; the console script ends the way other filters do."""
+
+
+def on_sigterm(signum: int, frame: Optional[FrameType]) -> None:
+    raise Terminated
+
+
+def say(text: str) -> None:
+    click.echo(f"{PROG}: {render(text)}", err=True)
+
+
+# The library names a parameter between backticks, alone or with the value a hint means
+# (errors.py); the command line shows the option that sets it. Those no option of the same
+# name sets:
+_OPTION_OF = {"scope_check": "--no-scope-check", "scope_check=False": "--no-scope-check",
+              "atomic": "--no-atomic", "atomic=False": "--no-atomic",
+              "follow=True": "--follow", "gzip=True": "--gzip", "gzip=False": "--no-gzip",
+              "dedupe_mode": "--merge/--keep-first/--no-dedupe", "output": "-o/--output"}
+_PARAMETER = re.compile(r"`([a-z][a-z_]*(?:=\w+)?)`")
+
+
+def render(text: str) -> str:
+    """A library message in the command line's terms: `base_url` becomes --base-url."""
+    if "`" not in text:
+        return text
+    ctx = click.get_current_context(silent=True)
+    options = dict(_OPTION_OF)
+    if ctx is not None:
+        for param in ctx.command.params:
+            if isinstance(param, click.Option) and param.name:
+                options[param.name] = "/".join(o for o in param.opts if o.startswith("--"))
+    return _PARAMETER.sub(lambda m: options.get(m.group(1), m.group(0)), text)
+
+
+class ProgressLine:
+    """A one-line progress display on a terminal's stderr, for runs longer than DELAY seconds.
+
+    Redrawn at most every quarter second (the library calls in once per batch of URLs) and
+    cleared before any other message and at the end, so nothing of it stays on the screen.
+    """
+
+    DELAY = float(os.environ.get("FEED2SITEMAP_PROGRESS_DELAY", "2"))
+
+    def __init__(self) -> None:
+        self.start = time.monotonic()
+        self.drawn_at = 0.0
+        self.shown = False
+
+    def update(self, progress: Progress) -> None:
+        now = time.monotonic()
+        elapsed = now - self.start
+        if elapsed < self.DELAY or now - self.drawn_at < 0.25:
+            return
+        self.drawn_at = now
+        rate = progress.urls / elapsed if elapsed else 0.0
+        sys.stderr.write(f"\r\x1b[K{PROG}: {progress.urls:,} URLs read, {progress.files} "
+                         f"file{'s' if progress.files != 1 else ''} written, {rate:,.0f} URLs/s")
+        sys.stderr.flush()
+        self.shown = True
+
+    def clear(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+            self.shown = False
+
+    def say(self, text: str) -> None:
+        self.clear()
+        say(text)
+
+
+def _size(n: int) -> str:
+    return f"{n:,} bytes"
+
+
+def count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def summary_lines(summary: Summary) -> list[str]:
+    lines = []
+    files = summary.files
+    what = "sitemap" if summary.of_sitemaps else "URL"
+    def sizes(f: FileInfo) -> str:
+        gzipped = f", {_size(f.compressed_size)} gzipped" if f.compressed_size is not None else ""
+        return _size(f.size) + gzipped
+
+    if len(files) > 1:
+        for f in files:
+            noun = "sitemap" if f in summary.indexes else what
+            verb = "unchanged" if f.unchanged else "wrote"
+            lines.append(f"{verb} {f.path}: {count(f.count, noun)}, {sizes(f)}")
+    for path in summary.cleaned:
+        lines.append(f"removed {path}: a temporary of an interrupted run")
+    for path in summary.left:
+        lines.append(f"kept {path}: the replaced index listed it, the new one does not (not "
+                     "written by feed2sitemap, so not removed)")
+    report = summary.report
+    if len(files) == 1:
+        verb = "unchanged" if files[0].unchanged else "wrote"
+        head = f"{verb} {count(summary.urls, what)} to {files[0].path} ({sizes(files[0])})"
+    else:
+        verb = "unchanged:" if len(summary.unchanged) == len(files) else "wrote"
+        head = (f"{verb} {count(summary.urls, what)} in {count(len(summary.parts), 'file')} "
+                f"and {count(len(summary.indexes), 'index file')}")
+        if summary.unchanged and verb == "wrote":
+            head += (f" ({len(summary.unchanged):,} of the {len(files):,} files unchanged, "
+                     "not rewritten)")
+    head += "; " + _skipped_text(report)
+    if report.warnings:
+        head += "; warnings: " + ", ".join(f"{n:,} {k}" for k, n in report.warnings.items())
+    if report.scope is not None:
+        lines.append(f"scope: {report.scope} ({report.scope_from})")
+    lines.append(head)
+    if summary.merge is not None and (summary.merge.base is not None or summary.merge.copies):
+        lines.append(_merge_text(summary.merge))
+    return lines
+
+
+def removal_lines(summary: Summary, quiet: bool) -> list[str]:
+    """Deletions are said even under -q (shortened to one line): a user must be able to see
+    every file a scheduled run removed."""
+    lines = [f"warning: could not remove {path}: {why}" for path, why in summary.not_removed]
+    if quiet and summary.removed:
+        names = ", ".join(os.path.basename(p) for p in summary.removed[:5])
+        more = len(summary.removed) - 5
+        lines.append(f"removed {count(len(summary.removed), 'file')} of the earlier output "
+                     f"that this run no longer writes: {names}"
+                     f"{f', +{more} more' if more > 0 else ''}")
+    elif summary.removed:
+        lines += [f"removed {path}: listed by the replaced index, no longer written"
+                  for path in summary.removed]
+    return lines
+
+
+def _merge_text(m: MergeCounts) -> str:
+    if m.base is not None:
+        return (f"merged: {m.added:,} URLs added, {m.updated:,} updated, compared with "
+                f"{m.base}")
+    return (f"merged: {m.urls:,} distinct URLs, {m.copies:,} duplicate copies folded in, "
+            f"{m.updated:,} entries changed by a later copy")
+
+
+def _skipped_text(report: Report) -> str:
+    if not report.total_skipped:
+        return "skipped none"
+    parts = []
+    for kind, n in report.skipped.most_common():
+        if kind == "off scope" and report.hosts_off_scope:
+            hosts = ", ".join(f"{c:,} {h}" for h, c in report.hosts_off_scope.most_common(5))
+            more = len(report.hosts_off_scope) - 5
+            parts.append(f"{n:,} off scope ({hosts}{f', +{more} hosts' if more > 0 else ''})")
+        else:
+            parts.append(f"{n:,} {kind}")
+    return f"skipped {report.total_skipped:,}: " + ", ".join(parts)
+
+
+class _Failed(click.ClickException):
+    """A library error, shown as `feed2sitemap: FILE:LINE: what is wrong`, with its exit code."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code  # type: ignore[misc]  # a ClassVar in click's stubs
+
+    def show(self, file: Any = None) -> None:
+        say(self.message)
+
+
+class Command(click.Command):
+    """A click command that turns the library's errors and signals into messages and exit codes
+    (1 bad data, 2 bad usage, 130 Ctrl-C, 143 SIGTERM) instead of tracebacks."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        progress = ctx.meta.setdefault(PROGRESS_KEY, Progress())
+        try:
+            return super().invoke(ctx)
+        except Feed2SitemapError as exc:
+            raise _Failed(render(str(exc)), 2 if isinstance(exc, OptionError) else 1) from None
+        except (KeyboardInterrupt, Interrupted):
+            raise _Failed(_stopped("interrupted", progress), 130) from None
+        except Terminated:
+            raise _Failed(_stopped("terminated", progress), 143) from None
+        except BrokenPipeError:
+            raise StdoutGone from None
+
+
+PROGRESS_KEY = "feed2sitemap.progress"
+
+
+def _stopped(how: str, progress: Progress) -> str:
+    # Ctrl-C and SIGTERM are held while files are put in place (filesafety.deferred_signals),
+    # so either all of the output is in place or none of it.
+    if progress.written:
+        return f"{how} after the output was written"
+    return f"{how}; nothing was written"
+
+
+def say_summary(summary: Summary, quiet: bool) -> None:
+    for line in ([] if quiet else summary_lines(summary)) + removal_lines(summary, quiet):
+        say(("dry run: would have " + line) if summary.dry_run and not line.startswith(
+            "dry run") else line)
+    if summary.indexnow is not None:
+        sub = summary.indexnow
+        for body in sub.bodies:
+            click.echo(json.dumps(body))
+        if not quiet:
+            say(f"IndexNow: {'would submit' if summary.dry_run else 'submitted'} "
+                 f"{count(sub.urls, 'URL')} in {count(sub.requests, 'request')}"
+                 if sub.urls else "IndexNow: no URL was added or updated; nothing submitted")
+    if summary.robots is not None and not quiet:
+        say("robots.txt: Sitemap: lines updated" if summary.robots
+             else "robots.txt: Sitemap: lines already right, not rewritten")
+
+
