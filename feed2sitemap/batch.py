@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
 from typing import Optional
 
+from .extensions.model import Extensions
 from .record import Lastmod, Record, make_record
 from .urls import CleanLocs
 
@@ -44,8 +45,8 @@ class Batch:
     Like ``site`` it is set after construction and kept by ``with_locs`` and ``without``.
     """
 
-    __slots__ = ("changefreqs", "clean", "is_sitemap", "lastmod_texts", "lastmods", "lines",
-                 "locs", "priorities", "site", "source", "sources")
+    __slots__ = ("changefreqs", "clean", "extensions", "is_sitemap", "lastmod_texts",
+                 "lastmods", "lines", "locs", "priorities", "site", "source", "sources")
 
     def __init__(self, locs: list[str], source: Optional[str] = None,
                  lines: Optional[Sequence[Optional[int]]] = None,
@@ -54,7 +55,8 @@ class Batch:
                  priorities: Optional[list[Optional[float]]] = None,
                  is_sitemap: bool = False,
                  sources: Optional[list[Optional[str]]] = None,
-                 clean: Optional[CleanLocs] = None) -> None:
+                 clean: Optional[CleanLocs] = None,
+                 extensions: Optional[list[Extensions]] = None) -> None:
         self.locs = locs
         self.source = source
         self.lines = lines
@@ -64,6 +66,7 @@ class Batch:
         self.is_sitemap = is_sitemap
         self.sources = sources
         self.clean = clean
+        self.extensions = extensions
         self.site: Optional[str] = None
         self.lastmod_texts: Optional[list[Optional[str]]] = None
 
@@ -82,8 +85,9 @@ class Batch:
 
     @property
     def plain(self) -> bool:
-        """Only locations: no lastmod, changefreq or priority in any row."""
-        return self.lastmods is None and self.changefreqs is None and self.priorities is None
+        """Only locations: no lastmod, changefreq, priority or extension in any row."""
+        return (self.lastmods is None and self.changefreqs is None and self.priorities is None
+                and self.extensions is None)
 
     def where(self, i: int) -> tuple[Optional[str], Optional[int]]:
         """Row i's source and line, for messages."""
@@ -97,7 +101,8 @@ class Batch:
             None if self.lastmods is None else self.lastmods[i],
             None if self.changefreqs is None else self.changefreqs[i],
             None if self.priorities is None else self.priorities[i],
-            self.is_sitemap, source, line)
+            self.is_sitemap, source, line,
+            None if self.extensions is None else self.extensions[i])
 
     def records(self) -> Iterator[Record]:
         return map(self.record, range(len(self.locs)))
@@ -105,7 +110,15 @@ class Batch:
     def with_locs(self, clean: CleanLocs) -> Batch:
         """The batch with the locations a proof covers (as many, in the same rows)."""
         batch = Batch(clean.locs, self.source, self.lines, self.lastmods, self.changefreqs,
-                      self.priorities, self.is_sitemap, self.sources, clean)
+                      self.priorities, self.is_sitemap, self.sources, clean,
+                      self.extensions)
+        batch.site, batch.lastmod_texts = self.site, self.lastmod_texts
+        return batch
+
+    def without_extensions(self) -> Batch:
+        """The batch with no extension in any row (for outputs that cannot carry them)."""
+        batch = Batch(self.locs, self.source, self.lines, self.lastmods, self.changefreqs,
+                      self.priorities, self.is_sitemap, self.sources, self.clean)
         batch.site, batch.lastmod_texts = self.site, self.lastmod_texts
         return batch
 
@@ -123,7 +136,7 @@ class Batch:
         batch = Batch([self.locs[i] for i in keep] if clean is None else clean.locs,
                       self.source, take(self.lines), take(self.lastmods),
                       take(self.changefreqs), take(self.priorities), self.is_sitemap,
-                      take(self.sources), clean)
+                      take(self.sources), clean, take(self.extensions))
         batch.site, batch.lastmod_texts = self.site, take(self.lastmod_texts)
         return batch
 
@@ -136,13 +149,15 @@ class Batch:
         lastmods = [r.lastmod for r in records]
         changefreqs = [r.changefreq for r in records]
         priorities = [r.priority for r in records]
+        extensions = [r.extensions for r in records]
         one_source = all(s == first.source for s in sources)
         return cls([r.loc for r in records], first.source,
                    lines if any(n is not None for n in lines) else None,
                    lastmods if any(v is not None for v in lastmods) else None,
                    changefreqs if any(v is not None for v in changefreqs) else None,
                    priorities if any(v is not None for v in priorities) else None,
-                   first.is_sitemap, None if one_source else sources)
+                   first.is_sitemap, None if one_source else sources, None,
+                   extensions if any(extensions) else None)
 
 
 def batched(records: Iterable[Record], size: int = BATCH) -> Iterator[Batch]:

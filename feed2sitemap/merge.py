@@ -30,6 +30,8 @@ from itertools import repeat
 from .batch import BATCH as BATCH_ROWS
 from .batch import Batch
 from .errors import OutputError
+from .extensions.merging import ExtensionMerger
+from .extensions.model import EMPTY, Extensions
 from .record import CHANGEFREQS, Lastmod
 
 __all__ = ["DEFAULT_MEMORY_LIMIT", "MEMORY_PER_URL", "MergeCounts", "MergeStore", "find_base",
@@ -162,6 +164,9 @@ class MergeStore:
         self._source_ix: dict[str | None, int] = {None: 0}
         self.copies = 0  # copies folded in memory
         self._sent = 0  # rows sent to SQLite
+        # the extensions of the URLs that have any (none for plain inputs), per kind from the
+        # newest copy that has it; held in memory whether or not the URL spilled to SQLite
+        self._ext: dict[str, ExtensionMerger] = {}
 
     def add(self, batch: Batch, is_base: bool = False) -> None:
         """Fold a batch of copies in (``is_base``: they come from the output's previous
@@ -181,6 +186,8 @@ class MergeStore:
                else [0 if v is None else _CF_INDEX[v] for v in batch.changefreqs])
         prs = (repeat(0, n) if batch.priorities is None
                else [0 if v is None else self._priority_index(v) for v in batch.priorities])
+        if batch.extensions is not None:
+            self._add_extensions(batch)
         with_base = is_base or not self.base_mode  # without a base, compare with the first copy
         mem, db = self._mem, self._db
         for loc, lm, cf, pr, src, line in zip(batch.locs, lms, cfs, prs, sources, lines,
@@ -203,6 +210,15 @@ class MergeStore:
                 self._batch.append((loc, _to_blob(state)))
                 if len(self._batch) >= BATCH:
                     self._flush()
+
+    def _add_extensions(self, batch: Batch) -> None:
+        lastmods = batch.lastmods or repeat(None)
+        for loc, ext, lastmod in zip(batch.locs, batch.extensions or (), lastmods, strict=False):
+            if ext:
+                merger = self._ext.get(loc)
+                if merger is None:
+                    merger = self._ext[loc] = ExtensionMerger()
+                merger.add(ext, lastmod)
 
     def _source_index(self, source: str | None) -> int:
         ix = self._source_ix.get(source)
@@ -265,7 +281,7 @@ class MergeStore:
 
     def _emit(self, items: Iterable[tuple[str, int]], counts: MergeCounts) -> Iterator[Batch]:
         # Inline, one pass per URL: unpack its state into the columns of the batch being made.
-        cols = _Columns(self._priorities, self._sources)
+        cols = _Columns(self._priorities, self._sources, self._ext)
         priorities, sources, lastmods = self._priorities, self._sources, cols.lastmod_values
         base_mode = self.base_mode
         on_change = counts.on_change if base_mode else None
@@ -322,7 +338,9 @@ class MergeStore:
 class _Columns:
     """The columns of the batch of merged entries being made (one kind per batch)."""
 
-    def __init__(self, priorities: list[float | None], sources: list[str | None]) -> None:
+    def __init__(self, priorities: list[float | None], sources: list[str | None],
+                 extensions: dict[str, ExtensionMerger]) -> None:
+        self.extensions = extensions
         self.kind: int | None = None
         self.lastmod_values: dict[int, Lastmod | None] = {0: None}  # packed → value
         self._clear()
@@ -345,9 +363,17 @@ class _Columns:
                       lms if any(v is not None for v in lms) else None,
                       cfs if any(v is not None for v in cfs) else None,
                       prs if any(v is not None for v in prs) else None,
-                      bool(kind), self.srcs)
+                      bool(kind), self.srcs, None, self._extensions())
         self._clear()
         return batch
+
+    def _extensions(self) -> list[Extensions] | None:
+        if not self.extensions:
+            return None
+        found = [self.extensions.get(loc) for loc in self.locs]
+        if not any(found):
+            return None
+        return [EMPTY if m is None else m.value() for m in found]
 
 
 def _sqlite_temp_dir() -> str:

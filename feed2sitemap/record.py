@@ -9,6 +9,7 @@ from datetime import date, datetime, timedelta, timezone
 from typing import Optional, Union
 
 from .errors import OptionError
+from .extensions.model import EMPTY, Extensions
 
 __all__ = [
     "CANONICAL_LASTMOD",
@@ -49,6 +50,8 @@ class Record:
     is_sitemap: bool = False
     source: Optional[str] = field(default=None, compare=False, repr=False)
     line: Optional[int] = field(default=None, compare=False, repr=False)
+    # images, videos, news, alternates, mobile type, other namespaces (extensions/model.py)
+    extensions: Extensions = EMPTY
 
     def __post_init__(self) -> None:
         # A Record is the library's validated value: a bad field is the caller's OptionError
@@ -60,6 +63,8 @@ class Record:
                               f"{self.changefreq!r}", "changefreq")
         if self.priority is not None:
             check_priority(self.priority)
+        if not isinstance(self.extensions, Extensions):
+            raise OptionError("must be an Extensions value", "extensions")
         lm = self.lastmod
         if lm is not None:
             if not isinstance(lm, date):
@@ -100,6 +105,7 @@ def make_record(
     is_sitemap: bool = False,
     source: Optional[str] = None,
     line: Optional[int] = None,
+    extensions: Optional[Extensions] = None,
 ) -> Record:
     """Build a Record from values a reader has already validated.
 
@@ -119,6 +125,8 @@ def make_record(
         values["priority"] = priority
     if is_sitemap:
         values["is_sitemap"] = is_sitemap
+    if extensions:
+        values["extensions"] = extensions
     _set_dict(r, "__dict__", values)
     return r
 

@@ -29,6 +29,7 @@ from .writers import (
     URLSET,
     FeedFormat,
     Format,
+    UrlsetFormat,
     format_for_name,
     get_format,
 )
@@ -244,6 +245,11 @@ def write_to(out: OutputSet, batches: Iterable[Batch], settings: Settings, prof:
         raise _nothing_to_write(source_name, report)
     if first.is_sitemap and fmt is URLSET:
         fmt = INDEX
+    elif isinstance(fmt, UrlsetFormat):
+        fmt = fmt.declaring(first)
+    stream: Iterable[Batch] = itertools.chain([first], it)
+    if not isinstance(fmt, UrlsetFormat):  # no place for images, videos, news, alternates
+        stream = _without_extensions(stream, fmt.name, report)
     if isinstance(fmt, FeedFormat):
         fmt = fmt.for_site(_site_url(channel.site_url, base_url, first.locs[0]), channel.title,
                            channel.description)
@@ -252,7 +258,7 @@ def write_to(out: OutputSet, batches: Iterable[Batch], settings: Settings, prof:
                               settings.max_bytes)
     except ValueError as exc:
         raise UnsupportedFormat(str(exc)) from None
-    written = write_output(itertools.chain([first], it), fmt, prof, out, report,
+    written = write_output(stream, fmt, prof, out, report,
                            gzip_level=settings.gzip_level, base_url=base_url,
                            always_index=settings.always_index)
     if not written.parts:  # every entry was skipped on the way (larger than a whole file)
@@ -262,6 +268,20 @@ def write_to(out: OutputSet, batches: Iterable[Batch], settings: Settings, prof:
                    unchanged=out.unchanged, cleaned=out.cleaned, not_removed=out.not_removed,
                    left=[p for p in (os.path.join(prev.directory, n) for n in prev.others)
                          if os.path.isfile(p)])
+
+
+def _without_extensions(batches: Iterable[Batch], fmt: str,
+                        report: Report) -> Iterator[Batch]:
+    """The batches less their extensions, each URL that had any counted as a warning."""
+    for batch in batches:
+        if batch.extensions is not None:
+            for i, ext in enumerate(batch.extensions):
+                if ext:
+                    report.warn("extensions left out", *batch.where(i),
+                                f"{fmt} output cannot carry {', '.join(sorted(ext.kinds()))} "
+                                f"of {batch.locs[i][:200]}", url=batch.locs[i])
+            batch = batch.without_extensions()
+        yield batch
 
 
 def _nothing_to_write(source_name: Optional[str], report: Report) -> InputError:

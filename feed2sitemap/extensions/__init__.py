@@ -40,28 +40,31 @@ in when it is wired (the integration step):
   the item's line; foreign namespaces pass.
 """
 
-from .feed import extensions_for_entry, parse_duration, plain_text
-from .merging import merge_extensions
-from .model import (
-    EMPTY,
-    Alternate,
-    Extensions,
-    Foreign,
-    Image,
-    Mobile,
-    News,
-    Platform,
-    Problem,
-    Restriction,
-    Video,
-)
-from .news import feed_language, in_window, news_for_entry, news_language, now
-from .rules import check_extensions, sanitize
-from .xmlin import UrlChildren, located
-from .xmlout import declarations, serialize
+from importlib import import_module
+from typing import Any
 
-__all__ = ["EMPTY", "Alternate", "Extensions", "Foreign", "Image", "Mobile", "News", "Platform",
-           "Problem", "Restriction", "UrlChildren", "Video", "check_extensions", "declarations",
-           "extensions_for_entry", "feed_language", "in_window", "located", "merge_extensions",
-           "news_for_entry", "news_language", "now", "parse_duration", "plain_text", "sanitize",
-           "serialize"]
+# Each public name and the module it lives in: imported when first used, so that record.py's
+# import of the model (every run) loads none of the rest.
+_WHERE = {
+    "extensions_for_entry": "feed", "parse_duration": "feed", "plain_text": "feed",
+    "merge_extensions": "merging", "ExtensionMerger": "merging",
+    "EMPTY": "model", "Alternate": "model", "Extensions": "model", "Foreign": "model",
+    "Image": "model", "Mobile": "model", "News": "model", "Platform": "model",
+    "Problem": "model", "Restriction": "model", "Video": "model",
+    "feed_language": "news", "in_window": "news", "news_for_entry": "news",
+    "news_language": "news", "now": "news", "check_extensions": "rules", "sanitize": "rules",
+    "UrlChildren": "xmlin", "located": "xmlin", "declarations": "xmlout",
+    "serialize": "xmlout",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(name)
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+__all__ = sorted(_WHERE)

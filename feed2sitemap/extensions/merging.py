@@ -7,7 +7,7 @@ from typing import Optional
 from ..record import Lastmod, lastmod_key
 from .model import EMPTY, Extensions, Foreign
 
-__all__ = ["merge_extensions"]
+__all__ = ["ExtensionMerger", "merge_extensions"]
 
 _KINDS = ("images", "videos", "news", "alternates", "mobile")
 
@@ -54,3 +54,34 @@ def _merge_foreign(first: tuple[Foreign, ...], second: tuple[Foreign, ...],
         if take_second or ns not in groups:
             groups[ns] = elements
     return tuple(e for elements in groups.values() for e in elements)
+
+
+class ExtensionMerger:
+    """The extensions of one URL over any number of copies, each kind (and each foreign
+    namespace) from the newest copy that has it, as ``merge_extensions`` decides for two.
+    Kept per kind with that copy's lastmod, so a chain of copies is decided exactly."""
+
+    __slots__ = ("_foreign", "_kinds")
+
+    def __init__(self) -> None:
+        self._kinds: dict[str, tuple[tuple[object, ...], Optional[Lastmod]]] = {}
+        self._foreign: dict[str, tuple[list[Foreign], Optional[Lastmod]]] = {}
+
+    def add(self, ext: Extensions, lastmod: Optional[Lastmod]) -> None:
+        kinds = self._kinds
+        for kind in _KINDS:
+            value = getattr(ext, kind)
+            if value and (kind not in kinds or _newer(lastmod, kinds[kind][1])):
+                kinds[kind] = (value, lastmod)
+        groups: dict[str, list[Foreign]] = {}
+        for element in ext.foreign:
+            groups.setdefault(element.namespace, []).append(element)
+        for ns, elements in groups.items():
+            if ns not in self._foreign or _newer(lastmod, self._foreign[ns][1]):
+                self._foreign[ns] = (elements, lastmod)
+
+    def value(self) -> Extensions:
+        foreign = tuple(e for elements, _ in self._foreign.values() for e in elements)
+        values = {k: v for k, (v, _) in self._kinds.items()}
+        merged = Extensions(**values, foreign=foreign)  # type: ignore[arg-type]
+        return merged if merged else EMPTY

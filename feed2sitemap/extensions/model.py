@@ -9,9 +9,11 @@ so they compare as instants whatever text they were read from.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import date, datetime
 from typing import Optional, Union
 
-from ..record import Lastmod
+# record.Lastmod, spelt out: record.py imports this module (a Record carries Extensions)
+Lastmod = Union[date, datetime]
 
 __all__ = ["EMPTY", "IMAGE_NS", "KIND_NAMESPACES", "MOBILE_NS", "NEWS_NS", "SITEMAP_NS",
            "VIDEO_NS", "XHTML_NS", "XML_NS", "Alternate", "Extensions", "Foreign", "Image",

@@ -6,10 +6,10 @@ from .base import Format, StampedFormat
 from .feed import ATOM, RSS, FeedFormat
 from .jsonl import JSONL
 from .text import TEXT
-from .xml import INDEX, URLSET
+from .xml import INDEX, URLSET, UrlsetFormat
 
 __all__ = ["ATOM", "FORMATS", "INDEX", "JSONL", "RSS", "TEXT", "URLSET", "FeedFormat", "Format",
-           "StampedFormat", "format_for_name", "get_format"]
+           "StampedFormat", "UrlsetFormat", "format_for_name", "get_format"]
 
 # --to's choices. An index is written by the splitter, not chosen by name: converting an index
 # input writes an index because its records are sitemaps.

@@ -7,6 +7,7 @@ from datetime import date, datetime
 from typing import Any, Optional
 
 from ..batch import Batch
+from ..extensions.xmlout import declarations, serialize
 from ..mode import reference
 from ..record import format_lastmod
 from ..xmlutil import escape_specials, escape_uris, needs_escaping, xml_escape
@@ -25,12 +26,38 @@ def _priority(value: float) -> str:
     return text + "0" if text.endswith(".") else text
 
 
+_KIND_ORDER = ("images", "videos", "news", "alternates", "mobile")
+
+
 class UrlsetFormat(Format):
+    """<urlset>: each URL's loc, lastmod, changefreq and priority, then its extensions
+    (images, videos, news, alternates, other namespaces; extensions/xmlout.py) in their own
+    namespaces, declared on <urlset> by ``declaring`` (the header's bytes count them)."""
+
     name = "xml"
     extension = ".xml"
 
+    def __init__(self, xmlns: str = "", prefixes: Optional[dict[str, str]] = None) -> None:
+        self.xmlns = xmlns
+        self.prefixes = prefixes or {}
+
+    def declaring(self, batch: Batch) -> UrlsetFormat:
+        """This format with the namespaces of the extensions in ``batch`` declared on
+        <urlset>; a namespace that first appears later is declared where it is used."""
+        if batch.extensions is None:
+            return self
+        kinds: set[str] = set()
+        foreign: dict[str, None] = {}
+        for ext in batch.extensions:
+            if ext:
+                kinds |= ext.kinds()
+                foreign.update(dict.fromkeys(ext.foreign_namespaces()))
+        # in a fixed order (a set's order changes from run to run with string hashing)
+        xmlns, prefixes = declarations([k for k in _KIND_ORDER if k in kinds], foreign)
+        return UrlsetFormat(xmlns, prefixes)
+
     def header(self) -> str:
-        return f'{DECLARATION}<urlset xmlns="{NS}">\n'
+        return f'{DECLARATION}<urlset xmlns="{NS}"{self.xmlns}>\n'
 
     def footer(self) -> str:
         return "</urlset>\n"
@@ -51,8 +78,13 @@ class UrlsetFormat(Format):
     def entries(self, batch: Batch) -> list[str]:
         if batch.plain:
             return [f"<url><loc>{loc}</loc></url>\n" for loc in _escaped_locs(batch)]
-        return [f"<url><loc>{loc}</loc>{lm}{cf}{pr}</url>\n" for loc, lm, cf, pr in
-                _columns(batch)]
+        if batch.extensions is None:
+            return [f"<url><loc>{loc}</loc>{lm}{cf}{pr}</url>\n" for loc, lm, cf, pr in
+                    _columns(batch)]
+        prefixes = self.prefixes
+        return [f"<url><loc>{loc}</loc>{lm}{cf}{pr}{serialize(ext, prefixes) if ext else ''}"
+                "</url>\n" for (loc, lm, cf, pr), ext in zip(_columns(batch), batch.extensions,
+                                                            strict=True)]
 
 
 def _escaped_locs(batch: Batch) -> list[str]:

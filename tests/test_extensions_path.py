@@ -1,0 +1,121 @@
+"""Extensions on the data path: a Record carries them, write() puts them in the urlset with
+exact byte accounting, merging keeps each kind from the newest copy, and outputs that cannot
+carry them say how many were left out."""
+
+from __future__ import annotations
+
+import io
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from feed2sitemap import Limits, Record, WriteOptions, batched, unbatched, write
+from feed2sitemap.extensions import Alternate, Extensions, Foreign, Image, Video
+from feed2sitemap.extensions.xmlout import serialize
+from feed2sitemap.pipeline import merge
+
+from .test_extensions_xml import EVERY_KIND, _lax_sitemap_schema
+
+PAGE = "https://e.example/a"
+IMAGES = Extensions(images=(Image("https://cdn.example/1.jpg"), Image("https://cdn.example/2.jpg")))
+ALTERNATES = Extensions(alternates=(Alternate("de", "https://e.example/de/a"),
+                                    Alternate("en", PAGE)))
+
+
+def test_a_plain_record_equals_one_with_empty_extensions() -> None:
+    assert Record(PAGE) == Record(PAGE, extensions=Extensions())
+    assert Record(PAGE) != Record(PAGE, extensions=IMAGES)
+
+
+def test_every_kind_is_written_in_the_urlset_and_the_file_is_schema_valid() -> None:
+    out = io.BytesIO()
+    write([Record(PAGE, date(2024, 1, 1), extensions=EVERY_KIND), Record(PAGE + "/b")], out)
+    data = out.getvalue()
+    assert serialize(EVERY_KIND, _prefixes(data)).encode() in data
+    _lax_sitemap_schema().validate(io.BytesIO(data))
+
+
+def _prefixes(data: bytes) -> dict[str, str]:
+    head = data.split(b">", 2)[1].decode()
+    return {ns: prefix for prefix, ns in
+            (part.split("=", 1) for part in head.replace('"', "").split()[1:]
+             if part.startswith("xmlns:")) for prefix in [prefix[len("xmlns:"):]]}
+
+
+def test_a_plain_run_writes_the_bytes_it_always_wrote() -> None:
+    out = io.BytesIO()
+    write([Record(PAGE)], out)
+    assert out.getvalue() == (b'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns='
+                              b'"http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+                              b"<url><loc>https://e.example/a</loc></url>\n</urlset>\n")
+
+
+def test_split_by_bytes_counts_every_extension_byte(tmp_path: Path) -> None:
+    records = [Record(f"{PAGE}/{i:02d}", extensions=IMAGES) for i in range(40)]
+    one = io.BytesIO()
+    write(records[:1], one)
+    entry = len(one.getvalue().split(b"\n")[2]) + 1
+    header = len(one.getvalue()) - entry
+    limit = header + 10 * entry  # exactly ten entries a file
+    summary = write(records, tmp_path / "s.xml", base_url="https://e.example/",
+                    limits=Limits(max_bytes=limit))
+    assert [f.count for f in summary.parts] == [10, 10, 10, 10]
+    assert all(f.size == limit for f in summary.parts)
+    assert all((tmp_path / f"s-{n}.xml").stat().st_size == limit for n in range(1, 5))
+
+
+def test_a_namespace_first_seen_later_is_declared_where_it_is_used() -> None:
+    later = Extensions(foreign=(Foreign("urn:x:later", "thing", (), ("t",)),))
+    records = [Record(PAGE, extensions=IMAGES)] + [Record(f"{PAGE}/{i}") for i in range(2100)]
+    records.append(Record(PAGE + "/last", extensions=later))
+    out = io.BytesIO()
+    write(records, out)
+    data = out.getvalue()
+    assert b"urn:x:later" not in data.split(b"\n")[1]  # not known when <urlset> was written
+    _lax_sitemap_schema().validate(io.BytesIO(data))
+
+
+def copies(*records: Record) -> list[Record]:
+    return list(unbatched(merge(batched(list(records)))))
+
+
+def test_merging_takes_each_kind_from_the_newest_copy_that_has_it() -> None:
+    sitemap = Record(PAGE, date(2024, 1, 1), extensions=Extensions(
+        images=IMAGES.images, alternates=ALTERNATES.alternates))
+    feed = Record(PAGE, date(2024, 6, 1), extensions=Extensions(
+        images=(Image("https://cdn.example/new.jpg"),)))
+    (merged,) = copies(sitemap, feed)
+    assert merged.lastmod == date(2024, 6, 1)
+    # the feed is newer: its images win; it has no alternates, so the sitemap's stay
+    assert merged.extensions == Extensions(images=feed.extensions.images,
+                                           alternates=ALTERNATES.alternates)
+
+
+def test_merging_a_chain_of_copies_decides_each_kind_by_its_own_newest_copy() -> None:
+    video = Video("https://e.example/t.jpg", "T", "D", "https://e.example/v.mp4")
+    a = Record(PAGE, date(2024, 1, 1), extensions=Extensions(images=IMAGES.images,
+                                                             videos=(video,)))
+    b = Record(PAGE, date(2024, 9, 1), extensions=ALTERNATES)
+    c = Record(PAGE, date(2024, 5, 1), extensions=Extensions(images=(Image("https://c/x.jpg"),)))
+    (merged,) = copies(a, b, c)
+    assert merged.extensions.images == (Image("https://c/x.jpg"),)  # c is newer than a
+    assert merged.extensions.videos == (video,) and merged.extensions.alternates
+
+
+def test_a_tie_keeps_the_first_copys_extensions() -> None:
+    first = Record(PAGE, date(2024, 1, 1), extensions=IMAGES)
+    second = Record(PAGE, date(2024, 1, 1), extensions=Extensions(
+        images=(Image("https://c/other.jpg"),)))
+    assert copies(first, second)[0].extensions == IMAGES
+
+
+@pytest.mark.parametrize("to", ["text", "rss", "atom", "jsonl"])
+def test_outputs_without_a_place_for_extensions_count_what_they_leave_out(to: str) -> None:
+    out = io.BytesIO()
+    summary = write([Record(PAGE, extensions=IMAGES), Record(PAGE + "/b")], out,
+                    writing=WriteOptions(to=to))
+    assert summary.urls == 2
+    assert summary.report.warnings == {"extensions left out": 1}
+    (problem,) = summary.report.problems
+    assert problem.url == PAGE and "images" in problem.reason
