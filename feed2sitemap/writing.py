@@ -248,7 +248,7 @@ def write_to(out: OutputSet, batches: Iterable[Batch], settings: Settings, prof:
     elif isinstance(fmt, UrlsetFormat):
         fmt = fmt.declaring(first)
     stream: Iterable[Batch] = itertools.chain([first], it)
-    if not isinstance(fmt, UrlsetFormat):  # no place for images, videos, news, alternates
+    if not fmt.carries_extensions:  # no place for images, videos, news, alternates
         stream = _without_extensions(stream, fmt.name, report)
     if isinstance(fmt, FeedFormat):
         fmt = fmt.for_site(_site_url(channel.site_url, base_url, first.locs[0]), channel.title,

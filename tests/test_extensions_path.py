@@ -5,17 +5,19 @@ carry them say how many were left out."""
 from __future__ import annotations
 
 import io
+import json
 from datetime import date
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
 
 from feed2sitemap import Limits, Record, WriteOptions, batched, unbatched, write
-from feed2sitemap.extensions import Alternate, Extensions, Foreign, Image, Video
+from feed2sitemap.extensions import Alternate, Extensions, Foreign, Image, Video, from_json
 from feed2sitemap.extensions.xmlout import serialize
 from feed2sitemap.pipeline import merge
 
-from .test_extensions_xml import EVERY_KIND, _lax_sitemap_schema
+from .test_extensions_xml import EVERY_KIND, EXTENSIONS, _lax_sitemap_schema
 
 PAGE = "https://e.example/a"
 IMAGES = Extensions(images=(Image("https://cdn.example/1.jpg"), Image("https://cdn.example/2.jpg")))
@@ -110,7 +112,7 @@ def test_a_tie_keeps_the_first_copys_extensions() -> None:
     assert copies(first, second)[0].extensions == IMAGES
 
 
-@pytest.mark.parametrize("to", ["text", "rss", "atom", "jsonl"])
+@pytest.mark.parametrize("to", ["text", "rss", "atom"])
 def test_outputs_without_a_place_for_extensions_count_what_they_leave_out(to: str) -> None:
     out = io.BytesIO()
     summary = write([Record(PAGE, extensions=IMAGES), Record(PAGE + "/b")], out,
@@ -119,3 +121,20 @@ def test_outputs_without_a_place_for_extensions_count_what_they_leave_out(to: st
     assert summary.report.warnings == {"extensions left out": 1}
     (problem,) = summary.report.problems
     assert problem.url == PAGE and "images" in problem.reason
+
+
+@settings(max_examples=100, deadline=None)
+@given(EXTENSIONS)
+def test_json_lines_carry_any_extensions_losslessly(ext: Extensions) -> None:
+    out = io.BytesIO()
+    summary = write([Record(PAGE, extensions=ext)], out, writing=WriteOptions(to="jsonl"))
+    assert not summary.report.warnings
+    assert from_json(json.loads(out.getvalue())) == (ext, [])
+
+
+def test_json_lines_read_the_npm_sitemap_names() -> None:
+    ext, problems = from_json({"url": PAGE, "img": ["https://cdn.example/1.jpg"],
+                               "links": [{"lang": "de", "url": "https://e.example/de/a"}]})
+    assert problems == []
+    assert ext == Extensions(images=(Image("https://cdn.example/1.jpg"),),
+                             alternates=(Alternate("de", "https://e.example/de/a"),))

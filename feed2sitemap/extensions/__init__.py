@@ -54,7 +54,7 @@ _WHERE = {
     "feed_language": "news", "in_window": "news", "news_for_entry": "news",
     "news_language": "news", "now": "news", "check_extensions": "rules", "sanitize": "rules",
     "UrlChildren": "xmlin", "located": "xmlin", "declarations": "xmlout",
-    "serialize": "xmlout",
+    "serialize": "xmlout", "from_json": "jsonform", "to_json": "jsonform",
 }
 
 

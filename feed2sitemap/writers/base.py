@@ -29,6 +29,9 @@ class Format(ABC):
     # parts), "text" (a text sitemap in a file, an extraction to stdout), "feed" (one file, up
     # to the byte limit) or "data" (JSON Lines: none unless asked).
     limits = "sitemap"
+    # Whether entries carry a record's extensions (images, videos, …); where not, the writer
+    # counts each URL whose extensions are left out.
+    carries_extensions = False
 
     @abstractmethod
     def header(self) -> str: ...

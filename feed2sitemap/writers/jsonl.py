@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 
 from ..batch import Batch
+from ..extensions.jsonform import to_json
 from ..mode import reference
 from ..record import Record, format_lastmod
 from .base import Format
@@ -28,6 +29,7 @@ class JsonLinesFormat(Format):
     name = "jsonl"
     extension = ".jsonl"
     limits = "data"
+    carries_extensions = True
 
     def header(self) -> str:
         return ""
@@ -45,6 +47,8 @@ class JsonLinesFormat(Format):
             parts += [',"priority":', repr(record.priority)]
         if record.is_sitemap:
             parts.append(',"sitemap":true')
+        if record.extensions:
+            parts.append("," + _dumps(to_json(record.extensions))[1:-1])
         parts.append("}\n")
         return "".join(parts)
 

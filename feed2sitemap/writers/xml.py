@@ -36,6 +36,7 @@ class UrlsetFormat(Format):
 
     name = "xml"
     extension = ".xml"
+    carries_extensions = True
 
     def __init__(self, xmlns: str = "", prefixes: Optional[dict[str, str]] = None) -> None:
         self.xmlns = xmlns

@@ -1,0 +1,143 @@
+"""Extensions as JSON values: the shapes JSON Lines writes and reads (lossless).
+
+One key per kind, each a list of objects whose keys are the model's field names:
+``"images": [{"loc": …, "caption": …}]``, ``"videos": [{"thumbnail_loc": …, "title": …,
+"description": …, "content_loc": …, "tags": […], "restriction": {"relationship": "allow",
+"countries": ["IE"]}}]``, ``"news": [{"name": …, "language": …, "publication_date": …,
+"title": …}]``, ``"alternates": [{"hreflang": …, "href": …}]``, ``"mobile": [{"type": …}]``,
+``"foreign": [{"namespace": …, "name": …, "attributes": [[name, value]], "children": [text
+or element]}]``. Dates are W3C Datetime text, as lastmod; a value left at its default is left
+out. The npm ``sitemap`` package's ``img``, ``video``, ``news`` and ``links`` (``lang``,
+``url``) are read as images, videos, news and alternates (README, Inputs).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import date
+from typing import Any
+
+from ..record import format_lastmod, parse_lastmod
+from .model import (
+    EMPTY,
+    Alternate,
+    Extensions,
+    Foreign,
+    Image,
+    Mobile,
+    News,
+    Platform,
+    Restriction,
+    Video,
+)
+
+__all__ = ["KINDS", "from_json", "to_json"]
+
+KINDS = {"images": Image, "videos": Video, "news": News, "alternates": Alternate,
+         "mobile": Mobile}
+_NESTED = {"restriction": Restriction, "platform": Platform}
+_DATES = frozenset({"expiration_date", "publication_date"})
+# the npm sitemap package's names for the same things
+_NPM = {"img": "images", "video": "videos", "links": "alternates"}
+
+
+def to_json(ext: Extensions) -> dict[str, Any]:
+    """The JSON object members for ``ext`` (empty for no extensions)."""
+    out: dict[str, Any] = {}
+    for kind in (*KINDS, "foreign"):
+        items = getattr(ext, kind)
+        if items:
+            out[kind] = [_foreign_json(i) if kind == "foreign" else _item_json(i) for i in items]
+    return out
+
+
+def _item_json(item: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(item):
+        value = getattr(item, f.name)
+        if value is None or value == () or value == f.default:
+            continue
+        if f.name in _DATES:
+            value = format_lastmod(value)
+        elif f.name in _NESTED:
+            value = {"relationship": value.relationship,
+                     "countries" if f.name == "restriction" else "platforms":
+                     list(value.countries if f.name == "restriction" else value.platforms)}
+        elif f.name == "extra":
+            value = [_foreign_json(e) for e in value]
+        elif isinstance(value, tuple):
+            value = list(value)
+        out[f.name] = value
+    return out
+
+
+def _foreign_json(element: Foreign) -> dict[str, Any]:
+    return {"namespace": element.namespace, "name": element.name,
+            "attributes": [list(a) for a in element.attributes],
+            "children": [c if isinstance(c, str) else _foreign_json(c)
+                         for c in element.children]}
+
+
+def from_json(obj: dict[str, Any]) -> tuple[Extensions, list[str]]:
+    """The Extensions in a JSON object's members (other members ignored), and a message for
+    each value that could not be read (that item is left out)."""
+    found: dict[str, list[Any]] = {}
+    problems: list[str] = []
+    for key, value in obj.items():
+        kind = _NPM.get(key, key)
+        if kind not in KINDS and kind != "foreign":
+            continue
+        items = value if isinstance(value, list) else [value]
+        for n, item in enumerate(items):
+            try:
+                found.setdefault(kind, []).append(_read(kind, key, item))
+            except (TypeError, ValueError, KeyError) as exc:
+                problems.append(f"{key}[{n}]: {exc}")
+    if not found:
+        return EMPTY, problems
+    return Extensions(**{k: tuple(v) for k, v in found.items()}), problems
+
+
+def _read(kind: str, key: str, item: Any) -> Any:
+    if kind == "foreign":
+        return _foreign(item)
+    if key == "links":  # npm: {"lang": "de", "url": "…"}
+        return Alternate(str(item["lang"]), str(item["url"]))
+    if key == "img" and isinstance(item, str):  # npm: a URL alone
+        return Image(item)
+    if not isinstance(item, dict):
+        raise TypeError(f"an object is expected, not {type(item).__name__}")
+    cls = KINDS[kind]
+    names = {f.name for f in dataclasses.fields(cls)}
+    values = {name: _value(name, v) for name, v in item.items() if name in names}
+    return cls(**values)
+
+
+def _value(name: str, value: Any) -> Any:
+    if name in _DATES:
+        return None if value is None else _date(value)
+    if name in _NESTED:
+        cls = _NESTED[name]
+        items = value.get("countries" if name == "restriction" else "platforms", [])
+        return cls(str(value["relationship"]), tuple(map(str, items)))
+    if name == "extra":
+        return tuple(_foreign(e) for e in value)
+    if isinstance(value, list):
+        return tuple(value)
+    return value
+
+
+def _date(text: Any) -> date:
+    if not isinstance(text, str):
+        raise TypeError("a date is W3C Datetime text")
+    return parse_lastmod(text)
+
+
+def _foreign(obj: Any) -> Foreign:
+    if not isinstance(obj, dict):
+        raise TypeError("a foreign element is an object")
+    children: list[Any] = []
+    for child in obj.get("children", []):
+        children.append(child if isinstance(child, str) else _foreign(child))
+    attributes = tuple((str(k), str(v)) for k, v in obj.get("attributes", []))
+    return Foreign(str(obj["namespace"]), str(obj["name"]), attributes, tuple(children))
