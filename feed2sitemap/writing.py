@@ -253,11 +253,9 @@ def write_to(out: OutputSet, batches: Iterable[Batch], settings: Settings, prof:
     if isinstance(fmt, FeedFormat):
         fmt = fmt.for_site(_site_url(channel.site_url, base_url, first.locs[0]), channel.title,
                            channel.description)
-    try:  # which limits apply depends on what is written, and where
-        prof = output_profile(prof, fmt.limits, out.path is None, settings.max_urls,
-                              settings.max_bytes)
-    except ValueError as exc:
-        raise UnsupportedFormat(str(exc)) from None
+    # which limits apply depends on what is written, and where (OptionError past them)
+    prof = output_profile(prof, fmt.limits, out.path is None, settings.max_urls,
+                          settings.max_bytes)
     written = write_output(stream, fmt, prof, out, report,
                            gzip_level=settings.gzip_level, base_url=base_url,
                            always_index=settings.always_index)
