@@ -10,16 +10,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Optional
 
-from .check_xml import xsd_lastmod, xsd_priority
-from .errors import InputError
-from .readers.columns import csv_rows, jsonl_rows, tsv_rows
-from .readers.feed import DEFAULT_MAX_FEED_BYTES
-from .readers.fields import Rows
-from .record import CHANGEFREQS, lastmod_key
-from .report import Report
+from ..errors import InputError
+from ..readers.columns import csv_rows, jsonl_rows, tsv_rows
+from ..readers.feed import DEFAULT_MAX_FEED_BYTES
+from ..readers.fields import Rows
+from ..record import CHANGEFREQS, lastmod_key
+from ..report import Report
+from .xml import xsd_lastmod, xsd_priority
 
 if TYPE_CHECKING:
-    from .check import Diagnostic, FileCheck
+    from .diagnostics import Diagnostic, FileCheck
 
 __all__ = ["check_columns", "check_jsonfeed"]
 
@@ -127,7 +127,7 @@ def check_jsonfeed(stream: IO[bytes], f: FileCheck, base_url: Optional[str]
                    ) -> Iterator[Diagnostic]:
     """A JSON Feed used as a sitemap: each item's page and date, by the converter's rules.
     JSON gives no positions for values: items are named by number in the messages."""
-    from .readers.jsonfeed import read_jsonfeed
+    from ..readers.jsonfeed import read_jsonfeed
 
     report = _Collected()
     limit = min(f.profile.max_bytes, DEFAULT_MAX_FEED_BYTES)

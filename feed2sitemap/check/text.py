@@ -10,20 +10,20 @@ from typing import IO, TYPE_CHECKING
 
 import feedparser
 
-from .check_xml import parse_xml
-from .errors import InputError
-from .readers.feed import DEFAULT_MAX_FEED_BYTES
-from .readers.feedstream import (
+from ..errors import InputError
+from ..readers.feed import DEFAULT_MAX_FEED_BYTES
+from ..readers.feedstream import (
     EntityDeclared,
     FastPathUnsupported,
     feedparser_entries,
     parse_feed_entries,
 )
-from .readers.text import MAX_LINE
-from .xmlutil import MAX_VALUE, MarkupGuard, XMLRefused, expat_input, safe_expat_parser
+from ..readers.text import MAX_LINE
+from ..xmlutil import MAX_VALUE, MarkupGuard, XMLRefused, expat_input, safe_expat_parser
+from .xml import parse_xml
 
 if TYPE_CHECKING:
-    from .check import Diagnostic, FileCheck
+    from .diagnostics import Diagnostic, FileCheck
 
 __all__ = ["check_feed", "check_text"]
 

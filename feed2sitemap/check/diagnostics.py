@@ -24,18 +24,18 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, Union
 
-from .check_columns import check_columns, check_jsonfeed
-from .check_dupes import SeenURLs
-from .check_follow import FOLLOW_DEPTH, Part, below_prefix, locate_part, ours_nested
-from .check_robots import Robots
-from .check_site import SHOWN, Site
-from .check_text import check_feed, check_text
-from .check_xml import check_encoding, check_sitemap_xml, is_utf16
-from .detect import open_input, sniff
-from .errors import InputError, UnsupportedFormat
-from .limits import Profile, get_profile
-from .report import MESSAGES_PER_KIND
-from .urls import Scope, normalize_url, scope_of
+from ..detect import open_input, sniff
+from ..errors import InputError, UnsupportedFormat
+from ..limits import Profile, get_profile
+from ..report import MESSAGES_PER_KIND
+from ..urls import Scope, normalize_url, scope_of
+from .columns import check_columns, check_jsonfeed
+from .dupes import SeenURLs
+from .follow import FOLLOW_DEPTH, Part, below_prefix, locate_part, ours_nested
+from .robots import Robots
+from .site import SHOWN, Site
+from .text import check_feed, check_text
+from .xml import check_encoding, check_sitemap_xml, is_utf16
 
 __all__ = ["CheckStats", "Diagnostic", "FileCheck", "check", "iter_check", "site_diagnostics"]
 

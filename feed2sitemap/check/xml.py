@@ -17,10 +17,10 @@ from decimal import Decimal
 from typing import IO, TYPE_CHECKING, Any
 from xml.parsers import expat
 
-from .errors import InputError
-from .readers.sitemap import SITEMAP_NS
-from .record import CHANGEFREQS
-from .xmlutil import (
+from ..errors import InputError
+from ..readers.sitemap import SITEMAP_NS
+from ..record import CHANGEFREQS
+from ..xmlutil import (
     MAX_VALUE,
     EntitiesForbidden,
     MarkupGuard,
@@ -31,7 +31,7 @@ from .xmlutil import (
 )
 
 if TYPE_CHECKING:
-    from .check import Diagnostic, FileCheck
+    from .diagnostics import Diagnostic, FileCheck
 
 __all__ = ["check_encoding", "check_sitemap_xml", "parse_xml", "xsd_lastmod", "xsd_priority"]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 import urllib.robotparser
 
-from .errors import InputError
-from .fetch import fetch, is_url
+from ..errors import InputError
+from ..fetch import fetch, is_url
 
 __all__ = ["MAX_ROBOTS_BYTES", "Robots", "load_robots"]
 
