@@ -19,7 +19,7 @@ from click.testing import CliRunner
 
 from feed2sitemap import convert
 from feed2sitemap.check import CheckStats, Diagnostic, check
-from feed2sitemap.check.xml import xsd_lastmod, xsd_priority
+from feed2sitemap.rules import xsd_lastmod, xsd_priority
 from feed2sitemap.cli import check_command, main
 from feed2sitemap.limits import PROFILES, Profile
 from feed2sitemap.record import CHANGEFREQS

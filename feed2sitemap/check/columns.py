@@ -1,8 +1,8 @@
-"""The list-and-JSON half of ``check``: TSV, CSV and JSON Lines lists, and JSON Feeds.
+"""TSV, CSV and JSON Lines lists, and JSON Feeds.
 
 The rows are read by the converter's own readers (readers.columns, readers.jsonfeed), so the
 checker sees exactly what the converter would; each value is then judged by the same rules and
-rule ids as an XML sitemap's (check.FileCheck.loc, check_xml.xsd_lastmod, xsd_priority).
+rule ids as an XML sitemap's (locs.check_loc, fields.py).
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from ..errors import InputError
 from ..readers.columns import csv_rows, jsonl_rows, tsv_rows
 from ..readers.feed import DEFAULT_MAX_FEED_BYTES
 from ..readers.fields import Rows
-from ..record import CHANGEFREQS, lastmod_key
 from ..report import Report
-from .xml import xsd_lastmod, xsd_priority
+from ..rules import lastmod_key
+from .fields import judge_changefreq, judge_lastmod, judge_priority
 
 if TYPE_CHECKING:
     from .diagnostics import Diagnostic, FileCheck
@@ -105,22 +105,12 @@ def _check_rows(rows: Rows, f: FileCheck) -> None:
 def _check_fields(rows: Rows, i: int, line: int, f: FileCheck) -> None:
     lastmod, changefreq, priority = rows.lastmods[i], rows.changefreqs[i], rows.priorities[i]
     if lastmod is not None:
-        problem, naive, instant = xsd_lastmod(lastmod)
-        if problem:
-            f.error("lastmod-format", line, 1, problem)
-        elif naive:
-            f.error("lastmod-timezone", line, 1, f"{lastmod.strip()[:40]!r} has a time without "
-                    "a timezone; sitemaps.org requires one (Z or +hh:mm)")
-        elif instant is not None and instant > f.now:
-            f.warn("lastmod-future", line, 1, f"lastmod {lastmod.strip()[:40]} is in the future")
-    if changefreq is not None and changefreq.strip() not in CHANGEFREQS:
+        judge_lastmod(f, lastmod, line, 1)
+    if changefreq is not None:
         # a column value is taken stripped (as the converter does); case still matters
-        f.error("changefreq", line, 1, f"{changefreq[:40]!r} is not one of "
-                f"{', '.join(CHANGEFREQS)} (exactly, lower-case)")
+        judge_changefreq(f, changefreq, line, 1, stripped=True)
     if priority is not None:
-        problem = xsd_priority(priority)
-        if problem:
-            f.error("priority", line, 1, problem)
+        judge_priority(f, priority, line, 1)
 
 
 def check_jsonfeed(stream: IO[bytes], f: FileCheck, base_url: Optional[str]

@@ -1,33 +1,19 @@
-"""The text half of ``check``: plain URL lists (every line judged, where readers.text stops at
-the first bad one) and RSS/Atom feeds (expat for well-formedness and positions, then the
-converter's own feed readers for each entry's link and date)."""
+"""Plain URL lists (text sitemaps): every line judged, where readers.text stops at the first
+bad one."""
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING
 
-import feedparser
-
 from ..errors import InputError
-from ..readers.feed import DEFAULT_MAX_FEED_BYTES
-from ..readers.feedstream import (
-    EntityDeclared,
-    FastPathUnsupported,
-    feedparser_entries,
-    parse_feed_entries,
-)
 from ..readers.text import MAX_LINE
-from ..xmlutil import MAX_VALUE, MarkupGuard, XMLRefused, expat_input, safe_expat_parser
-from .xml import parse_xml
+from ..xmlutil import MAX_VALUE
 
 if TYPE_CHECKING:
     from .diagnostics import Diagnostic, FileCheck
 
-__all__ = ["check_feed", "check_text"]
-
-_FEED_ENTRIES = {"item", "entry"}
+__all__ = ["check_text"]
 
 
 def check_text(stream: IO[bytes], f: FileCheck) -> Iterator[Diagnostic]:
@@ -82,81 +68,3 @@ def _check_lines(stream: IO[bytes], f: FileCheck) -> Iterator[Diagnostic]:
     if not f.entries:
         f.error("empty-set", max(lineno, 1), 1, "no URLs in the file")
     yield from f.pop_all()
-
-
-def check_feed(stream: IO[bytes], f: FileCheck, base_url: str | None,
-                utf8: bool) -> Iterator[Diagnostic]:
-    """A feed used as a sitemap: well-formed XML (expat, with positions), then feedparser for
-    each entry's link and date by the converter's own rules (readers.feed)."""
-    limit = min(f.profile.max_bytes, DEFAULT_MAX_FEED_BYTES)
-    data = stream.read(limit + 1)
-    if len(data) > limit:
-        f.error("too-large", 1, 1, f"feed larger than {limit:,} bytes; profile "
-                f"{f.profile.name} allows {f.profile.max_bytes:,}")
-        return (yield from f.pop_all())
-    starts: list[tuple[int, int]] = []
-    try:
-        stream, encoding = expat_input(io.BufferedReader(io.BytesIO(data)))
-    except XMLRefused as exc:
-        f.error("encoding", 1, 1, f"{exc}; checking stopped here")
-        return (yield from f.pop_all())
-    guard = MarkupGuard()
-    p = safe_expat_parser(" ", guard, encoding)
-    depth = 0
-
-    def start(name: str, attrs: dict[str, str]) -> None:
-        nonlocal depth
-        depth += 1
-        guard.depth(depth)
-        guard.element(name, attrs)
-        if name.rpartition(" ")[2] in _FEED_ENTRIES:
-            starts.append((p.CurrentLineNumber, p.CurrentColumnNumber + 1))
-
-    def end(name: str) -> None:
-        nonlocal depth
-        depth -= 1
-
-    p.StartElementHandler, p.EndElementHandler = start, end
-    early = list(parse_xml(stream, p, guard, f, utf8))
-    if any(d.rule in ("not-well-formed", "dtd", "input", "too-complex") for d in early):
-        yield from early  # feedparser would guess; a sitemap reader would stop here
-        return
-    # as readers.feed does: the streaming fast path, else feedparser; --base-url resolves
-    # relative links, as the feed's own URL would
-    is_feed = True
-    try:
-        entries = parse_feed_entries(data, base_url)
-    except EntityDeclared:
-        yield from early  # the expat pass has reported the declaration
-        return
-    except FastPathUnsupported:
-        try:
-            entries, parsed = feedparser_entries(data, base_url)
-        except Exception as exc:  # noqa: BLE001 - feedparser's own crash on odd input
-            f.error("feed-malformed", 1, 1, f"feedparser cannot read it: {exc}")
-            yield from sorted([*early, *f.pop_all()], key=lambda d: (d.line, d.column))
-            return
-        bozo = parsed.get("bozo_exception")  # type: ignore[attr-defined]
-        if bozo is not None and not (base_url and isinstance(bozo, feedparser.NonXMLContentType)):
-            if utf8 or not isinstance(bozo, feedparser.CharacterEncodingOverride):
-                f.error("feed-malformed", 1, 1, f"feedparser: {bozo}")
-        is_feed = bool(parsed.get("version")) or bool(entries)  # type: ignore[attr-defined]
-        if not is_feed:
-            f.error("feed-malformed", 1, 1, "not an RSS or Atom feed that feedparser can read")
-    aligned = len(starts) == len(entries)
-    for i, (link, lastmod, entry_line) in enumerate(entries):
-        line, col = (entry_line, 1) if entry_line else starts[i] if aligned else (1, 1)
-        what = "" if entry_line or aligned else f" (entry {i + 1})"
-        f.entry(line, col)
-        if not link:
-            # a draft or a note: the feed is valid, the converter skips the entry (and says so)
-            f.warn("missing-loc", line, col, "feed entry without a link: not in the sitemap"
-                   + what)
-            continue
-        f.loc(link, line, col)
-        if lastmod is not None and lastmod > f.now:
-            f.warn("lastmod-future", line, col, f"entry date {lastmod.isoformat()} is in the "
-                   "future" + what)
-    if is_feed and not entries:
-        f.error("empty-set", 1, 1, "the feed has no entries")
-    yield from sorted([*early, *f.pop_all()], key=lambda d: (d.line, d.column))
