@@ -17,6 +17,7 @@ from ..readers.fields import Rows
 from ..report import Report
 from ..rules import lastmod_key
 from .fields import judge_changefreq, judge_lastmod, judge_priority
+from .locs import check_loc
 
 if TYPE_CHECKING:
     from .diagnostics import Diagnostic, FileCheck
@@ -98,7 +99,7 @@ def _check_rows(rows: Rows, f: FileCheck) -> None:
         if loc is None or not loc.strip():
             f.error("missing-loc", line, 1, "no loc (the URL) on this line")
         else:
-            f.loc(loc, line, 1)
+            check_loc(f, loc, line, 1)
         _check_fields(rows, i, line, f)
 
 
@@ -124,7 +125,7 @@ def check_jsonfeed(stream: IO[bytes], f: FileCheck, base_url: Optional[str]
     try:
         for record in read_jsonfeed(stream, f.name, report, base_url, max_bytes=limit):
             f.entry(1, 1)
-            f.loc(record.loc, 1, 1)
+            check_loc(f, record.loc, 1, 1)
             if record.lastmod is not None and lastmod_key(record.lastmod) > f.now:
                 f.warn("lastmod-future", 1, 1, f"item date {record.lastmod.isoformat()} is in "
                        "the future")

@@ -20,7 +20,6 @@ from ..report import MESSAGES_PER_KIND
 from ..urls import Scope
 from .dupes import SeenURLs
 from .follow import FOLLOW_DEPTH, Part, ours_nested
-from .locs import check_loc
 
 if TYPE_CHECKING:
     from .robots import Robots
@@ -170,9 +169,3 @@ class FileCheck:
             what = "sitemaps" if self.is_index else "URLs"
             self.error("too-many-urls", line, column, f"entry {limit + 1:,}: profile "
                        f"{self.profile.name} allows {limit:,} {what} per file")
-
-    def loc(self, raw: str, line: int, col: int, *, xsd: bool = False, index: bool = False,
-            truncated: bool = False) -> None:
-        """All checks on one location: the XSD's (``xsd``), the protocol's, and the warnings
-        (locs.check_loc)."""
-        check_loc(self, raw, line, col, xsd, index, truncated)

@@ -23,6 +23,7 @@ from ..readers.feedstream import (
     parse_feed_entries,
 )
 from ..xmlutil import MarkupGuard, XMLRefused, expat_input, safe_expat_parser
+from .locs import check_loc
 from .xmlstream import parse_xml
 
 if TYPE_CHECKING:
@@ -134,7 +135,7 @@ def _check_entries(f: FileCheck, entries: Sequence[FeedEntry],
             f.warn("missing-loc", line, col, "feed entry without a link: not in the sitemap"
                    + what)
             continue
-        f.loc(link, line, col)
+        check_loc(f, link, line, col)
         if lastmod is not None and lastmod > f.now:
             f.warn("lastmod-future", line, col, f"entry date {lastmod.isoformat()} is in the "
                    "future" + what)

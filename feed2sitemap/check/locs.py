@@ -25,8 +25,8 @@ _HTTP = re.compile(r"https?://", re.I)
 _XML_WS = re.compile(r"[ \t\n\r]+")
 
 
-def check_loc(f: FileCheck, raw: str, line: int, col: int, xsd: bool, index: bool,
-              truncated: bool) -> None:
+def check_loc(f: FileCheck, raw: str, line: int, col: int, *, xsd: bool = False,
+              index: bool = False, truncated: bool = False) -> None:
     """All checks on one location: the XSD's (``xsd``), the protocol's, and the warnings."""
     # anyURI collapses whitespace; a text line or feed link is taken stripped.
     value = _XML_WS.sub(" ", raw).strip(" ") if xsd else raw.strip()

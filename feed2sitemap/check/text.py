@@ -9,6 +9,7 @@ from typing import IO, TYPE_CHECKING
 from ..errors import InputError
 from ..readers.text import MAX_LINE
 from ..xmlutil import MAX_VALUE
+from .locs import check_loc
 
 if TYPE_CHECKING:
     from .diagnostics import Diagnostic, FileCheck
@@ -63,7 +64,7 @@ def _check_lines(stream: IO[bytes], f: FileCheck) -> Iterator[Diagnostic]:
         if loc:
             col = len(text) - len(text.lstrip()) + 1
             f.entry(lineno, col)
-            f.loc(loc, lineno, col)
+            check_loc(f, loc, lineno, col)
         yield from f.pop_all()
     if not f.entries:
         f.error("empty-set", max(lineno, 1), 1, "no URLs in the file")

@@ -24,6 +24,7 @@ from ..xmlutil import (
     safe_expat_parser,
 )
 from .fields import judge_changefreq, judge_lastmod, judge_priority
+from .locs import check_loc
 from .xmlstream import parse_xml
 
 if TYPE_CHECKING:
@@ -227,7 +228,7 @@ class _Schema:
         name = self.field
         f = self.f
         if name == "loc":
-            f.loc(text, line, col, xsd=True, index=self.entry_tag == "sitemap",
+            check_loc(f, text, line, col, xsd=True, index=self.entry_tag == "sitemap",
                   truncated=self.length > MAX_VALUE)
         elif name == "lastmod":
             judge_lastmod(f, text, line, col)
