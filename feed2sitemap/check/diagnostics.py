@@ -98,7 +98,9 @@ class FileCheck:
         self.file_no = stats.seen.add_file(name)  # URLs: their first place is in stats.seen
         self._too_large = False
         self._per_rule: Counter[str] = Counter()
-        self.lastmod_verdicts: dict[str, tuple[str, str, str]] = {}  # see fields.judge_lastmod
+        # each distinct value's verdict, judged once (fields.py)
+        self.lastmod_verdicts: dict[str, tuple[str, str, str]] = {}
+        self.priority_verdicts: dict[str, tuple[str, str, str]] = {}
 
     def _add(self, severity: str, rule: str, line: int, column: int, message: str) -> None:
         if severity == "error":

@@ -3,7 +3,7 @@ errors, the converter's own reading for what it would drop.
 
 The same judge serves XML sitemaps (xml.py) and TSV/CSV/JSON Lines lists (columns.py), with
 the same rule ids. A lastmod is judged once per distinct text in a file, as the converter
-parses it (most lastmods of a large sitemap repeat).
+parses it (most lastmods of a large sitemap repeat); a priority likewise.
 """
 
 from __future__ import annotations
@@ -31,8 +31,12 @@ def judge_lastmod(f: FileCheck, text: str, line: int, col: int) -> None:
             verdicts.clear()
         verdict = verdicts[text] = _lastmod_verdict(text, f.now)
     if verdict is not _FINE:
-        severity, rule, message = verdict
-        (f.error if severity == "error" else f.warn)(rule, line, col, message)
+        _report(f, verdict, line, col)
+
+
+def _report(f: FileCheck, verdict: _Verdict, line: int, col: int) -> None:
+    severity, rule, message = verdict
+    (f.error if severity == "error" else f.warn)(rule, line, col, message)
 
 
 def _lastmod_verdict(text: str, now: datetime) -> _Verdict:
@@ -63,6 +67,12 @@ def judge_changefreq(f: FileCheck, text: str, line: int, col: int, stripped: boo
 
 
 def judge_priority(f: FileCheck, text: str, line: int, col: int) -> None:
-    problem = xsd_priority(text)
-    if problem:
-        f.error("priority", line, col, problem)
+    verdicts = f.priority_verdicts  # a site uses a handful of priorities
+    verdict = verdicts.get(text)
+    if verdict is None:
+        if len(verdicts) >= _REMEMBERED:
+            verdicts.clear()
+        problem = xsd_priority(text)
+        verdict = verdicts[text] = ("error", "priority", problem) if problem else _FINE
+    if verdict is not _FINE:
+        _report(f, verdict, line, col)
