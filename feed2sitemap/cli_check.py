@@ -65,8 +65,8 @@ def check_command(files: tuple[str, ...], profile: str, base_url: str | None, fm
     --fail-on warning), 1 errors (a missing or unreadable file is one), 2 bad usage.
     """
     from .check import CheckStats, iter_check, site_diagnostics  # only this command needs it
-    from .check_robots import load_robots
-    from .check_site import Site
+    from .check.robots import load_robots
+    from .check.site import Site
     from .urls import scope_of
 
     if files.count("-") > 1:

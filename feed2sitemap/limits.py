@@ -6,6 +6,7 @@ from dataclasses import dataclass, replace
 from typing import Optional
 
 from .errors import OptionError
+from .rules import LOC_MIN
 
 __all__ = ["PROFILES", "UNLIMITED", "Profile", "get_profile", "output_profile"]
 
@@ -16,7 +17,7 @@ class Profile:
     max_urls: int  # URLs per sitemap (or feed) file
     max_bytes: int  # uncompressed UTF-8 bytes per file, indexes too, declaration to closing tag
     max_loc: int  # a <loc> must be shorter than this many characters
-    min_loc: int = 12  # the sitemaps.org XSD: tLoc has minLength 12 (as "http://a.b/c" has)
+    min_loc: int = LOC_MIN  # the sitemaps.org XSD: tLoc has minLength 12 ("http://a.b/c")
     # sitemaps per index file. --max-urls does not lower it: asking for smaller sitemaps should
     # not turn one index into a tree of them.
     max_sitemaps: int = 50_000

@@ -1,19 +1,36 @@
-"""The one record type that flows from readers to writers, and W3C Datetime handling."""
+"""The one record type that flows from readers to writers.
+
+The value rules (W3C Datetime, changefreq, priority) live in rules.py, shared with ``check``;
+they are re-exported here, where the converter's modules have always found them.
+"""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta, timezone
-from typing import Optional, Union
+from datetime import date, datetime
+from typing import Optional
 
 from .errors import OptionError
 from .extensions.model import EMPTY, Extensions
+from .rules import (
+    CANONICAL_LASTMOD,
+    CHANGEFREQ_SET,
+    CHANGEFREQS,
+    MIN_YEAR,
+    Lastmod,
+    check_year,
+    format_lastmod,
+    lastmod_key,
+    parse_changefreq,
+    parse_common_lastmods,
+    parse_lastmod,
+    parse_priority,
+)
 
 __all__ = [
     "CANONICAL_LASTMOD",
     "CHANGEFREQS",
+    "MIN_YEAR",
     "Lastmod",
     "Record",
     "check_changefreq",
@@ -27,12 +44,6 @@ __all__ = [
     "parse_lastmod",
     "parse_priority",
 ]
-
-Lastmod = Union[date, datetime]
-
-# sitemaps.org 0.9: the only values <changefreq> may take (case-sensitive in the XSD).
-CHANGEFREQS = ("always", "hourly", "daily", "weekly", "monthly", "yearly", "never")
-_CHANGEFREQ_SET = frozenset(CHANGEFREQS)
 
 
 @dataclass(frozen=True)
@@ -58,7 +69,7 @@ class Record:
         # (a ValueError) here, never an invalid file later.
         if not isinstance(self.loc, str) or not self.loc:
             raise OptionError("must be a non-empty str (an absolute http(s) URL)", "loc")
-        if self.changefreq is not None and self.changefreq not in _CHANGEFREQ_SET:
+        if self.changefreq is not None and self.changefreq not in CHANGEFREQ_SET:
             raise OptionError(f"must be one of {', '.join(CHANGEFREQS)}, not "
                               f"{self.changefreq!r}", "changefreq")
         if self.priority is not None:
@@ -88,7 +99,7 @@ def check_priority(value: object, parameter: str = "priority") -> float:
 
 def check_changefreq(value: object, parameter: str = "changefreq") -> str:
     """``value`` if it is one of CHANGEFREQS (case-sensitive, as the XSD), else OptionError."""
-    if value not in _CHANGEFREQ_SET:
+    if value not in CHANGEFREQ_SET:
         raise OptionError(f"must be one of {', '.join(CHANGEFREQS)}, not {value!r}", parameter)
     return value
 
@@ -129,160 +140,3 @@ def make_record(
         values["extensions"] = extensions
     _set_dict(r, "__dict__", values)
     return r
-
-
-# What is read as a lastmod: a W3C Datetime (https://www.w3.org/TR/NOTE-datetime) that the
-# sitemaps.org XSD also accepts as xsd:date or xsd:dateTime, or close to it. A time must carry a
-# zone (sitemaps.org). Read leniently: minutes without seconds (W3C-valid, XSD-invalid) are read
-# as :00, which is the same instant; a date with a zone (XSD-valid "2005-01-01Z") keeps its date.
-# A year or year-month alone is W3C-valid but the XSD rejects it and it names no day, so it is
-# not a lastmod here. What we write is always XSD-valid (format_lastmod).
-_W3C = re.compile(
-    r"(\d{4})-(\d\d)-(\d\d)"
-    r"(?:T(\d\d):(\d\d)(?::(\d\d)(?:\.(\d+))?)?(Z|[+-]\d\d:\d\d)?|(?:Z|[+-]\d\d:\d\d))?"
-)
-
-
-# The two forms nearly every sitemap and feed writes, "2024-03-05" and
-# "2024-03-05T10:15:00+01:00" (or "...Z"): their shape is checked here and their values by the
-# C-coded fromisoformat, four times faster than the general path below.
-_COMMON = re.compile(r"\d{4}-\d\d-\d\d(?:T\d\d:\d\d:\d\d(?:Z|[+-]\d\d:[0-5]\d))?")
-
-
-# A year before 1000 is no page's date but a placeholder: Hugo writes 0001-01-01T00:00:00Z for
-# every undated page. Such a lastmod is "no date" (dropped with a warning where it is read), and
-# every lastmod kept has a four-digit year in UTC, as the XSD and W3C Datetime require.
-MIN_YEAR = 1000
-
-
-def check_year(value: Lastmod) -> Lastmod:
-    """``value`` if its year (in UTC, for a datetime) is 1000 to 9999; else ValueError."""
-    try:
-        year = value.astimezone(timezone.utc).year if isinstance(value, datetime) else value.year
-    except OverflowError:  # 9999-12-31T23:00:00-05:00 is in the year 10000 in UTC
-        raise ValueError(f"{value.isoformat()} is after the year 9999 in UTC") from None
-    if year < MIN_YEAR:
-        raise ValueError(f"{value.isoformat()} is a placeholder (a year before {MIN_YEAR}), "
-                         "not a date; no lastmod")
-    return value
-
-
-def parse_lastmod(text: str) -> Lastmod:
-    """Parse a W3C Datetime into a ``date`` or an aware ``datetime``; raise ValueError otherwise
-    (a placeholder year before 1000 included)."""
-    value: Lastmod | None = None
-    if _COMMON.fullmatch(text) is not None:
-        try:
-            if len(text) == 10:
-                value = date.fromisoformat(text)
-            else:
-                value = datetime.fromisoformat(text)
-                off = value.utcoffset()
-                if off is None or abs(off) > _MAX_OFFSET:
-                    value = None
-        except ValueError:
-            pass  # out-of-range fields, hour 24: the general path says which, or accepts it
-    return check_year(value if value is not None else _parse_w3c(text))
-
-
-# The same two forms, for many values at once: one regex over the values joined by newlines
-# proves their shape (offsets within ±14:00 written into it) and map() hands them to the C-coded
-# fromisoformat without a Python call per value.
-# (Years 0xxx, and the two days whose time may leave 1000-9999 in UTC, go one by one.)
-_COMMON_DATES = re.compile(r"(?:[1-9]\d{3}-\d\d-\d\d\n)*")
-_COMMON_TIMES = re.compile(
-    r"(?:(?!1000-01-01|9999-12-31)[1-9]\d{3}-\d\d-\d\dT\d\d:\d\d:\d\d(?:Z|[+-](?:(?:0\d|1[0-3]):[0-5]\d|14:00))\n)*")
-
-
-def parse_common_lastmods(texts: Iterable[str]) -> dict[str, Lastmod]:
-    """Those of ``texts`` that are in the two common forms, parsed as parse_lastmod parses them.
-
-    The rest are left out, for parse_lastmod to parse or refuse one by one. (On Python 3.10,
-    whose fromisoformat does not read "Z", a column with a "Z" is all left out.)
-    """
-    texts = list(texts)
-    dates = [t for t in texts if len(t) == 10]
-    times = [t for t in texts if len(t) != 10] if len(dates) < len(texts) else []
-    out: dict[str, Lastmod] = {}
-    for group, shape, parse in ((dates, _COMMON_DATES, date.fromisoformat),
-                                (times, _COMMON_TIMES, datetime.fromisoformat)):
-        if group and shape.fullmatch("\n".join(group) + "\n") is not None:
-            try:
-                out.update(zip(group, map(parse, group), strict=True))
-            except ValueError:
-                pass  # a value out of range (a 30 February) somewhere: each one alone
-    return out
-
-
-def _parse_w3c(text: str) -> Lastmod:
-    m = _W3C.fullmatch(text.strip())
-    if m is None:
-        raise ValueError(f"not a W3C Datetime: {text.strip()[:60]!r}")
-    year, month, day, hh, mi, ss, frac, tz = m.groups()
-    d = date(int(year), int(month), int(day))
-    if hh is None:
-        return d
-    if tz is None:
-        raise ValueError(f"time without a timezone: {text.strip()[:60]!r}")
-    if tz == "Z":
-        tzinfo = timezone.utc
-    else:
-        sign = -1 if tz[0] == "-" else 1
-        off_h, off_m = int(tz[1:3]), int(tz[4:6])
-        if off_h > 14 or off_m > 59:
-            raise ValueError(f"bad timezone offset: {tz!r}")
-        tzinfo = timezone(sign * timedelta(hours=off_h, minutes=off_m))
-    hour = int(hh)
-    micro = int((frac or "0")[:6].ljust(6, "0"))
-    if hour == 24 and mi == "00" and (ss or "00") == "00" and micro == 0:
-        # xsd:dateTime allows 24:00:00 as the end of the day, the next day's midnight.
-        return datetime(d.year, d.month, d.day, tzinfo=tzinfo) + timedelta(days=1)
-    return datetime(d.year, d.month, d.day, hour, int(mi), int(ss or 0), micro, tzinfo=tzinfo)
-
-
-def format_lastmod(value: Lastmod) -> str:
-    """W3C Datetime text: a date stays a date; a datetime is written in UTC with seconds."""
-    if isinstance(value, datetime):
-        # isoformat, not strftime: five times faster (a million lastmods cost 1.5 s with
-        # strftime), and its year always has four digits (glibc's %Y writes 999, not 0999)
-        utc = value.astimezone(timezone.utc).isoformat()  # ...T10:15:00[.123400]+00:00
-        if len(utc) > 25:  # a fraction: its trailing zeros go
-            return utc[:-6].rstrip("0") + "+00:00"
-        return utc
-    return value.isoformat()
-
-
-# The texts format_lastmod writes: a date, or a UTC time to the second with a fraction that
-# ends in no zero. A lastmod read in exactly this form (and valid) is written back as it was
-# read, so a reader that proves it can hand the text on (batch.Batch.lastmod_texts).
-CANONICAL_LASTMOD = re.compile(
-    r"\d{4}-\d\d-\d\d(?:T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{0,5}[1-9])?\+00:00)?",
-    re.ASCII)  # (\d alone would take "２０２４", which the lenient reader accepts)
-
-
-def lastmod_key(value: Lastmod) -> datetime:
-    """A comparable instant for 'newest' decisions; a date counts as its midnight UTC."""
-    if isinstance(value, datetime):
-        return value
-    return datetime(value.year, value.month, value.day, tzinfo=timezone.utc)
-
-
-def parse_changefreq(text: str) -> str:
-    value = text.strip()
-    if value not in _CHANGEFREQ_SET:
-        raise ValueError(f"changefreq {value[:40]!r} is not one of {', '.join(CHANGEFREQS)}")
-    return value
-
-
-_MAX_OFFSET = timedelta(hours=14)
-_PRIORITY = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)")  # xsd:decimal
-
-
-def parse_priority(text: str) -> float:
-    value = text.strip()
-    if not _PRIORITY.fullmatch(value):
-        raise ValueError(f"priority {value[:40]!r} is not a decimal number")
-    number = float(value) + 0.0  # "-0.0" is a valid decimal zero; + 0.0 drops the sign
-    if not 0.0 <= number <= 1.0:
-        raise ValueError(f"priority {value} is outside 0.0-1.0")
-    return number

@@ -1,4 +1,6 @@
-"""feed2sitemap check: one case per rule, the XSD cross-check, and the command line."""
+"""feed2sitemap check on XML sitemaps: one case per rule, the conformance material, --follow,
+and the command line. (Lists: test_check_text.py, test_check_columns.py; feeds:
+test_check_feed.py; the value rules against the XSD: test_rules.py.)"""
 
 from __future__ import annotations
 
@@ -19,11 +21,9 @@ from click.testing import CliRunner
 
 from feed2sitemap import convert
 from feed2sitemap.check import CheckStats, Diagnostic, check
-from feed2sitemap.check_xml import xsd_lastmod, xsd_priority
 from feed2sitemap.cli import check_command, main
 from feed2sitemap.limits import PROFILES, Profile
 from feed2sitemap.options import Defaults, Limits
-from feed2sitemap.record import CHANGEFREQS
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 CONFORMANCE = SHARED / "conformance"
@@ -223,68 +223,6 @@ def test_scope_from_base_url() -> None:
     assert found(run(data, base_url="http://example.com/blog/")) == [("scope", 4)]
 
 
-TEXT_CASES: list[tuple[str, bytes, list[tuple[str, int]]]] = [
-    ("valid", b"http://example.com/a\r\n\n  http://example.com/b  \n", []),
-    ("relative", b"http://example.com/a\n/b\n", [("loc-not-http", 2)]),
-    ("space", b"http://example.com/a b\n", [("loc-chars", 1)]),
-    ("not UTF-8", b"http://example.com/a\nhttp://example.com/caf\xe9\nhttp://example.com/c\n",
-     [("encoding", 2)]),
-    ("duplicate", b"http://example.com/a\nhttp://example.com/a\n", [("duplicate-loc", 2)]),
-    ("another host", b"http://example.com/a\nhttps://example.com/b\n", [("scope", 2)]),
-    ("IRI", "http://example.com/é\n".encode(), [("loc-iri", 1)]),
-    ("blank", b"\n\n", [("empty-set", 2)]),
-    ("empty", b"", [("empty-set", 1)]),
-]
-
-
-@pytest.mark.parametrize("data, expected", [c[1:] for c in TEXT_CASES],
-                         ids=[c[0] for c in TEXT_CASES])
-def test_text_rules(data: bytes, expected: list[tuple[str, int]]) -> None:
-    assert found(run(data)) == expected
-
-
-def test_text_limits(tiny: str) -> None:
-    lines = b"".join(b"http://example.com/%d\n" % n for n in range(30))
-    assert found(run(lines, profile=tiny)) == [("too-many-urls", 3), ("too-large", 19)]
-
-
-RSS = """<?xml version="1.0" encoding="UTF-8"?>
-<rss version="2.0"><channel><title>t</title><link>http://example.com/</link>
-<item><title>a</title><link>http://example.com/a</link></item>
-<item><title>b</title><link>/relative</link></item>
-<item><title>c</title></item>
-<item><title>d</title><link>http://example.com/a</link>
-<pubDate>Fri, 01 Jan 2100 00:00:00 GMT</pubDate></item>
-</channel></rss>
-"""
-ATOM = """<?xml version="1.0" encoding="utf-8"?>
-<feed xmlns="http://www.w3.org/2005/Atom"><title>t</title><id>urn:x</id>
-<updated>2005-01-01T00:00:00Z</updated>
-<entry><title>a</title><id>urn:a</id><updated>2005-01-01T00:00:00Z</updated>
-<link href="http://example.com/a"/></entry>
-</feed>
-"""
-
-
-def test_feed_entries_are_checked_at_their_lines() -> None:
-    assert found(run(RSS.encode())) == [("loc-not-http", 4), ("missing-loc", 5),
-                                        ("duplicate-loc", 6), ("lastmod-future", 6)]
-
-
-def test_feed_links_resolve_against_base_url() -> None:
-    rules = found(run(RSS.encode(), base_url="http://example.com/"))
-    assert ("loc-not-http", 4) not in rules
-
-
-def test_valid_atom_feed() -> None:
-    assert run(ATOM.encode()) == []
-
-
-def test_malformed_feed() -> None:
-    assert found(run(RSS.replace("<title>b</title>", "<title>b & c</title>").encode())) == [
-        ("not-well-formed", 4)]
-
-
 def test_gzip_is_read() -> None:
     assert found(run(gzip.compress(urlset(U.format("a b"))))) == [("loc-chars", 3)]
 
@@ -292,46 +230,6 @@ def test_gzip_is_read() -> None:
 def test_truncated_gzip() -> None:
     data = gzip.compress(urlset(*[U.format(n) for n in range(3000)]))
     assert [d.rule for d in run(data[: len(data) // 2])] == ["input"]
-
-
-# --- lastmod, priority and changefreq against xmlschema itself --------------------------------
-
-VALUES = {
-    "lastmod": ["2005-01-01", "2005-01-01Z", "2005-01-01+01:00", "2004-02-29", "2005-02-29",
-                "1900-02-29", "2000-02-29", "0000-01-01", "-0001-01-01", "10000-01-01",
-                "02005-01-01", "2005-1-01", " 2005-01-01 ", "2005-01-01T12:00:00Z",
-                "2005-01-01T12:00:00.5+14:00", "2005-01-01T12:00:00+14:01",
-                "2005-01-01T12:00:00-00:00", "2005-01-01T24:00:00Z", "2005-01-01T24:00:01Z",
-                "2005-01-01T23:59:60Z", "2005-01-01T12:60:00Z", "2005-01-01T12:00:00.Z",
-                "2005-01-01T12:00:00+0100", "2005-01-01t12:00:00Z", "2005-01-01 12:00:00Z",
-                "2005-01-01T12:00Z", "2005-04-31", "2005-13-01", "2005", "2005-01", "",
-                "2005-01-01T12:00:00"],
-    "priority": ["0", "1", "1.", ".5", "+.5", "-0", "-0.0", "00.5", "1.0000", " 0.5 ",
-                 "1.00001", "-0.1", "1e-1", "0.5.", "", "0,5"],
-    "changefreq": [*CHANGEFREQS, "Daily", " daily", "daily\n", ""],
-}
-
-
-@pytest.fixture(scope="module")
-def sitemap_xsd() -> xmlschema.XMLSchema:
-    path = CONFORMANCE / "schemas" / "sitemap.xsd"
-    if not path.exists():
-        pytest.skip(f"{path} is not there (shared/ is cloned beside the repository in CI)")
-    return xmlschema.XMLSchema(str(path))
-
-
-@pytest.mark.parametrize("field, value", [(k, v) for k, vs in VALUES.items() for v in vs])
-def test_value_rules_agree_with_xmlschema(sitemap_xsd: xmlschema.XMLSchema, field: str,
-                                          value: str) -> None:
-    doc = (f'<urlset xmlns="{NS}"><url><loc>http://example.com/</loc>'
-           f"<{field}>{value}</{field}></url></urlset>")
-    if field == "lastmod":
-        ours = xsd_lastmod(value)[0] is None
-    elif field == "priority":
-        ours = xsd_priority(value) is None
-    else:
-        ours = value in CHANGEFREQS
-    assert ours == sitemap_xsd.is_valid(doc)
 
 
 # --- the conformance probes and sitemap.js's mocks --------------------------------------------

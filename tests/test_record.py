@@ -8,7 +8,6 @@ from hypothesis import strategies as st
 
 from feed2sitemap.record import (
     Record,
-    _parse_w3c,
     check_year,
     format_lastmod,
     lastmod_key,
@@ -18,6 +17,7 @@ from feed2sitemap.record import (
     parse_lastmod,
     parse_priority,
 )
+from feed2sitemap.rules import parse_w3c
 
 UTC = timezone.utc
 
@@ -57,7 +57,7 @@ def test_fast_path_for_common_forms_agrees_with_the_general_parser(
         y: int, mo: int, d: int, h: int, mi: int, s: int, tz: str, with_time: bool) -> None:
     text = f"{y:04d}-{mo:02d}-{d:02d}" + (f"T{h:02d}:{mi:02d}:{s:02d}{tz}" if with_time else "")
     try:
-        expected: object = check_year(_parse_w3c(text))
+        expected: object = check_year(parse_w3c(text))
     except ValueError:
         expected = ValueError
     try:

@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterator
 from urllib.parse import unquote, urljoin, urlsplit
 
-from .urls import normalize_url
+from ..urls import normalize_url
 
 __all__ = ["HEAD_BYTES", "Page", "Site"]
 

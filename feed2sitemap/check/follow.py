@@ -12,10 +12,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import InputError
-from .follow import part_path
-from .naming import ours_pattern, split_name
-from .record import Record
+from ..errors import InputError
+from ..follow import part_path
+from ..naming import ours_pattern, split_name
+from ..record import Record
 
 __all__ = ["FOLLOW_DEPTH", "Part", "below_prefix", "locate_part", "ours_nested"]
 

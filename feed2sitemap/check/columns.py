@@ -1,8 +1,8 @@
-"""The list-and-JSON half of ``check``: TSV, CSV and JSON Lines lists, and JSON Feeds.
+"""TSV, CSV and JSON Lines lists, and JSON Feeds.
 
 The rows are read by the converter's own readers (readers.columns, readers.jsonfeed), so the
 checker sees exactly what the converter would; each value is then judged by the same rules and
-rule ids as an XML sitemap's (check.FileCheck.loc, check_xml.xsd_lastmod, xsd_priority).
+rule ids as an XML sitemap's (locs.check_loc, fields.py).
 """
 
 from __future__ import annotations
@@ -10,16 +10,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Optional
 
-from .check_xml import xsd_lastmod, xsd_priority
-from .errors import InputError
-from .readers.columns import csv_rows, jsonl_rows, tsv_rows
-from .readers.feed import DEFAULT_MAX_FEED_BYTES
-from .readers.fields import Rows
-from .record import CHANGEFREQS, lastmod_key
-from .report import Report
+from ..errors import InputError
+from ..readers.columns import csv_rows, jsonl_rows, tsv_rows
+from ..readers.feed import DEFAULT_MAX_FEED_BYTES
+from ..readers.fields import Rows
+from ..report import Report
+from ..rules import lastmod_key
+from .fields import judge_changefreq, judge_lastmod, judge_priority
+from .locs import check_loc
 
 if TYPE_CHECKING:
-    from .check import Diagnostic, FileCheck
+    from .diagnostics import Diagnostic, FileCheck
 
 __all__ = ["check_columns", "check_jsonfeed"]
 
@@ -100,43 +101,33 @@ def _check_rows(rows: Rows, f: FileCheck) -> None:
         if loc is None or not loc.strip():
             f.error("missing-loc", line, 1, "no loc (the URL) on this line")
         else:
-            f.loc(loc, line, 1)
+            check_loc(f, loc, line, 1)
         _check_fields(rows, i, line, f)
 
 
 def _check_fields(rows: Rows, i: int, line: int, f: FileCheck) -> None:
     lastmod, changefreq, priority = rows.lastmods[i], rows.changefreqs[i], rows.priorities[i]
     if lastmod is not None:
-        problem, naive, instant = xsd_lastmod(lastmod)
-        if problem:
-            f.error("lastmod-format", line, 1, problem)
-        elif naive:
-            f.error("lastmod-timezone", line, 1, f"{lastmod.strip()[:40]!r} has a time without "
-                    "a timezone; sitemaps.org requires one (Z or +hh:mm)")
-        elif instant is not None and instant > f.now:
-            f.warn("lastmod-future", line, 1, f"lastmod {lastmod.strip()[:40]} is in the future")
-    if changefreq is not None and changefreq.strip() not in CHANGEFREQS:
+        judge_lastmod(f, lastmod, line, 1)
+    if changefreq is not None:
         # a column value is taken stripped (as the converter does); case still matters
-        f.error("changefreq", line, 1, f"{changefreq[:40]!r} is not one of "
-                f"{', '.join(CHANGEFREQS)} (exactly, lower-case)")
+        judge_changefreq(f, changefreq, line, 1, stripped=True)
     if priority is not None:
-        problem = xsd_priority(priority)
-        if problem:
-            f.error("priority", line, 1, problem)
+        judge_priority(f, priority, line, 1)
 
 
 def check_jsonfeed(stream: IO[bytes], f: FileCheck, base_url: Optional[str]
                    ) -> Iterator[Diagnostic]:
     """A JSON Feed used as a sitemap: each item's page and date, by the converter's rules.
     JSON gives no positions for values: items are named by number in the messages."""
-    from .readers.jsonfeed import read_jsonfeed
+    from ..readers.jsonfeed import read_jsonfeed
 
     report = _Collected()
     limit = min(f.profile.max_bytes, DEFAULT_MAX_FEED_BYTES)
     try:
         for record in read_jsonfeed(stream, f.name, report, base_url, max_bytes=limit):
             f.entry(1, 1)
-            f.loc(record.loc, 1, 1)
+            check_loc(f, record.loc, 1, 1)
             if record.lastmod is not None and lastmod_key(record.lastmod) > f.now:
                 f.warn("lastmod-future", 1, 1, f"item date {record.lastmod.isoformat()} is in "
                        "the future")

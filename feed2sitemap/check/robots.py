@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 import urllib.robotparser
 
-from .errors import InputError
-from .fetch import fetch, is_url
+from ..errors import InputError
+from ..fetch import fetch, is_url
 
 __all__ = ["MAX_ROBOTS_BYTES", "Robots", "load_robots"]
 
@@ -40,19 +40,20 @@ class Robots:
         return any(s.rstrip("/").rpartition("/")[2] == name for s in self.sitemaps)
 
 
-def load_robots(where: str) -> Robots:
-    """Read robots.txt from a file or an http(s) URL; InputError when it cannot be read."""
-    if is_url(where):
-        fetched = fetch(where)
+def load_robots(robots_txt: str) -> Robots:
+    """Read a robots.txt from a file or an http(s) URL; InputError when it cannot be read."""
+    if is_url(robots_txt):
+        fetched = fetch(robots_txt)
         try:
             data = fetched.stream.read(MAX_ROBOTS_BYTES)
         finally:
             fetched.stream.close()
     else:
         try:
-            with open(where, "rb") as f:
+            with open(robots_txt, "rb") as f:
                 data = f.read(MAX_ROBOTS_BYTES)
         except OSError as exc:
-            raise InputError(where, None, f"--robots: cannot read: {exc.strerror}") from None
+            raise InputError(robots_txt, None, f"`robots_txt`: cannot read: {exc.strerror}",
+                             parameter="robots_txt") from None
     # RFC 9309: UTF-8; a stray byte must not stop the check of the sitemaps
-    return Robots(data.decode("utf-8", "replace"), where)
+    return Robots(data.decode("utf-8", "replace"), robots_txt)

@@ -1,0 +1,29 @@
+"""check(): validate sitemaps, sitemap indexes, URL lists and feeds, with a position per problem.
+
+Errors are what the sitemaps.org XSD rejects plus the protocol rules it cannot express (absolute
+http(s) URLs, characters a URI may not hold, a zone on every time, the profile's limits, UTF-8,
+no DTD). Warnings are what is legal but probably not meant, or what the converter would drop or
+change: duplicates, URLs outside the site, IRIs, dates in the future. Every file is streamed
+(feeds excepted: feedparser needs them whole); diagnostics come out sorted by position as soon
+as no earlier one can follow.
+
+The value rules (lastmod, changefreq, priority, loc length and characters) are the converter's
+own, from feed2sitemap.rules. By concern:
+
+- run.py: check(), iter_check(): a file and the parts its index lists; what kind of file it is
+- diagnostics.py: Diagnostic, CheckStats, and FileCheck, the per-file state every check reports to
+- xmlstream.py: encoding and well-formedness (the expat pump); xml.py: the sitemaps.org schemas
+- text.py: URL lists; feed.py: RSS/Atom feeds; columns.py: TSV/CSV/JSON Lines, JSON Feed
+- locs.py: the rules on one location; fields.py: lastmod, changefreq, priority
+- follow.py: an index's parts on disk; dupes.py: duplicates across the run
+- robots.py: a robots.txt's rules (``CheckStats.robots``); site.py: a built site
+  (``CheckStats.site``)
+"""
+
+from .diagnostics import CheckStats, Diagnostic, FileCheck
+from .robots import Robots, load_robots
+from .run import check, iter_check, site_diagnostics
+from .site import Site
+
+__all__ = ["CheckStats", "Diagnostic", "FileCheck", "Robots", "Site", "check", "iter_check",
+           "load_robots", "site_diagnostics"]

@@ -1,0 +1,141 @@
+"""RSS/Atom feeds used as sitemaps: expat for well-formedness and positions, then the
+converter's own feed readers for each entry's link and date.
+
+The choice between the streaming fast path and feedparser, and what a malformed feed means,
+is made in one place: ``feed_entries``. It follows the feed reader's policy (readers.feed) and
+is the one call site to point at that policy's own function.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator, Sequence
+from typing import IO, TYPE_CHECKING, Any
+
+import feedparser
+
+from ..readers.feed import DEFAULT_MAX_FEED_BYTES
+from ..readers.feedstream import (
+    EntityDeclared,
+    FastPathUnsupported,
+    FeedEntry,
+    feedparser_entries,
+    parse_feed_entries,
+)
+from ..xmlutil import MarkupGuard, XMLRefused, expat_input, safe_expat_parser
+from .locs import check_loc
+from .xmlstream import parse_xml
+
+if TYPE_CHECKING:
+    from .diagnostics import Diagnostic, FileCheck
+
+__all__ = ["check_feed", "feed_entries"]
+
+_FEED_ENTRIES = {"item", "entry"}
+# what the expat pass finds that stops the check: feedparser would guess, a sitemap reader stop
+_FATAL = ("not-well-formed", "dtd", "input", "too-complex")
+
+
+def check_feed(stream: IO[bytes], f: FileCheck, base_url: str | None,
+               utf8: bool) -> Iterator[Diagnostic]:
+    """A feed used as a sitemap: well-formed XML (expat, with positions), then each entry's
+    link and date by the converter's own rules (readers.feed)."""
+    limit = min(f.profile.max_bytes, DEFAULT_MAX_FEED_BYTES)
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        f.error("too-large", 1, 1, f"feed larger than {limit:,} bytes; profile "
+                f"{f.profile.name} allows {f.profile.max_bytes:,}")
+        return (yield from f.pop_all())
+    try:
+        xml, encoding = expat_input(io.BufferedReader(io.BytesIO(data)))
+    except XMLRefused as exc:
+        f.error("encoding", 1, 1, f"{exc}; checking stopped here")
+        return (yield from f.pop_all())
+    starts: list[tuple[int, int]] = []
+    parser, guard = _entry_starts(encoding, starts)
+    early = list(parse_xml(xml, parser, guard, f, utf8))
+    if any(d.rule in _FATAL for d in early):
+        yield from early
+        return
+    found = feed_entries(data, base_url, f, utf8)
+    if found is None:
+        yield from early  # the expat pass has reported the entity declaration
+        return
+    entries, is_feed = found
+    _check_entries(f, entries, starts)
+    if is_feed and not entries:
+        f.error("empty-set", 1, 1, "the feed has no entries")
+    yield from sorted([*early, *f.pop_all()], key=lambda d: (d.line, d.column))
+
+
+def feed_entries(data: bytes, base_url: str | None, f: FileCheck,
+                 utf8: bool) -> tuple[Sequence[FeedEntry], bool] | None:
+    """The feed's entries as the converter reads them, and whether it is a feed at all; None
+    when an entity declaration refuses it.
+
+    The policy of readers.feed: the streaming fast path, else feedparser, whose complaints about
+    a malformed feed are errors here (`base_url` resolves relative links, as the feed's own URL
+    would, and stands for its content type).
+    """
+    try:
+        return parse_feed_entries(data, base_url), True
+    except EntityDeclared:
+        return None
+    except FastPathUnsupported:
+        pass
+    try:
+        entries, parsed = feedparser_entries(data, base_url)
+    except Exception as exc:  # noqa: BLE001 - feedparser's own crash on odd input
+        f.error("feed-malformed", 1, 1, f"feedparser cannot read it: {exc}")
+        return [], False
+    bozo = parsed.get("bozo_exception")  # type: ignore[attr-defined]
+    if bozo is not None and not (base_url and isinstance(bozo, feedparser.NonXMLContentType)):
+        if utf8 or not isinstance(bozo, feedparser.CharacterEncodingOverride):
+            f.error("feed-malformed", 1, 1, f"feedparser: {bozo}")
+    is_feed = bool(parsed.get("version")) or bool(entries)  # type: ignore[attr-defined]
+    if not is_feed:
+        f.error("feed-malformed", 1, 1, "not an RSS or Atom feed that feedparser can read")
+    return entries, is_feed
+
+
+def _entry_starts(encoding: str | None,
+                  starts: list[tuple[int, int]]) -> tuple[Any, MarkupGuard]:
+    """An expat parser (with the converter's bounds) that notes where each entry begins."""
+    guard = MarkupGuard()
+    p = safe_expat_parser(" ", guard, encoding)
+    depth = 0
+
+    def start(name: str, attrs: dict[str, str]) -> None:
+        nonlocal depth
+        depth += 1
+        guard.depth(depth)
+        guard.element(name, attrs)
+        if name.rpartition(" ")[2] in _FEED_ENTRIES:
+            starts.append((p.CurrentLineNumber, p.CurrentColumnNumber + 1))
+
+    def end(name: str) -> None:
+        nonlocal depth
+        depth -= 1
+
+    p.StartElementHandler, p.EndElementHandler = start, end
+    return p, guard
+
+
+def _check_entries(f: FileCheck, entries: Sequence[FeedEntry],
+                   starts: list[tuple[int, int]]) -> None:
+    # the fast path gives each entry's line; feedparser gives none, so the expat pass's
+    # positions are used when they are as many as the entries
+    aligned = len(starts) == len(entries)
+    for i, (link, lastmod, entry_line) in enumerate(entries):
+        line, col = (entry_line, 1) if entry_line else starts[i] if aligned else (1, 1)
+        what = "" if entry_line or aligned else f" (entry {i + 1})"
+        f.entry(line, col)
+        if not link:
+            # a draft or a note: the feed is valid, the converter skips the entry (and says so)
+            f.warn("missing-loc", line, col, "feed entry without a link: not in the sitemap"
+                   + what)
+            continue
+        check_loc(f, link, line, col)
+        if lastmod is not None and lastmod > f.now:
+            f.warn("lastmod-future", line, col, f"entry date {lastmod.isoformat()} is in the "
+                   "future" + what)

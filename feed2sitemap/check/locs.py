@@ -1,0 +1,170 @@
+"""The rules on one location, wherever it was read (a <loc>, a list's line, a feed's link).
+
+The grammar is the converter's own: lengths and characters from rules.py, the normal form and
+the scope from urls.py. Errors are what the XSD or RFC 3986 refuse; warnings what the converter
+would change or leave out (an IRI, a fragment, a URL off the site, a duplicate), and what
+--robots and --site find.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from ..rules import BAD_URI_CHAR, LOC_MIN, XSD_LOC_MAX
+from ..urls import Scope, normalize_url, scope_of
+from .follow import Part, locate_part
+
+if TYPE_CHECKING:
+    from .diagnostics import FileCheck
+    from .site import Site
+
+__all__ = ["check_loc"]
+
+_HTTP = re.compile(r"https?://", re.I)
+_XML_WS = re.compile(r"[ \t\n\r]+")
+
+
+def check_loc(f: FileCheck, raw: str, line: int, col: int, *, xsd: bool = False,
+              index: bool = False, truncated: bool = False) -> None:
+    """All checks on one location: the XSD's (``xsd``), the protocol's, and the warnings."""
+    # anyURI collapses whitespace; a text line or feed link is taken stripped.
+    value = _XML_WS.sub(" ", raw).strip(" ") if xsd else raw.strip()
+    if not _length(f, value, line, col, xsd, truncated):
+        return
+    bad = BAD_URI_CHAR.search(value)
+    if bad is not None:
+        f.error("loc-chars", line, col, f"{_char_name(bad.group())} at character "
+                f"{bad.start() + 1} of the URL; a URI must percent-encode it")
+    elif not value.isascii():
+        f.warn("loc-iri", line, col, "non-ASCII characters: an IRI, not a URI; "
+               "percent-encode them as UTF-8")
+    try:
+        norm = normalize_url(value)
+    except ValueError as exc:
+        # "http://a.com&<>/" fails for its characters, already reported
+        if bad is None or not _HTTP.match(value):
+            f.error("loc-not-http", line, col, f"{exc}; a sitemap lists absolute "
+                    "http(s) URLs only")
+        return
+    if not xsd and len(norm) < f.profile.min_loc:
+        # a list or a feed has no schema, but the converter cannot list such a URL in a
+        # sitemap (the XSD's minLength), so it leaves it out
+        f.warn("loc-too-short", line, col, f"{norm} has {len(norm)} characters; the "
+               f"sitemaps.org schema requires at least {f.profile.min_loc}: the converter "
+               "leaves it out")
+    if "#" in value:  # RFC 3986 section 3.5: never sent to the server; the converter drops it
+        f.warn("loc-fragment", line, col, f"{norm[:200]} is given with a fragment "
+               f"(#{value.partition('#')[2][:40]}); a sitemap lists pages")
+    _duplicate(f, norm, line, col, index)
+    if f.scope is None:
+        f.scope = scope_of(norm, directory=False)
+    scope = f.scope
+    if index:
+        if not norm.startswith(scope.origin + "/"):
+            f.warn("index-host", line, col, f"{norm[:200]} is not on {scope.origin}; "
+                   "an index lists sitemaps of its own site")
+        if f.follow_dir is not None:
+            _follow(f, norm, line, col, scope)
+        return
+    if not scope.contains(norm):
+        f.warn("scope", line, col, f"{norm[:200]} is outside {scope.prefix}; a sitemap "
+               "lists URLs of its own site and directory")
+    robots = f.stats.robots
+    if robots is not None and robots.disallowed(norm):
+        f.warn("robots-disallowed", line, col, f"{norm[:200]} is disallowed for "
+               f"Googlebot by {robots.where}: never crawled")
+    site = f.stats.site
+    if site is not None and norm.startswith(site.prefix):
+        _site_page(f, site, norm, line, col)
+
+
+def _length(f: FileCheck, value: str, line: int, col: int, xsd: bool, truncated: bool) -> bool:
+    """The length rules; False when nothing more can be said about the location."""
+    n = len(value)
+    max_loc = f.profile.max_loc
+    if xsd and (truncated or not LOC_MIN <= n <= XSD_LOC_MAX):
+        size = "more than 65,536" if truncated else f"{n:,}"
+        f.error("loc-length", line, col, f"<loc> of {size} characters; the schema requires "
+                f"{LOC_MIN} to {XSD_LOC_MAX:,}")
+        if truncated or not value:
+            return False
+    elif n >= max_loc:  # sitemaps.org: "less than 2,048 characters"
+        f.error("loc-too-long", line, col, f"URL of {n:,} characters; profile "
+                f"{f.profile.name} requires fewer than {max_loc:,}")
+    if not value:
+        f.error("missing-loc", line, col, "empty URL")
+        return False
+    return True
+
+
+def _char_name(ch: str) -> str:
+    if ch == " ":
+        return "a space"
+    if ch == "%":
+        return "'%' not followed by two hex digits"
+    if ch.isprintable():
+        return repr(ch)
+    return f"control character U+{ord(ch):04X}"
+
+
+def _site_page(f: FileCheck, site: Site, norm: str, line: int, col: int) -> None:
+    rel, names = site.file_of(norm)
+    if rel is None:
+        looked = " or ".join(names[:3]) or "no file name"
+        f.warn("site-missing", line, col, f"{norm[:200]}: no file {looked} in "
+               f"{site.root} (404 when served)")
+        return
+    page = site.page(rel)
+    if page is None:
+        return
+    if page.noindex:
+        f.warn("site-noindex", line, col, f"{norm[:200]}: {rel} says noindex (meta "
+               "robots); a sitemap lists pages to index")
+    canonical = site.canonical_elsewhere(norm, page)
+    if canonical is not None:
+        f.warn("site-canonical", line, col, f"{norm[:200]}: {rel} names "
+               f"{canonical[:200]} as canonical; a sitemap lists canonical URLs")
+
+
+def _duplicate(f: FileCheck, norm: str, line: int, col: int, index: bool) -> None:
+    key = hash(norm)  # 64 bits, as pipeline.dedupe keeps
+    if index:  # sitemaps listed: within this index only (they are not the site's URLs)
+        first = f.index_lines.get(key)
+        if first is None and len(f.index_lines) < f.profile.max_urls:
+            f.index_lines[key] = line
+        place = None if first is None else (f.name, first)
+    else:
+        seen = f.stats.seen
+        full = seen.full
+        place = seen.first(key, f.file_no, line)
+        if seen.full and not full:
+            f.warn("duplicate-limit", line, col, f"more than {seen.limit:,} URLs in "
+                   "this run: later ones are looked up but no longer remembered")
+    if place is None:
+        return
+    if place[0] == f.name:
+        f.warn("duplicate-loc", line, col, f"{norm[:200]} is already listed on line "
+               f"{place[1]}")
+    else:
+        f.warn("duplicate-across-files", line, col, f"{norm[:200]} is already listed "
+               f"in {place[0]} on line {place[1]}")
+
+
+def _follow(f: FileCheck, norm: str, line: int, col: int, scope: Scope) -> None:
+    # The index's directory: `base_url`'s, else that of the first entry (split output
+    # puts the parts and the index side by side).
+    if f.index_dir is None:
+        f.index_dir = norm[: norm.rfind("/") + 1]
+    prefix = f.index_dir
+    if not norm.startswith(prefix):
+        f.error("follow-outside", line, col, f"{norm[:200]} is not under {prefix}, "
+                "the index's directory")
+        return
+    assert f.follow_dir is not None
+    path, why = locate_part(f.name, f.follow_dir, prefix, norm, line)
+    if path is None:
+        f.error("follow-missing", line, col, why)
+    elif path not in f.part_paths:
+        f.part_paths.add(path)
+        f.parts.append(Part(path, line, col))

@@ -1,0 +1,238 @@
+"""Sitemaps and sitemap indexes: the sitemaps.org schemas as a streaming expat state machine.
+
+sitemap.xsd and siteindex.xsd are small: a root holding ``##other`` extension elements and then one
+or more entries; an entry holding its fields in a fixed order, then ``##other`` elements. Rather
+than load a schema validator (which needs the whole tree), the same rules are checked here event
+by event, so memory stays flat on a 50 MB file. Values are judged as the XSD judges them (see
+fields.py and rules.py): anyURI and the date types collapse whitespace, tChangeFreq (an
+xsd:string) does not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import IO, TYPE_CHECKING, Any
+
+from ..readers.sitemap import SITEMAP_NS
+from ..rules import XML_SPACE
+from ..xmlutil import (
+    MAX_VALUE,
+    MarkupGuard,
+    XMLRefused,
+    XMLTooComplex,
+    expat_input,
+    safe_expat_parser,
+)
+from .fields import judge_changefreq, judge_lastmod, judge_priority
+from .locs import check_loc
+from .xmlstream import parse_xml
+
+if TYPE_CHECKING:
+    from .diagnostics import Diagnostic, FileCheck
+
+__all__ = ["check_sitemap_xml"]
+
+XSI_NS = "http://www.w3.org/2001/XMLSchema-instance"
+_XSI_OK = {f"{XSI_NS} schemaLocation", f"{XSI_NS} noNamespaceSchemaLocation"}
+_ENTRY = {"urlset": "url", "sitemapindex": "sitemap"}
+_FIELDS = {"url": ("loc", "lastmod", "changefreq", "priority"), "sitemap": ("loc", "lastmod")}
+_KNOWN = {"urlset", "url", "sitemapindex", "sitemap", "loc", "lastmod", "changefreq", "priority"}
+
+
+def check_sitemap_xml(stream: IO[bytes], f: FileCheck, utf8: bool) -> Iterator[Diagnostic]:
+    """Check an XML sitemap or sitemap index against the schema and the protocol's rules."""
+    try:
+        stream, encoding = expat_input(stream)
+    except XMLRefused as exc:
+        f.error("encoding", 1, 1, f"{exc}; checking stopped here")
+        yield from f.pop_all()
+        return
+    guard = MarkupGuard()
+    p = safe_expat_parser(" ", guard, encoding)
+    p.buffer_text = False  # each text piece then comes with its own position
+    schema = _Schema(f, p, guard)
+    p.StartElementHandler = schema.start
+    p.EndElementHandler = schema.end
+    p.CharacterDataHandler = schema.chars
+    yield from parse_xml(stream, p, guard, f, utf8)
+
+
+class _Schema:
+    """The schema's rules as expat handlers, and where the parser is: the root, the current
+    entry and the current field."""
+
+    def __init__(self, f: FileCheck, parser: Any, guard: MarkupGuard) -> None:
+        self.f = f
+        self.p = parser
+        self.guard = guard
+        self.limit = f.profile.max_bytes  # compared inline: two calls per element add up
+        self.depth = 0
+        self.skip_at = 0  # depth of an element whose content is skipped (extension, refused)
+        self.ns = ""
+        self.root = ""
+        self.root_at = (1, 1)
+        self.entry_tag = "url"
+        self.entries = 0
+        self.entry_at = (1, 1)
+        self.seen: set[str] = set()
+        self.last = -1  # sequence position of the last field (len(fields) after an extension)
+        self.field = ""
+        self.field_at = (1, 1)
+        self.parts: list[str] = []
+        self.length = 0
+        self.run = 0  # characters of text since the last tag
+        self.text_told = False
+
+    def pos(self, offset: int = 0) -> tuple[int, int]:
+        return self.p.CurrentLineNumber, self.p.CurrentColumnNumber + 1 + offset
+
+    def start(self, name: str, attrs: dict[str, str]) -> None:
+        p = self.p
+        line, col = p.CurrentLineNumber, p.CurrentColumnNumber + 1
+        if p.CurrentByteIndex > self.limit:
+            self.f.size(p.CurrentByteIndex, line, col)
+        self.depth = depth = self.depth + 1
+        self.run = 0
+        self.guard.depth(depth)
+        self.guard.element(name, attrs)
+        self.text_told = False
+        if self.skip_at:
+            return
+        e_ns, _, local = name.rpartition(" ")
+        if depth == 3:
+            checked = self._start_field(e_ns, local, line, col)
+        elif depth == 2:
+            checked = self._start_entry(e_ns, local, line, col)
+        elif depth == 1:
+            checked = self._start_root(e_ns, local, line, col)
+        else:
+            self.skip_at = depth
+            self.f.error("unexpected-element", line, col,
+                         f"<{local}> inside <{self.field}>, which holds text only")
+            return
+        if checked and attrs:
+            for attr in attrs:
+                if attr not in _XSI_OK:
+                    self.f.error("attribute", line, col, f"attribute "
+                                 f"{attr.rpartition(' ')[2]!r} is not allowed on <{local}>")
+
+    def _start_root(self, e_ns: str, local: str, line: int, col: int) -> bool:
+        self.ns = e_ns
+        if local not in _ENTRY:
+            self.skip_at = 1
+            self.f.error("root", line, col, f"the root element is <{local}>, not <urlset> "
+                         "or <sitemapindex>")
+            return False
+        self.root, self.root_at, self.entry_tag = local, (line, col), _ENTRY[local]
+        self.f.start_root(local == "sitemapindex", line, col)
+        if e_ns != SITEMAP_NS:
+            self.f.error("namespace", line, col, f"<{local}> is in "
+                         f"{repr(e_ns) if e_ns else 'no namespace'}, not {SITEMAP_NS}")
+        return True
+
+    def _start_entry(self, e_ns: str, local: str, line: int, col: int) -> bool:
+        mine = e_ns == self.ns
+        if not (mine and local == self.entry_tag):
+            if mine or not e_ns:
+                return self._refuse(line, col, e_ns, local, f"directly in <{self.root}>")
+            self.skip_at = 2  # an extension element: allowed before the first entry
+            if self.entries:
+                self.f.error("order", line, col, f"extension element <{local}> after a "
+                             f"<{self.entry_tag}>; the schema allows them only before the first")
+            return False
+        self.entries += 1
+        self.entry_at, self.seen, self.last = (line, col), set(), -1
+        self.f.entry(line, col)
+        return True
+
+    def _start_field(self, e_ns: str, local: str, line: int, col: int) -> bool:
+        fields = _FIELDS[self.entry_tag]
+        mine = e_ns == self.ns
+        if not mine or local not in fields:
+            if mine or not e_ns:
+                return self._refuse(line, col, e_ns, local, f"in <{self.entry_tag}>")
+            self.skip_at, self.last = 3, len(fields)  # extensions come after the fields
+            return False
+        idx = fields.index(local)
+        if local in self.seen:
+            self.f.error("duplicate-element", line, col,
+                         f"a second <{local}> in this <{self.entry_tag}>")
+        elif idx < self.last:
+            self.f.error("order", line, col, f"<{local}> is out of order; the schema wants "
+                         f"{', '.join(fields)}, then extension elements")
+        self.seen.add(local)
+        self.last = max(self.last, idx)
+        self.field, self.field_at, self.parts, self.length = local, (line, col), [], 0
+        return True
+
+    def _refuse(self, line: int, col: int, e_ns: str, local: str, where: str) -> bool:
+        self.skip_at = self.depth  # its content is not looked at
+        if not e_ns and self.ns:
+            self.f.error("unknown-element", line, col, f"<{local}> has no namespace; the "
+                         "schema allows only its own elements and those of other namespaces "
+                         "(extensions)")
+        elif local in _KNOWN:
+            self.f.error("unexpected-element", line, col, f"<{local}> is not allowed {where}")
+        else:
+            self.f.error("unknown-element", line, col,
+                         f"<{local}> is not an element of the sitemaps.org schema")
+        return False
+
+    def chars(self, data: str) -> None:
+        # A value, or the text between two tags (white space), over MAX_VALUE stops the check,
+        # as it stops the converter: 10 GB of spaces would otherwise keep it busy for an hour.
+        self.run += len(data)
+        if self.run > MAX_VALUE:
+            raise XMLTooComplex(f"a value or a run of white space longer than {MAX_VALUE:,} "
+                                "characters")
+        if self.skip_at:
+            return
+        if self.depth == 3:
+            self.length += len(data)
+            self.parts.append(data)
+        elif not self.text_told and self.root:
+            stripped = data.lstrip(XML_SPACE)
+            if stripped:
+                self.text_told = True
+                where = self.root if self.depth == 1 else self.entry_tag
+                self.f.error("text-content", *self.pos(len(data) - len(stripped)),
+                             f"text {stripped.rstrip()[:40]!r} in <{where}>, which holds "
+                             "elements only")
+
+    def end(self, name: str) -> None:
+        p = self.p
+        if p.CurrentByteIndex > self.limit:
+            self.f.size(p.CurrentByteIndex, *self.pos())
+        self.text_told = False
+        self.run = 0
+        depth = self.depth
+        self.depth = depth - 1
+        if self.skip_at:
+            if depth == self.skip_at:
+                self.skip_at = 0
+            return
+        if depth == 3:
+            self._end_field()
+        elif depth == 2:
+            if "loc" not in self.seen:
+                self.f.error("missing-loc", *self.entry_at, f"<{self.entry_tag}> without a "
+                             "<loc>")
+            self.f.safe = self.pos()
+        elif depth == 1 and self.root and not self.entries:
+            self.f.error("empty-set", *self.root_at, f"<{self.root}> has no "
+                         f"<{self.entry_tag}>; the schema requires at least one")
+
+    def _end_field(self) -> None:
+        text = "".join(self.parts)
+        line, col = self.field_at
+        name = self.field
+        f = self.f
+        if name == "loc":
+            check_loc(f, text, line, col, xsd=True, index=self.entry_tag == "sitemap",
+                  truncated=self.length > MAX_VALUE)
+        elif name == "lastmod":
+            judge_lastmod(f, text, line, col)
+        elif name == "changefreq":
+            judge_changefreq(f, text, line, col, stripped=False)
+        elif name == "priority":
+            judge_priority(f, text, line, col)

@@ -1,0 +1,308 @@
+"""The value rules of sitemaps.org 0.9, one copy for the converter and for ``check``.
+
+Each field's grammar is read two ways, both defined here so that they cannot drift apart:
+
+- *judged* as the sitemaps.org XSD judges a file (``check``): ``xsd_lastmod``,
+  ``xsd_priority``, ``CHANGEFREQS`` exactly, a <loc> of ``LOC_MIN`` to ``XSD_LOC_MAX``
+  characters, ``BAD_URI_CHAR``;
+- *read* by the converter, leniently where no meaning is lost (``parse_lastmod``,
+  ``parse_priority``, ``parse_changefreq``), and written back in the XSD's form
+  (``format_lastmod``).
+
+Every value the XSD accepts is read by the converter as the same value; where the converter is
+stricter than the XSD (a year outside 1000-9999, which it reads as no date), ``check`` warns.
+tests/test_rules.py holds the two readings to that. No I/O, no imports from the package.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import date, datetime, timedelta, timezone
+from decimal import Decimal
+from typing import Union
+
+__all__ = [
+    "BAD_URI_CHAR",
+    "CANONICAL_LASTMOD",
+    "CHANGEFREQS",
+    "CHANGEFREQ_SET",
+    "LOC_MIN",
+    "MIN_YEAR",
+    "XML_SPACE",
+    "XSD_LOC_MAX",
+    "Lastmod",
+    "check_year",
+    "format_lastmod",
+    "lastmod_key",
+    "parse_changefreq",
+    "parse_common_lastmods",
+    "parse_lastmod",
+    "parse_priority",
+    "parse_w3c",
+    "xsd_lastmod",
+    "xsd_priority",
+]
+
+Lastmod = Union[date, datetime]
+
+XML_SPACE = " \t\n\r"  # what the XSD's whiteSpace="collapse" strips (XML 1.0 production S)
+
+# --- <loc> ------------------------------------------------------------------------------------
+
+# The XSD's tLoc: minLength 12 (as "http://a.b/c" has), maxLength 2048. The profiles' own
+# maximum (sitemaps.org: "less than 2,048 characters") is limits.Profile.max_loc.
+LOC_MIN = 12
+XSD_LOC_MAX = 2048
+# RFC 3986 allows none of these anywhere in a URI (sitemaps.org: "URL-escaped"); "%" only as
+# %XX. (urls.normalize_url percent-encodes exactly these, and non-ASCII; tests/test_rules.py.)
+BAD_URI_CHAR = re.compile(r'[\x00-\x20"<>\\^`{|}\x7f-\x9f]|%(?![0-9A-Fa-f]{2})')
+
+# --- <changefreq> -----------------------------------------------------------------------------
+
+# sitemaps.org 0.9: the only values <changefreq> may take (case-sensitive in the XSD, which
+# does not collapse its white space: tChangeFreq is an xsd:string).
+CHANGEFREQS = ("always", "hourly", "daily", "weekly", "monthly", "yearly", "never")
+CHANGEFREQ_SET = frozenset(CHANGEFREQS)
+
+
+def parse_changefreq(text: str) -> str:
+    value = text.strip()
+    if value not in CHANGEFREQ_SET:
+        raise ValueError(f"changefreq {value[:40]!r} is not one of {', '.join(CHANGEFREQS)}")
+    return value
+
+
+# --- <priority> -------------------------------------------------------------------------------
+
+PRIORITY = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)", re.ASCII)  # xsd:decimal: no exponent
+
+
+def parse_priority(text: str) -> float:
+    value = text.strip()
+    if not PRIORITY.fullmatch(value):
+        raise ValueError(f"priority {value[:40]!r} is not a decimal number")
+    number = float(value) + 0.0  # "-0.0" is a valid decimal zero; + 0.0 drops the sign
+    # "1.00000000000000001" is 1.0 as a float but above 1 for the XSD (exact decimals)
+    if not 0.0 <= number <= 1.0 or (number == 1.0 and Decimal(value) > 1):
+        raise ValueError(f"priority {value[:40]} is outside 0.0-1.0")
+    return number
+
+
+def xsd_priority(text: str) -> str | None:
+    """tPriority: an xsd:decimal from 0.0 to 1.0, both included. The problem, or None."""
+    value = text.strip(XML_SPACE)
+    if PRIORITY.fullmatch(value) is None:
+        return f"{value[:40]!r} is not a decimal number (xsd:decimal, e.g. 0.5)"
+    if not 0 <= Decimal(value) <= 1:  # Decimal: "1.0000000001" must not round to 1.0
+        return f"{value[:40]} is outside 0.0-1.0"
+    return None
+
+
+# --- <lastmod>, as the converter reads it -----------------------------------------------------
+
+# A W3C Datetime (https://www.w3.org/TR/NOTE-datetime) that the sitemaps.org XSD also accepts as
+# xsd:date or xsd:dateTime, or close to it. A time must carry a zone (sitemaps.org). Read
+# leniently: minutes without seconds (W3C-valid, XSD-invalid) are read as :00, which is the same
+# instant; a date with a zone (XSD-valid "2005-01-01Z") keeps its date. A year or year-month
+# alone is W3C-valid but the XSD rejects it and it names no day, so it is not a lastmod here.
+# What we write is always XSD-valid (format_lastmod).
+_W3C = re.compile(
+    r"(\d{4})-(\d\d)-(\d\d)"
+    r"(?:T(\d\d):(\d\d)(?::(\d\d)(?:\.(\d+))?)?(Z|[+-]\d\d:\d\d)?|(?:Z|[+-]\d\d:\d\d))?"
+)
+# The two forms nearly every sitemap and feed writes, "2024-03-05" and
+# "2024-03-05T10:15:00+01:00" (or "...Z"): their shape is checked here and their values by the
+# C-coded fromisoformat, four times faster than the general path (parse_w3c).
+_COMMON = re.compile(r"\d{4}-\d\d-\d\d(?:T\d\d:\d\d:\d\d(?:Z|[+-]\d\d:[0-5]\d))?")
+_MAX_OFFSET = timedelta(hours=14)
+
+# A year before 1000 is no page's date but a placeholder: Hugo writes 0001-01-01T00:00:00Z for
+# every undated page. Such a lastmod is "no date" (dropped with a warning where it is read), and
+# every lastmod kept has a four-digit year in UTC, as the XSD and W3C Datetime require.
+MIN_YEAR = 1000
+
+
+def check_year(value: Lastmod) -> Lastmod:
+    """``value`` if its year (in UTC, for a datetime) is 1000 to 9999; else ValueError."""
+    try:
+        year = value.astimezone(timezone.utc).year if isinstance(value, datetime) else value.year
+    except OverflowError:  # 9999-12-31T23:00:00-05:00 is in the year 10000 in UTC
+        raise ValueError(f"{value.isoformat()} is after the year 9999 in UTC") from None
+    if year < MIN_YEAR:
+        raise ValueError(f"{value.isoformat()} is a placeholder (a year before {MIN_YEAR}), "
+                         "not a date; no lastmod")
+    return value
+
+
+def parse_lastmod(text: str) -> Lastmod:
+    """Parse a W3C Datetime into a ``date`` or an aware ``datetime``; raise ValueError otherwise
+    (a placeholder year before 1000 included)."""
+    value: Lastmod | None = None
+    if _COMMON.fullmatch(text) is not None:
+        try:
+            if len(text) == 10:
+                value = date.fromisoformat(text)
+            else:
+                value = datetime.fromisoformat(text)
+                off = value.utcoffset()
+                if off is None or abs(off) > _MAX_OFFSET:
+                    value = None
+        except ValueError:
+            pass  # out-of-range fields, hour 24: the general path says which, or accepts it
+    return check_year(value if value is not None else parse_w3c(text))
+
+
+# The same two forms, for many values at once: one regex over the values joined by newlines
+# proves their shape (offsets within ±14:00 written into it) and map() hands them to the C-coded
+# fromisoformat without a Python call per value.
+# (Years 0xxx, and the two days whose time may leave 1000-9999 in UTC, go one by one.)
+_COMMON_DATES = re.compile(r"(?:[1-9]\d{3}-\d\d-\d\d\n)*")
+_COMMON_TIMES = re.compile(
+    r"(?:(?!1000-01-01|9999-12-31)[1-9]\d{3}-\d\d-\d\dT\d\d:\d\d:\d\d(?:Z|[+-](?:(?:0\d|1[0-3]):[0-5]\d|14:00))\n)*")
+
+
+def parse_common_lastmods(texts: Iterable[str]) -> dict[str, Lastmod]:
+    """Those of ``texts`` that are in the two common forms, parsed as parse_lastmod parses them.
+
+    The rest are left out, for parse_lastmod to parse or refuse one by one. (On Python 3.10,
+    whose fromisoformat does not read "Z", a column with a "Z" is all left out.)
+    """
+    texts = list(texts)
+    dates = [t for t in texts if len(t) == 10]
+    times = [t for t in texts if len(t) != 10] if len(dates) < len(texts) else []
+    out: dict[str, Lastmod] = {}
+    for group, shape, parse in ((dates, _COMMON_DATES, date.fromisoformat),
+                                (times, _COMMON_TIMES, datetime.fromisoformat)):
+        if group and shape.fullmatch("\n".join(group) + "\n") is not None:
+            try:
+                out.update(zip(group, map(parse, group), strict=True))
+            except ValueError:
+                pass  # a value out of range (a 30 February) somewhere: each one alone
+    return out
+
+
+def parse_w3c(text: str) -> Lastmod:
+    """The general path of parse_lastmod (every form it reads, one regex and plain Python),
+    without the year check."""
+    m = _W3C.fullmatch(text.strip())
+    if m is None:
+        raise ValueError(f"not a W3C Datetime: {text.strip()[:60]!r}")
+    year, month, day, hh, mi, ss, frac, tz = m.groups()
+    d = date(int(year), int(month), int(day))
+    if hh is None:
+        return d
+    if tz is None:
+        raise ValueError(f"time without a timezone: {text.strip()[:60]!r}")
+    if tz == "Z":
+        tzinfo = timezone.utc
+    else:
+        sign = -1 if tz[0] == "-" else 1
+        off_h, off_m = int(tz[1:3]), int(tz[4:6])
+        if off_h > 14 or off_m > 59:
+            raise ValueError(f"bad timezone offset: {tz!r}")
+        tzinfo = timezone(sign * timedelta(hours=off_h, minutes=off_m))
+    hour = int(hh)
+    micro = int((frac or "0")[:6].ljust(6, "0"))
+    if hour == 24 and mi == "00" and (ss or "00") == "00" and micro == 0:
+        # xsd:dateTime allows 24:00:00 as the end of the day, the next day's midnight.
+        return datetime(d.year, d.month, d.day, tzinfo=tzinfo) + timedelta(days=1)
+    return datetime(d.year, d.month, d.day, hour, int(mi), int(ss or 0), micro, tzinfo=tzinfo)
+
+
+def format_lastmod(value: Lastmod) -> str:
+    """W3C Datetime text: a date stays a date; a datetime is written in UTC with seconds."""
+    if isinstance(value, datetime):
+        # isoformat, not strftime: five times faster (a million lastmods cost 1.5 s with
+        # strftime), and its year always has four digits (glibc's %Y writes 999, not 0999)
+        utc = value.astimezone(timezone.utc).isoformat()  # ...T10:15:00[.123400]+00:00
+        if len(utc) > 25:  # a fraction: its trailing zeros go
+            return utc[:-6].rstrip("0") + "+00:00"
+        return utc
+    return value.isoformat()
+
+
+# The texts format_lastmod writes: a date, or a UTC time to the second with a fraction that
+# ends in no zero. A lastmod read in exactly this form (and valid) is written back as it was
+# read, so a reader that proves it can hand the text on (batch.Batch.lastmod_texts).
+CANONICAL_LASTMOD = re.compile(
+    r"\d{4}-\d\d-\d\d(?:T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{0,5}[1-9])?\+00:00)?",
+    re.ASCII)  # (\d alone would take "２０２４", which the lenient reader accepts)
+
+
+def lastmod_key(value: Lastmod) -> datetime:
+    """A comparable instant for 'newest' decisions; a date counts as its midnight UTC."""
+    if isinstance(value, datetime):
+        return value
+    return datetime(value.year, value.month, value.day, tzinfo=timezone.utc)
+
+
+# --- <lastmod>, as the XSD judges it ----------------------------------------------------------
+
+# xsd:date and xsd:dateTime (XML Schema 1.0 part 2, 3.2.7 and 3.2.9): a year of at least four
+# digits (no leading zero beyond four, not 0000), seconds required, an optional zone.
+_XSD_DATETIME = re.compile(
+    r"(-?(?:[1-9]\d{4,}|\d{4}))-(\d\d)-(\d\d)"
+    r"(?:T(\d\d):(\d\d):(\d\d)(\.\d+)?)?"
+    r"(Z|[+-]\d\d:\d\d)?", re.ASCII)
+FAR_FUTURE = datetime.max.replace(tzinfo=timezone.utc)  # a year past 9999
+_EARLIEST_ZONE = timezone(timedelta(hours=14))  # where a day begins first
+
+
+def _days_in(year: int, month: int) -> int:
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    return (31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)[month - 1]
+
+
+def _xsd_zone(tz: str | None) -> timezone | None:
+    """The zone of an XSD time, None when there is none; ValueError when out of range."""
+    if tz is None:
+        return None
+    if tz == "Z":
+        return timezone.utc
+    oh, om = int(tz[1:3]), int(tz[4:6])
+    if om > 59 or oh > 14 or (oh == 14 and om):
+        raise ValueError(tz)
+    return timezone((-1 if tz[0] == "-" else 1) * timedelta(hours=oh, minutes=om))
+
+
+def xsd_lastmod(text: str) -> tuple[str | None, bool, datetime | None]:
+    """Judge a <lastmod> as tLastmod does: (XSD error or None, time without zone, earliest instant).
+
+    The instant is when the value begins (a date without a zone begins first at UTC+14), for the
+    "in the future" warning; FAR_FUTURE past the year 9999; None when it cannot be placed (a
+    year before 1).
+    """
+    value = text.strip(XML_SPACE)
+    m = _XSD_DATETIME.fullmatch(value)
+    bad = f"{value[:60]!r} is neither an xsd:date (YYYY-MM-DD) nor an xsd:dateTime " \
+          "(YYYY-MM-DDThh:mm:ss with an optional fraction and zone)"
+    if m is None:
+        return bad, False, None
+    year, month, day, hh, mi, ss, frac, tz = m.groups()
+    y, mo, d = int(year), int(month), int(day)
+    try:
+        tzinfo = _xsd_zone(tz)
+    except ValueError:
+        return bad, False, None
+    if y == 0 or not 1 <= mo <= 12 or not 1 <= d <= _days_in(y, mo):
+        return bad, False, None
+    extra = timedelta(0)
+    h = mn = s = 0
+    if hh is not None:
+        h, mn, s = int(hh), int(mi), int(ss)
+        if h == 24 and mn == 0 and s == 0 and not (frac or "0").strip(".0"):
+            h, extra = 0, timedelta(days=1)  # 24:00:00 is the end of the day
+        elif h > 23 or mn > 59 or s > 59:
+            return bad, False, None
+        if tzinfo is None:
+            return None, True, None
+    if y > 9999:
+        return None, False, FAR_FUTURE
+    if y < 1:
+        return None, False, None
+    start = datetime.combine(date(y, mo, d), datetime.min.time(), tzinfo or _EARLIEST_ZONE)
+    try:
+        return None, False, start + timedelta(hours=h, minutes=mn, seconds=s) + extra
+    except OverflowError:
+        return None, False, FAR_FUTURE
