@@ -19,8 +19,9 @@ from typing import Optional
 
 from .batch import Batch
 from .errors import OptionError
+from .filesafety import find_base
 from .limits import Profile
-from .merge import MergeCounts, find_base
+from .merge import MergeCounts
 from .options import Channel, Defaults, Limits, ReadOptions, WriteOptions
 from .outputs import OutputSet
 from .pipeline import apply_defaults, check_length, dedupe, merge, normalize, within_scope

@@ -18,11 +18,12 @@ import stat
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Optional
 
-__all__ = ["DirectoryLock", "LockTimeout", "deferred_signals", "is_special", "keep_metadata",
-           "make_temp", "move_into_place", "real_target", "same_bytes"]
+__all__ = ["DirectoryLock", "LockTimeout", "deferred_signals", "find_base", "is_special",
+           "keep_metadata", "make_temp", "move_into_place", "real_target", "same_bytes",
+           "same_file"]
 
 
 def real_target(path: str) -> str:
@@ -163,3 +164,24 @@ class DirectoryLock:
         if self._fd is not None:
             os.close(self._fd)  # closing the descriptor drops the lock
             self._fd = None
+
+
+def same_file(a: str, b: str) -> bool:
+    """Whether two paths name one file (one that may not exist yet: then by absolute path)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist yet
+        return os.path.abspath(a) == os.path.abspath(b)
+
+
+def find_base(inputs: Sequence[object], output: str | None) -> str | None:
+    """The input that is the output file itself (an update in place), by its source name."""
+    if output is None:
+        return None
+    for source in inputs:
+        if isinstance(source, (str, os.PathLike)):
+            name = os.fspath(source)
+            if same_file(name, output):
+                return name
+    return None
+

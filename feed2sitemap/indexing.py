@@ -20,8 +20,8 @@ from typing import IO, Optional, Union
 from .convert import Summary
 from .detect import open_input, sniff
 from .errors import InputError, LimitError, OptionError, OutputError
+from .filesafety import same_file
 from .limits import Profile, get_profile
-from .merge import same_file
 from .naming import ours_pattern, split_name
 from .outputs import FileInfo, OutputSet
 from .partition import PartManifest

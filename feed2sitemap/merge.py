@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
@@ -34,8 +34,7 @@ from .extensions.merging import ExtensionMerger
 from .extensions.model import EMPTY, Extensions
 from .record import CHANGEFREQS, Lastmod
 
-__all__ = ["DEFAULT_MEMORY_LIMIT", "MEMORY_PER_URL", "MergeCounts", "MergeStore", "find_base",
-           "same_file"]
+__all__ = ["DEFAULT_MEMORY_LIMIT", "MEMORY_PER_URL", "MergeCounts", "MergeStore"]
 
 # A URL held in memory costs its string (49 bytes + its length), the packed int (~64 bytes) and
 # its dict slot (the table doubles as it grows). benchmarks/merge_memory.py measured 208 bytes
@@ -398,24 +397,3 @@ def _spill_errors() -> Iterator[None]:
             f"merging spilled past the memory budget to a temporary SQLite file in {where}, and "
             f"that failed ({exc}); make room there, or set TMPDIR to a directory with space "
             "(about 100 bytes per URL)") from None
-
-
-def same_file(a: str, b: str) -> bool:
-    """Whether two paths name one file (one that may not exist yet: then by absolute path)."""
-    try:
-        return os.path.samefile(a, b)
-    except OSError:  # one of them does not exist yet
-        return os.path.abspath(a) == os.path.abspath(b)
-
-
-def find_base(inputs: Sequence[object], output: str | None) -> str | None:
-    """The input that is the output file itself (an update in place), by its source name."""
-    if output is None:
-        return None
-    for source in inputs:
-        if isinstance(source, (str, os.PathLike)):
-            name = os.fspath(source)
-            if same_file(name, output):
-                return name
-    return None
-

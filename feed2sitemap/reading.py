@@ -16,6 +16,7 @@ from .detect import FORMATS as INPUT_FORMATS
 from .detect import open_input, sniff
 from .errors import InputError, OptionError, UnsupportedFormat
 from .fetch import DEFAULT_TIMEOUT, fetch, is_url
+from .filesafety import same_file
 from .follow import (
     DEFAULT_MAX_PARTS,
     LocalParts,
@@ -24,7 +25,6 @@ from .follow import (
     RemoteParts,
     follow_index_batches,
 )
-from .merge import same_file
 from .outputs import OutputSet
 from .readers import READERS, WHOLE_READERS
 from .readers.feed import DEFAULT_MAX_FEED_BYTES

@@ -15,7 +15,8 @@ import pytest
 from feed2sitemap import convert
 from feed2sitemap.batch import batched, unbatched
 from feed2sitemap.errors import InputError
-from feed2sitemap.merge import MergeCounts, find_base
+from feed2sitemap.filesafety import find_base
+from feed2sitemap.merge import MergeCounts
 from feed2sitemap.options import ReadOptions
 from feed2sitemap.pipeline import merge as merge_step
 from feed2sitemap.record import Record, make_record
