@@ -28,7 +28,7 @@ import re
 import shutil
 import tempfile
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from typing import Any, Optional, Union
@@ -44,13 +44,14 @@ except ImportError as exc:  # the optional extra is not installed
 
 from .batch import Batch
 from .convert import Summary
+from .dask_rows import partition_batch
 from .errors import OptionError, OutputError
 from .indexing import open_index_output, write_index_to
 from .limits import Profile, get_profile
 from .merge import DEFAULT_MEMORY_LIMIT, MergeCounts
 from .naming import split_name
 from .partition import PartManifest, prepare_batches, write_partition
-from .record import CHANGEFREQS, Lastmod, parse_changefreq, parse_lastmod
+from .record import CHANGEFREQS
 from .report import Report
 from .urls import scope_of
 
@@ -60,7 +61,6 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _EPOCH_DAY = date(1970, 1, 1).toordinal()
 _DAY_US = 86_400_000_000
 _CF = {name: i for i, name in enumerate(CHANGEFREQS, 1)}
-_COLUMNS = ("loc", "lastmod", "changefreq", "priority")
 
 
 def _frame(locs: list[str], us: list[int], kinds: list[int], cfs: list[int],
@@ -121,110 +121,11 @@ def _task_report(rules: _Rules) -> tuple[Report, list[str]]:
     return Report(strict=rules.strict, on_message=messages.append), messages
 
 
-def _value(v: Any) -> Any:
-    """None for a missing value of any column type (None, NaN, NaT, pd.NA)."""
-    if v is None:
-        return None
-    try:
-        return None if pd.isna(v) else v
-    except (TypeError, ValueError):  # a list or an array: not a missing value
-        return v
-
-
-def _lastmod(v: Any) -> Optional[Lastmod]:
-    """A column's lastmod: W3C text, a date, or a datetime (one without a zone is UTC, as a
-    data lake's timestamp columns are)."""
-    if isinstance(v, str):
-        return parse_lastmod(v)
-    if isinstance(v, pd.Timestamp):
-        v = v.to_pydatetime()
-    if isinstance(v, datetime):
-        return v if v.utcoffset() is not None else v.replace(tzinfo=timezone.utc)
-    if isinstance(v, date):
-        return v
-    raise ValueError(f"lastmod {str(v)[:40]!r} is neither W3C text, a date nor a datetime")
-
-
-def _rows(part: Any) -> tuple[list[str], dict[str, list[Any]]]:
-    """An input partition's URLs and optional columns, from a pandas frame (columns loc or
-    url, lastmod, changefreq, priority) or a list of bag items (a URL, a tuple in that order,
-    or a dict with those keys)."""
-    if isinstance(part, pd.DataFrame):
-        url = "loc" if "loc" in part.columns else "url"
-        if url not in part.columns:
-            raise OptionError("the dataframe needs a column 'loc' (or 'url') of URLs")
-        cols = {c: part[c].tolist() for c in _COLUMNS[1:] if c in part.columns}
-        return part[url].tolist(), cols
-    items = list(part)
-    if all(isinstance(i, str) for i in items):
-        return items, {}
-    locs: list[str] = []
-    columns: dict[str, list[Any]] = {c: [] for c in _COLUMNS[1:]}
-    for item in items:
-        if isinstance(item, dict):
-            item = tuple(item.get(c, item.get("url") if c == "loc" else None) for c in _COLUMNS)
-        elif not isinstance(item, (tuple, list)):  # a URL alone (or something else, skipped)
-            item = (item,)
-        item = tuple(item[:4]) + (None,) * (4 - len(item))
-        locs.append(item[0])
-        for c, v in zip(_COLUMNS[1:], item[1:4], strict=True):
-            columns[c].append(v)
-    return locs, columns
-
-
-def _fields(batch: Batch, cols: dict[str, list[Any]], report: Report) -> Batch:
-    """The batch with its optional columns, each value checked; a bad one is dropped with a
-    warning and the URL kept, as the readers do."""
-    n = len(batch.locs)
-    lastmods: list[Any] = [None] * n
-    changefreqs: list[Any] = [None] * n
-    priorities: list[Any] = [None] * n
-    parse: Any
-    for col, out, parse, kind in (("lastmod", lastmods, _lastmod, "bad lastmod"),
-                                  ("changefreq", changefreqs, parse_changefreq, "bad changefreq"),
-                                  ("priority", priorities, _priority, "bad priority")):
-        values = cols.get(col)
-        if values is None:
-            continue
-        for i, v in enumerate(values):
-            v = _value(v)
-            if v is None:
-                continue
-            try:
-                out[i] = parse(v)
-            except (ValueError, TypeError) as exc:
-                report.warn(kind, *batch.where(i), f"{exc}; {col} dropped")
-    return Batch(batch.locs, batch.source, batch.lines,
-                 lastmods if "lastmod" in cols else None,
-                 changefreqs if "changefreq" in cols else None,
-                 priorities if "priority" in cols else None)
-
-
-def _priority(v: Any) -> float:
-    p = float(v)
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"priority {v!r} is not between 0.0 and 1.0")
-    return p
-
-
 def _prepare(part: Any, number: int, rules: _Rules) -> tuple[pd.DataFrame, _Counts]:
     """Step 1, one input partition: rows → checked, normalised rows with their place in the
     input (``order``)."""
     report, messages = _task_report(rules)
-    locs, cols = _rows(part)
-    source = f"<partition {number}>"
-    lines: Sequence[int] = range(1, len(locs) + 1)  # a row's line: its place in the partition
-    if set(map(type, locs)) - {str}:  # (in C: the usual column holds nothing else)
-        keep = []
-        for i, loc in enumerate(locs):
-            if isinstance(loc, str):
-                keep.append(i)
-            else:
-                report.skip("invalid URL", source, i + 1, f"not a URL: {str(loc)[:80]!r}")
-        locs = [locs[i] for i in keep]
-        cols = {c: [v[i] for i in keep] for c, v in cols.items()}
-        lines = [i + 1 for i in keep]
-    batch = _fields(Batch(locs, source, lines), cols, report)
+    batch = partition_batch(part, f"<partition {number}>", report)
     out: tuple[list[Any], ...] = ([], [], [], [], [], [])
     for b in prepare_batches(_slices(batch), report, base_url=rules.base_url,
                              profile=rules.profile, scope_check=rules.scope_check):
@@ -333,16 +234,16 @@ def to_sitemaps(data: Any, output: Union[str, os.PathLike[str]], *, base_url: st
     name = os.path.basename(output)
     stem, ext = split_name(name)
     if ext not in (".xml", ".xml.gz"):
-        raise OptionError(f"{output}: the output must be an XML sitemap index, named .xml or "
-                          ".xml.gz")
+        raise OptionError(f"{output}: must be an XML sitemap index, named .xml or .xml.gz",
+                          parameter="output")
     level = 6 if gzip_level is None else gzip_level
     if not 0 <= level <= 9:
-        raise OptionError("gzip_level must be between 0 and 9")
+        raise OptionError("must be between 0 and 9", parameter="gzip_level")
     report = report if report is not None else Report(strict=strict)
     inputs = data.to_delayed()
     n_out = len(inputs) if partitions is None else partitions
     if n_out < 1:
-        raise OptionError("partitions must be 1 or more")
+        raise OptionError("must be 1 or more", parameter="partitions")
     out = open_index_output(output, base_url, atomic=atomic, lock_timeout=lock_timeout)
     try:
         assert out.directory is not None
@@ -363,13 +264,16 @@ def to_sitemaps(data: Any, output: Union[str, os.PathLike[str]], *, base_url: st
 
 def _options(profile: Union[str, Profile], base_url: str, dedupe: str) -> Profile:
     if dedupe not in ("merge", "first", "none"):
-        raise OptionError(f"unknown dedupe mode {dedupe!r}; choose merge, first or none")
+        raise OptionError(f"unknown mode {dedupe!r}; choose merge, first or none",
+                          parameter="dedupe")
     try:
-        prof = get_profile(profile) if isinstance(profile, str) else profile
         scope_of(base_url)
     except ValueError as exc:
-        raise OptionError(str(exc)) from None
-    return prof
+        raise OptionError(str(exc), parameter="base_url") from None
+    try:
+        return get_profile(profile) if isinstance(profile, str) else profile
+    except ValueError as exc:
+        raise OptionError(str(exc), parameter="profile") from None
 
 
 def _run(inputs: list[Any], rules: _Rules

@@ -25,7 +25,7 @@ from .limits import Profile, get_profile
 from .naming import ours_pattern, split_name
 from .outputs import FileInfo, OutputSet
 from .partition import PartManifest
-from .readers.sitemap import read_sitemap_batches
+from .readers.sitemap import read_sitemap
 from .record import Lastmod, lastmod_key
 from .report import Progress, Report
 from .split import DEFAULT_GZIP_LEVEL, write_indexes
@@ -107,7 +107,7 @@ def read_part(path: str, profile: Profile) -> PartManifest:
                 raise InputError(path, None, "not an XML sitemap: only sitemaps (<urlset>) can "
                                              "be listed as parts")
             counting = _Counting(stream)
-            for batch in read_sitemap_batches(counting, path, report):  # type: ignore[arg-type]
+            for batch in read_sitemap(counting, path, report):  # type: ignore[arg-type]
                 if batch.is_sitemap:
                     raise InputError(path, None, "is a sitemap index: only sitemaps (<urlset>) "
                                                  "can be listed as parts")

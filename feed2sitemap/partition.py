@@ -65,20 +65,20 @@ def _profile(profile: Union[str, Profile]) -> Profile:
     try:
         return get_profile(profile) if isinstance(profile, str) else profile
     except ValueError as exc:
-        raise OptionError(str(exc)) from None
+        raise OptionError(str(exc), parameter="profile") from None
 
 
 def _scope(base_url: Optional[str], scope_check: bool) -> Optional[Scope]:
     if base_url is None:
         if scope_check:
             # the command takes the first URL's site; a partition cannot know which URL is first
-            raise OptionError("a partitioned run needs base_url for its scope check (or "
-                              "scope_check=False)")
+            raise OptionError("a partitioned run needs it for its scope check (or `scope_check` "
+                              "False)", parameter="base_url")
         return None
     try:
         return scope_of(base_url)
     except ValueError as exc:
-        raise OptionError(f"base_url: {exc}") from None
+        raise OptionError(str(exc), parameter="base_url") from None
 
 
 def prepare_batches(batches: Iterable[Batch], report: Report, *, base_url: Optional[str],
@@ -189,11 +189,13 @@ def write_partition(items: Items, directory: str, stem: str, partition: int, *,
     An empty partition writes nothing and returns [].
     """
     if partition < 0:
-        raise OptionError("partition must be 0 or more")
+        raise OptionError("must be 0 or more", parameter="partition")
     if dedupe not in ("merge", "first", "none"):
-        raise OptionError(f"unknown dedupe mode {dedupe!r}; choose merge, first or none")
+        raise OptionError(f"unknown mode {dedupe!r}; choose merge, first or none",
+                          parameter="dedupe")
     if not stem or "/" in stem or os.sep in stem:
-        raise OptionError(f"stem must be a file name without its extension, not {stem!r}")
+        raise OptionError(f"must be a file name without its extension, not {stem!r}",
+                          parameter="stem")
     if not os.path.isdir(directory):
         raise OutputError(f"{directory}: cannot write parts: not a directory")
     prof = _profile(profile)

@@ -22,7 +22,7 @@ from urllib.parse import unquote, urlsplit
 from .detect import open_input, sniff
 from .errors import Feed2SitemapError
 from .naming import journal_path, ours_pattern, split_name, temp_pattern
-from .readers.sitemap import read_sitemap_batches
+from .readers.sitemap import read_sitemap
 from .record import Lastmod
 from .report import Report
 
@@ -99,7 +99,7 @@ def _read_index(prev: Previous, path: str, ours: re.Pattern[str],
             if not head or sniff(head, path) != "sitemap":
                 return
             entries = [(loc, batch.lastmods[i] if batch.lastmods else None)
-                       for batch in read_sitemap_batches(stream, path, Report())
+                       for batch in read_sitemap(stream, path, Report())
                        if batch.is_sitemap for i, loc in enumerate(batch.locs)]
     except (OSError, Feed2SitemapError):
         return

@@ -28,7 +28,7 @@ from .follow import (
 from .outputs import OutputSet
 from .readers import READERS, WHOLE_READERS
 from .readers.feed import DEFAULT_MAX_FEED_BYTES
-from .readers.robots import looks_like_robots, read_robots_batches
+from .readers.robots import looks_like_robots, read_robots
 from .record import Record
 from .report import Report
 
@@ -125,7 +125,7 @@ def _read_stream(raw: IO[bytes], name: str, format: str, report: Report,
             yield from WHOLE_READERS[kind](stream, name, report, base_url,
                                            max_bytes=max_feed_bytes)
         elif kind == "robots":
-            yield from read_robots_batches(stream, name, report, base_url)
+            yield from read_robots(stream, name, report, base_url)
         else:
             yield from READERS[kind](stream, name, report, base_url)
     except IsADirectoryError:

@@ -77,132 +77,164 @@ def write_records(batches: Iterable[Batch], fmt: Format, profile: Profile,
     is about to be needed, the first one complete; it raises if the destination cannot take
     more than one. Each file is appended to ``files`` as it is opened.
     """
-    header = fmt.header().encode("utf-8")
-    footer = fmt.footer().encode("utf-8")
     # A feed's header names the newest lastmod of its own file, known only when the file is
     # complete: its entries go to an unnamed temporary first and are copied in after the header
     # when the file closes (one extra pass over at most max_bytes). The header's size does not
-    # depend on the stamp (StampedFormat's contract), so the accounting below stays exact.
+    # depend on the stamp (StampedFormat's contract), so the accounting stays exact.
     stamped = fmt.file_header if isinstance(fmt, StampedFormat) else None
-    body: Optional[IO[bytes]] = None
-    header_size, footer_size = len(header), len(footer)
     max_urls = profile.max_sitemaps if fmt is INDEX else profile.max_urls
-    max_bytes = profile.max_bytes
-    # the room one file has for entries once the declaration, root tags and closing tag are in
-    room = max_bytes - header_size - footer_size
-    entries, block = fmt.entries, fmt.block
-    if files is None:
-        files = []
-    sink: Optional[_Sink] = None
-    info = FileInfo(None)
-    buf: list[str] = []
-    used = room + 1  # bytes of entries in the current file; "full" until the first file opens
-    count = max_urls
-    newest_key = None
-
-    def write_entries(data: bytes) -> None:
-        if body is not None:
-            body.write(data)
-        else:
-            assert sink is not None
-            sink.write(data)
-
-    def close_current() -> None:
-        nonlocal body
-        assert sink is not None
-        if buf:
-            write_entries("".join(buf).encode("utf-8"))
-            buf.clear()
-        if body is not None:
-            assert stamped is not None
-            head = stamped(info.newest).encode("utf-8")
-            if len(head) != header_size:
-                raise ValueError(f"format {fmt.name}: the stamped header is {len(head)} bytes, "
-                                 f"not the {header_size} its size was counted as")
-            sink.write(head)
-            body.seek(0)
-            shutil.copyfileobj(body, sink.out, 1 << 20)
-            body.close()
-            body = None
-        sink.write(footer)
-        info.count, info.size = count, header_size + used + footer_size
-        compressed = sink.close()
-        if gzip_level is not None:
-            info.compressed_size = compressed
-
-    def note_newest(lastmods: Iterable[Optional[Lastmod]]) -> None:
-        nonlocal newest_key
-        present = list(filter(None, lastmods))  # (no date or datetime is false)
-        if not present:
-            return
-        try:  # in C: all dates, or all datetimes (aware, so compared as instants)
-            lastmod = max(present)
-        except TypeError:  # both: the newest of each, then the newer (a date is its midnight UTC)
-            times = max(filter(_is_datetime, present))
-            days = max(filterfalse(_is_datetime, present))
-            t, d = lastmod_key(times), lastmod_key(days)
-            if t == d:  # the same instant: the first one, as max() would take
-                lastmod = times if present.index(times) < present.index(days) else days
-            else:
-                lastmod = times if t > d else days
-        key = lastmod_key(lastmod)
-        if newest_key is None or key > newest_key:
-            newest_key = key
-            info.newest = lastmod
-
+    parts = _Parts(fmt, stamped, max_urls, profile.max_bytes, open_part, gzip_level,
+                   [] if files is None else files)
+    block = fmt.block
     try:
         for batch in batches:
             # A batch is formatted at once: one join and one encode give its exact size, and
             # while the whole batch fits the open file (nearly always) it is written in one
             # piece. Only the batch that crosses a file boundary is measured entry by entry.
-            n_entries = len(batch.locs)
-            if count + n_entries <= max_urls:
+            if parts.count + len(batch.locs) <= max_urls:
                 data = block(batch).encode("utf-8")
-                if used + len(data) <= room:
-                    write_entries(data)
-                    used += len(data)
-                    count += n_entries
-                    if batch.lastmods is not None:
-                        note_newest(batch.lastmods)
+                if parts.used + len(data) <= parts.room:
+                    parts.add_block(data, len(batch.locs), batch.lastmods)
                     continue
-            for i, text in enumerate(entries(batch)):
-                n = len(text) if text.isascii() else len(text.encode("utf-8"))
-                if count >= max_urls or used + n > room:
-                    if n > room:
-                        report.skip("entry too large", *batch.where(i),
-                                    f"entry of {n:,} bytes cannot fit in a file of at most "
-                                    f"{max_bytes:,} bytes")
-                        continue
-                    if sink is not None:
-                        close_current()
-                        if before_split is not None and len(files) == 1:
-                            before_split()
-                    raw, info = open_part(len(files) + 1)
-                    files.append(info)
-                    sink = _Sink(raw, gzip_level)
-                    if stamped is None:
-                        sink.write(header)
-                    else:
-                        body = tempfile.TemporaryFile()
-                    used = count = 0
-                    newest_key = None
-                buf.append(text)
-                used += n
-                count += 1
-                if batch.lastmods is not None:
-                    note_newest(batch.lastmods[i: i + 1])
-            if buf:
-                write_entries("".join(buf).encode("utf-8"))
-                buf.clear()
-        if sink is not None:
-            close_current()
-            sink = None
+            parts.add_entries(batch, report, before_split)
+        parts.close()
     finally:
-        if sink is not None:
-            sink.raw.close()
-        if body is not None:
-            body.close()
-    return files
+        parts.abandon()
+    return parts.files
+
+
+class _Parts:
+    """The files written so far and the open one, with its exact accounting: bytes of entries
+    (``used``, at most ``room``), entries (``count``, at most ``max_urls``), newest lastmod."""
+
+    def __init__(self, fmt: Format, stamped: Optional[Callable[[Optional[Lastmod]], str]],
+                 max_urls: int, max_bytes: int,
+                 open_part: Callable[[int], tuple[BinaryOut, FileInfo]],
+                 gzip_level: Optional[int], files: list[FileInfo]) -> None:
+        self.fmt, self.stamped, self.open_part = fmt, stamped, open_part
+        self.header = fmt.header().encode("utf-8")
+        self.footer = fmt.footer().encode("utf-8")
+        self.max_urls, self.max_bytes, self.gzip_level = max_urls, max_bytes, gzip_level
+        # the room one file has for entries once the declaration, root tags and closing tag are in
+        self.room = max_bytes - len(self.header) - len(self.footer)
+        self.entries = fmt.entries
+        self.files = files
+        self.sink: Optional[_Sink] = None
+        self.body: Optional[IO[bytes]] = None  # a stamped format's entries, until it closes
+        self.info = FileInfo(None)
+        self.used = self.room + 1  # "full" until the first file opens
+        self.count = max_urls
+        self.newest_key: Optional[datetime] = None
+
+    def add_block(self, data: bytes, n: int,
+                  lastmods: Optional[list[Optional[Lastmod]]]) -> None:
+        """A whole batch's formatted entries, which fit the open file."""
+        self.write(data)
+        self.used += len(data)
+        self.count += n
+        if lastmods is not None:
+            self.note_newest(lastmods)
+
+    def add_entries(self, batch: Batch, report: Report,
+                    before_split: Optional[Callable[[], None]]) -> None:
+        """A batch entry by entry, opening the next file where one does not fit."""
+        buf: list[str] = []
+        for i, text in enumerate(self.entries(batch)):
+            n = len(text) if text.isascii() else len(text.encode("utf-8"))
+            if self.count >= self.max_urls or self.used + n > self.room:
+                if n > self.room:
+                    report.skip("entry too large", *batch.where(i),
+                                f"entry of {n:,} bytes cannot fit in a file of at most "
+                                f"{self.max_bytes:,} bytes")
+                    continue
+                if buf:
+                    self.write("".join(buf).encode("utf-8"))
+                    buf.clear()
+                self.next_file(before_split)
+            buf.append(text)
+            self.used += n
+            self.count += 1
+            if batch.lastmods is not None:
+                self.note_newest(batch.lastmods[i: i + 1])
+        if buf:
+            self.write("".join(buf).encode("utf-8"))
+
+    def next_file(self, before_split: Optional[Callable[[], None]]) -> None:
+        if self.sink is not None:
+            self.close()
+            if before_split is not None and len(self.files) == 1:
+                before_split()
+        raw, self.info = self.open_part(len(self.files) + 1)
+        self.files.append(self.info)
+        self.sink = _Sink(raw, self.gzip_level)
+        if self.stamped is None:
+            self.sink.write(self.header)
+        else:
+            self.body = tempfile.TemporaryFile()
+        self.used = self.count = 0
+        self.newest_key = None
+
+    def write(self, data: bytes) -> None:
+        if self.body is not None:
+            self.body.write(data)
+        else:
+            assert self.sink is not None
+            self.sink.write(data)
+
+    def close(self) -> None:
+        """Complete the open file (if any): a stamped header, the entries, the closing tag."""
+        sink, info = self.sink, self.info
+        if sink is None:
+            return
+        if self.body is not None:
+            assert self.stamped is not None
+            head = self.stamped(info.newest).encode("utf-8")
+            if len(head) != len(self.header):
+                raise ValueError(f"format {self.fmt.name}: the stamped header is {len(head)} "
+                                 f"bytes, not the {len(self.header)} its size was counted as")
+            sink.write(head)
+            self.body.seek(0)
+            shutil.copyfileobj(self.body, sink.out, 1 << 20)
+            self.body.close()
+            self.body = None
+        sink.write(self.footer)
+        info.count, info.size = self.count, len(self.header) + self.used + len(self.footer)
+        compressed = sink.close()
+        self.sink = None
+        if self.gzip_level is not None:
+            info.compressed_size = compressed
+
+    def abandon(self) -> None:
+        """Let go of an open file after a failure (its temporary is the opener's to remove)."""
+        if self.sink is not None:
+            self.sink.raw.close()
+        if self.body is not None:
+            self.body.close()
+
+    def note_newest(self, lastmods: Iterable[Optional[Lastmod]]) -> None:
+        lastmod = _newest(lastmods)
+        if lastmod is None:
+            return
+        key = lastmod_key(lastmod)
+        if self.newest_key is None or key > self.newest_key:
+            self.newest_key = key
+            self.info.newest = lastmod
+
+
+def _newest(lastmods: Iterable[Optional[Lastmod]]) -> Optional[Lastmod]:
+    """The newest of the lastmods (the first of equal instants); None when there is none."""
+    present = list(filter(None, lastmods))  # (no date or datetime is false)
+    if not present:
+        return None
+    try:  # in C: all dates, or all datetimes (aware, so compared as instants)
+        return max(present)
+    except TypeError:  # both: the newest of each, then the newer (a date is its midnight UTC)
+        times = max(filter(_is_datetime, present))
+        days = max(filterfalse(_is_datetime, present))
+        t, d = lastmod_key(times), lastmod_key(days)
+        if t == d:  # the same instant: the first one, as max() would take
+            return times if present.index(times) < present.index(days) else days
+        return times if t > d else days
 
 
 def index_records(files: list[FileInfo], names: list[str], base_url: str) -> Iterator[Batch]:
@@ -237,7 +269,7 @@ def write_output(batches: Iterable[Batch], fmt: Format, profile: Profile, out: O
         if kind in ("feed", "data"):  # limits.output_profile: one file, never parts
             what = "a feed" if kind == "feed" else "a JSON Lines file"
             hint = ("a feed reader follows no index: lower the entries, or write a sitemap "
-                    "(-t xml)") if kind == "feed" else "JSON Lines is never split"
+                    "(`to` xml)") if kind == "feed" else "JSON Lines is never split"
             raise LimitError(
                 f"the entries do not fit in one file (at most {_bounds(profile)}) and {what} "
                 f"is written whole; {hint}. Nothing was written")
@@ -246,7 +278,7 @@ def write_output(batches: Iterable[Batch], fmt: Format, profile: Profile, out: O
         if base_url is None:
             raise LimitError(
                 f"the URLs do not fit in one sitemap ({profile.max_urls:,} URLs or "
-                f"{profile.max_bytes:,} bytes, profile {profile.name}); give --base-url, the "
+                f"{profile.max_bytes:,} bytes, profile {profile.name}); give `base_url`, the "
                 "public URL of the output's directory, so that the parts can be listed in an "
                 "index")
 
@@ -262,7 +294,8 @@ def write_output(batches: Iterable[Batch], fmt: Format, profile: Profile, out: O
             raise LimitError(
                 f"the URLs do not fit in one sitemap ({_bounds(profile, 'or')}); "
                 f"{out.display} got the first complete sitemap only. "
-                "Use -o FILE and --base-url to split into parts with an index") from None
+                "Give `output` (a file) and `base_url` to split into parts with an "
+                "index") from None
         if not files:
             return Written()
         assert out.path is not None or len(files) == 1
@@ -311,7 +344,7 @@ def _write_indexes(files: list[FileInfo], name: str, profile: Profile, out: Outp
             return indexes, all_names
         if len(level) >= listed:
             raise LimitError("the limits let an index file list only one sitemap; raise "
-                             "--max-urls or --max-bytes")
+                             "`max_urls` or `max_bytes`")
         depth += 1
         names = part_names(name, len(level), "index" if depth == 1 else f"index{depth}")
         all_names += names

@@ -59,6 +59,22 @@ def test_list_format_is_detected_from_the_first_non_blank_line(head: bytes, kind
 
 # --------------------------------------------------------------------------- TSV
 
+@pytest.mark.parametrize("fmt,data", [
+    ("tsv", b"https://a.example/1\t2024-03-05\nhttps://a.example/2\t\tdaily\n\nhttps://a.example/3\n"),
+    ("csv", b"loc,lastmod\nhttps://a.example/1,2024-03-05\n\nhttps://a.example/2,\n"),
+    ("jsonl", b'{"loc": "https://a.example/1"}\n\n{"loc": "https://a.example/2", '
+              b'"lastmod": "2024-03-05"}\n'),
+])
+def test_lists_with_columns_take_a_lone_cr_as_a_line_end(fmt: str, data: bytes) -> None:
+    """Old Macs and some spreadsheet exports end lines with a lone CR: the same records, on
+    the same lines, as with LF or CRLF (as text lists have always read them)."""
+    want, _ = read_all(data, fmt)
+    for ends in (b"\r", b"\r\n"):
+        got, report = read_all(data.replace(b"\n", ends), fmt)
+        assert got == want and [r.line for r in got] == [r.line for r in want]
+        assert not report.warnings and not report.skipped
+
+
 def test_tsv_positional_columns() -> None:
     data = (b"https://a.example/1\t2024-03-05\tweekly\t0.8\n"
             b"https://a.example/2\t2024-03-05T10:15:00+01:00\n"

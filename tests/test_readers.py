@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from feed2sitemap import InputError, Record, Report, read
 from feed2sitemap.pipeline import normalize, within_scope
-from feed2sitemap.readers.text import MAX_LINE, SPACE_LEADS, read_text_batches
+from feed2sitemap.readers.text import MAX_LINE, SPACE_LEADS, read_text
 from feed2sitemap.urls import normalize_url, scope_of
 
 UTC = timezone.utc
@@ -277,7 +277,7 @@ def test_text_blocks_read_like_lines_one_by_one(lines: list[str], final_newline:
     report = Report()
     scope = scope_of(base_url) if base_url else None
     got = [loc for batch in within_scope(normalize(
-        read_text_batches(io.BytesIO(data), "t.txt", report), report), report, scope)
+        read_text(io.BytesIO(data), "t.txt", report), report), report, scope)
         for loc in batch.locs]
     want = []
     first_scope = scope

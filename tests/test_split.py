@@ -162,7 +162,7 @@ def test_more_parts_than_an_index_may_list_makes_an_index_of_indexes(tmp_path: P
 
 
 def test_splitting_without_base_url_fails_and_writes_nothing(tmp_path: Path) -> None:
-    with pytest.raises(LimitError, match="--base-url"):
+    with pytest.raises(LimitError, match="`base_url`"):
         write(urls(3), tmp_path / "s.xml", limits=Limits(max_urls=2))
     assert list(tmp_path.iterdir()) == []
 

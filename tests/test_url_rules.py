@@ -17,7 +17,7 @@ from feed2sitemap import Report, convert
 from feed2sitemap.check import check
 from feed2sitemap.errors import Feed2SitemapError
 from feed2sitemap.pipeline import normalize
-from feed2sitemap.readers.text import read_text_batches
+from feed2sitemap.readers.text import read_text
 from feed2sitemap.urls import (
     CLEAN_BYTES,
     all_clean,
@@ -194,7 +194,7 @@ def test_batch_proofs_accept_only_what_normalize_url_leaves_unchanged(locs: list
 def _through_text_reader(lines: list[str], eol: str = "\n") -> tuple[list[str], Report]:
     data = "".join(line + eol for line in lines).encode("utf-8", "surrogatepass")
     report = Report()
-    batches = read_text_batches(io.BytesIO(data), "list.txt", report)
+    batches = read_text(io.BytesIO(data), "list.txt", report)
     return [loc for b in normalize(batches, report) for loc in b.locs], report
 
 
@@ -290,7 +290,7 @@ def test_lone_carriage_returns_across_read_chunks_keep_line_numbers() -> None:
     messages: list[str] = []
     report = Report(on_message=messages.append)
     data = "".join(line + "\r" for line in lines).encode()
-    batches = read_text_batches(io.BytesIO(data), "mac.txt", report)
+    batches = read_text(io.BytesIO(data), "mac.txt", report)
     got = [loc for b in normalize(batches, report) for loc in b.locs]
     assert got == lines[:-1]
     assert messages == ["mac.txt:60001: skipped: contains white space; a list holds one URL per "

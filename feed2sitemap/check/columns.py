@@ -120,12 +120,14 @@ def check_jsonfeed(stream: IO[bytes], f: FileCheck, base_url: Optional[str]
                    ) -> Iterator[Diagnostic]:
     """A JSON Feed used as a sitemap: each item's page and date, by the converter's rules.
     JSON gives no positions for values: items are named by number in the messages."""
+    from ..batch import unbatched
     from ..readers.jsonfeed import read_jsonfeed
 
     report = _Collected()
     limit = min(f.profile.max_bytes, DEFAULT_MAX_FEED_BYTES)
     try:
-        for record in read_jsonfeed(stream, f.name, report, base_url, max_bytes=limit):
+        for record in unbatched(read_jsonfeed(stream, f.name, report, base_url,
+                                              max_bytes=limit)):
             f.entry(1, 1)
             check_loc(f, record.loc, 1, 1)
             if record.lastmod is not None and lastmod_key(record.lastmod) > f.now:

@@ -21,15 +21,15 @@ from decimal import Decimal
 from operator import itemgetter
 from typing import IO, Any, Optional
 
-from ..batch import BATCH, Batch, unbatched
+from ..batch import BATCH, Batch
 from ..errors import InputError
-from ..record import Record
+from ..mode import reference
 from ..report import Report
 from .fields import Problem, Rows, rows_to_batches
-from .lines import line_blocks
+from .lines import blocks
 
-__all__ = ["COLUMNS", "EXTENSION_FIELDS", "header_columns", "jsonl_rows", "read_csv_batches",
-           "read_jsonl", "read_jsonl_batches", "read_tsv_batches", "tsv_rows"]
+__all__ = ["COLUMNS", "EXTENSION_FIELDS", "csv_rows", "header_columns", "jsonl_rows", "read_csv",
+           "read_jsonl", "read_tsv", "tsv_rows"]
 
 COLUMNS = ("loc", "lastmod", "changefreq", "priority")
 _ALIASES = {"url": "loc"}
@@ -41,31 +41,26 @@ EXTENSION_FIELDS = ("images", "videos", "news", "alternates",
 _JSON_FIELDS = frozenset(COLUMNS) | {"url", "sitemap"}
 
 
-def read_tsv_batches(stream: IO[bytes], source: str, report: Report,
-                     base_url: Optional[str] = None) -> Iterator[Batch]:
+def read_tsv(stream: IO[bytes], source: str, report: Report,
+             base_url: Optional[str] = None) -> Iterator[Batch]:
     """TSV: ``URL<TAB>lastmod<TAB>changefreq<TAB>priority`` (trailing columns optional), or a
     header line naming the columns."""
     for rows in tsv_rows(stream, source, report):
         yield from rows_to_batches(rows, source, report)
 
 
-def read_csv_batches(stream: IO[bytes], source: str, report: Report,
-                     base_url: Optional[str] = None) -> Iterator[Batch]:
+def read_csv(stream: IO[bytes], source: str, report: Report,
+             base_url: Optional[str] = None) -> Iterator[Batch]:
     """CSV (RFC 4180): a header line naming the columns, then one row per URL."""
     for rows in csv_rows(stream, source, report):
         yield from rows_to_batches(rows, source, report)
 
 
-def read_jsonl_batches(stream: IO[bytes], source: str, report: Report,
-                       base_url: Optional[str] = None) -> Iterator[Batch]:
+def read_jsonl(stream: IO[bytes], source: str, report: Report,
+               base_url: Optional[str] = None) -> Iterator[Batch]:
     """JSON Lines: one object per line (what ``-t jsonl`` writes, read back as it was)."""
     for rows in jsonl_rows(stream, source):
         yield from rows_to_batches(rows, source, report)
-
-
-def read_jsonl(stream: IO[bytes], source: str, report: Report,
-               base_url: Optional[str] = None) -> Iterator[Record]:
-    return unbatched(read_jsonl_batches(stream, source, report, base_url))
 
 
 # ---------------------------------------------------------------------------- header, TSV, CSV
@@ -129,7 +124,8 @@ def tsv_rows(stream: IO[bytes], source: str, report: Report) -> Iterator[Rows]:
     """The TSV list's rows, a block at a time (blank lines left out)."""
     layout = _Layout(source, report)
     first = True
-    for start, lines in line_blocks(stream, source, "a TSV list"):
+    for block in blocks(stream, source, "a TSV list"):
+        start, lines = block.start, block.lines
         numbers = [start + i for i, s in enumerate(lines) if s.strip()]
         split = [lines[n - start].split("\t") for n in numbers]
         if first and split:
@@ -171,8 +167,8 @@ def csv_rows(stream: IO[bytes], source: str, report: Report) -> Iterator[Rows]:
 
 
 def _csv_lines(stream: IO[bytes], source: str) -> Iterator[str]:
-    for _, lines in line_blocks(stream, source, "a CSV list"):
-        for s in lines:
+    for block in blocks(stream, source, "a CSV list"):
+        for s in block.lines:
             yield s + "\n"
 
 
@@ -265,7 +261,8 @@ _STRING_TYPES = {str, type(None)}
 def jsonl_rows(stream: IO[bytes], source: str) -> Iterator[Rows]:
     """The JSON Lines list's rows, a block at a time (blank lines left out)."""
     told: set[str] = set()
-    for start, lines in line_blocks(stream, source, "a JSON Lines list"):
+    for block in blocks(stream, source, "a JSON Lines list"):
+        start, lines = block.start, block.lines
         for k in range(0, len(lines), BATCH):
             part = lines[k: k + BATCH]
             rows = _json_rows(part, range(start + k, start + k + len(part)), source, told)
@@ -276,8 +273,9 @@ def jsonl_rows(stream: IO[bytes], source: str) -> Iterator[Rows]:
 def _json_rows(part: list[str], numbers: Sequence[int], source: str,
                told: set[str]) -> Optional[Rows]:
     """One block's rows. The usual block (one object per line, each naming our fields once) is
-    parsed in one C call and taken apart a column at a time; any other goes line by line."""
-    objs = _load_block(part)
+    parsed in one C call and taken apart a column at a time; any other, and every block in the
+    reference mode (mode.py), goes line by line."""
+    objs = None if reference() else _load_block(part)
     columns: dict[str, list[Any]] = {}
     if objs is not None:
         columns = _fields(objs)
@@ -299,10 +297,11 @@ def _json_rows(part: list[str], numbers: Sequence[int], source: str,
             objs.append(value)
         columns = _fields(objs)
     none = [None] * len(objs)
-    rows = Rows(numbers, _locs(columns, problems, len(objs)),
+    rows = Rows(numbers, _strings(_locs(columns, problems, len(objs)), "", problems),
                 _strings(columns.get("lastmod", none), "lastmod", problems),
                 _strings(columns.get("changefreq", none), "changefreq", problems),
-                _priorities(columns.get("priority", none), problems), problems=problems)
+                _strings(_numbers(columns.get("priority", none)), "priority", problems),
+                problems=problems)
     sitemaps = columns.get("sitemap")
     if sitemaps is not None:
         rows.sitemaps = [s is True for s in sitemaps]
@@ -338,53 +337,38 @@ def _locs(columns: dict[str, list[Any]], problems: list[Problem],
                 problems.append((i, "", "both loc and url; give one"))
             elif url is not None:
                 locs[i] = url
-    if set(map(type, locs)) <= _STRING_TYPES:
-        return locs
-    out: list[Optional[str]] = []
-    for i, v in enumerate(locs):
-        if v is None or type(v) is str:
-            out.append(v)
-        else:
-            problems.append((i, "", f"loc is {_TYPE_NAMES.get(type(v), 'a value')}, not a "
-                                    "string"))
-            out.append(None)
-    return out
+    return locs
 
 
 def _strings(column: list[Any], key: str, problems: list[Problem]) -> list[Optional[str]]:
-    """One field of every object; a value that is not a string is a problem and None."""
-    if set(map(type, column)) <= _STRING_TYPES:
+    """One field of every object; a value that is not a string (nor a number, for priority) is a
+    problem and None. ``key`` "" is the loc: without one the row is no entry."""
+    if not reference() and set(map(type, column)) <= _STRING_TYPES:  # (in C: the usual column)
         return column
     out: list[Optional[str]] = []
     for i, v in enumerate(column):
         if v is None or type(v) is str:
             out.append(v)
-        else:
-            problems.append((i, key, f"{key} dropped: {_TYPE_NAMES.get(type(v), 'a value')}, "
-                                     "not a string"))
-            out.append(None)
+            continue
+        what = _TYPE_NAMES.get(type(v), "a value")
+        wanted = "a number" if key == "priority" else "a string"
+        problems.append((i, key, f"{key} dropped: {what}, not {wanted}" if key else
+                         f"loc is {what}, not {wanted}"))
+        out.append(None)
     return out
 
 
-def _priorities(column: list[Any], problems: list[Problem]) -> list[Optional[str]]:
+def _numbers(column: list[Any]) -> list[Any]:
     """priority as a JSON number (0.8) or string ("0.8"): numbers become their decimal text,
     for parse_priority to judge as it judges every other priority."""
     if set(map(type, column)) <= _STRING_TYPES:
         return column
-    out: list[Optional[str]] = []
-    for i, v in enumerate(column):
-        if type(v) is int:
-            out.append(str(v))
-        elif type(v) is float:
-            text = repr(v)  # the shortest text that reads back as v; xsd:decimal has no exponent
-            out.append(format(Decimal(text), "f") if "e" in text else text)
-        elif v is None or type(v) is str:
-            out.append(v)
-        else:
-            problems.append((i, "priority", f"priority dropped: "
-                             f"{_TYPE_NAMES.get(type(v), 'a value')}, not a number"))
-            out.append(None)
-    return out
+    return [_decimal(v) if type(v) in (int, float) else v for v in column]
+
+
+def _decimal(v: float) -> str:
+    text = repr(v)  # the shortest text that reads back as v; xsd:decimal has no exponent
+    return format(Decimal(text), "f") if "e" in text else text
 
 
 def _unknown(objs: list[dict[str, Any]], source: str, told: set[str],

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..batch import Batch
+from ..mode import reference
 from ..record import (
     CANONICAL_LASTMOD,
     parse_changefreq,
@@ -50,7 +51,12 @@ def parse_column(raw: Sequence[Optional[str]], parse: Callable[[str], Any], what
                  bulk: Optional[Callable[[set[str]], dict[str, Any]]] = None
                  ) -> Optional[list[Any]]:
     """Parse one column (None stays None); a value ``parse`` refuses becomes None and a
-    problem. None when no row has a valid value."""
+    problem. None when no row has a valid value.
+
+    Each distinct text is parsed once, the common ones by ``bulk`` all at once; in the
+    reference mode (mode.py) every row is parsed by itself with ``parse``."""
+    if reference():
+        return _parse_each(raw, parse, what, problems)
     distinct: set[Any] = set(raw)
     distinct.discard(None)
     if not distinct:
@@ -70,6 +76,21 @@ def parse_column(raw: Sequence[Optional[str]], parse: Callable[[str], Any], what
                         for i, value in enumerate(raw) if value == text)
     column = list(map(values.__getitem__, raw))
     return column if len(bad) < len(distinct) else None
+
+
+def _parse_each(raw: Sequence[Optional[str]], parse: Callable[[str], Any], what: str,
+                problems: list[Problem]) -> Optional[list[Any]]:
+    """parse_column's plain twin: one row at a time."""
+    column: list[Any] = []
+    for i, text in enumerate(raw):
+        value = None
+        if text is not None:
+            try:
+                value = parse(text)
+            except ValueError as exc:
+                problems.append((i, what, f"{what} dropped: {exc}"))
+        column.append(value)
+    return column if any(v is not None for v in column) else None
 
 
 def canonical_texts(raw: list[Optional[str]], parsed: list[Any]) -> Optional[list[Optional[str]]]:
@@ -111,7 +132,8 @@ def rows_to_batches(rows: Rows, source: str, report: Report) -> list[Batch]:
     problems += [(i, "", "no loc (the URL) on this line") for i in missing]
     lastmods = parse_column(rows.lastmods, parse_lastmod, "lastmod", problems,
                             parse_common_lastmods)
-    texts = None if lastmods is None else canonical_texts(rows.lastmods, lastmods)
+    # (the reference mode leaves every lastmod for the writer to format)
+    texts = None if lastmods is None or reference() else canonical_texts(rows.lastmods, lastmods)
     changefreqs = parse_column(rows.changefreqs, parse_changefreq, "changefreq", problems)
     priorities = parse_column(rows.priorities, parse_priority, "priority", problems)
     drop = sorted(skipped.union(missing))

@@ -1,7 +1,7 @@
 """JSON Feed 1.0 and 1.1 (https://jsonfeed.org/version/1.1): each item's page and date.
 
 Read with the standard library's json (feedparser does not read 1.1 fully), as hostile input:
-the whole document is read (a feed is parsed whole) up to --max-feed-bytes; it must be UTF-8
+the whole document is read (a feed is parsed whole) up to ``max_bytes``; it must be UTF-8
 (RFC 8259; a BOM is ignored); NaN, Infinity, a key named twice in an object and nesting past
 the parser's recursion limit are refused with a message giving the line and column where the
 parser gives them.
@@ -15,29 +15,21 @@ from datetime import datetime, timezone
 from typing import Any, Optional
 from urllib.parse import urljoin
 
-from ..batch import BATCH, Batch, unbatched
+from ..batch import BATCH, Batch
 from ..detect import JSONFEED_VERSION
 from ..errors import InputError
-from ..record import Lastmod, Record, parse_lastmod
+from ..record import Lastmod, parse_lastmod
 from ..report import Report
 from .feed import DEFAULT_MAX_FEED_BYTES, read_all
 
-__all__ = ["read_jsonfeed", "read_jsonfeed_batches"]
+__all__ = ["load_jsonfeed", "read_jsonfeed"]
 
 KNOWN_VERSIONS = ("1", "1.1")
 _UTF16_32 = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
 
 
 def read_jsonfeed(stream: Any, source: str, report: Report, base_url: Optional[str] = None,
-                  *, max_bytes: int = DEFAULT_MAX_FEED_BYTES) -> Iterator[Record]:
-    """Yield a Record per item (see read_jsonfeed_batches)."""
-    return unbatched(read_jsonfeed_batches(stream, source, report, base_url,
-                                           max_bytes=max_bytes))
-
-
-def read_jsonfeed_batches(stream: Any, source: str, report: Report,
-                          base_url: Optional[str] = None, *,
-                          max_bytes: int = DEFAULT_MAX_FEED_BYTES) -> Iterator[Batch]:
+                  *, max_bytes: int = DEFAULT_MAX_FEED_BYTES) -> Iterator[Batch]:
     """Yield the feed's items in batches: each one's page and its modified-else-published time.
 
     The page is the item's ``url``. ``external_url`` is not the page: it is the article a link

@@ -1,36 +1,52 @@
-"""Decoded lines of a UTF-8 list, a block at a time, bounded: what the column readers share."""
+"""The block loop every line-based list shares (text, TSV, CSV, JSON Lines): decoded lines of
+a UTF-8 input, about a megabyte at a time, bounded.
+
+One decode and one split per megabyte, not per line, is what makes a million-line list cheap.
+A line may not grow past MAX_LINE bytes, so the carried-over tail stays small.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import IO
+from dataclasses import dataclass
+from typing import IO, NoReturn
 
 from ..errors import InputError
-from .text import MAX_LINE
 
-__all__ = ["CHUNK", "line_blocks", "too_long"]
+__all__ = ["CHUNK", "MAX_LINE", "Block", "blocks", "too_long"]
 
+MAX_LINE = 64 * 1024  # a longer line is refused without being held in memory
 CHUNK = 1 << 20
 
 
-def line_blocks(stream: IO[bytes], source: str, what: str) -> Iterator[tuple[int, list[str]]]:
-    """Yield (number of the block's first line, its lines without line ends), about a megabyte
-    at a time.
+@dataclass
+class Block:
+    """A run of whole lines of the input (the last block may end without a line end)."""
 
-    As for text lists (readers.text): UTF-8 only (an error names the line and byte offset), a
-    BOM ignored, ``\\n`` or ``\\r\\n``, no NUL byte, and no line longer than MAX_LINE bytes: the
-    carried-over tail is refused before it can grow. ``what`` names the format in messages.
+    start: int  # the number of its first line
+    raw: bytes  # its bytes as read (a BOM and "\r" included)
+    text: str  # decoded, the BOM dropped, every line end made "\n"
+    lines: list[str]  # its lines, without line ends
+    ended: bool  # whether its last line has a line end (``text`` ends with "\n")
+
+
+def blocks(stream: IO[bytes], source: str, what: str) -> Iterator[Block]:
+    """Yield the input's lines a block at a time. ``what`` names the format in messages.
+
+    UTF-8 only (an error names the line and byte offset; UTF-16 and binary data are named as
+    such), a BOM ignored; ``\\n``, ``\\r\\n`` and a lone ``\\r`` (old Macs, some spreadsheet
+    exports) each end a line; no NUL byte; no line longer than MAX_LINE bytes.
     """
+    # read1: whatever a pipe has now (up to CHUNK), rather than block until a megabyte arrives
     read = getattr(stream, "read1", stream.read)
     tail = b""
-    lineno = offset = 0
-    first = True
+    lineno = offset = 0  # lines and bytes before this block
     while True:
         chunk = read(CHUNK)
         block = tail + chunk if tail else chunk
         if chunk:
-            cut = block.rfind(b"\n") + 1
-            if cut == 0:
+            cut = _cut(block)
+            if cut == 0:  # no line end at all yet
                 if len(block) > MAX_LINE:
                     too_long(source, lineno + 1, what)
                 tail = block
@@ -42,32 +58,38 @@ def line_blocks(stream: IO[bytes], source: str, what: str) -> Iterator[tuple[int
             return
         else:
             tail = b""
-        text = _decode(block, source, lineno, offset, first, what)
-        if first:
-            first = False
-            if text.startswith("\ufeff"):
-                text = text[1:]
+        text = _decode(block, source, lineno, offset, what)
+        if offset == 0 and text.startswith("\ufeff"):
+            text = text[1:]
         if "\r" in text:
-            text = text.replace("\r\n", "\n")
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
         lines = text.split("\n")
-        if text.endswith("\n"):
+        ended = text.endswith("\n")
+        if ended:
             lines.pop()
-        if max(map(len, lines), default=0) > MAX_LINE:
+        if max(map(len, lines)) > MAX_LINE:
             too_long(source, lineno + 1 + next(i for i, s in enumerate(lines) if len(s) > MAX_LINE),
                      what)
-        yield lineno + 1, lines
+        yield Block(lineno + 1, block, text, lines, ended)
         lineno += len(lines)
         offset += len(block)
         if not chunk:
             return
 
 
-def _decode(block: bytes, source: str, lineno: int, offset: int, first: bool,
-            what: str) -> str:
+def _cut(block: bytes) -> int:
+    """Where the block's last whole line ends (0: none does yet)."""
+    cut = block.rfind(b"\n") + 1
+    # a lone "\r" after the last "\n" ends a line too (one at the very end may be the first
+    # half of a "\r\n": it waits for the next chunk)
+    return max(cut, block.rfind(b"\r", cut, len(block) - 1) + 1)
+
+
+def _decode(block: bytes, source: str, lineno: int, offset: int, what: str) -> str:
     try:
         text = block.decode("utf-8")
     except UnicodeDecodeError as exc:
-        if first and block.startswith((b"\xff\xfe", b"\xfe\xff")):
+        if offset == 0 and block.startswith((b"\xff\xfe", b"\xfe\xff")):
             raise InputError(source, 1, f"UTF-16 text (a byte-order mark says so); {what} must "
                              "be UTF-8: save it as UTF-8") from None
         line = lineno + block.count(b"\n", 0, exc.start) + 1
@@ -80,5 +102,5 @@ def _decode(block: bytes, source: str, lineno: int, offset: int, first: bool,
     return text
 
 
-def too_long(source: str, line: int, what: str) -> None:
+def too_long(source: str, line: int, what: str) -> NoReturn:
     raise InputError(source, line, f"line longer than {MAX_LINE:,} bytes; not {what}")

@@ -14,7 +14,7 @@ from ..batch import Batch
 from ..errors import InputError
 from ..report import Report
 
-__all__ = ["looks_like_robots", "read_robots_batches"]
+__all__ = ["looks_like_robots", "read_robots"]
 
 MAX_LINE = 64 * 1024  # a longer line is refused, not held (as in URL lists)
 _FIELD = re.compile(r"^\s*(user-agent|disallow|allow|sitemap|crawl-delay|host)\s*:",
@@ -34,7 +34,7 @@ def looks_like_robots(name: str, head: bytes) -> bool:
     return False
 
 
-def read_robots_batches(stream: IO[bytes], source: str, report: Report,
+def read_robots(stream: IO[bytes], source: str, report: Report,
                         base_url: Optional[str] = None) -> Iterator[Batch]:
     """Yield the sitemaps of the ``Sitemap:`` lines, as index entries (``is_sitemap``)."""
     locs: list[str] = []
