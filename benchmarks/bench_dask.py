@@ -40,7 +40,7 @@ def usage():
 
 if __name__ == "__main__":
     with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                      dashboard_address=None, silence_logs=40,
+                      dashboard_address="127.0.0.1:0", silence_logs=40,
                       memory_limit=0) as cluster, Client(cluster) as client:
         started = time.perf_counter()
         before = client.run(usage)

@@ -183,6 +183,16 @@ def test_jsonl_fields_and_types() -> None:
     assert not report.warnings and not report.skipped
 
 
+def test_jsonl_extensions_are_read_with_the_row() -> None:
+    data = (b'{"loc": "https://a.example/x", "images": [{"loc": "https://a.example/i.jpg"}], '
+            b'"links": [{"lang": "de", "url": "https://a.example/de/x"}, '
+            b'{"lang": "en", "url": "https://a.example/x"}]}\n')
+    (record,), report = read_all(data)
+    assert record.extensions.images[0].loc == "https://a.example/i.jpg"
+    assert [a.hreflang for a in record.extensions.alternates] == ["de", "en"]
+    assert not report.warnings
+
+
 @pytest.mark.parametrize("line,kind,message", [
     (b'{"loc": "https://a.example/x", "lastmod": 20240101}', "bad lastmod",
      "lastmod dropped: a number, not a string"),
@@ -193,9 +203,11 @@ def test_jsonl_fields_and_types() -> None:
      "an array, not a string"),
     (b'{"loc": "https://a.example/x", "sitemap": "yes"}', "bad sitemap", "not true or false"),
     (b'{"loc": "https://a.example/x", "tags": ["a"]}', "unknown field", "unknown field 'tags'"),
-    (b'{"loc": "https://a.example/x", "images": [{"loc": "https://a.example/i.jpg"}]}',
-     "unknown field",
-     "sitemap extensions are not carried yet"),
+    (b'{"loc": "https://a.example/x", "images": [{"caption": "no loc"}]}', "bad extension",
+     "extension dropped: images[0]"),
+    (b'{"loc": "https://a.example/x", "videos": [{"title": "T", "description": "D", '
+     b'"thumbnail_loc": "https://a.example/t.jpg"}]}', "bad videos extension",
+     "content_loc"),
 ])
 def test_jsonl_bad_field_is_dropped_and_reported_by_line(line: bytes, kind: str,
                                                           message: str) -> None:

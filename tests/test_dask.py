@@ -31,8 +31,11 @@ PROFILE = PROFILES["sitemaps"].lowered(max_urls=150)  # several parts per partit
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[Any]:
+    # A port of its own for the scheduler's HTTP server, which starts even without a dashboard:
+    # with None it tries 8787, and a second run on the machine (CI runs the tests in both
+    # modes at once) would get a "port in use" warning, an error under our pytest settings.
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=40)
+                                       dashboard_address="127.0.0.1:0", silence_logs=40)
     with cluster, distributed.Client(cluster) as c:
         yield c
 

@@ -6,17 +6,18 @@ from __future__ import annotations
 
 import io
 import json
-from datetime import date
+from datetime import date, datetime, timezone
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 
-from feed2sitemap import Limits, Record, WriteOptions, batched, unbatched, write
+from feed2sitemap import Limits, Record, Report, WriteOptions, batched, read, unbatched, write
 from feed2sitemap.extensions import Alternate, Extensions, Foreign, Image, Video, from_json
 from feed2sitemap.extensions.xmlout import serialize
 from feed2sitemap.pipeline import merge
 
+from .conftest import run
 from .test_extensions_xml import EVERY_KIND, EXTENSIONS, _lax_sitemap_schema
 
 PAGE = "https://e.example/a"
@@ -138,3 +139,66 @@ def test_json_lines_read_the_npm_sitemap_names() -> None:
     assert problems == []
     assert ext == Extensions(images=(Image("https://cdn.example/1.jpg"),),
                              alternates=(Alternate("de", "https://e.example/de/a"),))
+
+
+# --- read from sitemaps, through the command, and kept when a feed grows the sitemap ------------
+
+def _sitemap(*entries: tuple[str, Extensions]) -> bytes:
+    out = io.BytesIO()
+    write([Record(loc, date(2024, 1, 1), extensions=ext) for loc, ext in entries], out)
+    return out.getvalue()
+
+
+def test_every_kind_survives_a_round_trip_through_the_command(tmp_path: Path) -> None:
+    unknown = Foreign("urn:example:rating", "stars", (("scale", "5"),), ("4",))
+    ext = Extensions(EVERY_KIND.images, EVERY_KIND.videos, EVERY_KIND.news,
+                     EVERY_KIND.alternates, EVERY_KIND.mobile, (*EVERY_KIND.foreign, unknown))
+    page = "https://example.com/"  # among its own alternates, as Google asks
+    (tmp_path / "in.xml").write_bytes(_sitemap((page, ext), (page + "plain", Extensions())))
+    done = run(str(tmp_path / "in.xml"), "-o", str(tmp_path / "out.xml"))
+    assert done.returncode == 0, done.stderr
+    assert b"warning" not in done.stderr
+    got = {r.loc: r.extensions for r in read(tmp_path / "out.xml")}
+    assert got == {page: ext, page + "plain": Extensions()}
+
+
+FEED = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>t</title>
+<link>https://e.example/</link><description>d</description>
+<item><title>A</title><link>https://e.example/a</link>
+<pubDate>Sat, 01 Jun 2024 00:00:00 GMT</pubDate></item>
+<item><title>N</title><link>https://e.example/new</link>
+<pubDate>Sat, 01 Jun 2024 00:00:00 GMT</pubDate></item></channel></rss>"""
+
+
+def test_growing_a_sitemap_from_a_feed_keeps_its_images_and_alternates(tmp_path: Path) -> None:
+    ext = Extensions(images=IMAGES.images, alternates=ALTERNATES.alternates)
+    sitemap = tmp_path / "sitemap.xml"
+    sitemap.write_bytes(_sitemap((PAGE, ext), (PAGE + "/other", IMAGES)))
+    (tmp_path / "feed.xml").write_bytes(FEED)
+    done = run(str(sitemap), str(tmp_path / "feed.xml"), "-o", str(sitemap))
+    assert done.returncode == 0, done.stderr
+    got = {r.loc: r for r in read(sitemap)}
+    assert got[PAGE].lastmod == datetime(2024, 6, 1, tzinfo=timezone.utc)
+    assert got[PAGE].extensions == ext  # the feed's copy is newer but carries none
+    assert got[PAGE + "/other"].extensions == IMAGES
+    assert "https://e.example/new" in got
+
+
+def test_a_plain_sitemap_never_turns_the_extension_pass_on(tmp_path: Path) -> None:
+    data = _sitemap((PAGE, Extensions()), (PAGE + "/b", Extensions()))
+    assert b"xmlns:" not in data
+    records = list(read(io.BytesIO(data)))
+    assert [r.extensions for r in records] == [Extensions(), Extensions()]
+
+
+def test_an_unknown_sitemaps_org_element_is_skipped_with_a_warning(tmp_path: Path) -> None:
+    data = (b'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"'
+            b' xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">\n<url>'
+            b"<loc>https://e.example/a</loc>\n<rating>5</rating>"
+            b"<image:image><image:loc>https://c.example/1.jpg</image:loc></image:image>"
+            b"</url></urlset>")
+    report = Report()
+    (record,) = read(io.BytesIO(data), report=report)
+    assert record.extensions == Extensions(images=(Image("https://c.example/1.jpg"),))
+    assert report.warnings == {"unknown element": 1}
+    assert report.problems[0].line == 3

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from feed2sitemap import InputError, Record, Report, read
+from feed2sitemap.extensions import Alternate, Extensions, Image
 from feed2sitemap.pipeline import normalize, within_scope
 from feed2sitemap.readers.text import MAX_LINE, SPACE_LEADS, read_text
 from feed2sitemap.urls import normalize_url, scope_of
@@ -75,15 +76,18 @@ URLSET = b"""<?xml version="1.0" encoding="UTF-8"?>
 """
 
 
-def test_urlset_gives_all_four_fields_and_ignores_extensions() -> None:
+def test_urlset_gives_all_four_fields_and_the_extensions() -> None:
     got, report = records(URLSET)
     assert got == [
         Record("https://www.example.com/a?x=1&y=2",
-               datetime(2024, 3, 5, 9, 15, tzinfo=UTC), "weekly", 0.8),
+               datetime(2024, 3, 5, 9, 15, tzinfo=UTC), "weekly", 0.8,
+               extensions=Extensions(images=(Image("https://img.example.com/a.jpg"),),
+                                     alternates=(Alternate("de", "https://www.example.com/de/a"),))),
         Record("https://www.example.com/b?q=<x>&r=1", date(2024, 1, 2)),
     ]
     assert [r.line for r in got] == [7, 14]  # the line where each entry's </loc> is
-    assert not report.warnings and not report.skipped
+    # Google: each version lists itself among its alternates; a warning, nothing dropped
+    assert report.warnings == {"bad alternates extension": 1} and not report.skipped
 
 
 def test_sitemap_index_gives_sitemap_records() -> None:

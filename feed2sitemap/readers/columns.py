@@ -23,6 +23,8 @@ from typing import IO, Any, Optional
 
 from ..batch import BATCH, Batch
 from ..errors import InputError
+from ..extensions.jsonform import from_json
+from ..extensions.model import Extensions
 from ..mode import reference
 from ..report import Report
 from .fields import Problem, Rows, rows_to_batches
@@ -34,11 +36,12 @@ __all__ = ["COLUMNS", "EXTENSION_FIELDS", "csv_rows", "header_columns", "jsonl_r
 COLUMNS = ("loc", "lastmod", "changefreq", "priority")
 _ALIASES = {"url": "loc"}
 # JSON Lines fields that belong to the sitemap extensions (image:, video:, news:, xhtml:link).
-# Records do not carry extensions yet: until they do, these are reported once as not carried.
-# (The extensions issue adds them here and in the writer.)
-EXTENSION_FIELDS = ("images", "videos", "news", "alternates",
-                    "img", "video", "links")  # (the last three: the npm sitemap package's names)
+# The extensions a JSON Lines row may carry (extensions/jsonform.py), under our names and the
+# npm sitemap package's (img, video, links)
+EXTENSION_FIELDS = ("images", "videos", "news", "alternates", "mobile", "foreign",
+                    "img", "video", "links")
 _JSON_FIELDS = frozenset(COLUMNS) | {"url", "sitemap"}
+_KNOWN = _JSON_FIELDS | frozenset(EXTENSION_FIELDS)
 
 
 def read_tsv(stream: IO[bytes], source: str, report: Report,
@@ -307,8 +310,20 @@ def _json_rows(part: list[str], numbers: Sequence[int], source: str,
         rows.sitemaps = [s is True for s in sitemaps]
         problems += [(i, "sitemap", f"sitemap dropped: {json.dumps(s)[:40]} is not true or "
                       "false") for i, s in enumerate(sitemaps) if s not in (None, True, False)]
+    if not set().union(*objs).isdisjoint(EXTENSION_FIELDS):
+        rows.extensions = _extensions(objs, problems)
     _unknown(objs, source, told, problems)
     return rows
+
+
+def _extensions(objs: list[dict[str, Any]], problems: list[Problem]) -> list[Extensions]:
+    """Each row's extensions (EMPTY for none); an item that cannot be read is a problem."""
+    column = []
+    for i, obj in enumerate(objs):
+        ext, errors = from_json(obj)
+        problems += [(i, "extension", f"extension dropped: {e}") for e in errors]
+        column.append(ext)
+    return column
 
 
 def _fields(objs: list[dict[str, Any]]) -> dict[str, list[Any]]:
@@ -375,16 +390,13 @@ def _unknown(objs: list[dict[str, Any]], source: str, told: set[str],
              problems: list[Problem]) -> None:
     """Name each field we do not read once per file (at its first line), as a problem of that
     row so that it is reported in order with the rest."""
-    new = set().union(*objs) - _JSON_FIELDS - told
+    new = set().union(*objs) - _KNOWN - told
     for key in new:
         # an empty value ("img": [] as the npm package writes) carries nothing to lose
         i = next((i for i, o in enumerate(objs) if o.get(key) not in (None, [], {}, "")), -1)
         if i < 0:
             continue
         told.add(key)
-        if key in EXTENSION_FIELDS:
-            why = f"field {key!r} ignored: sitemap extensions are not carried yet (reported once)"
-        else:
-            why = (f"unknown field {key!r} ignored (known: loc or url, lastmod, changefreq, "
-                   "priority, sitemap; reported once)")
-        problems.append((i, "field", why))
+        problems.append((i, "field", f"unknown field {key!r} ignored (known: loc or url, "
+                         "lastmod, changefreq, priority, sitemap and the extensions: "
+                         f"{', '.join(EXTENSION_FIELDS[:6])}; reported once)"))

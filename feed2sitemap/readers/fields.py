@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..batch import Batch
+from ..extensions.model import Extensions
 from ..mode import reference
 from ..record import (
     CANONICAL_LASTMOD,
@@ -22,6 +23,7 @@ from ..record import (
     parse_priority,
 )
 from ..report import Report
+from .urlext import held_to_rules
 
 __all__ = ["Problem", "Rows", "parse_column", "rows_to_batches"]
 
@@ -44,6 +46,7 @@ class Rows:
     priorities: list[Optional[str]]
     sitemaps: Optional[list[bool]] = None
     problems: list[Problem] = field(default_factory=list)
+    extensions: Optional[list[Extensions]] = None  # JSON Lines rows may carry them
 
 
 def parse_column(raw: Sequence[Optional[str]], parse: Callable[[str], Any], what: str,
@@ -146,7 +149,11 @@ def rows_to_batches(rows: Rows, source: str, report: Report) -> list[Batch]:
             report.skip("no loc", source, rows.lines[i], message)
         else:
             report.skip("bad line", source, rows.lines[i], message)
-    batch = Batch(locs, source, rows.lines, lastmods, changefreqs, priorities)
+    extensions = None
+    if rows.extensions is not None:
+        extensions = held_to_rules(rows.extensions, locs, rows.lines, source, report)
+    batch = Batch(locs, source, rows.lines, lastmods, changefreqs, priorities,
+                  extensions=extensions)
     batch.lastmod_texts = texts
     if rows.sitemaps is None or not any(rows.sitemaps):
         rest = batch.without(drop)

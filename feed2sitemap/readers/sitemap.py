@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import IO, Optional
+from typing import IO, Any, Optional
 from xml.parsers import expat
 
 from ..batch import BATCH, Batch
@@ -24,6 +24,7 @@ from ..xmlutil import (
     safe_expat_parser,
 )
 from .fields import parse_column
+from .urlext import UrlExtensions, extensions_column
 
 __all__ = ["SITEMAP_NS", "read_sitemap"]
 
@@ -46,10 +47,15 @@ class _Entries:
         self.is_index = is_index
         self.rows: list[list[Optional[str]]] = []
         self.lines: list[int] = []
+        self.extended = False  # the extension pass is on (a second namespace was declared)
 
     def batch(self) -> Optional[Batch]:
         rows, lines = self.rows[:BATCH], self.lines[:BATCH]
         del self.rows[:BATCH], self.lines[:BATCH]  # (in place: the parser's handler appends)
+        found: Optional[list[Any]] = None
+        if self.extended:  # rows read by the extension pass carry a fifth column (urlext.py)
+            found = [row[4] if len(row) > 4 else None for row in rows]
+            rows = [row[:4] for row in rows]
         raw_locs, raw_lastmods, raw_changefreqs, raw_priorities = zip(*rows, strict=True)
         locs = (list(map(str.strip, raw_locs)) if None not in raw_locs
                 else [loc.strip() if loc is not None else "" for loc in raw_locs])
@@ -69,8 +75,10 @@ class _Entries:
             else:
                 self.report.skip("no loc", self.source, lines[i], message)
         numbers: list[Optional[int]] = list(lines)
+        extensions = None if found is None else extensions_column(
+            found, locs, numbers, self.source, self.report)
         batch = Batch(locs, self.source, numbers, lastmods, changefreqs, priorities,
-                      self.is_index).without(missing)
+                      self.is_index, extensions=extensions).without(missing)
         return batch if batch.locs else None
 
 
@@ -80,7 +88,8 @@ def read_sitemap(stream: IO[bytes], source: str, report: Report,
 
     Memory does not grow with the file: expat is fed 64 KiB at a time and the entries completed
     by each chunk are yielded before the next is read. Elements of other namespaces (image:,
-    video:, news:, xhtml:link) are ignored. Values are checked a batch at a time (_Entries).
+    video:, news:, xhtml:link, any other) become the entry's extensions (urlext.py). Values
+    are checked a batch at a time (_Entries).
     """
     try:
         stream, encoding = expat_input(stream)
@@ -136,6 +145,9 @@ class _Parse:
         # and reported, or "no URLs to write" would be all the user sees (issue 20, item 5)
         self.foreign: dict[str, int] = {}
         self.entry = ["", ""]  # the entry's local name and the root's namespace
+        self.declared: set[str] = set()  # namespaces declared before the root was read
+        self.extensions: Optional[UrlExtensions] = None
+        parser.StartNamespaceDeclHandler = self.namespace
         parser.StartElementHandler = self.root
         parser.EndElementHandler, self.ends = self.end_handler()
         parser.CharacterDataHandler = self.text.append
@@ -170,7 +182,29 @@ class _Parse:
         self.names[entry_name] = ENTRY
         self.entries.is_index = is_index
         self.entry[:] = [entry_name.rpartition(" ")[2], ns]
-        parser.StartElementHandler = None  # no other start tag needs Python
+        parser.StartElementHandler = None  # no other start tag needs Python ...
+        if not is_index and self.declared - {ns}:  # ... unless extensions may follow
+            self.extend()
+
+    def namespace(self, prefix: Optional[str], uri: Optional[str]) -> None:
+        """A namespace declaration (counted and bounded by the guard): one besides the root's
+        turns the extension pass on."""
+        self.guard.namespace(prefix, uri)
+        if self.extensions is not None:
+            return
+        if not self.entry[0]:  # on the root itself: known once the root's name is
+            self.declared.add(uri or "")
+        elif (uri or "") != self.entry[1] and not self.entries.is_index:
+            self.extend()
+
+    def extend(self) -> None:
+        parser = self.parser
+        entry_name = (self.entry[1] + " " if self.entry[1] else "") + self.entry[0]
+        self.extensions = ext = UrlExtensions(parser, self.entry[1], entry_name, self.text,
+                                              parser.EndElementHandler, self.entries.rows)
+        self.entries.extended = True
+        parser.StartElementHandler = ext.start
+        parser.EndElementHandler = ext.end
 
     def end_handler(self) -> tuple[Callable[[str], None], Callable[[], int]]:
         """The end-tag handler, and a function giving the count of end tags seen. A closure,

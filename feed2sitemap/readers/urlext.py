@@ -1,0 +1,122 @@
+"""The sitemap reader's extension pass: images, videos, news, alternates and other namespaces
+inside each <url>, read only when the document declares a namespace besides its root's.
+
+A plain sitemap (one namespace) never meets this code: the reader keeps its end-tag-only
+handlers. When a second namespace is declared (on the root, or on any element later), the
+reader hands start and end tags inside <url> to ``UrlExtensions`` too, which feeds them to
+extensions.xmlin.UrlChildren and attaches what it built to the row when </url> ends it. The
+row's Extensions are checked against Google's rules a batch at a time (``extensions_column``):
+what breaks one is dropped with a warning naming the field and line, the URL kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Optional
+
+from ..extensions.model import EMPTY, SITEMAP_NS, Extensions
+from ..extensions.model import Problem as ExtensionProblem
+from ..extensions.rules import sanitize
+from ..extensions.xmlin import UrlChildren, located
+from ..report import Report
+
+__all__ = ["UrlExtensions", "extensions_column", "held_to_rules"]
+
+# What UrlChildren gives for one <url>: the value, the problems met reading it, each item's line
+Found = tuple[Extensions, list[ExtensionProblem], dict[tuple[str, int], int]]
+
+
+class UrlExtensions:
+    """Start and end tags inside <url> (``entry_name``), turned into one Found per <url>.
+
+    ``plain_end`` is the reader's own end handler (core fields, the row); ``rows`` its list of
+    rows, whose last one gets the Found appended as a fifth column when </url> ends.
+    """
+
+    def __init__(self, parser: Any, root_ns: str, entry_name: str, text: list[str],
+                 plain_end: Callable[[str], None], rows: list[list[Any]]) -> None:
+        self.parser, self.text, self.plain_end, self.rows = parser, text, plain_end, rows
+        self.entry_name = entry_name
+        # a root in another namespace than sitemaps.org's (read anyway, with a warning): its
+        # children count as sitemaps.org's for UrlChildren, which knows the core fields
+        self.root_prefix = root_ns + " " if root_ns and root_ns != SITEMAP_NS else None
+        self.children = UrlChildren()
+        self.inside = False
+
+    def _name(self, name: str) -> str:
+        prefix = self.root_prefix
+        if prefix is not None and name.startswith(prefix):
+            return SITEMAP_NS + " " + name[len(prefix):]
+        return name
+
+    def _flush(self) -> None:
+        """Text since the last tag goes to the element it belongs to."""
+        text = self.text
+        if text:
+            self.children.data("".join(text))
+
+    def start(self, name: str, attrs: Any) -> None:
+        if name == self.entry_name:
+            self.inside = True
+            self.text.clear()
+            return
+        if self.inside:
+            self._flush()
+            self.text.clear()
+            self.children.start(self._name(name), attrs, self.parser.CurrentLineNumber)
+
+    def end(self, name: str) -> None:
+        if not self.inside:
+            self.plain_end(name)
+            return
+        if name == self.entry_name:
+            self.inside = False
+            found = self.children.finish()
+            self.plain_end(name)  # appends the row
+            self.rows[-1].append(found)
+            return
+        self._flush()
+        self.children.end(self._name(name))
+        self.plain_end(name)  # a core field's value; the text cleared either way
+
+
+def extensions_column(found: Sequence[Optional[Found]], locs: Sequence[str],
+                      lines: Sequence[Optional[int]], source: str,
+                      report: Report) -> Optional[list[Extensions]]:
+    """The rows' Extensions as the extension pass found them, held to Google's rules; None
+    when no row has any."""
+    if not any(f is not None and (f[0] or f[1]) for f in found):
+        return None
+    column: list[Extensions] = []
+    item_lines: list[Optional[dict[tuple[str, int], int]]] = []
+    for f, loc, line in zip(found, locs, lines, strict=True):
+        if f is None:
+            column.append(EMPTY)
+            item_lines.append(None)
+            continue
+        for p in f[1]:  # what could not be read at all (unknown elements, bounds)
+            kind = "unknown element" if p.kind == "url" else f"bad {p.kind} extension"
+            report.warn(kind, source, p.line or line, p.message(), url=loc or None)
+        column.append(f[0])
+        item_lines.append(f[2])
+    return held_to_rules(column, locs, lines, source, report, item_lines)
+
+
+def held_to_rules(column: Sequence[Extensions], locs: Sequence[str],
+                  lines: Sequence[Optional[int]], source: str, report: Report,
+                  item_lines: Optional[Sequence[Optional[dict[tuple[str, int], int]]]] = None
+                  ) -> Optional[list[Extensions]]:
+    """Each row's Extensions less what breaks Google's rules (rules.sanitize), a warning per
+    problem with its line; None when no row keeps any."""
+    out: list[Extensions] = []
+    for i, (ext, loc, line) in enumerate(zip(column, locs, lines, strict=True)):
+        if not ext:
+            out.append(EMPTY)
+            continue
+        ext, broken = sanitize(ext, page=loc or None)
+        where = item_lines[i] if item_lines is not None else None
+        for p in located(broken, where) if where else broken:
+            report.warn(f"bad {p.kind} extension", source, p.line or line, p.message(),
+                        url=loc or None)
+        out.append(ext if ext else EMPTY)
+    return out if any(out) else None
