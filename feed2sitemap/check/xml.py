@@ -23,6 +23,7 @@ from ..xmlutil import (
     expat_input,
     safe_expat_parser,
 )
+from .extensions import ExtensionCheck
 from .fields import judge_changefreq, judge_lastmod, judge_priority
 from .locs import check_loc
 from .xmlstream import parse_xml
@@ -82,6 +83,9 @@ class _Schema:
         self.length = 0
         self.run = 0  # characters of text since the last tag
         self.text_told = False
+        self.ext = ExtensionCheck(f)  # the extension elements of the current <url>
+        self.page: str | None = None  # the current <url>'s loc
+        self._attrs: Any = {}  # the attributes of the element being started
 
     def pos(self, offset: int = 0) -> tuple[int, int]:
         return self.p.CurrentLineNumber, self.p.CurrentColumnNumber + 1 + offset
@@ -96,6 +100,10 @@ class _Schema:
         self.guard.depth(depth)
         self.guard.element(name, attrs)
         self.text_told = False
+        if self.ext.depth:  # inside an extension element of a <url>
+            self.ext.start(name, attrs, line)
+            return
+        self._attrs = attrs
         if self.skip_at:
             return
         e_ns, _, local = name.rpartition(" ")
@@ -152,6 +160,8 @@ class _Schema:
             if mine or not e_ns:
                 return self._refuse(line, col, e_ns, local, f"in <{self.entry_tag}>")
             self.skip_at, self.last = 3, len(fields)  # extensions come after the fields
+            if self.entry_tag == "url":
+                self.ext.start(e_ns + " " + local, self._attrs, line)
             return False
         idx = fields.index(local)
         if local in self.seen:
@@ -185,6 +195,8 @@ class _Schema:
         if self.run > MAX_VALUE:
             raise XMLTooComplex(f"a value or a run of white space longer than {MAX_VALUE:,} "
                                 "characters")
+        if self.ext.depth:
+            self.ext.data(data)
         if self.skip_at:
             return
         if self.depth == 3:
@@ -207,6 +219,8 @@ class _Schema:
         self.run = 0
         depth = self.depth
         self.depth = depth - 1
+        if self.ext.depth:
+            self.ext.end(name)
         if self.skip_at:
             if depth == self.skip_at:
                 self.skip_at = 0
@@ -214,6 +228,8 @@ class _Schema:
         if depth == 3:
             self._end_field()
         elif depth == 2:
+            self.ext.url_done(self.page, *self.entry_at)
+            self.page = None
             if "loc" not in self.seen:
                 self.f.error("missing-loc", *self.entry_at, f"<{self.entry_tag}> without a "
                              "<loc>")
@@ -228,6 +244,7 @@ class _Schema:
         name = self.field
         f = self.f
         if name == "loc":
+            self.page = text.strip(XML_SPACE)
             check_loc(f, text, line, col, xsd=True, index=self.entry_tag == "sitemap",
                   truncated=self.length > MAX_VALUE)
         elif name == "lastmod":
