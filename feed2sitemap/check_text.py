@@ -8,19 +8,19 @@ import io
 from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING
 
-import feedparser
-
 from .check_xml import parse_xml
 from .errors import InputError
 from .readers.feed import DEFAULT_MAX_FEED_BYTES
-from .readers.feedstream import (
-    EntityDeclared,
-    FastPathUnsupported,
-    feedparser_entries,
-    parse_feed_entries,
-)
+from .readers.feedpolicy import FeedUnreadable, read_feed_entries
 from .readers.text import MAX_LINE
-from .xmlutil import MAX_VALUE, MarkupGuard, XMLRefused, expat_input, safe_expat_parser
+from .xmlutil import (
+    MAX_VALUE,
+    EntitiesForbidden,
+    MarkupGuard,
+    XMLRefused,
+    expat_input,
+    safe_expat_parser,
+)
 
 if TYPE_CHECKING:
     from .check import Diagnostic, FileCheck
@@ -121,28 +121,23 @@ def check_feed(stream: IO[bytes], f: FileCheck, base_url: str | None,
     if any(d.rule in ("not-well-formed", "dtd", "input", "too-complex") for d in early):
         yield from early  # feedparser would guess; a sitemap reader would stop here
         return
-    # as readers.feed does: the streaming fast path, else feedparser; --base-url resolves
-    # relative links, as the feed's own URL would
-    is_feed = True
+    # the converter's own policy (readers.feedpolicy): the streaming fast path, else feedparser;
+    # --base-url resolves relative links, as the feed's own URL would
     try:
-        entries = parse_feed_entries(data, base_url)
-    except EntityDeclared:
-        yield from early  # the expat pass has reported the declaration
+        read = read_feed_entries(data, base_url)
+    except (XMLRefused, FeedUnreadable) as exc:  # refused or unreadable, as the converter says
+        if isinstance(exc, FeedUnreadable):  # feedparser's own crash on odd input
+            f.error("feed-malformed", 1, 1, f"feedparser cannot read it: {exc.cause}")
+        else:  # what the expat pass above did not see: "<!ENTITY" in text, xmlns counted raw
+            f.error("dtd" if isinstance(exc, EntitiesForbidden) else "too-complex",
+                    exc.line or 1, 1, f"{exc}; checking stopped here")
+        yield from sorted([*early, *f.pop_all()], key=lambda d: (d.line, d.column))
         return
-    except FastPathUnsupported:
-        try:
-            entries, parsed = feedparser_entries(data, base_url)
-        except Exception as exc:  # noqa: BLE001 - feedparser's own crash on odd input
-            f.error("feed-malformed", 1, 1, f"feedparser cannot read it: {exc}")
-            yield from sorted([*early, *f.pop_all()], key=lambda d: (d.line, d.column))
-            return
-        bozo = parsed.get("bozo_exception")  # type: ignore[attr-defined]
-        if bozo is not None and not (base_url and isinstance(bozo, feedparser.NonXMLContentType)):
-            if utf8 or not isinstance(bozo, feedparser.CharacterEncodingOverride):
-                f.error("feed-malformed", 1, 1, f"feedparser: {bozo}")
-        is_feed = bool(parsed.get("version")) or bool(entries)  # type: ignore[attr-defined]
-        if not is_feed:
-            f.error("feed-malformed", 1, 1, "not an RSS or Atom feed that feedparser can read")
+    entries, is_feed = read.entries, read.is_feed
+    if read.malformed is not None and (utf8 or not read.malformed.encoding_only):
+        f.error("feed-malformed", 1, 1, f"feedparser: {read.malformed.reason}")
+    if not is_feed:
+        f.error("feed-malformed", 1, 1, "not an RSS or Atom feed that feedparser can read")
     aligned = len(starts) == len(entries)
     for i, (link, lastmod, entry_line) in enumerate(entries):
         line, col = (entry_line, 1) if entry_line else starts[i] if aligned else (1, 1)
