@@ -28,7 +28,7 @@ class WholeReader(Protocol):
                  base_url: Optional[str] = None, *, max_bytes: int = ...) -> Iterator[Batch]: ...
 
 
-# name → reader(stream, source name, report, base_url); the names are --from's choices
+# name → reader(stream, source name, report, base_url); the names are the formats
 # (detect.FORMATS). Readers yield batches; record-level reading is reading.read (the record
 # twins some modules still have are going: issue 12).
 READERS: dict[str, BatchReader] = {
