@@ -9,10 +9,10 @@ Where the two may differ, by design:
   comment): the fast pass sees it is no declaration and reads the feed, the reference refuses
   it as feedparser's fallback always has (xmlutil.forbid_entities_in errs on the side of
   refusing, since it cannot tell a declaration from text without parsing);
-- a feed past a bound the fast pass checks on elements (nesting over xmlutil.MAX_DEPTH,
-  attributes over MAX_ATTRIBUTES, names over MAX_NAME): refused by the fast pass; the reference
-  checks only what can be counted on the bytes (tag size, namespace declarations).
-None of these occur in the material below; the generated feeds avoid them.
+- time: a feed with hundreds of namespace declarations and many element names costs feedparser
+  quadratic time (23 s where the fast pass takes 2: tests/test_hostile.py, linear time).
+Neither occurs in the material below; the generated feeds avoid them. The bounds on hostile
+XML (xmlutil.MarkupGuard) refuse the same documents at the same lines both ways.
 """
 
 from __future__ import annotations
@@ -71,6 +71,7 @@ def test_reference_mode_reads_with_feedparser(monkeypatch: pytest.MonkeyPatch) -
     # a feed the fast pass reads with lines; the reference has none: proof it took the other path
     data = (ROOT / "samples" / "rss2.xml").read_bytes()
     lines = {}
+    monkeypatch.delenv(ENV, raising=False)
     for reference in (False, True):
         if reference:
             monkeypatch.setenv(ENV, "1")
@@ -112,6 +113,28 @@ def test_media_feeds_read_the_same_both_ways(monkeypatch: pytest.MonkeyPatch) ->
     for path in media_feeds():
         for base_url in (None, "https://example.com/feed.xml"):
             assert_same_both_ways(path.read_bytes(), base_url, monkeypatch)
+
+
+HOSTILE = {
+    "attributes": b"<x " + b" ".join(b'a%d=""' % i for i in range(1500)) + b"/>",
+    "element name": b"<" + b"n" * 2000 + b"/>",
+    "namespace URI": b'<x xmlns="urn:' + b"n" * 2000 + b'"/>',
+    # deep where a chunk of 64 KiB ends (the depth is checked there)
+    "depth": b"<x>" * 1100 + b"a" * 70_000 + b"</x>" * 1100,
+}
+
+
+@pytest.mark.parametrize("what", sorted(HOSTILE))
+@pytest.mark.parametrize("declined", [False, True])
+def test_hostile_feeds_are_refused_the_same_both_ways(what: str, declined: bool,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    # declined: the fast pass gives up at once (a CDF item), so feedparser's path must refuse
+    # the document itself, as it now does in the reference mode too
+    item = b'<item href="https://e.example/a">' if declined else b"<item>"
+    data = b"<rss><channel>\n" + item + b"<link>https://e.example/a</link>" + HOSTILE[what] + \
+        b"</item></channel></rss>"
+    got = assert_same_both_ways(data, None, monkeypatch)
+    assert got[0] == "refused", got
 
 
 # Generated feeds per CI run; set higher by hand after changing the fast path.

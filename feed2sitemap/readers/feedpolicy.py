@@ -4,7 +4,8 @@ the converter's reader (readers/feed.py) and by ``check``.
 1. The fast pass (feedpass.py) is trusted whenever it answers: it gives feedparser's answer or
    raises FastPathUnsupported. In the reference mode (mode.reference()) it is not tried.
 2. Refused, by either path: a document that declares entities (xmlutil's one rule; feedparser
-   would expand internal ones) and one past a bound of xmlutil.MarkupGuard.
+   would expand internal ones) and one past a bound of xmlutil.MarkupGuard (checked by the
+   fast pass as it goes, before feedparser by a pass of its own).
 3. Otherwise feedparser reads it. A feed it calls malformed (``bozo``) is read as far as it
    goes, and the complaint returned as ``Malformed`` for the caller to warn about or report;
    one where it finds neither a feed version nor an entry is no feed (``is_feed``).
@@ -16,14 +17,21 @@ import io
 import re
 from dataclasses import dataclass
 from typing import Any
+from xml.parsers import expat
 
 import feedparser
 
 from .. import mode
-from ..xmlutil import MAX_NAMESPACES, MarkupGuard, XMLTooComplex, forbid_entities_in
-from .feedcompat import headers
+from ..xmlutil import (
+    MAX_NAMESPACES,
+    MarkupGuard,
+    XMLTooComplex,
+    forbid_entities,
+    forbid_entities_in,
+)
+from .feedcompat import headers, prepare
 from .feeddates import _known, _to_utc
-from .feedpass import FastPathUnsupported, FeedEntries, FeedEntry, parse_feed_entries
+from .feedpass import CHUNK, FastPathUnsupported, FeedEntries, FeedEntry, parse_feed_entries
 
 __all__ = ["FeedRead", "FeedUnreadable", "Malformed", "feedparser_entries", "read_feed_entries"]
 
@@ -69,6 +77,7 @@ def read_feed_entries(data: bytes, base_url: str | None = None) -> FeedRead:
             pass
     forbid_entities_in(data)  # a plain substring search, in C: before feedparser sees them
     _guard_whole(data)
+    _guard_elements(data, base_url)
     try:
         entries, parsed = feedparser_entries(data, base_url)
     except Exception as exc:  # noqa: BLE001 - whatever it is, it is this input's fault
@@ -107,6 +116,44 @@ def _guard_whole(data: bytes) -> None:
         if n > MAX_NAMESPACES:
             raise XMLTooComplex(f"more than {MAX_NAMESPACES:,} namespace declarations",
                                 data.count(b"\n", 0, m.start()) + 1)
+
+
+def _guard_elements(data: bytes, base_url: str | None) -> None:
+    """The fast pass's bounds on elements (names, attributes, namespace declarations, depth at
+    each chunk's end), for a feed feedparser is about to read: an expat pass with nothing but
+    xmlutil.MarkupGuard, decoded as the fast pass decodes, so that both paths refuse the same
+    documents at the same lines. Where the document stops being well-formed (or readable) the
+    pass stops quietly: that is feedparser's to judge."""
+    try:
+        body, encoding, shift = prepare(data, base_url)
+    except FastPathUnsupported:
+        return  # an encoding only feedparser reads: the bounds on the bytes stand alone
+    guard = MarkupGuard()
+    p = expat.ParserCreate(encoding, " ")
+    p.namespace_prefixes = True
+    forbid_entities(p)
+    p.SkippedEntityHandler = lambda *_: None  # an undefined entity is feedparser's call
+    p.StartNamespaceDeclHandler = guard.namespace
+    depth = 0
+
+    def start(name: str, attrs: dict[str, str]) -> None:
+        nonlocal depth
+        depth += 1
+        guard.element(name, attrs)
+
+    def end(name: str) -> None:
+        nonlocal depth
+        depth -= 1
+
+    p.StartElementHandler, p.EndElementHandler = start, end
+    try:
+        for i in range(0, len(body), CHUNK):
+            p.Parse(body[i : i + CHUNK], False)
+            guard.depth(depth)
+    except (expat.ExpatError, UnicodeError, LookupError):
+        return
+    except XMLTooComplex as exc:
+        raise XMLTooComplex(str(exc), p.CurrentLineNumber + shift) from None
 
 
 # --------------------------------------------------------------------------- the reference
