@@ -1,4 +1,4 @@
-"""The one XML escaping function, and a pyexpat parser that refuses entity declarations."""
+"""The one XML escaping function, the one entity refusal, and the bounds on hostile XML."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ import re
 from typing import IO, Any
 from xml.parsers import expat
 
-__all__ = ["EntitiesForbidden", "MarkupGuard", "XMLRefused", "XMLTooComplex", "escape_specials",
-           "expat_input", "needs_escaping", "safe_expat_parser", "xml_escape"]
+__all__ = ["ENTITIES_REFUSED", "EntitiesForbidden", "MarkupGuard", "XMLRefused", "XMLTooComplex",
+           "escape_specials", "expat_input", "forbid_entities", "forbid_entities_in",
+           "needs_escaping", "safe_expat_parser", "xml_escape"]
 
 # Bounds on what a parser must hold for hostile XML, far above any real sitemap or feed (the
 # deepest we have seen is about 12 levels, the most namespaces about 40). They are checked in the
@@ -71,7 +72,12 @@ def escape_uris(text: str) -> str:
 
 
 class XMLRefused(ValueError):
-    """The document is refused for safety (the caller adds the file and line)."""
+    """The document is refused for safety (the caller adds the file, and the line when the
+    refusing code does not know it)."""
+
+    def __init__(self, reason: str, line: int | None = None) -> None:
+        super().__init__(reason)
+        self.line = line
 
 
 class EntitiesForbidden(XMLRefused):
@@ -147,9 +153,16 @@ class MarkupGuard:
             raise XMLTooComplex(f"an attribute name longer than {MAX_NAME:,} characters")
 
 
+# --------------------------------------------------------------------------- entities
+
+ENTITIES_REFUSED = ("the document declares entities (DOCTYPE with <!ENTITY>); refused for "
+                    "safety: entity expansion and external entities are not allowed")
+# "<!ENTITY" in ASCII-compatible and in UTF-16 bytes, for a parser we do not drive ourselves.
+_ENTITY_MARKERS = (b"<!ENTITY", "<!ENTITY".encode("utf-16-le"), "<!ENTITY".encode("utf-16-be"))
+
+
 def _refuse_entity(*_: Any) -> None:
-    raise EntitiesForbidden("the document declares entities (DOCTYPE with <!ENTITY>); refused "
-                            "for safety: entity expansion and external entities are not allowed")
+    raise EntitiesForbidden(ENTITIES_REFUSED)
 
 
 def _refuse_external(*_: Any) -> int:
@@ -162,6 +175,32 @@ def _refuse_skipped(name: str, _is_parameter: int) -> None:
     # word; that would drop text from a value, so it is an error here.
     raise EntitiesForbidden(f"the document refers to entity &{name}; which is not defined "
                             "(external DTDs are never loaded)")
+
+
+def forbid_entities(parser: Any) -> None:
+    """Make an expat parser raise EntitiesForbidden on any entity declaration, internal or
+    external, and on a reference to an undefined entity; never read a DTD.
+
+    The one entity rule of every expat pass (sitemap reader, feed fast path, check). A caller
+    with another policy for undefined references sets its own SkippedEntityHandler after this.
+    """
+    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+    parser.EntityDeclHandler = _refuse_entity
+    parser.UnparsedEntityDeclHandler = _refuse_entity
+    parser.ExternalEntityRefHandler = _refuse_external
+    parser.SkippedEntityHandler = _refuse_skipped
+
+
+def forbid_entities_in(data: bytes) -> None:
+    """Raise EntitiesForbidden if ``data`` may declare entities: the same rule, for bytes that
+    a parser we do not drive (feedparser, which expands internal entities) is about to read.
+
+    A plain substring search (in C) for "<!ENTITY" anywhere: it errs on the side of refusing
+    (the text in a comment or CDATA section counts), as it must for a document expat could not
+    parse to tell declarations apart.
+    """
+    if any(marker in data for marker in _ENTITY_MARKERS):
+        raise EntitiesForbidden(ENTITIES_REFUSED)
 
 
 # --------------------------------------------------------------------------- encodings
@@ -246,11 +285,7 @@ def safe_expat_parser(namespace_separator: str = " ", guard: MarkupGuard | None 
     costs about 1.8x the C-accelerated one on large sitemaps.
     """
     parser = expat.ParserCreate(encoding, namespace_separator)
-    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
-    parser.EntityDeclHandler = _refuse_entity
-    parser.UnparsedEntityDeclHandler = _refuse_entity
-    parser.ExternalEntityRefHandler = _refuse_external
-    parser.SkippedEntityHandler = _refuse_skipped
+    forbid_entities(parser)
     if guard is not None:
         parser.StartNamespaceDeclHandler = guard.namespace
         parser.CommentHandler = guard.uncount

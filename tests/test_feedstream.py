@@ -15,15 +15,11 @@ from feedparser.urls import _urljoin
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from feed2sitemap.readers.feedcompat import CP1252, resolver
 from feed2sitemap.readers.feeddates import _known, _to_utc, entry_date
-from feed2sitemap.readers.feedstream import (
-    EntityDeclared,
-    FastPathUnsupported,
-    FeedEntry,
-    _resolver,
-    feedparser_entries,
-    parse_feed_entries,
-)
+from feed2sitemap.readers.feedpass import FastPathUnsupported, FeedEntry, parse_feed_entries
+from feed2sitemap.readers.feedpolicy import feedparser_entries
+from feed2sitemap.xmlutil import EntitiesForbidden
 
 CONFORMANCE = Path(__file__).resolve().parents[1].parent / "shared" / "conformance"
 FP = CONFORMANCE / "feedparser"
@@ -108,7 +104,7 @@ def test_corpus_fast_path_agrees_with_feedparser(corpus: dict) -> None:
         except FastPathUnsupported:
             outcome["fallback"].add(rel)
             continue
-        except EntityDeclared:
+        except EntitiesForbidden:
             outcome["entity"].add(rel)
             continue
         assert records(fast) == records(entries), rel
@@ -351,13 +347,13 @@ def test_unusual_documents_fall_back(data: bytes) -> None:
 
 def test_internal_entity_is_refused() -> None:
     data = b'<!DOCTYPE x [<!ENTITY a "b">]><rss><channel><item><link>http://e.example/&a;</link></item></channel></rss>'
-    with pytest.raises(EntityDeclared):
+    with pytest.raises(EntitiesForbidden):
         parse_feed_entries(data)
     laughs = (
         b'<!DOCTYPE x [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>'
         b"<rss>&b;</rss>"
     )
-    with pytest.raises(EntityDeclared):
+    with pytest.raises(EntitiesForbidden):
         parse_feed_entries(laughs)
 
 
@@ -369,7 +365,7 @@ def test_external_entity_is_refused_and_never_read(tmp_path: Path) -> None:
             f'<?xml version="1.0"?><!DOCTYPE rss [<!ENTITY e SYSTEM "{target}">]>'
             "<rss><channel><item><link>http://e.example/&e;</link><title>&e;</title></item></channel></rss>"
         ).encode()
-        with pytest.raises(EntityDeclared) as info:
+        with pytest.raises(EntitiesForbidden) as info:
             parse_feed_entries(data)
         message = str(info.value)
         assert "TOP-SECRET" not in message and "root:" not in message
@@ -576,10 +572,23 @@ def test_generated_feeds_agree() -> None:
     assert seen["fallback"] <= 0.02 * sum(seen.values()), seen
 
 
+def test_our_cp1252_table_is_feedparsers() -> None:
+    # feedcompat builds the C1-control mapping from Python's codec instead of importing it
+    from feedparser.html import _cp1252
+
+    assert CP1252 == _cp1252
+
+
+def test_c1_controls_in_a_link_are_mapped_as_feedparser_maps_them() -> None:
+    data = ('<?xml version="1.0" encoding="iso-8859-1"?><rss><channel><item>'
+            "<link>http://e.example/a\x80b\x93c\x81</link></item></channel></rss>").encode("latin-1")
+    assert assert_same(data) == [("http://e.example/a\u20acb\u201cc\x81", None)]
+
+
 @settings(max_examples=300, deadline=None)
 @given(BASE, st.one_of(URL, st.text(alphabet="ab/.:?#;%~-_ ", max_size=12)))
 def test_resolver_shortcuts_match_urljoin(base: str | None, uri: str) -> None:
-    assert _resolver()(base or "", uri) == _urljoin(base or "", uri)
+    assert resolver()(base or "", uri) == _urljoin(base or "", uri)
 
 
 # Hostile structure: feed elements nested anywhere, with any of the attributes feedparser reads.

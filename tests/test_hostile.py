@@ -377,18 +377,15 @@ def _rss(slot: str, ref: str, doctype: str) -> str:
        st.sampled_from(DOCTYPES))
 def test_fast_path_gives_feedparsers_answer_with_entity_references_anywhere(
         kind: str, data: st.DataObject, ref: str, doctype: str) -> None:
-    from feed2sitemap.readers.feedstream import (
-        EntityDeclared,
-        FastPathUnsupported,
-        feedparser_entries,
-        parse_feed_entries,
-    )
+    from feed2sitemap.readers.feedpass import FastPathUnsupported, parse_feed_entries
+    from feed2sitemap.readers.feedpolicy import feedparser_entries
+    from feed2sitemap.xmlutil import EntitiesForbidden
 
     slot = data.draw(st.sampled_from(ATOM_SLOTS if kind == "atom" else RSS_SLOTS))
     doc = (_atom if kind == "atom" else _rss)(slot, ref, doctype).encode()
     try:
         fast = parse_feed_entries(doc)
-    except (FastPathUnsupported, EntityDeclared):
+    except (FastPathUnsupported, EntitiesForbidden):
         return  # feedparser's own answer is used (or the feed refused)
     reference, _ = feedparser_entries(doc)
     assert [e[:2] for e in fast] == [e[:2] for e in reference], (slot, ref, doctype)

@@ -8,6 +8,7 @@ drifted from the rule it shortcuts."""
 from __future__ import annotations
 
 import io
+import re
 import os
 from collections.abc import Iterator
 from datetime import date
@@ -45,7 +46,8 @@ def _outcome(inputs: list[object], **options: object) -> tuple[object, ...]:
         convert(inputs, out, report=report, **options)  # type: ignore[arg-type]
     except Feed2SitemapError as exc:
         return ("error", type(exc).__name__, str(exc))
-    return (out.getvalue(), [(p.action, p.kind, p.source, p.line, p.reason, p.url)
+    # (lines are left out: feedparser, the feeds' reference path, gives none)
+    return (out.getvalue(), [(p.action, p.kind, p.source, p.reason, p.url)
                              for p in report.problems],
             dict(report.skipped), dict(report.warnings))
 
@@ -126,5 +128,6 @@ def test_the_installed_command_writes_identical_files_both_ways(tmp_path: Path,
         done = run(str(ROOT / "samples" / sample), "-o", str(out), "--no-scope-check",
                    env={**os.environ, ENV: value})
         assert done.returncode == 0, done.stderr
-        outputs.append((out.read_bytes(), done.stderr.replace(str(out).encode(), b"OUT")))
+        said = done.stderr.replace(str(out).encode(), b"OUT")
+        outputs.append((out.read_bytes(), re.sub(rb":\d+: ", b": ", said)))  # (no lines: above)
     assert outputs[0] == outputs[1]

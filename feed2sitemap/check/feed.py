@@ -1,9 +1,9 @@
 """RSS/Atom feeds used as sitemaps: expat for well-formedness and positions, then the
 converter's own feed readers for each entry's link and date.
 
-The choice between the streaming fast path and feedparser, and what a malformed feed means,
-is made in one place: ``feed_entries``. It follows the feed reader's policy (readers.feed) and
-is the one call site to point at that policy's own function.
+The choice between the streaming fast path and feedparser, what a malformed feed means and
+what is refused, is the converter's own policy (readers.feedpolicy.read_feed_entries), called
+from one place here: ``feed_entries``. The reference mode (mode.py) takes feedparser there too.
 """
 
 from __future__ import annotations
@@ -12,17 +12,16 @@ import io
 from collections.abc import Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
-import feedparser
-
 from ..readers.feed import DEFAULT_MAX_FEED_BYTES
-from ..readers.feedstream import (
-    EntityDeclared,
-    FastPathUnsupported,
-    FeedEntry,
-    feedparser_entries,
-    parse_feed_entries,
+from ..readers.feedpass import FeedEntry
+from ..readers.feedpolicy import FeedUnreadable, read_feed_entries
+from ..xmlutil import (
+    EntitiesForbidden,
+    MarkupGuard,
+    XMLRefused,
+    expat_input,
+    safe_expat_parser,
 )
-from ..xmlutil import MarkupGuard, XMLRefused, expat_input, safe_expat_parser
 from .locs import check_loc
 from .xmlstream import parse_xml
 
@@ -58,8 +57,8 @@ def check_feed(stream: IO[bytes], f: FileCheck, base_url: str | None,
         yield from early
         return
     found = feed_entries(data, base_url, f, utf8)
-    if found is None:
-        yield from early  # the expat pass has reported the entity declaration
+    if found is None:  # refused: what the expat pass or the policy said, and no more
+        yield from sorted([*early, *f.pop_all()], key=lambda d: (d.line, d.column))
         return
     entries, is_feed = found
     _check_entries(f, entries, starts)
@@ -71,31 +70,25 @@ def check_feed(stream: IO[bytes], f: FileCheck, base_url: str | None,
 def feed_entries(data: bytes, base_url: str | None, f: FileCheck,
                  utf8: bool) -> tuple[Sequence[FeedEntry], bool] | None:
     """The feed's entries as the converter reads them, and whether it is a feed at all; None
-    when an entity declaration refuses it.
+    when the converter's policy refuses it (an error is then reported here).
 
-    The policy of readers.feed: the streaming fast path, else feedparser, whose complaints about
-    a malformed feed are errors here (`base_url` resolves relative links, as the feed's own URL
-    would, and stands for its content type).
+    feedparser's complaints about a malformed feed are errors here (`base_url` resolves
+    relative links, as the feed's own URL would, and stands for its content type).
     """
     try:
-        return parse_feed_entries(data, base_url), True
-    except EntityDeclared:
-        return None
-    except FastPathUnsupported:
-        pass
-    try:
-        entries, parsed = feedparser_entries(data, base_url)
-    except Exception as exc:  # noqa: BLE001 - feedparser's own crash on odd input
-        f.error("feed-malformed", 1, 1, f"feedparser cannot read it: {exc}")
+        read = read_feed_entries(data, base_url)
+    except FeedUnreadable as exc:  # feedparser's own crash on odd input
+        f.error("feed-malformed", 1, 1, f"feedparser cannot read it: {exc.cause}")
         return [], False
-    bozo = parsed.get("bozo_exception")  # type: ignore[attr-defined]
-    if bozo is not None and not (base_url and isinstance(bozo, feedparser.NonXMLContentType)):
-        if utf8 or not isinstance(bozo, feedparser.CharacterEncodingOverride):
-            f.error("feed-malformed", 1, 1, f"feedparser: {bozo}")
-    is_feed = bool(parsed.get("version")) or bool(entries)  # type: ignore[attr-defined]
-    if not is_feed:
+    except XMLRefused as exc:  # what the expat pass did not see: "<!ENTITY" in text, say
+        f.error("dtd" if isinstance(exc, EntitiesForbidden) else "too-complex",
+                exc.line or 1, 1, f"{exc}; checking stopped here")
+        return None
+    if read.malformed is not None and (utf8 or not read.malformed.encoding_only):
+        f.error("feed-malformed", 1, 1, f"feedparser: {read.malformed.reason}")
+    if not read.is_feed:
         f.error("feed-malformed", 1, 1, "not an RSS or Atom feed that feedparser can read")
-    return entries, is_feed
+    return read.entries, read.is_feed
 
 
 def _entry_starts(encoding: str | None,

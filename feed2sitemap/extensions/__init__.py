@@ -20,7 +20,7 @@ in when it is wired (the integration step):
   ``:`` prefix or ``xmlns``.
 - **Feed reader** (readers/feed.py): the feedparser path calls ``feed.extensions_for_entry``
   (entry, feed-level dict, page URL, base); its problems are warnings. The fast path
-  (feedstream.py) must give the same Extensions (the property test compares the two).
+  (feedpass.py) must give the same Extensions (the property test compares the two).
   News sitemaps: ``news.news_language(news.feed_language(feed, entry))`` unless the user
   gave one (None → a usage error naming `news_language`),
   ``news.now()`` (SOURCE_DATE_EPOCH), ``news.news_for_entry`` (publication date = first

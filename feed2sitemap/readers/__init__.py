@@ -8,14 +8,13 @@ from typing import IO, Optional, Protocol
 from ..batch import Batch
 from ..report import Report
 from .columns import read_csv, read_jsonl, read_tsv
-from .feed import read_feed, read_feed_batches
+from .feed import read_feed
 from .jsonfeed import read_jsonfeed
 from .sitemap import read_sitemap
 from .text import read_text
 
 __all__ = ["READERS", "WHOLE_READERS", "BatchReader", "WholeReader", "read_csv", "read_feed",
-           "read_feed_batches", "read_jsonfeed", "read_jsonl", "read_sitemap", "read_text",
-           "read_tsv"]
+           "read_jsonfeed", "read_jsonl", "read_sitemap", "read_text", "read_tsv"]
 
 BatchReader = Callable[[IO[bytes], str, Report, Optional[str]], Iterator[Batch]]
 
@@ -30,7 +29,7 @@ class WholeReader(Protocol):
 # name → reader(stream, source name, report, base_url); the names are --from's choices
 # (detect.FORMATS). Readers yield batches; reading.read gives records to library users.
 READERS: dict[str, BatchReader] = {
-    "feed": read_feed_batches,
+    "feed": read_feed,
     "sitemap": read_sitemap,
     "text": read_text,
     "jsonfeed": read_jsonfeed,
@@ -40,6 +39,6 @@ READERS: dict[str, BatchReader] = {
 }
 # those of READERS that read the whole input into memory: they are given max_bytes
 WHOLE_READERS: dict[str, WholeReader] = {
-    "feed": read_feed_batches,
+    "feed": read_feed,
     "jsonfeed": read_jsonfeed,
 }

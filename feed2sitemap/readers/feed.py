@@ -6,43 +6,35 @@ import re
 from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Optional
 
-from ..batch import BATCH, Batch, unbatched
+from ..batch import BATCH, Batch
 from ..errors import InputError
-from ..record import MIN_YEAR, Lastmod, Record
+from ..record import MIN_YEAR, Lastmod
 from ..report import Report
 from ..urls import normalize_url, resolve, scope_of
 
 if TYPE_CHECKING:
-    from .feedstream import FeedEntries, FeedEntry
+    from .feedpass import FeedEntries, FeedEntry
+    from .feedpolicy import FeedRead
 
 __all__ = ["DEFAULT_MAX_FEED_BYTES", "read_feed"]
 
 # A feed is parsed whole (feedparser needs it in memory, and about ten times its size while
 # parsing), so it is refused above this size. 32 MiB is twice a 50,000-item RSS feed (16 MB),
 # larger than any real feed we have seen, and keeps a malformed feed that only feedparser can
-# read within a few hundred MB; --max-feed-bytes changes it.
+# read within a few hundred MB; `max_feed_bytes` changes it.
 DEFAULT_MAX_FEED_BYTES = 32 * 1024 * 1024
-
-# A DOCTYPE that declares entities, in UTF-8/ASCII-compatible or UTF-16 bytes. Checked before
-# feedparser sees the document: its SAX parser would expand internal entities.
-_ENTITY_DECL = (b"<!ENTITY", "<!ENTITY".encode("utf-16-le"), "<!ENTITY".encode("utf-16-be"))
 
 
 def read_all(stream: IO[bytes], source: str, max_bytes: int) -> bytes:
     data = stream.read(max_bytes + 1)
     if len(data) > max_bytes:
         raise InputError(source, None, f"feed larger than {max_bytes:,} bytes; a feed is parsed "
-                         "whole, raise --max-feed-bytes if this one is genuine")
+                         "whole, raise `max_feed_bytes` if this one is genuine",
+                         parameter="max_feed_bytes")
     return data
 
 
-def read_feed(stream: IO[bytes], source: str, report: Report, base_url: Optional[str] = None,
-              *, max_bytes: int = DEFAULT_MAX_FEED_BYTES) -> Iterator[Record]:
-    """Yield a Record per feed entry (see read_feed_batches)."""
-    return unbatched(read_feed_batches(stream, source, report, base_url, max_bytes=max_bytes))
-
-
-def read_feed_batches(stream: IO[bytes], source: str, report: Report,
+def read_feed(stream: IO[bytes], source: str, report: Report,
                       base_url: Optional[str] = None, *,
                       max_bytes: int = DEFAULT_MAX_FEED_BYTES) -> Iterator[Batch]:
     """Yield the feed's entries in batches: each one's page link and its updated-else-published
@@ -50,33 +42,19 @@ def read_feed_batches(stream: IO[bytes], source: str, report: Report,
 
     The page URL is the entry's first rel="alternate" link (no rel counts as alternate), else
     feedparser's ``link`` (RSS <link>, or a permalink <guid>). Relative links are resolved
-    against xml:base and ``base_url`` (the document's own URL, else --base-url), and without
-    ``base_url`` against the feed's own site link; one still relative is left to the URL check
-    to report. The site link goes to ``report.site`` when no input has stated one yet: it is
-    the run's scope without --base-url.
+    against xml:base and ``base_url`` (the document's own URL, else the run's `base_url`), and
+    without ``base_url`` against the feed's own site link; one still relative is left to the URL
+    check to report. The site link goes to ``report.site`` when no input has stated one yet: it
+    is the run's scope without a `base_url`.
 
-    A well-formed feed is read by the streaming fast path (``feedstream``), which gives exactly
-    feedparser's answer about 25 times faster; anything it does not understand, a malformed
-    feed above all, goes to feedparser itself.
+    Which parser reads the feed, what is refused and what is malformed is decided by
+    feedpolicy.read_feed_entries (``check`` uses the same): the streaming fast pass gives
+    exactly feedparser's answer about 25 times faster; anything it does not understand, a
+    malformed feed above all, goes to feedparser itself (and every feed does in the reference
+    mode). A malformed feed that can still be read is read with a warning.
     """
-    # feedparser and the fast path that replays it take a tenth of a second to import: only a
-    # run that reads a feed pays for them
-    from .feedstream import EntityDeclared, FastPathUnsupported, TooComplex, parse_feed_entries
-
     data = read_all(stream, source, max_bytes)
-    try:
-        # the fast path's parser refuses any entity declaration itself (EntityDeclared), and
-        # what goes past the bounds of xmlutil.MarkupGuard (TooComplex)
-        entries = parse_feed_entries(data, base_url)
-    except TooComplex as exc:
-        raise InputError(source, exc.line, exc.reason) from None
-    except EntityDeclared:
-        raise InputError(source, None, ENTITIES_REFUSED) from None
-    except FastPathUnsupported:
-        if any(marker in data for marker in _ENTITY_DECL):  # a plain substring search, in C
-            raise InputError(source, None, ENTITIES_REFUSED) from None
-        _guard_whole(data, source)
-        entries = _via_feedparser(data, source, report, base_url)
+    entries = _entries(_policy(data, source, base_url), source, report)
     site = _site(entries)
     if site is not None and not base_url:  # the feed's own site is the base of what is left
         for i in [i for i, e in enumerate(entries) if e.link and not _HTTP.match(e.link)]:
@@ -111,8 +89,29 @@ def read_feed_batches(stream: IO[bytes], source: str, report: Report,
                         lastmods if lastmods.count(None) < len(lastmods) else None)
 
 
-ENTITIES_REFUSED = ("the feed declares entities (DOCTYPE with <!ENTITY>); refused for safety: "
-                    "entity expansion and external entities are not allowed")
+def _policy(data: bytes, source: str, base_url: Optional[str]) -> FeedRead:
+    # feedparser and the fast pass that replays it take a tenth of a second to import: only a
+    # run that reads a feed pays for them
+    from ..xmlutil import XMLRefused
+    from .feedpolicy import FeedUnreadable, read_feed_entries
+
+    try:
+        return read_feed_entries(data, base_url)
+    except XMLRefused as exc:  # entities, or past a bound of xmlutil.MarkupGuard
+        raise InputError(source, exc.line, str(exc)) from None
+    except FeedUnreadable as exc:
+        raise InputError(source, None, f"not a feed that can be read ({exc})") from None
+
+
+def _entries(read: FeedRead, source: str, report: Report) -> FeedEntries:
+    """The entries, once feedparser's complaint about a malformed feed is reported."""
+    bad = read.malformed
+    if bad is not None:
+        if not read.is_feed:
+            raise InputError(source, bad.line, f"not a feed that can be read: {bad.reason}")
+        report.warn("malformed feed", source, bad.line,
+                    f"malformed feed, read as far as possible: {bad.reason}")
+    return read.entries
 
 
 def _site(entries: list[FeedEntry]) -> Optional[str]:
@@ -149,54 +148,3 @@ def _drop_placeholders(lastmods: list[Optional[Lastmod]], lines: list[Optional[i
             lastmods[i] = None
             report.warn("placeholder lastmod", source, lines[i], f"date {value.isoformat()} "
                         f"is a placeholder (a year before {MIN_YEAR}), not a date; no lastmod")
-
-
-def _guard_whole(data: bytes, source: str) -> None:
-    """Before feedparser parses a feed the fast path gave up on (often one that is not
-    well-formed, where the fast path stopped early): the same bound on tag size, so that one
-    tag with millions of attributes is not held whole (by expat, then by feedparser's dicts),
-    and the same cap on namespace declarations, counted on the bytes (an upper bound)."""
-    from ..xmlutil import MAX_NAMESPACES, MarkupGuard, XMLTooComplex
-
-    guard = MarkupGuard()
-    try:
-        for i in range(0, len(data), 1 << 16):
-            guard.scan(data[i:i + (1 << 16)])
-    except XMLTooComplex as exc:
-        line = data.count(b"\n", 0, i) + 1
-        raise InputError(source, line, str(exc)) from None
-    for n, m in enumerate(_XMLNS.finditer(data), 1):
-        if n > MAX_NAMESPACES:
-            raise InputError(source, data.count(b"\n", 0, m.start()) + 1, "more than "
-                             f"{MAX_NAMESPACES:,} namespace declarations")
-
-
-_XMLNS = re.compile(rb"xmlns(?::[^\s=>]*)?\s*=")
-
-
-def _via_feedparser(data: bytes, source: str, report: Report,
-                    base_url: Optional[str]) -> FeedEntries:
-    import feedparser
-
-    from .feedstream import feedparser_entries
-
-    try:
-        entries, parsed = feedparser_entries(data, base_url)
-    except Exception as exc:  # noqa: BLE001
-        # feedparser promises never to raise (it sets bozo), but hostile bytes still reach
-        # errors inside it (a NUL in the declared encoding name: ValueError; odd nesting:
-        # TypeError). Whatever it is, it is this input's fault: bad data, not a crash.
-        raise InputError(source, None, f"not a feed that can be read ({type(exc).__name__}: "
-                         f"{exc})") from None
-    bozo = parsed.get("bozo_exception")  # type: ignore[attr-defined]
-    if bozo is not None and not (base_url and isinstance(bozo, feedparser.NonXMLContentType)):
-        if not parsed.get("version") and not entries:  # type: ignore[attr-defined]
-            raise InputError(source, _bozo_line(bozo), f"not a feed that can be read: {bozo}")
-        report.warn("malformed feed", source, _bozo_line(bozo),
-                    f"malformed feed, read as far as possible: {bozo}")
-    return entries
-
-
-def _bozo_line(exc: Exception) -> Optional[int]:
-    get = getattr(exc, "getLineNumber", None)
-    return get() if callable(get) else None

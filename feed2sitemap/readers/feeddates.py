@@ -1,5 +1,5 @@
 """Entry dates as feedparser reads them, as aware UTC datetimes, with a quick path for the two
-common shapes (split from feedstream.py, which replays the rest of feedparser's rules)."""
+common shapes (split from the fast pass, feedpass.py, whose rules are in feedcompat.py)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,191 @@
+"""Which path reads a feed, what counts as malformed and what is refused: one policy, used by
+the converter's reader (readers/feed.py) and by ``check``.
+
+1. The fast pass (feedpass.py) is trusted whenever it answers: it gives feedparser's answer or
+   raises FastPathUnsupported. In the reference mode (mode.reference()) it is not tried.
+2. Refused, by either path: a document that declares entities (xmlutil's one rule; feedparser
+   would expand internal ones) and one past a bound of xmlutil.MarkupGuard (checked by the
+   fast pass as it goes, before feedparser by a pass of its own).
+3. Otherwise feedparser reads it. A feed it calls malformed (``bozo``) is read as far as it
+   goes, and the complaint returned as ``Malformed`` for the caller to warn about or report;
+   one where it finds neither a feed version nor an entry is no feed (``is_feed``).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass
+from typing import Any
+from xml.parsers import expat
+
+import feedparser
+
+from .. import mode
+from ..xmlutil import (
+    MAX_NAMESPACES,
+    MarkupGuard,
+    XMLTooComplex,
+    forbid_entities,
+    forbid_entities_in,
+)
+from .feedcompat import headers, prepare
+from .feeddates import _known, _to_utc
+from .feedpass import CHUNK, FastPathUnsupported, FeedEntries, FeedEntry, parse_feed_entries
+
+__all__ = ["FeedRead", "FeedUnreadable", "Malformed", "feedparser_entries", "read_feed_entries"]
+
+
+@dataclass(frozen=True)
+class Malformed:
+    """feedparser's complaint (its ``bozo_exception``) about a feed it read anyway."""
+
+    reason: str
+    line: int | None
+    encoding_only: bool  # only the declared encoding was wrong (CharacterEncodingOverride)
+
+
+@dataclass(frozen=True)
+class FeedRead:
+    """What a feed holds, by the policy above."""
+
+    entries: FeedEntries  # with .site, the feed's own link
+    fast: bool  # read by the fast pass (entries have lines); else by feedparser (lines are 0)
+    malformed: Malformed | None = None
+    is_feed: bool = True  # False: feedparser found no feed version and no entry
+
+
+class FeedUnreadable(ValueError):
+    """feedparser itself raised on the document (it promises not to, but hostile bytes reach
+    errors inside it); ``cause`` is its exception."""
+
+    def __init__(self, cause: Exception) -> None:
+        super().__init__(f"{type(cause).__name__}: {cause}")
+        self.cause = cause
+
+
+def read_feed_entries(data: bytes, base_url: str | None = None) -> FeedRead:
+    """Read a whole feed document by the policy above.
+
+    Raises xmlutil.EntitiesForbidden or XMLTooComplex (refused; ``line`` where known) and
+    FeedUnreadable. ``base_url`` is the document's URI (relative links resolve against it).
+    """
+    if not mode.reference():
+        try:
+            return FeedRead(parse_feed_entries(data, base_url), fast=True)
+        except FastPathUnsupported:
+            pass
+    forbid_entities_in(data)  # a plain substring search, in C: before feedparser sees them
+    _guard_whole(data)
+    _guard_elements(data, base_url)
+    try:
+        entries, parsed = feedparser_entries(data, base_url)
+    except Exception as exc:  # noqa: BLE001 - whatever it is, it is this input's fault
+        raise FeedUnreadable(exc) from None
+    return FeedRead(entries, fast=False, malformed=_malformed(parsed, base_url),
+                    is_feed=bool(parsed.get("version")) or bool(entries))
+
+
+def _malformed(parsed: Any, base_url: str | None) -> Malformed | None:
+    bozo = parsed.get("bozo_exception")
+    # A document given a URI but no Content-Type is "non-XML content" to feedparser: not a fault
+    # of the feed (we pass no Content-Type at all).
+    if bozo is None or (base_url and isinstance(bozo, feedparser.NonXMLContentType)):
+        return None
+    get = getattr(bozo, "getLineNumber", None)
+    return Malformed(str(bozo), get() if callable(get) else None,
+                     isinstance(bozo, feedparser.CharacterEncodingOverride))
+
+
+_XMLNS = re.compile(rb"xmlns(?::[^\s=>]*)?\s*=")
+
+
+def _guard_whole(data: bytes) -> None:
+    """Before feedparser parses a feed the fast pass gave up on (often one that is not
+    well-formed, where the pass stopped early): the same bound on tag size, so that one tag
+    with millions of attributes is not held whole (by expat, then by feedparser's dicts), and
+    the same cap on namespace declarations, counted on the bytes (an upper bound)."""
+    guard = MarkupGuard()
+    start = 0
+    try:
+        for start in range(0, len(data), 1 << 16):
+            guard.scan(data[start : start + (1 << 16)])
+    except XMLTooComplex as exc:
+        raise XMLTooComplex(str(exc), data.count(b"\n", 0, start) + 1) from None
+    for n, m in enumerate(_XMLNS.finditer(data), 1):
+        if n > MAX_NAMESPACES:
+            raise XMLTooComplex(f"more than {MAX_NAMESPACES:,} namespace declarations",
+                                data.count(b"\n", 0, m.start()) + 1)
+
+
+def _guard_elements(data: bytes, base_url: str | None) -> None:
+    """The fast pass's bounds on elements (names, attributes, namespace declarations, depth at
+    each chunk's end), for a feed feedparser is about to read: an expat pass with nothing but
+    xmlutil.MarkupGuard, decoded as the fast pass decodes, so that both paths refuse the same
+    documents at the same lines. Where the document stops being well-formed (or readable) the
+    pass stops quietly: that is feedparser's to judge."""
+    try:
+        body, encoding, shift = prepare(data, base_url)
+    except FastPathUnsupported:
+        return  # an encoding only feedparser reads: the bounds on the bytes stand alone
+    guard = MarkupGuard()
+    p = expat.ParserCreate(encoding, " ")
+    p.namespace_prefixes = True
+    forbid_entities(p)
+    p.SkippedEntityHandler = lambda *_: None  # an undefined entity is feedparser's call
+    p.StartNamespaceDeclHandler = guard.namespace
+    depth = 0
+
+    def start(name: str, attrs: dict[str, str]) -> None:
+        nonlocal depth
+        depth += 1
+        guard.element(name, attrs)
+
+    def end(name: str) -> None:
+        nonlocal depth
+        depth -= 1
+
+    p.StartElementHandler, p.EndElementHandler = start, end
+    try:
+        for i in range(0, len(body), CHUNK):
+            p.Parse(body[i : i + CHUNK], False)
+            guard.depth(depth)
+    except (expat.ExpatError, UnicodeError, LookupError):
+        return
+    except XMLTooComplex as exc:
+        raise XMLTooComplex(str(exc), p.CurrentLineNumber + shift) from None
+
+
+# --------------------------------------------------------------------------- the reference
+
+
+def _page_url(entry: dict[str, Any]) -> str | None:
+    """Our rule: the first rel="alternate" link (no rel counts), else feedparser's ``link``."""
+    links = dict.get(entry, "links")
+    for link in links if isinstance(links, list) else ():
+        href = link.get("href") if isinstance(link, dict) else None
+        if href and isinstance(href, str) and link.get("rel", "alternate") == "alternate":
+            return href
+    link = dict.get(entry, "link")  # may be "" (an empty <link>, an unusable guid): kept as is
+    return link if isinstance(link, str) else None
+
+
+def feedparser_entries(data: bytes, base_url: str | None = None) -> tuple[FeedEntries, Any]:
+    """The entries as feedparser sees them, and feedparser's result. This defines "correct".
+
+    No refusal here: the caller (read_feed_entries) has applied the policy.
+    """
+    # A BytesIO, not the bytes: given bytes, feedparser first tries them as a file name.
+    result = feedparser.parse(io.BytesIO(data), response_headers=headers(base_url))
+    entries = FeedEntries(
+        # dict.get: FeedParserDict.get("updated_parsed") falls back to published with a warning.
+        FeedEntry(
+            _page_url(e),
+            _to_utc(_known(dict.get(e, "updated_parsed")) or dict.get(e, "published_parsed")),
+            0,
+        )
+        for e in result["entries"]
+    )
+    site = dict.get(result.get("feed") or {}, "link")
+    entries.site = site if isinstance(site, str) else None
+    return entries, result
