@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from feed2sitemap import Record, read, write
+from feed2sitemap.mode import reference
 from feed2sitemap.options import WriteOptions
 
 from .test_security import NS, Result, assert_refused, run_measured, untouched
@@ -127,6 +128,8 @@ def test_namespace_declarations_are_capped(kind: str, tmp_path: Path, out: Path)
                          "more than 1,000 namespace declarations")
 
 
+@pytest.mark.skipif(reference(), reason="the fast path's bound: feedparser itself, the "
+                    "reference path, takes 20 s over these names (its own namespace search)")
 def test_element_names_are_resolved_in_linear_time(tmp_path: Path, out: Path) -> None:
     # 900 declarations (under the cap) and 200,000 element names in the last namespace: each new
     # name searched every declaration before (11 s for the fast path alone)

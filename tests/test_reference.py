@@ -8,8 +8,8 @@ drifted from the rule it shortcuts."""
 from __future__ import annotations
 
 import io
-import re
 import os
+import re
 from collections.abc import Iterator
 from datetime import date
 from pathlib import Path
