@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
 from typing import Optional
 
-from .extensions.model import Extensions
+from .extensions.value import Extensions
 from .record import Lastmod, Record, make_record
 from .urls import CleanLocs
 

@@ -26,13 +26,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from itertools import repeat
+from typing import TYPE_CHECKING
 
 from .batch import BATCH as BATCH_ROWS
 from .batch import Batch
 from .errors import OutputError
-from .extensions.merging import ExtensionMerger
-from .extensions.model import EMPTY, Extensions
+from .extensions.value import EMPTY, Extensions
 from .record import CHANGEFREQS, Lastmod
+
+if TYPE_CHECKING:
+    from .extensions.merging import ExtensionMerger
 
 __all__ = ["DEFAULT_MEMORY_LIMIT", "MEMORY_PER_URL", "MergeCounts", "MergeStore"]
 
@@ -211,6 +214,8 @@ class MergeStore:
                     self._flush()
 
     def _add_extensions(self, batch: Batch) -> None:
+        from .extensions.merging import ExtensionMerger  # (only a run with extensions)
+
         lastmods = batch.lastmods or repeat(None)
         for loc, ext, lastmod in zip(batch.locs, batch.extensions or (), lastmods, strict=False):
             if ext:

@@ -11,7 +11,7 @@ from datetime import date, datetime
 from typing import Optional
 
 from .errors import OptionError
-from .extensions.model import EMPTY, Extensions
+from .extensions.value import EMPTY, Extensions
 from .rules import (
     CANONICAL_LASTMOD,
     CHANGEFREQ_SET,

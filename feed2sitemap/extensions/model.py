@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Optional, Union
 
+from .value import EMPTY, Extensions
+
 # record.Lastmod, spelt out: record.py imports this module (a Record carries Extensions)
 Lastmod = Union[date, datetime]
 
@@ -149,36 +151,7 @@ class Mobile:
     type: Optional[str] = None
 
 
-@dataclass(frozen=True, slots=True)
-class Extensions:
-    """Everything a <url> carries besides its core fields; every kind empty by default.
-
-    ``bool(ext)`` is False when there is nothing at all: the test a writer or a merge makes
-    per URL, so the common case (no extension) costs one call.
-    """
-
-    images: tuple[Image, ...] = ()
-    videos: tuple[Video, ...] = ()
-    news: tuple[News, ...] = ()
-    alternates: tuple[Alternate, ...] = ()
-    mobile: tuple[Mobile, ...] = ()
-    foreign: tuple[Foreign, ...] = ()
-
-    def __bool__(self) -> bool:
-        return bool(self.images or self.videos or self.news or self.alternates or self.mobile
-                    or self.foreign)
-
-    def kinds(self) -> frozenset[str]:
-        """The names of the kinds present ("images", "videos", …, "foreign")."""
-        return frozenset(k for k in ("images", "videos", "news", "alternates", "mobile",
-                                     "foreign") if getattr(self, k))
-
-    def foreign_namespaces(self) -> tuple[str, ...]:
-        """The namespaces of the foreign elements, each once, in order of appearance."""
-        return tuple(dict.fromkeys(f.namespace for f in self.foreign))
-
-
-EMPTY = Extensions()
+# Extensions and EMPTY live in value.py (every run imports them: a Record carries one)
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,8 +23,6 @@ from typing import IO, Any, Optional
 
 from ..batch import BATCH, Batch
 from ..errors import InputError
-from ..extensions.jsonform import from_json
-from ..extensions.model import Extensions
 from ..mode import reference
 from ..report import Report
 from .fields import Problem, Rows, rows_to_batches
@@ -316,8 +314,10 @@ def _json_rows(part: list[str], numbers: Sequence[int], source: str,
     return rows
 
 
-def _extensions(objs: list[dict[str, Any]], problems: list[Problem]) -> list[Extensions]:
+def _extensions(objs: list[dict[str, Any]], problems: list[Problem]) -> list[Any]:
     """Each row's extensions (EMPTY for none); an item that cannot be read is a problem."""
+    from ..extensions.jsonform import from_json  # (only rows with extensions)
+
     column = []
     for i, obj in enumerate(objs):
         ext, errors = from_json(obj)

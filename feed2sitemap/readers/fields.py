@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..batch import Batch
-from ..extensions.model import Extensions
 from ..mode import reference
 from ..record import (
     CANONICAL_LASTMOD,
@@ -23,7 +22,6 @@ from ..record import (
     parse_priority,
 )
 from ..report import Report
-from .urlext import held_to_rules
 
 __all__ = ["Problem", "Rows", "parse_column", "rows_to_batches"]
 
@@ -46,7 +44,7 @@ class Rows:
     priorities: list[Optional[str]]
     sitemaps: Optional[list[bool]] = None
     problems: list[Problem] = field(default_factory=list)
-    extensions: Optional[list[Extensions]] = None  # JSON Lines rows may carry them
+    extensions: Optional[list[Any]] = None  # JSON Lines rows may carry them (Extensions)
 
 
 def parse_column(raw: Sequence[Optional[str]], parse: Callable[[str], Any], what: str,
@@ -151,6 +149,8 @@ def rows_to_batches(rows: Rows, source: str, report: Report) -> list[Batch]:
             report.skip("bad line", source, rows.lines[i], message)
     extensions = None
     if rows.extensions is not None:
+        from .urlext import held_to_rules  # (only rows with extensions)
+
         extensions = held_to_rules(rows.extensions, locs, rows.lines, source, report)
     batch = Batch(locs, source, rows.lines, lastmods, changefreqs, priorities,
                   extensions=extensions)

@@ -24,7 +24,6 @@ from ..xmlutil import (
     safe_expat_parser,
 )
 from .fields import parse_column
-from .urlext import UrlExtensions, extensions_column
 
 __all__ = ["SITEMAP_NS", "read_sitemap"]
 
@@ -75,8 +74,11 @@ class _Entries:
             else:
                 self.report.skip("no loc", self.source, lines[i], message)
         numbers: list[Optional[int]] = list(lines)
-        extensions = None if found is None else extensions_column(
-            found, locs, numbers, self.source, self.report)
+        extensions = None
+        if found is not None:
+            from .urlext import extensions_column  # (only a sitemap with extensions)
+
+            extensions = extensions_column(found, locs, numbers, self.source, self.report)
         batch = Batch(locs, self.source, numbers, lastmods, changefreqs, priorities,
                       self.is_index, extensions=extensions).without(missing)
         return batch if batch.locs else None
@@ -146,7 +148,7 @@ class _Parse:
         self.foreign: dict[str, int] = {}
         self.entry = ["", ""]  # the entry's local name and the root's namespace
         self.declared: set[str] = set()  # namespaces declared before the root was read
-        self.extensions: Optional[UrlExtensions] = None
+        self.extensions: Optional[Any] = None  # the extension pass, once on (urlext.py)
         parser.StartNamespaceDeclHandler = self.namespace
         parser.StartElementHandler = self.root
         parser.EndElementHandler, self.ends = self.end_handler()
@@ -198,6 +200,8 @@ class _Parse:
             self.extend()
 
     def extend(self) -> None:
+        from .urlext import UrlExtensions  # (only a sitemap that declares a second namespace)
+
         parser = self.parser
         entry_name = (self.entry[1] + " " if self.entry[1] else "") + self.entry[0]
         self.extensions = ext = UrlExtensions(parser, self.entry[1], entry_name, self.text,

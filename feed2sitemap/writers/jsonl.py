@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 
 from ..batch import Batch
-from ..extensions.jsonform import to_json
 from ..mode import reference
 from ..record import Record, format_lastmod
 from .base import Format
@@ -48,6 +47,8 @@ class JsonLinesFormat(Format):
         if record.is_sitemap:
             parts.append(',"sitemap":true')
         if record.extensions:
+            from ..extensions.jsonform import to_json  # (only a run with extensions)
+
             parts.append("," + _dumps(to_json(record.extensions))[1:-1])
         parts.append("}\n")
         return "".join(parts)

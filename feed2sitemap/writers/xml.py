@@ -7,7 +7,6 @@ from datetime import date, datetime
 from typing import Any, Optional
 
 from ..batch import Batch
-from ..extensions.xmlout import declarations, serialize
 from ..mode import reference
 from ..record import format_lastmod
 from ..xmlutil import escape_specials, escape_uris, needs_escaping, xml_escape
@@ -47,6 +46,8 @@ class UrlsetFormat(Format):
         <urlset>; a namespace that first appears later is declared where it is used."""
         if batch.extensions is None:
             return self
+        from ..extensions.xmlout import declarations  # (only a run with extensions)
+
         kinds: set[str] = set()
         foreign: dict[str, None] = {}
         for ext in batch.extensions:
@@ -82,6 +83,8 @@ class UrlsetFormat(Format):
         if batch.extensions is None:
             return [f"<url><loc>{loc}</loc>{lm}{cf}{pr}</url>\n" for loc, lm, cf, pr in
                     _columns(batch)]
+        from ..extensions.xmlout import serialize  # (only a run with extensions)
+
         prefixes = self.prefixes
         return [f"<url><loc>{loc}</loc>{lm}{cf}{pr}{serialize(ext, prefixes) if ext else ''}"
                 "</url>\n" for (loc, lm, cf, pr), ext in zip(_columns(batch), batch.extensions,
