@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from itertools import repeat
@@ -30,9 +29,9 @@ from typing import TYPE_CHECKING
 
 from .batch import BATCH as BATCH_ROWS
 from .batch import Batch
-from .errors import OutputError
 from .extensions.value import EMPTY, Extensions
 from .record import CHANGEFREQS, Lastmod
+from .spill import open_spill, spill_errors
 
 if TYPE_CHECKING:
     from .extensions.merging import ExtensionMerger
@@ -206,8 +205,8 @@ class MergeStore:
                 mem[loc] = state
                 self._used += MEMORY_PER_URL + len(loc)
                 if self._used > self.memory_limit:
-                    with _spill_errors():
-                        db = self._db = self._open_db(self.memory_limit)
+                    with spill_errors():
+                        db = self._db = open_spill(self.memory_limit, _fold_blobs)
             else:
                 self._batch.append((loc, _to_blob(state)))
                 if len(self._batch) >= BATCH:
@@ -239,23 +238,9 @@ class MergeStore:
         self._priorities.append(value)
         return ix
 
-    @staticmethod
-    def _open_db(memory_limit: int) -> sqlite3.Connection:
-        # "" is a private temporary database on disk, deleted by SQLite when closed. No journal
-        # and no sync: it lives for one run, and a crash loses nothing worth keeping.
-        db = sqlite3.connect("")
-        db.execute("PRAGMA journal_mode = OFF")
-        db.execute("PRAGMA synchronous = OFF")
-        # 64 MiB of page cache (less under a smaller budget), the rest on disk
-        db.execute(f"PRAGMA cache_size = -{max(1, min(65536, memory_limit >> 10))}")
-        db.create_function("fold", 2, _fold_blobs, deterministic=True)
-        # rowid is the insertion order; an upsert keeps the row's rowid
-        db.execute("CREATE TABLE url (loc TEXT PRIMARY KEY, state BLOB NOT NULL)")
-        return db
-
     def _flush(self) -> None:
         if self._batch and self._db is not None:
-            with _spill_errors():
+            with spill_errors():
                 self._db.executemany(
                     "INSERT INTO url (loc, state) VALUES (?, ?) "
                     "ON CONFLICT (loc) DO UPDATE SET state = fold(state, excluded.state)",
@@ -273,7 +258,7 @@ class MergeStore:
             self._mem = {}
             if self._db is not None:
                 before = counts.urls
-                with _spill_errors():
+                with spill_errors():
                     rows = self._db.execute("SELECT loc, state FROM url ORDER BY rowid")
                     yield from self._emit(
                         ((loc, int.from_bytes(state, "little")) for loc, state in rows), counts)
@@ -378,27 +363,3 @@ class _Columns:
         if not any(found):
             return None
         return [EMPTY if m is None else m.value() for m in found]
-
-
-def _sqlite_temp_dir() -> str:
-    """Where SQLite puts a temporary database on Unix: the first usable of these."""
-    for where in (os.environ.get("SQLITE_TMPDIR"), os.environ.get("TMPDIR"), "/var/tmp",
-                  "/usr/tmp", "/tmp"):
-        if where and os.path.isdir(where) and os.access(where, os.W_OK | os.X_OK):
-            return where
-    return "."
-
-
-@contextmanager
-def _spill_errors() -> Iterator[None]:
-    """A failing spill (the temporary directory full or read-only) is a clear error, not a
-    sqlite3 traceback: exit 1, and the output is untouched (it is renamed into place only at
-    the end of a run that succeeds)."""
-    try:
-        yield
-    except sqlite3.Error as exc:
-        where = _sqlite_temp_dir()
-        raise OutputError(
-            f"merging spilled past the memory budget to a temporary SQLite file in {where}, and "
-            f"that failed ({exc}); make room there, or set TMPDIR to a directory with space "
-            "(about 100 bytes per URL)") from None

@@ -34,8 +34,7 @@ __all__ = ["COLUMNS", "EXTENSION_FIELDS", "csv_rows", "header_columns", "jsonl_r
 COLUMNS = ("loc", "lastmod", "changefreq", "priority")
 _ALIASES = {"url": "loc"}
 # JSON Lines fields that belong to the sitemap extensions (image:, video:, news:, xhtml:link).
-# The extensions a JSON Lines row may carry (extensions/jsonform.py), under our names and the
-# npm sitemap package's (img, video, links)
+# A JSON Lines row's extensions (extensions/jsonform.py); the last three: npm sitemap's names
 EXTENSION_FIELDS = ("images", "videos", "news", "alternates", "mobile", "foreign",
                     "img", "video", "links")
 _JSON_FIELDS = frozenset(COLUMNS) | {"url", "sitemap"}
@@ -317,7 +316,6 @@ def _json_rows(part: list[str], numbers: Sequence[int], source: str,
 def _extensions(objs: list[dict[str, Any]], problems: list[Problem]) -> list[Any]:
     """Each row's extensions (EMPTY for none); an item that cannot be read is a problem."""
     from ..extensions.jsonform import from_json  # (only rows with extensions)
-
     column = []
     for i, obj in enumerate(objs):
         ext, errors = from_json(obj)
