@@ -202,3 +202,70 @@ def test_an_unknown_sitemaps_org_element_is_skipped_with_a_warning(tmp_path: Pat
     assert record.extensions == Extensions(images=(Image("https://c.example/1.jpg"),))
     assert report.warnings == {"unknown element": 1}
     assert report.problems[0].line == 3
+
+
+# --- feeds: enclosures, Media RSS, iTunes, multilingual Atom -----------------------------------
+
+MEDIA = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "media-feeds"
+
+
+def _media(name: str) -> Path:
+    path = MEDIA / name
+    if not path.exists():
+        pytest.skip(f"{path} is not there (../shared is optional)")
+    return path
+
+
+def test_a_youtube_channel_feed_gives_each_video_with_its_thumbnail() -> None:
+    (record,) = read(_media("feed-io__sample-youtube.xml"))
+    (video,) = record.extensions.videos
+    assert video.thumbnail_loc == "https://i2.ytimg.com/vi/YT_VIDEO_ID/hqdefault.jpg"
+    assert video.title == "YT_VIDEO_TITLE"
+    assert video.player_loc == "https://www.youtube.com/v/YT_VIDEO_ID?version=3"
+    assert record.extensions.images[0].loc == video.thumbnail_loc
+
+
+def test_a_podcast_episode_gets_its_itunes_image() -> None:
+    (record,) = read(_media("feed-rs__rss_2.0_anchorfm.xml"))
+    assert [i.loc for i in record.extensions.images] == [
+        "https://d3t3ozftmdmh3i.cloudfront.net/production/podcast_uploaded/23591441/"
+        "23591441-1649013735716-25c2d16df92e8.jpg"]
+
+
+ATOM_I18N = b"""<?xml version="1.0" encoding="utf-8"?>
+<feed xmlns="http://www.w3.org/2005/Atom"><title>t</title><id>urn:x</id>
+<updated>2024-05-01T00:00:00Z</updated><link href="https://e.example/"/>
+<entry><title>Hello</title><id>urn:x:1</id><updated>2024-05-01T00:00:00Z</updated>
+<link rel="alternate" hreflang="en" href="https://e.example/en/hello"/>
+<link rel="alternate" hreflang="de" href="https://e.example/de/hallo"/>
+<link rel="alternate" hreflang="x-default" href="https://e.example/en/hello"/>
+</entry></feed>"""
+
+
+def test_a_multilingual_atom_entry_gives_its_alternates() -> None:
+    (record,) = read(io.BytesIO(ATOM_I18N))
+    assert record.loc == "https://e.example/en/hello"
+    assert [(a.hreflang, a.href) for a in record.extensions.alternates] == [
+        ("en", "https://e.example/en/hello"), ("de", "https://e.example/de/hallo"),
+        ("x-default", "https://e.example/en/hello")]
+
+
+def test_a_feed_without_such_markup_keeps_the_fast_path() -> None:
+    (record,) = read(io.BytesIO(FEED.replace(b"<item><title>N</title><link>https://e.example/new"
+                                             b"</link>\n<pubDate>Sat, 01 Jun 2024 00:00:00 GMT"
+                                             b"</pubDate></item>", b"")))
+    assert record.line is not None  # the fast pass gives lines; feedparser gives none
+    assert not record.extensions
+
+
+def test_a_feed_grows_a_sitemap_with_its_images(tmp_path: Path) -> None:
+    feed = FEED.replace(b"<item><title>A</title>", b'<item><title>A</title><enclosure url="'
+                        b'https://cdn.example/a.jpg" type="image/jpeg" length="1"/>')
+    sitemap = tmp_path / "sitemap.xml"
+    sitemap.write_bytes(_sitemap((PAGE, ALTERNATES)))
+    (tmp_path / "feed.xml").write_bytes(feed)
+    done = run(str(sitemap), str(tmp_path / "feed.xml"), "-o", str(sitemap))
+    assert done.returncode == 0, done.stderr
+    (page,) = [r for r in read(sitemap) if r.loc == PAGE]
+    assert page.extensions == Extensions(images=(Image("https://cdn.example/a.jpg"),),
+                                         alternates=ALTERNATES.alternates)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import IO, TYPE_CHECKING, Optional
+from typing import IO, TYPE_CHECKING, Any, Optional
 
 from ..batch import BATCH, Batch
 from ..errors import InputError
@@ -54,11 +54,13 @@ def read_feed(stream: IO[bytes], source: str, report: Report,
     mode). A malformed feed that can still be read is read with a warning.
     """
     data = read_all(stream, source, max_bytes)
-    entries = _entries(_policy(data, source, base_url), source, report)
+    read = _policy(data, source, base_url)
+    entries = _entries(read, source, report)
     site = _site(entries)
     if site is not None and not base_url:  # the feed's own site is the base of what is left
         for i in [i for i, e in enumerate(entries) if e.link and not _HTTP.match(e.link)]:
             entries[i] = entries[i]._replace(link=resolve(site, entries[i].link or ""))
+    exts = _extensions(read, entries, base_url or site, source, report)
     if site is not None and report.site is None:
         if _on_site(site, entries):
             report.site, report.site_source = site, source
@@ -68,12 +70,14 @@ def read_feed(stream: IO[bytes], source: str, report: Report,
     for start in range(0, len(entries), BATCH):
         part = entries[start: start + BATCH]
         links, dates, numbers = zip(*part, strict=True)
+        part_exts = None if exts is None else exts[start: start + BATCH]
         if all(links):  # the usual case: every entry has its link
             locs: list[str] = list(links)
             lastmods: list[Optional[Lastmod]] = list(dates)
             lines: list[Optional[int]] = [n or None for n in numbers]
         else:
             locs, lastmods, lines = [], [], []
+            kept = []
             for n, (link, lastmod, line) in enumerate(part, start + 1):
                 if not link:
                     report.skip("no link", source, line or None, f"feed entry {n} has no link")
@@ -81,12 +85,36 @@ def read_feed(stream: IO[bytes], source: str, report: Report,
                 locs.append(link)
                 lastmods.append(lastmod)
                 lines.append(line or None)
+                kept.append(n - start - 1)
+            if part_exts is not None:
+                part_exts = [part_exts[i] for i in kept]
         oldest = min(filter(None, lastmods), default=None)  # (in C: no Python call per entry)
         if oldest is not None and oldest.year < MIN_YEAR:
             _drop_placeholders(lastmods, lines, source, report)
         if locs:
             yield Batch(locs, source, lines if any(lines) else None,
-                        lastmods if lastmods.count(None) < len(lastmods) else None)
+                        lastmods if lastmods.count(None) < len(lastmods) else None,
+                        extensions=part_exts if part_exts and any(part_exts) else None)
+
+
+def _extensions(read: FeedRead, entries: FeedEntries, base: Optional[str], source: str,
+                report: Report) -> Optional[list[Any]]:
+    """Each entry's images, video and alternates (extensions/feed.py), when feedparser read
+    the feed; what breaks Google's rules is left out with a warning."""
+    parsed = read.parsed
+    if parsed is None or len(parsed["entries"]) != len(entries):
+        return None
+    from ..extensions.feed import extensions_for_entry  # (only a feed with such markup)
+
+    feed = parsed.get("feed") or {}
+    out = []
+    for n, (raw, entry) in enumerate(zip(parsed["entries"], entries, strict=True), 1):
+        ext, problems = extensions_for_entry(raw, feed, page=entry.link, base=base)
+        for p in problems:
+            report.warn(f"bad {p.kind} extension", source, entry.line or None,
+                        f"feed entry {n}: {p.message()}", url=entry.link)
+        out.append(ext)
+    return out if any(out) else None
 
 
 def _policy(data: bytes, source: str, base_url: Optional[str]) -> FeedRead:

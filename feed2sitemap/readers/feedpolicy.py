@@ -33,7 +33,8 @@ from .feedcompat import headers, prepare
 from .feeddates import _known, _to_utc
 from .feedpass import CHUNK, FastPathUnsupported, FeedEntries, FeedEntry, parse_feed_entries
 
-__all__ = ["FeedRead", "FeedUnreadable", "Malformed", "feedparser_entries", "read_feed_entries"]
+__all__ = ["FeedRead", "FeedUnreadable", "Malformed", "feedparser_entries",
+           "has_extension_markup", "read_feed_entries"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,18 @@ class FeedRead:
     fast: bool  # read by the fast pass (entries have lines); else by feedparser (lines are 0)
     malformed: Malformed | None = None
     is_feed: bool = True  # False: feedparser found no feed version and no entry
+    parsed: Any = None  # feedparser's result, when it read the feed (entries in the same order)
+
+
+# What may carry a page's images, video or alternates (issue 17): enclosures, Media RSS,
+# iTunes' image, hreflang links. A feed holding any is read by feedparser, whose entries the
+# extensions package maps (extensions/feed.py); a substring search, in C, decides.
+_EXTENSION_MARKS = (b"<enclosure", b"enclosure\"", b"enclosure'", b"search.yahoo.com/mrss",
+                    b"itunes.com/dtds/podcast", b"hreflang")
+
+
+def has_extension_markup(data: bytes) -> bool:
+    return any(mark in data for mark in _EXTENSION_MARKS)
 
 
 class FeedUnreadable(ValueError):
@@ -70,7 +83,7 @@ def read_feed_entries(data: bytes, base_url: str | None = None) -> FeedRead:
     Raises xmlutil.EntitiesForbidden or XMLTooComplex (refused; ``line`` where known) and
     FeedUnreadable. ``base_url`` is the document's URI (relative links resolve against it).
     """
-    if not mode.reference():
+    if not mode.reference() and not has_extension_markup(data):
         try:
             return FeedRead(parse_feed_entries(data, base_url), fast=True)
         except FastPathUnsupported:
@@ -83,7 +96,7 @@ def read_feed_entries(data: bytes, base_url: str | None = None) -> FeedRead:
     except Exception as exc:  # noqa: BLE001 - whatever it is, it is this input's fault
         raise FeedUnreadable(exc) from None
     return FeedRead(entries, fast=False, malformed=_malformed(parsed, base_url),
-                    is_feed=bool(parsed.get("version")) or bool(entries))
+                    is_feed=bool(parsed.get("version")) or bool(entries), parsed=parsed)
 
 
 def _malformed(parsed: Any, base_url: str | None) -> Malformed | None:
