@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from .indexnow import IndexNow, Submitted
     from .limits import PROFILES, Profile
     from .merge import MergeCounts
-    from .options import Channel, Defaults, Limits, ReadOptions, WriteOptions
+    from .options import Channel, Defaults, Limits, NewsSitemap, ReadOptions, WriteOptions
     from .outputs import FileInfo
     from .publish import Publish
     from .reading import Web, read, read_batches
@@ -45,7 +45,8 @@ _WHERE = {
     "UnsupportedFormat": "errors", "IndexNow": "indexnow", "Submitted": "indexnow",
     "PROFILES": "limits", "Profile": "limits", "MergeCounts": "merge",
     "Channel": "options", "Defaults": "options", "Limits": "options",
-    "ReadOptions": "options", "WriteOptions": "options", "FileInfo": "outputs",
+    "ReadOptions": "options", "WriteOptions": "options", "NewsSitemap": "options",
+    "FileInfo": "outputs",
     "Publish": "publish", "Web": "reading", "read": "reading", "read_batches": "reading",
     "CHANGEFREQS": "record", "Record": "record", "Progress": "report", "Report": "report",
     "Scope": "urls", "Summary": "writing", "write": "writing", "write_batches": "writing",
@@ -101,6 +102,7 @@ __all__ = [
     "LimitError",
     "Limits",
     "MergeCounts",
+    "NewsSitemap",
     "OptionError",
     "OutputError",
     "Problem",

@@ -28,7 +28,7 @@ from .detect import FORMATS as INPUT_FORMATS
 from .fetch import DEFAULT_TIMEOUT
 from .indexnow import DEFAULT_ENDPOINT, IndexNow, IndexNowError
 from .limits import PROFILES
-from .options import Channel, Defaults, Limits, ReadOptions, WriteOptions
+from .options import Channel, Defaults, Limits, NewsSitemap, ReadOptions, WriteOptions
 from .readers.feed import DEFAULT_MAX_FEED_BYTES
 from .record import CHANGEFREQS
 from .report import Progress, Report
@@ -118,6 +118,12 @@ __all__ = ["Interrupted", "StdoutGone", "check_command", "convert_command", "mai
 @click.option("--lock-timeout", type=click.FloatRange(min=0), default=60.0, show_default=True,
               metavar="SECONDS",
               help="How long to wait for another run writing in the output's directory.")
+@click.option("--news-name", metavar="NAME",
+              help="Write a Google News sitemap: the feeds' articles of the last two days, "
+                   "NAME the publication (at most 1,000 URLs a file).")
+@click.option("--news-language", metavar="CODE",
+              help="The articles' language (ISO 639: en, fr, ...; zh-cn, zh-tw); default: "
+                   "the feed's own.")
 @click.option("--strict", is_flag=True,
               help="Treat every reported problem (skipped URL, dropped field, malformed feed) "
                    "as an error: exit 1, write nothing.")
@@ -128,7 +134,8 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
                     no_dedupe: bool, no_atomic: bool, timeout: float, cache_dir: Optional[str],
                     robots: Optional[str], indexnow_key: Optional[str], indexnow_endpoint: str,
                     indexnow_key_location: Optional[str], dry_run: bool, strict: bool,
-                    base_url: Optional[str], **options: Any) -> None:
+                    base_url: Optional[str], news_name: Optional[str],
+                    news_language: Optional[str], **options: Any) -> None:
     """Turn RSS/Atom feeds, URL lists and sitemaps into sitemaps.
 
     INPUT is a file, an http(s) URL, a robots.txt (its Sitemap: lines) or - for stdin (the
@@ -145,6 +152,8 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
     """
     if inputs.count("-") > 1:
         raise click.UsageError("stdin (-) can be read only once")
+    if news_language is not None and news_name is None:
+        raise click.UsageError("--news-language needs --news-name (a news sitemap)")
     if merge_copies + keep_first + no_dedupe > 1:
         raise click.UsageError("--merge, --keep-first and --no-dedupe exclude each other")
     display = None if quiet or not sys.stderr.isatty() else ProgressLine()
@@ -164,7 +173,9 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
             sys.stdout.buffer if output in (None, "-") else output,
             base_url=base_url, scope_check=not no_scope_check, dedupe_mode=mode,
             report=report, progress=progress, web=Web(timeout, cache_dir),
-            publish=Publish(robots, indexnow, dry_run), **_option_groups(options, no_atomic))
+            publish=Publish(robots, indexnow, dry_run),
+            news=None if news_name is None else NewsSitemap(news_name, news_language),
+            **_option_groups(options, no_atomic))
     except IndexNowError as exc:  # the files are written: say so, then what failed
         say_summary(exc.summary, quiet)  # type: ignore[attr-defined]
         raise

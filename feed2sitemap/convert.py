@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 from .batch import Batch
@@ -22,9 +22,17 @@ from .errors import OptionError
 from .filesafety import find_base
 from .limits import Profile
 from .merge import MergeCounts
-from .options import Channel, Defaults, Limits, ReadOptions, WriteOptions
+from .options import Channel, Defaults, Limits, NewsSitemap, ReadOptions, WriteOptions
 from .outputs import OutputSet
-from .pipeline import apply_defaults, check_length, dedupe, merge, normalize, within_scope
+from .pipeline import (
+    apply_defaults,
+    check_length,
+    dedupe,
+    merge,
+    news_only,
+    normalize,
+    within_scope,
+)
 from .publish import Changes, Publish, check_publish, robots, submit
 from .reading import Reading, Source, Web, read, read_batches, source_name
 from .report import Progress, Report
@@ -56,7 +64,7 @@ def convert(inputs: Sequence[Source], output: Destination, *,
             reading: ReadOptions = ReadOptions(), writing: WriteOptions = WriteOptions(),
             limits: Limits = Limits(), defaults: Defaults = Defaults(),
             channel: Channel = Channel(), web: Web = Web(),
-            publish: Publish = Publish()) -> Summary:
+            publish: Publish = Publish(), news: Optional[NewsSitemap] = None) -> Summary:
     """Read every input, check and normalise the URLs, and write sitemap file(s).
 
     ``inputs``: paths, http(s) URLs or binary streams (one str is one input). ``output``: a
@@ -76,15 +84,22 @@ def convert(inputs: Sequence[Source], output: Destination, *,
     states its site (a feed's own link) gives the scope; ``scope_check`` False keeps URLs of
     other sites. ``web`` says how inputs given by URL are fetched; ``publish`` what to do once
     the files are in place (robots.txt, IndexNow), or ``dry_run`` to write nothing at all.
+    ``news`` writes a Google News sitemap (options.NewsSitemap): the feeds' recent articles,
+    at most 1,000 URLs a file.
     """
     inputs = _inputs(inputs)
+    if news is not None:  # Google News: at most 1,000 <news:news> a sitemap
+        from .extensions.rules import NEWS_PER_FILE
+
+        limits = replace(limits, max_urls=min(limits.max_urls or NEWS_PER_FILE, NEWS_PER_FILE))
     run = _Run.of(inputs, output, base_url, scope_check, dedupe_mode, strict, report,
                   reading, writing, limits, publish)
     out = open_output(output, progress, run.base_url, writing.atomic, writing.lock_timeout,
                       publish.dry_run)
     changes = Changes() if publish.indexnow is not None else None
     try:
-        stream, counts = _steps(run, out, inputs, reading, web, defaults, progress, changes)
+        stream, counts = _steps(run, out, inputs, reading, web, defaults, progress, changes,
+                                news)
         names = ", ".join(source_name(s) for s in inputs)
         summary = write_to(out, stream, run.settings, profile_of(limits.profile, None, None),
                            run.report, run.base_url, names, channel)
@@ -154,12 +169,13 @@ class _Run:
 
 def _steps(run: _Run, out: OutputSet, inputs: Sequence[Source], reading: ReadOptions,
            web: Web, defaults: Defaults, progress: Optional[Progress],
-           changes: Optional[Changes]) -> tuple[Iterator[Batch], Optional[MergeCounts]]:
+           changes: Optional[Changes], news: Optional[NewsSitemap]
+           ) -> tuple[Iterator[Batch], Optional[MergeCounts]]:
     """The batches to write: the inputs read, then each step of the data path in turn."""
     report, prof = run.report, run.profile
     reader = Reading(out, reading.from_format, report, run.doc_url, reading.max_feed_bytes,
                      reading.follow, None if run.scope is None else run.scope.prefix, web,
-                     run.scope_check)
+                     run.scope_check, news)
     # (a special file written through, out.path None, is no earlier version to merge with)
     base_name = run.own_input if run.dedupe_mode == "merge" and out.path is not None else None
     if base_name is not None:
@@ -179,6 +195,10 @@ def _steps(run: _Run, out: OutputSet, inputs: Sequence[Source], reading: ReadOpt
         stream = merge(stream, counts, base=reader.base)
     elif run.dedupe_mode == "first":
         stream = dedupe(stream, report)
+    if news is not None:  # articles of earlier runs age out; what is no article never was news
+        from .extensions.news import now  # (the clock, or SOURCE_DATE_EPOCH)
+
+        stream = news_only(stream, now(), report)
     return apply_defaults(stream, defaults.changefreq, defaults.priority), counts
 
 

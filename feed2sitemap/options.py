@@ -16,7 +16,7 @@ from .limits import Profile
 from .readers.feed import DEFAULT_MAX_FEED_BYTES
 from .record import check_changefreq, check_priority
 
-__all__ = ["Channel", "Defaults", "Limits", "ReadOptions", "WriteOptions"]
+__all__ = ["Channel", "Defaults", "Limits", "NewsSitemap", "ReadOptions", "WriteOptions"]
 
 
 def _positive(value: object, parameter: str, *, integer: bool = True) -> None:
@@ -110,6 +110,30 @@ class Defaults:
             check_changefreq(self.changefreq)
         if self.priority is not None:
             check_priority(self.priority)
+
+
+@dataclass(frozen=True)
+class NewsSitemap:
+    """Write a Google News sitemap from the feeds: each entry published in the last two days
+    (the clock, or SOURCE_DATE_EPOCH) gets a <news:news> with the publication ``name``, the
+    ``language`` (else the feed's own, reduced to Google's codes), its first publication date
+    and its title; older ones, and URLs that are no such article, are left out and counted.
+    At most 1,000 URLs a file (Google News), split into parts with an index beyond."""
+
+    name: str
+    language: Optional[str] = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise OptionError("a Google News sitemap needs the publication's name", "news_name")
+        if self.language is not None:
+            from .extensions.news import news_language
+
+            code = news_language(self.language)
+            if code is None:
+                raise OptionError(f"{self.language!r} is no language code Google News takes "
+                                  "(ISO 639: en, fr, ...; zh-cn or zh-tw)", "news_language")
+            object.__setattr__(self, "language", code)
 
 
 @dataclass(frozen=True)

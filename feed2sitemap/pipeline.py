@@ -9,6 +9,7 @@ given); read ``report.problems`` or pass ``Report(on_problem=...)`` to see them.
 from __future__ import annotations
 
 from collections.abc import Container, Iterable, Iterator
+from datetime import datetime
 from itertools import repeat
 from typing import Optional
 
@@ -19,7 +20,8 @@ from .record import check_changefreq, check_priority
 from .report import Report
 from .urls import Scope, normalize_locs, scope_of, shown
 
-__all__ = ["apply_defaults", "check_length", "dedupe", "merge", "normalize", "within_scope"]
+__all__ = ["apply_defaults", "check_length", "dedupe", "merge", "news_only", "normalize",
+           "within_scope"]
 
 
 def normalize(batches: Iterable[Batch], report: Optional[Report] = None) -> Iterator[Batch]:
@@ -196,6 +198,30 @@ def _with_defaults(batches: Iterable[Batch], changefreq: Optional[str],
                     priorities, batch.is_sitemap, batch.sources, batch.clean, batch.extensions)
         out.site, out.lastmod_texts = batch.site, batch.lastmod_texts
         yield out
+
+
+def news_only(batches: Iterable[Batch], at: datetime,
+              report: Optional[Report] = None) -> Iterator[Batch]:
+    """A Google News sitemap's URLs: those with a <news:news> published within two days of
+    ``at``. The others are left out and counted: "news aged out" (an article that was news
+    when an earlier run wrote it), "not news" (no <news:news> at all)."""
+    from .extensions.news import in_window  # (only a news sitemap)
+
+    report = report if report is not None else Report()
+    for batch in batches:
+        drop = []
+        for i, ext in enumerate(batch.extensions or [None] * len(batch.locs)):
+            dates = [n.publication_date for n in ext.news] if ext else []
+            if dates and any(d is not None and in_window(d, at) for d in dates):
+                continue
+            kind, why = (("news aged out", "published more than two days ago") if dates
+                         else ("not news", "no <news:news> (publication date and title)"))
+            report.skip(kind, *batch.where(i), f"{batch.locs[i][:200]}: {why}",
+                        url=batch.locs[i])
+            drop.append(i)
+        rest = batch.without(drop)
+        if rest.locs:
+            yield rest
 
 
 def merge(batches: Iterable[Batch], counts: Optional[MergeCounts] = None, *,

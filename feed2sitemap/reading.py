@@ -25,9 +25,10 @@ from .follow import (
     RemoteParts,
     follow_index_batches,
 )
+from .options import NewsSitemap
 from .outputs import OutputSet
 from .readers import READERS, WHOLE_READERS
-from .readers.feed import DEFAULT_MAX_FEED_BYTES
+from .readers.feed import DEFAULT_MAX_FEED_BYTES, read_feed
 from .readers.robots import looks_like_robots, read_robots
 from .record import Record
 from .report import Report
@@ -70,9 +71,10 @@ def read_batches(source: Source, from_format: str = "auto", *,
                  report: Optional[Report] = None,
                  base_url: Optional[str] = None, max_feed_bytes: int = DEFAULT_MAX_FEED_BYTES,
                  name: Optional[str] = None, web: Web = Web(),
-                 kinds: Optional[list[str]] = None) -> Iterator[Batch]:
+                 kinds: Optional[list[str]] = None,
+                 news: Optional[NewsSitemap] = None) -> Iterator[Batch]:
     """``read``, in batches (see batch.py): what convert itself uses. The kind of input found
-    is appended to ``kinds`` when given."""
+    is appended to ``kinds`` when given; with ``news`` a feed's entries are news articles."""
     if from_format != "auto" and from_format not in INPUT_FORMATS:
         raise UnsupportedFormat(f"unknown input format {from_format!r}; choose one of: auto, "
                                 f"{', '.join(INPUT_FORMATS)}", "from_format")
@@ -88,16 +90,18 @@ def read_batches(source: Source, from_format: str = "auto", *,
         with contextlib.closing(fetched.stream):
             # relative links resolve against the document's own URL, after redirects
             yield from _read_stream(fetched.stream, name, from_format, report, fetched.url,
-                                    max_feed_bytes, kinds)
+                                    max_feed_bytes, kinds, news)
     elif isinstance(source, (str, os.PathLike)):
         try:
             raw: IO[bytes] = open(source, "rb")
         except OSError as exc:
             raise InputError(name, None, f"cannot open: {exc.strerror}") from None
         with raw:
-            yield from _read_stream(raw, name, from_format, report, base_url, max_feed_bytes, kinds)
+            yield from _read_stream(raw, name, from_format, report, base_url, max_feed_bytes,
+                                    kinds, news)
     else:
-        yield from _read_stream(source, name, from_format, report, base_url, max_feed_bytes, kinds)
+        yield from _read_stream(source, name, from_format, report, base_url, max_feed_bytes,
+                                kinds, news)
 
 
 def _check_source(source: object) -> None:
@@ -111,8 +115,8 @@ def _check_source(source: object) -> None:
 
 
 def _read_stream(raw: IO[bytes], name: str, format: str, report: Report,
-                 base_url: Optional[str], max_feed_bytes: int,
-                 kinds: list[str]) -> Iterator[Batch]:
+                 base_url: Optional[str], max_feed_bytes: int, kinds: list[str],
+                 news: Optional[NewsSitemap] = None) -> Iterator[Batch]:
     try:
         stream, head = open_input(raw, name)
         if not head:
@@ -121,7 +125,10 @@ def _read_stream(raw: IO[bytes], name: str, format: str, report: Report,
         if kind == "text" and format == "auto" and looks_like_robots(name, head):
             kind = "robots"
         kinds.append(kind)
-        if kind in WHOLE_READERS:
+        if kind == "feed" and news is not None:
+            yield from read_feed(stream, name, report, base_url, max_bytes=max_feed_bytes,
+                                 news=news)
+        elif kind in WHOLE_READERS:
             yield from WHOLE_READERS[kind](stream, name, report, base_url,
                                            max_bytes=max_feed_bytes)
         elif kind == "robots":
@@ -142,7 +149,8 @@ class Reading:
 
     def __init__(self, out: OutputSet, from_format: str, report: Report,
                  base_url: Optional[str], max_feed_bytes: int, follow: bool,
-                 base_prefix: Optional[str], web: Web, scope_check: bool) -> None:
+                 base_prefix: Optional[str], web: Web, scope_check: bool,
+                 news: Optional[NewsSitemap] = None) -> None:
         self.out = out
         self.from_format = from_format
         self.report = report
@@ -152,6 +160,7 @@ class Reading:
         self.base_prefix = base_prefix
         self.web = web
         self.scope_check = scope_check
+        self.news = news
         self.base: Optional[set[Optional[str]]] = None  # sources of the output's old version
 
     def all(self, inputs: Sequence[Source]) -> Iterator[Batch]:
@@ -184,7 +193,7 @@ class Reading:
     def read(self, source: Source, name: Optional[str], kinds: list[str]) -> Iterator[Batch]:
         return read_batches(source, self.from_format, report=self.report,
                             base_url=self.base_url, max_feed_bytes=self.max_feed_bytes,
-                            name=name, web=self.web, kinds=kinds)
+                            name=name, web=self.web, kinds=kinds, news=self.news)
 
     def parts_of(self, source: Source, path: Optional[str], is_output: bool) -> Parts:
         if is_url(source):

@@ -13,6 +13,7 @@ from ..report import Report
 from ..urls import normalize_url, resolve, scope_of
 
 if TYPE_CHECKING:
+    from ..options import NewsSitemap
     from .feedpass import FeedEntries, FeedEntry
     from .feedpolicy import FeedRead
 
@@ -35,8 +36,8 @@ def read_all(stream: IO[bytes], source: str, max_bytes: int) -> bytes:
 
 
 def read_feed(stream: IO[bytes], source: str, report: Report,
-                      base_url: Optional[str] = None, *,
-                      max_bytes: int = DEFAULT_MAX_FEED_BYTES) -> Iterator[Batch]:
+              base_url: Optional[str] = None, *, max_bytes: int = DEFAULT_MAX_FEED_BYTES,
+              news: Optional[NewsSitemap] = None) -> Iterator[Batch]:
     """Yield the feed's entries in batches: each one's page link and its updated-else-published
     time.
 
@@ -51,16 +52,21 @@ def read_feed(stream: IO[bytes], source: str, report: Report,
     feedpolicy.read_feed_entries (``check`` uses the same): the streaming fast pass gives
     exactly feedparser's answer about 25 times faster; anything it does not understand, a
     malformed feed above all, goes to feedparser itself (and every feed does in the reference
-    mode). A malformed feed that can still be read is read with a warning.
+    mode). A malformed feed that can still be read is read with a warning. With ``news``,
+    each entry becomes a Google News article (readers/feednews.py), or is left out, counted.
     """
     data = read_all(stream, source, max_bytes)
-    read = _policy(data, source, base_url)
+    read = _policy(data, source, base_url, news is not None)
     entries = _entries(read, source, report)
     site = _site(entries)
     if site is not None and not base_url:  # the feed's own site is the base of what is left
         for i in [i for i, e in enumerate(entries) if e.link and not _HTTP.match(e.link)]:
             entries[i] = entries[i]._replace(link=resolve(site, entries[i].link or ""))
     exts = _extensions(read, entries, base_url or site, source, report)
+    if news is not None:
+        from .feednews import news_entries  # (only a news sitemap)
+
+        entries, exts = news_entries(read, entries, exts, news, source, report)
     if site is not None and report.site is None:
         if _on_site(site, entries):
             report.site, report.site_source = site, source
@@ -117,14 +123,14 @@ def _extensions(read: FeedRead, entries: FeedEntries, base: Optional[str], sourc
     return out if any(out) else None
 
 
-def _policy(data: bytes, source: str, base_url: Optional[str]) -> FeedRead:
+def _policy(data: bytes, source: str, base_url: Optional[str], parsed: bool) -> FeedRead:
     # feedparser and the fast pass that replays it take a tenth of a second to import: only a
     # run that reads a feed pays for them
     from ..xmlutil import XMLRefused
     from .feedpolicy import FeedUnreadable, read_feed_entries
 
     try:
-        return read_feed_entries(data, base_url)
+        return read_feed_entries(data, base_url, want_parsed=parsed)
     except XMLRefused as exc:  # entities, or past a bound of xmlutil.MarkupGuard
         raise InputError(source, exc.line, str(exc)) from None
     except FeedUnreadable as exc:

@@ -77,13 +77,15 @@ class FeedUnreadable(ValueError):
         self.cause = cause
 
 
-def read_feed_entries(data: bytes, base_url: str | None = None) -> FeedRead:
+def read_feed_entries(data: bytes, base_url: str | None = None, *,
+                      want_parsed: bool = False) -> FeedRead:
     """Read a whole feed document by the policy above.
 
     Raises xmlutil.EntitiesForbidden or XMLTooComplex (refused; ``line`` where known) and
     FeedUnreadable. ``base_url`` is the document's URI (relative links resolve against it).
+    ``want_parsed``: feedparser's result is wanted (a news sitemap needs each entry's title).
     """
-    if not mode.reference() and not has_extension_markup(data):
+    if not want_parsed and not mode.reference() and not has_extension_markup(data):
         try:
             return FeedRead(parse_feed_entries(data, base_url), fast=True)
         except FastPathUnsupported:
