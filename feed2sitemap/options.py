@@ -86,9 +86,10 @@ class WriteOptions:
     lock_timeout: float = 60.0
 
     def __post_init__(self) -> None:
-        if self.gzip_level is not None and (
-                isinstance(self.gzip_level, bool) or self.gzip_level not in range(10)):
-            raise OptionError("must be between 0 and 9", "gzip_level")
+        level = self.gzip_level
+        if level is not None and (isinstance(level, bool) or not isinstance(level, int)
+                                  or not 0 <= level <= 9):
+            raise OptionError(f"must be an integer from 0 to 9, not {level!r}", "gzip_level")
         if self.index not in ("auto", "always"):
             raise OptionError(f"unknown index mode {self.index!r}; choose auto or always",
                               "index")
