@@ -269,3 +269,18 @@ def test_a_feed_grows_a_sitemap_with_its_images(tmp_path: Path) -> None:
     (page,) = [r for r in read(sitemap) if r.loc == PAGE]
     assert page.extensions == Extensions(images=(Image("https://cdn.example/a.jpg"),),
                                          alternates=ALTERNATES.alternates)
+
+
+def test_ultimate_sitemap_parser_reads_our_images_news_and_alternates_back() -> None:
+    """A real client (ultimate-sitemap-parser, which does not read videos) sees what we wrote."""
+    from usp.tree import sitemap_from_str
+
+    out = io.BytesIO()
+    write([Record("https://example.com/", extensions=EVERY_KIND)], out)
+    (page,) = sitemap_from_str(out.getvalue().decode()).all_pages()
+    assert [i.loc for i in page.images] == [i.loc for i in EVERY_KIND.images]
+    assert page.images[1].caption == EVERY_KIND.images[1].caption
+    (news,) = EVERY_KIND.news
+    assert (page.news_story.title, page.news_story.publication_name,
+            page.news_story.publication_language) == (news.title, news.name, news.language)
+    assert page.alternates == [(a.hreflang, a.href) for a in EVERY_KIND.alternates]
