@@ -43,15 +43,17 @@ class Report:
         self.scope: Optional[str] = None
         self.scope_from = ""
 
-    def _emit(self, problem: Problem) -> None:
-        source, line = problem.source, problem.line
+    def _emit(self, action: str, kind: str, source: Optional[str], line: Optional[int],
+              text: str, url: Optional[str]) -> None:
         if self.strict:
-            raise InputError(source, line, problem.reason + " (`strict`)")
-        if self.on_problem is not None:
-            self.on_problem(problem)
-        kind = problem.kind
+            raise InputError(source, line, text + " (`strict`)")
         self._messages[kind] += 1
         n = self._messages[kind]
+        if n > MESSAGES_PER_KIND and self.on_problem is None:
+            return  # counted only: a million bad lines build no million objects
+        problem = Problem(action, kind, source, line, text, url)
+        if self.on_problem is not None:
+            self.on_problem(problem)
         if n > MESSAGES_PER_KIND:
             return
         self.problems.append(problem)
@@ -60,7 +62,7 @@ class Report:
         where = source or "<input>"
         if line is not None:
             where += f":{line}"
-        self.on_message(f"{where}: {problem.action}: {problem.reason}")
+        self.on_message(f"{where}: {action}: {text}")
         if n == MESSAGES_PER_KIND:
             self.on_message(f"{where}: further '{kind}' messages are counted, not shown")
 
@@ -73,13 +75,13 @@ class Report:
     def skip(self, kind: str, source: Optional[str], line: Optional[int], text: str,
              url: Optional[str] = None) -> None:
         """A record was left out of the output."""
-        self._emit(Problem("skipped", kind, source, line, text, url))
+        self._emit("skipped", kind, source, line, text, url)
         self.skipped[kind] += 1
 
     def warn(self, kind: str, source: Optional[str], line: Optional[int], text: str,
              url: Optional[str] = None) -> None:
         """Something was wrong but the record (perhaps without a field) was kept."""
-        self._emit(Problem("warning", kind, source, line, text, url))
+        self._emit("warning", kind, source, line, text, url)
         self.warnings[kind] += 1
 
     @property
