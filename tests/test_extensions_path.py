@@ -286,3 +286,15 @@ def test_ultimate_sitemap_parser_reads_our_images_news_and_alternates_back() -> 
     assert (page.news_story.title, page.news_story.publication_name,
             page.news_story.publication_language) == (news.title, news.name, news.language)
     assert page.alternates == [(a.hreflang, a.href) for a in EVERY_KIND.alternates]
+
+
+def test_merging_keeps_the_order_of_one_copys_foreign_elements() -> None:
+    # elements of two namespaces, interleaved: written back in their order (issue 17: order
+    # may not change), whether the URL has one copy or a second one without foreign elements
+    a1, b1, a2 = (Foreign("urn:a", "x", (), ("1",)), Foreign("urn:b", "y", (), ("2",)),
+                  Foreign("urn:a", "x", (), ("3",)))
+    ext = Extensions(foreign=(a1, b1, a2))
+    assert copies(Record(PAGE, extensions=ext))[0].extensions == ext
+    assert copies(Record(PAGE, date(2024, 1, 1), extensions=ext),
+                  Record(PAGE, date(2024, 6, 1), extensions=IMAGES))[0].extensions == Extensions(
+        images=IMAGES.images, foreign=(a1, b1, a2))

@@ -31,41 +31,29 @@ def merge_extensions(first: Extensions, first_lastmod: Optional[Lastmod],
         return first
     if not first:
         return second
-    take_second = _newer(second_lastmod, first_lastmod)
-    changes = {}
-    for kind in _KINDS:
-        mine, theirs = getattr(first, kind), getattr(second, kind)
-        changes[kind] = theirs if theirs and (take_second or not mine) else mine
-    changes["foreign"] = _merge_foreign(first.foreign, second.foreign, take_second)
-    merged = Extensions(**changes)
-    return merged if merged else EMPTY
-
-
-def _merge_foreign(first: tuple[Foreign, ...], second: tuple[Foreign, ...],
-                   take_second: bool) -> tuple[Foreign, ...]:
-    """Per namespace, the elements of one copy; namespaces in order of first appearance."""
-    groups: dict[str, list[Foreign]] = {}
-    for element in first:
-        groups.setdefault(element.namespace, []).append(element)
-    theirs: dict[str, list[Foreign]] = {}
-    for element in second:
-        theirs.setdefault(element.namespace, []).append(element)
-    for ns, elements in theirs.items():
-        if take_second or ns not in groups:
-            groups[ns] = elements
-    return tuple(e for elements in groups.values() for e in elements)
+    merger = ExtensionMerger()
+    merger.add(first, first_lastmod)
+    merger.add(second, second_lastmod)
+    return merger.value()
 
 
 class ExtensionMerger:
     """The extensions of one URL over any number of copies, each kind (and each foreign
-    namespace) from the newest copy that has it, as ``merge_extensions`` decides for two.
-    Kept per kind with that copy's lastmod, so a chain of copies is decided exactly."""
+    namespace) from the newest copy that has it: the newest lastmod, a tie (or neither dated)
+    to the copy added first. Kept per kind with that copy's lastmod, so a chain of copies is
+    decided exactly.
+
+    Foreign elements: when every namespace comes from one copy, that copy's elements are kept
+    in their order (two namespaces may interleave); otherwise each namespace's elements go
+    where the namespace first appeared."""
 
     __slots__ = ("_foreign", "_kinds")
 
     def __init__(self) -> None:
         self._kinds: dict[str, tuple[tuple[object, ...], Optional[Lastmod]]] = {}
-        self._foreign: dict[str, tuple[list[Foreign], Optional[Lastmod]]] = {}
+        # namespace → (its elements, that copy's lastmod, that copy's whole foreign tuple)
+        self._foreign: dict[str, tuple[list[Foreign], Optional[Lastmod],
+                                       tuple[Foreign, ...]]] = {}
 
     def add(self, ext: Extensions, lastmod: Optional[Lastmod]) -> None:
         kinds = self._kinds
@@ -78,10 +66,14 @@ class ExtensionMerger:
             groups.setdefault(element.namespace, []).append(element)
         for ns, elements in groups.items():
             if ns not in self._foreign or _newer(lastmod, self._foreign[ns][1]):
-                self._foreign[ns] = (elements, lastmod)
+                self._foreign[ns] = (elements, lastmod, ext.foreign)
 
     def value(self) -> Extensions:
-        foreign = tuple(e for elements, _ in self._foreign.values() for e in elements)
+        sources = {id(whole): whole for _, _, whole in self._foreign.values()}
+        if len(sources) == 1:  # one copy's elements, as that copy had them
+            (foreign,) = sources.values()
+        else:
+            foreign = tuple(e for elements, _, _ in self._foreign.values() for e in elements)
         values = {k: v for k, (v, _) in self._kinds.items()}
         merged = Extensions(**values, foreign=foreign)  # type: ignore[arg-type]
         return merged if merged else EMPTY
