@@ -11,9 +11,10 @@ users (``read`` yields them, ``write`` takes them) and for the steps that need w
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
-from typing import Optional
+from typing import Any, Optional
 
 from .extensions.value import Extensions
 from .record import Lastmod, Record, make_record
@@ -107,20 +108,21 @@ class Batch:
     def records(self) -> Iterator[Record]:
         return map(self.record, range(len(self.locs)))
 
+    def replaced(self, **columns: Any) -> Batch:
+        """The same rows with the given attributes replaced (``changefreqs=[...]``); every
+        other one, ``site`` and ``lastmod_texts`` included, kept."""
+        batch = copy.copy(self)
+        for name, value in columns.items():
+            setattr(batch, name, value)  # (__slots__: a misspelt name is an AttributeError)
+        return batch
+
     def with_locs(self, clean: CleanLocs) -> Batch:
         """The batch with the locations a proof covers (as many, in the same rows)."""
-        batch = Batch(clean.locs, self.source, self.lines, self.lastmods, self.changefreqs,
-                      self.priorities, self.is_sitemap, self.sources, clean,
-                      self.extensions)
-        batch.site, batch.lastmod_texts = self.site, self.lastmod_texts
-        return batch
+        return self.replaced(locs=clean.locs, clean=clean)
 
     def without_extensions(self) -> Batch:
         """The batch with no extension in any row (for outputs that cannot carry them)."""
-        batch = Batch(self.locs, self.source, self.lines, self.lastmods, self.changefreqs,
-                      self.priorities, self.is_sitemap, self.sources, self.clean)
-        batch.site, batch.lastmod_texts = self.site, self.lastmod_texts
-        return batch
+        return self.replaced(extensions=None)
 
     def without(self, drop: Sequence[int]) -> Batch:
         """The batch less the rows whose indexes are in ``drop`` (ascending)."""

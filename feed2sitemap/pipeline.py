@@ -194,10 +194,7 @@ def _with_defaults(batches: Iterable[Batch], changefreq: Optional[str],
         if priority is not None:
             priorities = [priority] * n if priorities is None else [
                 priority if v is None else v for v in priorities]
-        out = Batch(batch.locs, batch.source, batch.lines, batch.lastmods, changefreqs,
-                    priorities, batch.is_sitemap, batch.sources, batch.clean, batch.extensions)
-        out.site, out.lastmod_texts = batch.site, batch.lastmod_texts
-        yield out
+        yield batch.replaced(changefreqs=changefreqs, priorities=priorities)
 
 
 def news_only(batches: Iterable[Batch], at: datetime,
