@@ -57,11 +57,13 @@ def declarations(kinds: Iterable[str] = KIND_NAMESPACES,
                  foreign: Iterable[str] = ()) -> tuple[str, dict[str, str]]:
     """The ``xmlns:…`` attributes (each with a leading space) a <urlset> needs for ``kinds``
     (Extensions field names) and the ``foreign`` namespaces, and the namespace → prefix map
-    to pass to ``serialize``. Foreign namespaces get ``ns1``, ``ns2`` … in the order given."""
+    to pass to ``serialize``. The kinds are declared in one fixed order whatever order they come
+    in (a set's order changes from run to run); foreign namespaces get ``ns1``, ``ns2`` … in
+    the order given."""
     prefixes: dict[str, str] = {}
-    for kind in kinds:
-        ns = KIND_NAMESPACES.get(kind)
-        if ns is not None:
+    wanted = set(kinds)
+    for kind, ns in KIND_NAMESPACES.items():
+        if kind in wanted:
             prefixes[ns] = PREFIXES[ns]
     n = 0
     for ns in foreign:

@@ -25,9 +25,6 @@ def _priority(value: float) -> str:
     return text + "0" if text.endswith(".") else text
 
 
-_KIND_ORDER = ("images", "videos", "news", "alternates", "mobile")
-
-
 class UrlsetFormat(Format):
     """<urlset>: each URL's loc, lastmod, changefreq and priority, then its extensions
     (images, videos, news, alternates, other namespaces; extensions/xmlout.py) in their own
@@ -54,8 +51,7 @@ class UrlsetFormat(Format):
             if ext:
                 kinds |= ext.kinds()
                 foreign.update(dict.fromkeys(ext.foreign_namespaces()))
-        # in a fixed order (a set's order changes from run to run with string hashing)
-        xmlns, prefixes = declarations([k for k in _KIND_ORDER if k in kinds], foreign)
+        xmlns, prefixes = declarations(kinds, foreign)
         return UrlsetFormat(xmlns, prefixes)
 
     def header(self) -> str:
