@@ -85,7 +85,6 @@ class _Schema:
         self.text_told = False
         self.ext = ExtensionCheck(f)  # the extension elements of the current <url>
         self.page: str | None = None  # the current <url>'s loc
-        self._attrs: Any = {}  # the attributes of the element being started
 
     def pos(self, offset: int = 0) -> tuple[int, int]:
         return self.p.CurrentLineNumber, self.p.CurrentColumnNumber + 1 + offset
@@ -103,12 +102,11 @@ class _Schema:
         if self.ext.depth:  # inside an extension element of a <url>
             self.ext.start(name, attrs, line)
             return
-        self._attrs = attrs
         if self.skip_at:
             return
         e_ns, _, local = name.rpartition(" ")
         if depth == 3:
-            checked = self._start_field(e_ns, local, line, col)
+            checked = self._start_field(e_ns, local, line, col, attrs)
         elif depth == 2:
             checked = self._start_entry(e_ns, local, line, col)
         elif depth == 1:
@@ -153,7 +151,8 @@ class _Schema:
         self.f.entry(line, col)
         return True
 
-    def _start_field(self, e_ns: str, local: str, line: int, col: int) -> bool:
+    def _start_field(self, e_ns: str, local: str, line: int, col: int,
+                     attrs: dict[str, str]) -> bool:
         fields = _FIELDS[self.entry_tag]
         mine = e_ns == self.ns
         if not mine or local not in fields:
@@ -161,7 +160,7 @@ class _Schema:
                 return self._refuse(line, col, e_ns, local, f"in <{self.entry_tag}>")
             self.skip_at, self.last = 3, len(fields)  # extensions come after the fields
             if self.entry_tag == "url":
-                self.ext.start(e_ns + " " + local, self._attrs, line)
+                self.ext.start(e_ns + " " + local, attrs, line)
             return False
         idx = fields.index(local)
         if local in self.seen:
