@@ -43,13 +43,9 @@ class ReadOptions:
     input_url: Optional[str] = None
 
     def __post_init__(self) -> None:
-        from .detect import FORMATS
+        from .detect import check_format
 
-        if self.from_format != "auto" and self.from_format not in FORMATS:
-            from .errors import UnsupportedFormat
-
-            raise UnsupportedFormat(f"unknown input format {self.from_format!r}; choose one "
-                                    f"of: auto, {', '.join(FORMATS)}", "from_format")
+        check_format(self.from_format)
         _positive(self.max_feed_bytes, "max_feed_bytes")
 
 

@@ -12,9 +12,8 @@ from dataclasses import dataclass
 from typing import IO, Optional, Union
 
 from .batch import Batch, unbatched
-from .detect import FORMATS as INPUT_FORMATS
-from .detect import open_input, sniff
-from .errors import InputError, OptionError, UnsupportedFormat
+from .detect import check_format, open_input, sniff
+from .errors import InputError, OptionError
 from .fetch import DEFAULT_TIMEOUT, fetch, is_url
 from .filesafety import same_file
 from .follow import (
@@ -75,9 +74,7 @@ def read_batches(source: Source, from_format: str = "auto", *,
                  news: Optional[NewsSitemap] = None) -> Iterator[Batch]:
     """``read``, in batches (see batch.py): what convert itself uses. The kind of input found
     is appended to ``kinds`` when given; with ``news`` a feed's entries are news articles."""
-    if from_format != "auto" and from_format not in INPUT_FORMATS:
-        raise UnsupportedFormat(f"unknown input format {from_format!r}; choose one of: auto, "
-                                f"{', '.join(INPUT_FORMATS)}", "from_format")
+    check_format(from_format)
     _check_source(source)
     report = report if report is not None else Report()
     name = name or source_name(source)
