@@ -169,17 +169,57 @@ def parse_common_lastmods(texts: Iterable[str]) -> dict[str, Lastmod]:
     whose fromisoformat does not read "Z", a column with a "Z" is all left out.)
     """
     texts = list(texts)
-    dates = [t for t in texts if len(t) == 10]
-    times = [t for t in texts if len(t) != 10] if len(dates) < len(texts) else []
+    sizes = set(map(len, texts))
+    groups: dict[int, list[str]] = {sizes.pop(): texts} if len(sizes) == 1 else {}
+    if sizes:  # (several lengths: grouped one text at a time)
+        for text in texts:
+            groups.setdefault(len(text), []).append(text)
     out: dict[str, Lastmod] = {}
-    for group, shape, parse in ((dates, _COMMON_DATES, date.fromisoformat),
-                                (times, _COMMON_TIMES, datetime.fromisoformat)):
-        if group and shape.fullmatch("\n".join(group) + "\n") is not None:
-            try:
-                out.update(zip(group, map(parse, group), strict=True))
-            except ValueError:
-                pass  # a value out of range (a 30 February) somewhere: each one alone
+    for size, group in groups.items():
+        layout = _LAYOUTS.get(size)
+        if layout is None:
+            continue
+        joined = "\n".join(group) + "\n"
+        shape = _COMMON_DATES if size == 10 else _COMMON_TIMES
+        if not _laid_out(joined, len(group), layout) and shape.fullmatch(joined) is None:
+            continue
+        try:
+            out.update(zip(group, map(date.fromisoformat if size == 10 else
+                                      datetime.fromisoformat, group), strict=True))
+        except ValueError:
+            pass  # a value out of range (a 30 February) somewhere: each one alone
     return out
+
+
+# The layouts of the common forms by length: "d" an ASCII digit, "s" a sign, "0" the digit 0
+# (offsets up to 09:59 here; the regexes above judge the rest), "5" a digit 0-5.
+_LAYOUTS = {10: "dddd-dd-dd", 20: "dddd-dd-ddTdd:dd:ddZ", 25: "dddd-dd-ddTdd:dd:dds0d:5d"}
+
+
+def _laid_out(joined: str, n: int, layout: str) -> bool:
+    """Whether ``joined`` (``n`` texts of ``layout``'s length, each ending in a newline) is
+    ``n`` texts of that layout, in a year 1000-9999 and, for a time, not on one of the two days
+    whose UTC year may leave that range: proved a column of characters at a time (each slice
+    is one C call), without a regex pass over every character. Implies _COMMON_DATES or
+    _COMMON_TIMES."""
+    stride = len(layout) + 1
+    digits, ok = [], True
+    for at, kind in enumerate(layout):
+        column = joined[at::stride]
+        if kind == "s":
+            ok = ok and not column.strip("+-")
+        elif kind == "0":
+            ok = ok and not column.strip("0")
+        elif kind == "5":
+            ok = ok and not column.strip("012345")
+        elif kind == "d":
+            digits.append(column)
+        else:
+            ok = ok and not column.strip(kind)
+    numerals = "".join(digits)
+    return (ok and numerals.isascii() and numerals.isdigit() and "0" not in joined[::stride]
+            and (len(layout) == 10 or ("1000-01-01" not in joined and
+                                       "9999-12-31" not in joined)))
 
 
 def parse_w3c(text: str) -> Lastmod:

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from feed2sitemap import rules
 from feed2sitemap.record import (
     Record,
     check_year,
@@ -153,3 +154,37 @@ def test_a_usual_lastmod_column_is_parsed_in_bulk() -> None:
     assert parse_common_lastmods(texts) == {t: parse_lastmod(t) for t in texts}
     # a 30 February leaves its group to be parsed one by one, and parse_lastmod refuses it
     assert parse_common_lastmods(["2024-02-30", "2024-02-28"]) == {}
+
+
+# The column-at-a-time proof of the common forms (rules._laid_out) may only accept what the
+# regexes accept: texts made from the layouts' own characters with one spot changed at random.
+_SPOTS = st.sampled_from("0123456789+-:TZ\n x١")  # (١: an Arabic-Indic digit, which \d matches)
+
+
+@given(st.lists(st.tuples(st.sampled_from(sorted(rules._LAYOUTS)), st.integers(0, 24), _SPOTS,
+                          st.integers(1000, 9999)), min_size=1, max_size=6))
+def test_the_column_proof_accepts_only_what_the_regexes_accept(
+        specs: list[tuple[int, int, str, int]]) -> None:
+    size = specs[0][0]
+    fill = {10: "2024-03-05", 20: "2024-03-05T10:15:00Z", 25: "2024-03-05T10:15:00+01:00"}
+    texts = []
+    for _, spot, char, year in specs:
+        text = str(year) + fill[size][4:]
+        spot %= size
+        texts.append(text[:spot] + char + text[spot + 1:])
+    joined = "\n".join(texts) + "\n"
+    shape = rules._COMMON_DATES if size == 10 else rules._COMMON_TIMES
+    if rules._laid_out(joined, len(texts), rules._LAYOUTS[size]):
+        assert shape.fullmatch(joined) is not None
+    for text, value in parse_common_lastmods(texts).items():
+        assert (value, type(value)) == (parse_lastmod(text), type(parse_lastmod(text)))
+
+
+def test_the_usual_columns_are_proved_without_the_regexes() -> None:
+    for texts in (["2024-03-05", "1999-12-31"], ["2024-03-05T10:15:00Z"] * 2,
+                  ["2024-03-05T10:15:00+01:00", "2024-03-05T10:15:00-09:59"]):
+        layout = rules._LAYOUTS[len(texts[0])]
+        assert rules._laid_out("\n".join(texts) + "\n", len(texts), layout)
+    # an offset of ten hours or more, a year 0999, a "1000-01-01" time: the regexes judge
+    for text in ("2024-03-05T10:15:00+10:00", "0999-03-05", "1000-01-01T00:00:00Z"):
+        assert not rules._laid_out(text + "\n", 1, rules._LAYOUTS[len(text)])
