@@ -196,10 +196,10 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
-def _load_block(lines: list[str]) -> Optional[list[dict[str, Any]]]:
-    """The block's objects in one C call, or None when the per-line parse must decide: a syntax
-    error somewhere, a line that is not exactly one object, a blank line, a backslash (see
-    _named_twice)."""
+def _load_block(lines: list[str]) -> Optional[tuple[list[dict[str, Any]], str]]:
+    """The block's objects in one C call, and the block's text; None when the per-line parse
+    must decide: a syntax error somewhere, a line that is not exactly one object, a blank line,
+    a backslash (see _named_twice)."""
     text = ",".join(lines)
     if "\\" in text or "" in lines:
         return None
@@ -209,10 +209,10 @@ def _load_block(lines: list[str]) -> Optional[list[dict[str, Any]]]:
         return None
     if len(values) != len(lines) or set(map(type, values)) != {dict}:
         return None
-    return values
+    return values, text
 
 
-def _named_twice(lines: list[str], columns: dict[str, list[Any]]) -> bool:
+def _named_twice(text: str, columns: dict[str, list[Any]]) -> bool:
     """Whether some object may name one of our fields twice (json keeps the last silently).
 
     Found without a Python call per object: with no backslash in the block (_load_block), every
@@ -220,7 +220,6 @@ def _named_twice(lines: list[str], columns: dict[str, list[Any]]) -> bool:
     holds it twice (or some value is the word "loc" itself: then the per-line parse decides).
     A value of null counts as absent here, so it too sends the block to the per-line parse.
     """
-    text = "".join(lines)
     return any(text.count(f'"{key}"') != len(column) - column.count(None)
                for key, column in columns.items())
 
@@ -275,11 +274,13 @@ def _json_rows(part: list[str], numbers: Sequence[int], source: str,
     """One block's rows. The usual block (one object per line, each naming our fields once) is
     parsed in one C call and taken apart a column at a time; any other, and every block in the
     reference mode (mode.py), goes line by line."""
-    objs = None if reference() else _load_block(part)
-    columns: dict[str, list[Any]] = {}
-    if objs is not None:
-        columns = _fields(objs)
-        if _named_twice(part, columns):
+    loaded = None if reference() else _load_block(part)
+    objs, columns, keys = None, {}, set()
+    if loaded is not None:
+        objs, text = loaded
+        keys = set().union(*objs)
+        columns = _fields(objs, keys)
+        if _named_twice(text, columns):
             objs = None
     problems: list[Problem] = []
     if objs is None:
@@ -295,7 +296,8 @@ def _json_rows(part: list[str], numbers: Sequence[int], source: str,
                                             "JSON object with a loc"))
                 value = {}
             objs.append(value)
-        columns = _fields(objs)
+        keys = set().union(*objs)
+        columns = _fields(objs, keys)
     none = [None] * len(objs)
     rows = Rows(numbers, _strings(_locs(columns, problems, len(objs)), "", problems),
                 _strings(columns.get("lastmod", none), "lastmod", problems),
@@ -307,9 +309,9 @@ def _json_rows(part: list[str], numbers: Sequence[int], source: str,
         rows.sitemaps = [s is True for s in sitemaps]
         problems += [(i, "sitemap", f"sitemap dropped: {json.dumps(s)[:40]} is not true or "
                       "false") for i, s in enumerate(sitemaps) if s not in (None, True, False)]
-    if not set().union(*objs).isdisjoint(EXTENSION_FIELDS):
+    if not keys.isdisjoint(EXTENSION_FIELDS):
         rows.extensions = _extensions(objs, problems)
-    _unknown(objs, source, told, problems)
+    _unknown(objs, keys, source, told, problems)
     return rows
 
 
@@ -324,9 +326,9 @@ def _extensions(objs: list[dict[str, Any]], problems: list[Problem]) -> list[Any
     return column
 
 
-def _fields(objs: list[dict[str, Any]]) -> dict[str, list[Any]]:
-    """Our fields that some object holds, as columns (None where an object lacks one)."""
-    keys: set[str] = set().union(*objs)
+def _fields(objs: list[dict[str, Any]], keys: set[str]) -> dict[str, list[Any]]:
+    """Our fields that some object holds (``keys``: those of all), as columns (None where an
+    object lacks one)."""
     columns = {}
     for key in keys & _JSON_FIELDS:
         try:  # the usual column, which every object has: taken in C
@@ -384,11 +386,11 @@ def _decimal(v: float) -> str:
     return format(Decimal(text), "f") if "e" in text else text
 
 
-def _unknown(objs: list[dict[str, Any]], source: str, told: set[str],
+def _unknown(objs: list[dict[str, Any]], keys: set[str], source: str, told: set[str],
              problems: list[Problem]) -> None:
     """Name each field we do not read once per file (at its first line), as a problem of that
     row so that it is reported in order with the rest."""
-    new = set().union(*objs) - _KNOWN - told
+    new = keys - _KNOWN - told
     for key in new:
         # an empty value ("img": [] as the npm package writes) carries nothing to lose
         i = next((i for i, o in enumerate(objs) if o.get(key) not in (None, [], {}, "")), -1)
