@@ -23,7 +23,10 @@ from ..record import (
 )
 from ..report import Report
 
-__all__ = ["Problem", "Rows", "parse_column", "rows_to_batches"]
+__all__ = ["COLUMNS", "Problem", "Rows", "parse_column", "rows_to_batches"]
+
+# The fields of a URL list with columns, in the order a TSV list without a header gives them
+COLUMNS = ("loc", "lastmod", "changefreq", "priority")
 
 Problem = tuple[int, str, str]  # (row, field name or "" for the row itself, message)
 

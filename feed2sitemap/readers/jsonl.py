@@ -1,0 +1,271 @@
+"""JSON Lines lists: one JSON object per line with a URL and its fields (readers/columns.py
+names the fields; the extensions' shapes are extensions/jsonform.py's).
+
+    {"loc": "https://example.com/a", "lastmod": "2024-03-05", "priority": 0.8}
+
+A block of lines is parsed in one C call when it is the usual block (one object per line, each
+naming our fields once); any other block, and every block in the reference mode (mode.py), line
+by line. Hostile JSON (NaN, a field named twice, deep nesting) is a problem of its line.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from decimal import Decimal
+from operator import itemgetter
+from typing import IO, Any, Optional
+
+from ..batch import BATCH, Batch
+from ..mode import reference
+from ..report import Report
+from .fields import COLUMNS, Problem, Rows, rows_to_batches
+from .lines import blocks
+
+__all__ = ["EXTENSION_FIELDS", "jsonl_rows", "read_jsonl"]
+
+# JSON Lines fields that belong to the sitemap extensions (image:, video:, news:, xhtml:link).
+# A JSON Lines row's extensions (extensions/jsonform.py); the last three: npm sitemap's names
+EXTENSION_FIELDS = ("images", "videos", "news", "alternates", "mobile", "foreign",
+                    "img", "video", "links")
+_JSON_FIELDS = frozenset(COLUMNS) | {"url", "sitemap"}
+_KNOWN = _JSON_FIELDS | frozenset(EXTENSION_FIELDS)
+
+
+def read_jsonl(stream: IO[bytes], source: str, report: Report,
+               base_url: Optional[str] = None) -> Iterator[Batch]:
+    """JSON Lines: one object per line (what ``-t jsonl`` writes, read back as it was)."""
+    for rows in jsonl_rows(stream, source):
+        yield from rows_to_batches(rows, source, report)
+
+
+
+def _no_constant(name: str) -> Any:
+    # json accepts NaN and Infinity by default; RFC 8259 does not: no number is either
+    raise ValueError(f"{name} is not JSON (RFC 8259 has no NaN or Infinity)")
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object, refusing a field named twice (json would keep the last copy silently)."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(f"field {key!r} appears twice in the object")
+            seen.add(key)
+    return obj
+
+
+def _load_block(lines: list[str]) -> Optional[tuple[list[dict[str, Any]], str]]:
+    """The block's objects in one C call, and the block's text; None when the per-line parse
+    must decide: a syntax error somewhere, a line that is not exactly one object, a blank line,
+    a backslash (see _named_twice)."""
+    text = ",".join(lines)
+    if "\\" in text or "" in lines:
+        return None
+    try:
+        values: list[Any] = json.loads("[" + text + "]", parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        return None
+    if len(values) != len(lines) or set(map(type, values)) != {dict}:
+        return None
+    return values, text
+
+
+def _named_twice(text: str, columns: dict[str, list[Any]]) -> bool:
+    """Whether some object may name one of our fields twice (json keeps the last silently).
+
+    Found without a Python call per object: with no backslash in the block (_load_block), every
+    ``"`` delimits a string, so ``"loc"`` appears once per object holding a loc unless one
+    holds it twice (or some value is the word "loc" itself: then the per-line parse decides).
+    A value of null counts as absent here, so it too sends the block to the per-line parse.
+    """
+    return any(text.count(f'"{key}"') != len(column) - column.count(None)
+               for key, column in columns.items())
+
+
+def _load_lines(lines: list[str], numbers: Sequence[int]
+                ) -> tuple[list[str], list[int], list[Any], list[Problem]]:
+    """Each non-blank line's value by itself, refusing a field named twice; a line that is no
+    JSON value is a problem (and None)."""
+    kept: list[str] = []
+    kept_numbers: list[int] = []
+    values: list[Any] = []
+    problems: list[Problem] = []
+    for line, number in zip(lines, numbers, strict=True):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line, parse_constant=_no_constant, object_pairs_hook=_pairs)
+        except json.JSONDecodeError as exc:
+            value = None
+            problems.append((len(values), "", f"not valid JSON: {exc.msg} (column {exc.colno})"))
+        except RecursionError:
+            value = None
+            problems.append((len(values), "", "JSON nested too deeply"))
+        except ValueError as exc:  # _DuplicateKey, NaN
+            value = None
+            problems.append((len(values), "", str(exc)))
+        kept.append(line)
+        kept_numbers.append(number)
+        values.append(value)
+    return kept, kept_numbers, values, problems
+
+
+_TYPE_NAMES = {dict: "an object", list: "an array", bool: "true or false", type(None): "null",
+               int: "a number", float: "a number", str: "a string"}
+_STRING_TYPES = {str, type(None)}
+
+
+def jsonl_rows(stream: IO[bytes], source: str) -> Iterator[Rows]:
+    """The JSON Lines list's rows, a block at a time (blank lines left out)."""
+    told: set[str] = set()
+    for block in blocks(stream, source, "a JSON Lines list"):
+        start, lines = block.start, block.lines
+        for k in range(0, len(lines), BATCH):
+            part = lines[k: k + BATCH]
+            rows = _json_rows(part, range(start + k, start + k + len(part)), source, told)
+            if rows is not None:
+                yield rows
+
+
+def _json_rows(part: list[str], numbers: Sequence[int], source: str,
+               told: set[str]) -> Optional[Rows]:
+    """One block's rows. The usual block (one object per line, each naming our fields once) is
+    parsed in one C call and taken apart a column at a time; any other, and every block in the
+    reference mode (mode.py), goes line by line."""
+    loaded = None if reference() else _load_block(part)
+    objs, columns, keys = None, {}, set()
+    if loaded is not None:
+        objs, text = loaded
+        keys = set().union(*objs)
+        columns = _fields(objs, keys)
+        if _named_twice(text, columns):
+            objs = None
+    problems: list[Problem] = []
+    if objs is None:
+        part, numbers, values, problems = _load_lines(part, numbers)
+        if not part:
+            return None
+        bad = {i for i, _, _ in problems}
+        objs = []
+        for i, value in enumerate(values):
+            if not isinstance(value, dict):
+                if i not in bad:
+                    problems.append((i, "", f"{_TYPE_NAMES.get(type(value), 'a value')}, not a "
+                                            "JSON object with a loc"))
+                value = {}
+            objs.append(value)
+        keys = set().union(*objs)
+        columns = _fields(objs, keys)
+    none: list[Optional[str]] = [None] * len(objs)
+
+    def field(key: str) -> list[Optional[str]]:  # (a field no object holds: no values to check)
+        column = columns.get(key)
+        if column is None:
+            return none
+        return _strings(_numbers(column) if key == "priority" else column, key, problems)
+
+    rows = Rows(numbers, _strings(_locs(columns, problems, len(objs)), "", problems),
+                field("lastmod"), field("changefreq"), field("priority"), problems=problems)
+    sitemaps = columns.get("sitemap")
+    if sitemaps is not None:
+        rows.sitemaps = [s is True for s in sitemaps]
+        problems += [(i, "sitemap", f"sitemap dropped: {json.dumps(s)[:40]} is not true or "
+                      "false") for i, s in enumerate(sitemaps) if s not in (None, True, False)]
+    if not keys.isdisjoint(EXTENSION_FIELDS):
+        rows.extensions = _extensions(objs, problems)
+    _unknown(objs, keys, source, told, problems)
+    return rows
+
+
+def _extensions(objs: list[dict[str, Any]], problems: list[Problem]) -> list[Any]:
+    """Each row's extensions (EMPTY for none); an item that cannot be read is a problem."""
+    from ..extensions.jsonform import from_json  # (only rows with extensions)
+    column = []
+    for i, obj in enumerate(objs):
+        ext, errors = from_json(obj)
+        problems += [(i, "extension", f"extension dropped: {e}") for e in errors]
+        column.append(ext)
+    return column
+
+
+def _fields(objs: list[dict[str, Any]], keys: set[str]) -> dict[str, list[Any]]:
+    """Our fields that some object holds (``keys``: those of all), as columns (None where an
+    object lacks one)."""
+    columns = {}
+    for key in keys & _JSON_FIELDS:
+        try:  # the usual column, which every object has: taken in C
+            columns[key] = list(map(itemgetter(key), objs))
+        except KeyError:
+            columns[key] = [o.get(key) for o in objs]
+    return columns
+
+
+def _locs(columns: dict[str, list[Any]], problems: list[Problem],
+          n: int) -> list[Optional[str]]:
+    """loc, else url, for each of ``n`` objects; an object with both is a problem (which one
+    is meant?)."""
+    locs, urls = columns.get("loc"), columns.get("url")
+    if locs is None:  # (a block in which no object names either: n rows without a loc)
+        locs = urls if urls is not None else [None] * n
+    elif urls is not None:
+        locs = list(locs)
+        for i, (loc, url) in enumerate(zip(locs, urls, strict=True)):
+            if url is not None and loc is not None:
+                problems.append((i, "", "both loc and url; give one"))
+            elif url is not None:
+                locs[i] = url
+    return locs
+
+
+def _strings(column: list[Any], key: str, problems: list[Problem]) -> list[Optional[str]]:
+    """One field of every object; a value that is not a string (nor a number, for priority) is a
+    problem and None. ``key`` "" is the loc: without one the row is no entry."""
+    if not reference() and set(map(type, column)) <= _STRING_TYPES:  # (in C: the usual column)
+        return column
+    out: list[Optional[str]] = []
+    for i, v in enumerate(column):
+        if v is None or type(v) is str:
+            out.append(v)
+            continue
+        what = _TYPE_NAMES.get(type(v), "a value")
+        wanted = "a number" if key == "priority" else "a string"
+        problems.append((i, key, f"{key} dropped: {what}, not {wanted}" if key else
+                         f"loc is {what}, not {wanted}"))
+        out.append(None)
+    return out
+
+
+def _numbers(column: list[Any]) -> list[Any]:
+    """priority as a JSON number (0.8) or string ("0.8"): numbers become their decimal text,
+    for parse_priority to judge as it judges every other priority."""
+    if set(map(type, column)) <= _STRING_TYPES:
+        return column
+    return [_decimal(v) if type(v) in (int, float) else v for v in column]
+
+
+def _decimal(v: float) -> str:
+    text = repr(v)  # the shortest text that reads back as v; xsd:decimal has no exponent
+    return format(Decimal(text), "f") if "e" in text else text
+
+
+def _unknown(objs: list[dict[str, Any]], keys: set[str], source: str, told: set[str],
+             problems: list[Problem]) -> None:
+    """Name each field we do not read once per file (at its first line), as a problem of that
+    row so that it is reported in order with the rest."""
+    new = keys - _KNOWN - told
+    for key in new:
+        # an empty value ("img": [] as the npm package writes) carries nothing to lose
+        i = next((i for i, o in enumerate(objs) if o.get(key) not in (None, [], {}, "")), -1)
+        if i < 0:
+            continue
+        told.add(key)
+        problems.append((i, "field", f"unknown field {key!r} ignored (known: loc or url, "
+                         "lastmod, changefreq, priority, sitemap and the extensions: "
+                         f"{', '.join(EXTENSION_FIELDS[:6])}; reported once)"))
