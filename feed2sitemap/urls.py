@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import compress
+from operator import not_
 from typing import NamedTuple, Optional
 from urllib.parse import urljoin, urlsplit
 
@@ -147,6 +149,51 @@ def prove_lines(text: str, lines: list[str], unclean_bytes: int,
     return [CleanLocs(lines[i: i + size], prefix, _KEY) for i in range(0, len(lines), size)]
 
 
+def _non_ascii_only(locs: list[str]) -> list[int]:
+    """The indexes of the non-ASCII locs, if the others (most of them) are proven clean by
+    proven_clean, the proof of ASCII blocks; else [] (unclean_lines decides). A list with a few
+    IRIs is proven at memory speed rather than by a regex pass over every character."""
+    ascii_flags = list(map(str.isascii, locs))
+    others = list(compress(range(len(locs)), map(not_, ascii_flags)))
+    if not others or len(others) * 4 > len(locs):
+        return []
+    plain = list(compress(locs, ascii_flags))
+    text = "\n".join(plain) + "\n"
+    unclean_bytes = len(text.encode().translate(None, CLEAN_BYTES))
+    return others if proven_clean(text, len(plain), unclean_bytes) is not None else []
+
+
+# What _quote encodes, but for the newline that joins the paths in _quote_tails
+_UNSAFE_BUT_NEWLINE = re.compile(f"[^{_CHARS}%\n]+")
+
+
+def _quote_tails(fixed: list[str], unclean: Sequence[int]) -> list[int]:
+    """normalize_url for those of the ``unclean`` locs (of ``fixed``, changed in place) whose
+    only fault is a character to percent-encode after a clean scheme and host (an IRI's path):
+    their paths are encoded in one regex pass, joined. The rest are returned, for
+    normalize_url one by one.
+
+    The same as _tail for them: with no "%", "#" or dot segment, _tail is _quote, and _quote
+    is _UNSAFE.sub(_pct) (_LONE_PCT finds nothing: _pct makes only whole escapes)."""
+    heads, tails, done, rest = [], [], [], []
+    for i in unclean:
+        url = fixed[i]
+        head = _CLEAN_HEAD.match(url)
+        tail = url[head.end():] if head is not None else ""
+        if head is None or not tail.startswith("/") or "%" in tail or "#" in tail or \
+                "\n" in tail or "/." in tail or len(url.strip()) != len(url):
+            rest.append(i)
+            continue
+        heads.append(head.group())
+        tails.append(tail)
+        done.append(i)
+    if done:
+        quoted = _UNSAFE_BUT_NEWLINE.sub(_pct, "\n".join(tails)).split("\n")
+        for i, site, path in zip(done, heads, quoted, strict=True):
+            fixed[i] = site + path
+    return rest
+
+
 class Normalized(NamedTuple):
     """normalize_locs's result: the URLs kept (proven), refused (index, why), defragmented."""
 
@@ -167,10 +214,12 @@ def normalize_locs(locs: list[str]) -> Normalized:
             prefix = proven_clean(text, len(locs), unclean_bytes)
             if prefix is not None:
                 return Normalized(CleanLocs(locs, prefix, _KEY), [], [])
-        unclean = unclean_lines(text, locs)
+        unclean = _non_ascii_only(locs) or unclean_lines(text, locs)
         if not unclean:
             return Normalized(CleanLocs(locs, "", _KEY), [], [])
     fixed = list(locs)
+    if not reference():
+        unclean = _quote_tails(fixed, unclean)
     bad: list[tuple[int, BadURL]] = []
     fragments: list[tuple[int, str]] = []
     for i in unclean:

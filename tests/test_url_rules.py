@@ -22,6 +22,7 @@ from feed2sitemap.urls import (
     CLEAN_BYTES,
     all_clean,
     base_directory,
+    normalize_locs,
     normalize_url,
     proven_clean,
     shown,
@@ -295,3 +296,33 @@ def test_lone_carriage_returns_across_read_chunks_keep_line_numbers() -> None:
     assert got == lines[:-1]
     assert messages == ["mac.txt:60001: skipped: contains white space; a list holds one URL per "
                         "line (see the columns format)"]
+
+
+_MIXED_LOCS = st.lists(st.one_of(
+    _LIST_URLS,
+    st.builds("https://a.example/{}".format, st.text("abz09-_/.%#é中 \t\n", max_size=12)),
+    st.builds("https://a.example/{}".format, st.text("abz09-_/", max_size=12))), max_size=40)
+
+
+@given(_MIXED_LOCS)
+def test_normalize_locs_gives_normalize_urls_answer_for_each_url(locs: list[str]) -> None:
+    """The batch paths of normalize_locs (the ASCII proof beside a few IRIs, their paths encoded
+    in one pass) give, URL by URL, what normalize_url gives, and refuse what it refuses."""
+    for many in (1, 9):  # (9 copies: IRIs few enough beside clean ASCII URLs to take that path)
+        batch = locs + ["https://a.example/plain"] * (len(locs) * many)
+        got = normalize_locs(batch)
+        refused = {i for i, _ in got.bad}
+        kept = iter(got.clean.locs)
+        for i, loc in enumerate(batch):
+            want = _norm(loc)
+            assert (i in refused) == (want is None)
+            if want is not None:
+                assert next(kept) == want
+
+
+def test_iris_among_ascii_urls_are_encoded_by_the_batch_path() -> None:
+    locs = ["https://a.example/plain"] * 30 + ["https://a.example/café/ü?q=ß", " https://a.example/é"]
+    got = normalize_locs(locs)
+    assert got.clean.locs[30:] == ["https://a.example/caf%C3%A9/%C3%BC?q=%C3%9F",
+                                   "https://a.example/%C3%A9"]
+    assert got.clean.locs[:30] == locs[:30] and not got.bad
