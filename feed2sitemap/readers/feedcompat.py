@@ -16,23 +16,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-import feedparser
-
-# The namespace table (URI -> feedparser's prefix), the HTML content types and the content-type
-# mapping of <link type> and text constructs: data and a one-line rule, but read at every
-# element, so feedparser's own copies are the only way to stay equal as it changes them.
-from feedparser.api import StrictFeedParser  # its _start_X/_end_X names: the keys it handles
-from feedparser.encodings import (  # how feedparser picks and converts an encoding: long
-    RE_XML_DECLARATION,  # rules with BOM sniffing and fallbacks, replayed by calling them
-    RE_XML_PI_ENCODING,
-    convert_to_utf8,
-)
-from feedparser.mixin import _FeedParserMixin
-
-# feedparser's URL joins: urllib's urljoin after its own clean-up regex, and a scheme filter;
-# ours must give the same string for the same (quirky) base and reference.
-from feedparser.urls import _urljoin as _fp_urljoin
-from feedparser.urls import make_safe_absolute_uri as _fp_make_safe_absolute_uri
+from .feedtables import tables
 
 __all__ = ["CP1252", "FastPathUnsupported", "Attributes", "Namespaces", "clean", "headers",
            "link_text", "prepare", "resolver"]
@@ -42,22 +26,30 @@ class FastPathUnsupported(Exception):
     """The fast pass cannot give feedparser's answer for this document: feedparser is used."""
 
 
+# feedparser's namespace table (URI -> its prefix), its HTML content types and the names of its
+# element handlers: read at every element, so taken from feedparser itself (feedtables.py holds
+# them as data for the installed version, so that a run the fast pass serves never imports it).
+_VERSION, MATCHNS, _METHODS, HTML_TYPES = tables()
 # What is replayed here was read in feedparser 6.0.14; another major version is not trusted.
-REPLAYED_VERSION = feedparser.__version__.startswith("6.0.")
+REPLAYED_VERSION = _VERSION.startswith("6.0.")
 
 # --------------------------------------------------------------------------- elements
 
-MATCHNS = {k.lower(): v for k, v in _FeedParserMixin.namespaces.items()}
 STD_PREFIXES = set(MATCHNS.values())
-HTML_TYPES = _FeedParserMixin.html_types
-map_content_type: Callable[[str], str] = _FeedParserMixin.map_content_type
 # Element keys ("prefix_local") for which feedparser has a handler; names are lower-cased before
 # the lookup, so camel-case aliases such as _start_textInput are never reached.
-_METHODS = [
-    n for n in dir(StrictFeedParser) if n.startswith(("_start_", "_end_")) and n == n.lower()
-]
-_HANDLED = {n.split("_", 2)[2] for n in _METHODS}
-END_KEYS = {n[5:] for n in _METHODS if n.startswith("_end_")}
+_HANDLED = {n.split("_", 1)[1] for n in _METHODS}  # ("start_link", "end_link": "link")
+END_KEYS = {n[4:] for n in _METHODS if n.startswith("end_")}
+
+
+def map_content_type(content_type: str) -> str:
+    """feedparser's _FeedParserMixin.map_content_type (a test holds the two equal)."""
+    content_type = content_type.lower()
+    return _SHORT_TYPES.get(content_type, content_type)
+
+
+_SHORT_TYPES = {"text": "text/plain", "plain": "text/plain", "html": "text/html",
+                "xhtml": "application/xhtml+xml"}
 
 # Handlers that never touch an entry's links or dates, nor the parser state we track.
 _INERT = set(
@@ -247,9 +239,19 @@ class Attributes:
 
 # --------------------------------------------------------------------------- URLs and text
 
-# feedparser is untyped: its URL functions take and return str.
-urljoin: Callable[[str, str], str] = _fp_urljoin
-make_safe_absolute_uri: Callable[[str, str], str] = _fp_make_safe_absolute_uri
+# feedparser's URL joins (urllib's urljoin after its own clean-up regex, and a scheme filter):
+# ours must give the same string for the same (quirky) base and reference, so they are its own,
+# imported when first needed (a feed of plain absolute links without a base never needs them).
+def urljoin(base: str, uri: str) -> str:
+    from feedparser.urls import _urljoin
+
+    return str(_urljoin(base, uri))
+
+
+def make_safe_absolute_uri(base: str, rel: str) -> str:
+    from feedparser.urls import make_safe_absolute_uri as safe
+
+    return str(safe(base, rel))
 
 
 def join_base(base: str, new: str) -> str:
@@ -336,6 +338,10 @@ def headers(base_url: str | None) -> dict[str, str] | None:
     return {"content-location": base_url} if base_url else None
 
 
+# feedparser's RE_XML_PI_ENCODING (encodings.py), the declared encoding; a test holds the two
+# patterns equal (importing it would import all of feedparser).
+XML_PI_ENCODING = re.compile(rb'^<\?.*encoding=[\'"](.*?)[\'"].*\?>')
+
 # First bytes for which feedparser sniffs a BOM or a non-ASCII-compatible encoding.
 _SNIFFED = (codecs.BOM_UTF32_BE, codecs.BOM_UTF32_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF16_LE,
             codecs.BOM_UTF8, b"\x4c\x6f\xa7\x94", b"\x00\x3c\x00\x3f", b"\x3c\x00\x3f\x00",
@@ -353,7 +359,7 @@ def prepare(data: bytes, base_url: str | None) -> tuple[bytes, str, int]:
     feedparser's own converter produces the UTF-8 it would parse.
     """
     if not data.startswith(_SNIFFED):
-        match = RE_XML_PI_ENCODING.match(data)
+        match = XML_PI_ENCODING.match(data)
         try:
             declared = match.group(1).decode("utf-8").lower() if match else ""
             name = codecs.lookup(declared or ("iso-8859-1" if base_url else "utf-8")).name
@@ -361,6 +367,8 @@ def prepare(data: bytes, base_url: str | None) -> tuple[bytes, str, int]:
             name = ""
         if name in _EXPAT_NATIVE:
             return data, _EXPAT_NATIVE[name], 0
+    from feedparser.encodings import RE_XML_DECLARATION, convert_to_utf8  # (the rare case)
+
     result: dict[str, Any] = {}
     try:
         converted = convert_to_utf8(headers(base_url) or {}, data, result)

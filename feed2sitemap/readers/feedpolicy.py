@@ -19,8 +19,6 @@ from dataclasses import dataclass
 from typing import Any
 from xml.parsers import expat
 
-import feedparser
-
 from .. import mode
 from ..xmlutil import (
     MAX_NAMESPACES,
@@ -102,6 +100,8 @@ def read_feed_entries(data: bytes, base_url: str | None = None, *,
 
 
 def _malformed(parsed: Any, base_url: str | None) -> Malformed | None:
+    import feedparser
+
     bozo = parsed.get("bozo_exception")
     # A document given a URI but no Content-Type is "non-XML content" to feedparser: not a fault
     # of the feed (we pass no Content-Type at all).
@@ -190,6 +190,8 @@ def feedparser_entries(data: bytes, base_url: str | None = None) -> tuple[FeedEn
 
     No refusal here: the caller (read_feed_entries) has applied the policy.
     """
+    import feedparser  # (a tenth of a second: only a run it reads a feed for imports it)
+
     # A BytesIO, not the bytes: given bytes, feedparser first tries them as a file name.
     result = feedparser.parse(io.BytesIO(data), response_headers=headers(base_url))
     entries = FeedEntries(
