@@ -349,6 +349,25 @@ _SNIFFED = (codecs.BOM_UTF32_BE, codecs.BOM_UTF32_LE, codecs.BOM_UTF16_BE, codec
 _EXPAT_NATIVE = {"utf-8": "UTF-8", "iso8859-1": "ISO-8859-1"}
 
 
+def native_encoding(head: bytes, base_url: str | None) -> str | None:
+    """prepare()'s encoding for a document that starts with ``head``, when expat reads it
+    natively (the document need not be held whole), else None. feedparser's declaration regex
+    reads the whole first line: it must end inside ``head``."""
+    return _native(head, base_url) if b"\n" in head else None
+
+
+def _native(data: bytes, base_url: str | None) -> str | None:
+    if data.startswith(_SNIFFED):
+        return None
+    match = XML_PI_ENCODING.match(data)
+    try:
+        declared = match.group(1).decode("utf-8").lower() if match else ""
+        name = codecs.lookup(declared or ("iso-8859-1" if base_url else "utf-8")).name
+    except (UnicodeDecodeError, LookupError, ValueError):  # ValueError: a NUL in the name
+        name = ""
+    return _EXPAT_NATIVE.get(name)
+
+
 def prepare(data: bytes, base_url: str | None) -> tuple[bytes, str, int]:
     """(bytes for expat, encoding to force, line shift), decoded the way feedparser decodes.
 
@@ -358,15 +377,9 @@ def prepare(data: bytes, base_url: str | None) -> tuple[bytes, str, int]:
     (and a decoding error falls back, as feedparser would have tried other encodings). Otherwise
     feedparser's own converter produces the UTF-8 it would parse.
     """
-    if not data.startswith(_SNIFFED):
-        match = XML_PI_ENCODING.match(data)
-        try:
-            declared = match.group(1).decode("utf-8").lower() if match else ""
-            name = codecs.lookup(declared or ("iso-8859-1" if base_url else "utf-8")).name
-        except (UnicodeDecodeError, LookupError, ValueError):  # ValueError: a NUL in the name
-            name = ""
-        if name in _EXPAT_NATIVE:
-            return data, _EXPAT_NATIVE[name], 0
+    native = _native(data, base_url)
+    if native is not None:
+        return data, native, 0
     from feedparser.encodings import RE_XML_DECLARATION, convert_to_utf8  # (the rare case)
 
     result: dict[str, Any] = {}

@@ -14,7 +14,8 @@ xmlutil.EntitiesForbidden, a bound of xmlutil.MarkupGuard XMLTooComplex: refused
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import itertools
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import Any, NamedTuple, Optional
 from xml.parsers import expat
@@ -35,13 +36,15 @@ from .feedcompat import (
     join_base,
     link_text,
     map_content_type,
+    native_encoding,
     prepare,
     resolver,
     self_join,
 )
 from .feeddates import entry_date
 
-__all__ = ["FastPathUnsupported", "FeedEntries", "FeedEntry", "parse_feed_entries"]
+__all__ = ["FastPathUnsupported", "FeedEntries", "FeedEntry", "parse_feed_chunks",
+           "parse_feed_entries"]
 
 CHUNK = 1 << 16  # expat is given slices, not the whole document in its buffer
 
@@ -68,7 +71,20 @@ def parse_feed_entries(data: bytes, base_url: str | None = None) -> FeedEntries:
     if not REPLAYED_VERSION:
         raise FastPathUnsupported("feedparser is not the 6.0 series the pass replays")
     body, encoding, shift = prepare(bytes(data), base_url)
-    return _Pass(encoding, base_url or "", shift).run(body)
+    return _Pass(encoding, base_url or "", shift).run([body])
+
+
+def parse_feed_chunks(chunks: Iterator[bytes], base_url: str | None,
+                      whole: Callable[[], bytes]) -> FeedEntries:
+    """parse_feed_entries over a document given a chunk at a time, never held whole when
+    expat reads its encoding; ``whole()`` gives the whole document when it does not."""
+    if not REPLAYED_VERSION:
+        raise FastPathUnsupported("feedparser is not the 6.0 series the pass replays")
+    first = next(chunks, b"")
+    encoding = native_encoding(first, base_url)
+    if encoding is None:  # feedparser's converter, which needs the whole document
+        return parse_feed_entries(whole(), base_url)
+    return _Pass(encoding, base_url or "", 0).run(itertools.chain([first], chunks))
 
 
 _new_entry = tuple.__new__  # a FeedEntry without NamedTuple's Python-level __new__
@@ -104,7 +120,8 @@ class _Pass:
     per leaf cost more than one test per element).
     """
 
-    __slots__ = ("parser", "shift", "body", "guard", "attributes", "namespaces", "resolve",
+    __slots__ = ("parser", "shift", "pieces", "external_dtd", "guard", "attributes",
+                 "namespaces", "resolve",
                  "names", "html_types", "base", "stack", "stable", "self_joins", "entries",
                  "entry", "source", "image", "inside", "in_text", "deepest", "outer",
                  "content_attrs", "collecting", "link_text", "rel", "internal_subset",
@@ -115,7 +132,8 @@ class _Pass:
         p.namespace_prefixes = True  # qualified attribute names, as feedparser's SAX has them
         p.buffer_text = True
         self.shift = shift  # lines feedparser's encoding converter added or removed
-        self.body = b""
+        self.pieces = 0  # pieces of CHUNK bytes parsed
+        self.external_dtd = False  # a DOCTYPE named one (see doctype)
         self.guard = MarkupGuard()
         self.attributes = Attributes()
         self.namespaces = Namespaces()
@@ -148,7 +166,7 @@ class _Pass:
         self.published: Text | None = None
         self.line = 0
 
-    def run(self, body: bytes) -> FeedEntries:
+    def run(self, chunks: Iterable[bytes]) -> FeedEntries:
         p, guard = self.parser, self.guard
         forbid_entities(p)
         p.SkippedEntityHandler = self.skipped_entity
@@ -157,13 +175,16 @@ class _Pass:
         p.StartNamespaceDeclHandler = self.declare_namespace
         p.StartDoctypeDeclHandler = self.doctype
         p.EndDoctypeDeclHandler = self.end_doctype
-        self.body = body
         try:
-            for i in range(0, len(body), CHUNK):
-                piece = body[i : i + CHUNK]
-                guard.scan(piece)
-                p.Parse(piece, False)
-                guard.depth(len(self.stack) - 1)
+            for body in chunks:
+                for i in range(0, len(body), CHUNK):
+                    piece = body[i : i + CHUNK]
+                    guard.scan(piece)
+                    p.Parse(piece, False)
+                    guard.depth(len(self.stack) - 1)
+                    if self.external_dtd:  # see doctype()
+                        self.undefined_refs(piece)
+                    self.pieces += 1
             p.Parse(b"", True)
         except expat.ExpatError as exc:
             raise FastPathUnsupported(f"not well-formed: {exc}") from None
@@ -383,7 +404,16 @@ class _Pass:
         # Under an external DTD (never loaded) expat drops a reference to an undefined entity
         # from an attribute value without a word ("/a/&secret;/b" became "/a//b"), where
         # feedparser keeps it and calls the feed malformed: any such reference, feedparser.
-        if (sysid or pubid) and UNDEFINED_REF.search(self.body):
+        # Searched in this piece and each one after it (a DOCTYPE comes before the root); one
+        # after the first piece could follow a reference read before: feedparser decides.
+        if sysid or pubid:
+            if self.pieces:
+                raise FastPathUnsupported("a DOCTYPE with an external DTD after 64 KiB")
+            self.external_dtd = True
+
+    def undefined_refs(self, piece: bytes) -> None:
+        # (a reference cut by the piece's end is taken for an undefined one: feedparser reads)
+        if UNDEFINED_REF.search(piece):
             raise FastPathUnsupported("an entity reference under an external DTD")
 
     def end_doctype(self) -> None:
