@@ -13,7 +13,7 @@ from feedparser.encodings import RE_XML_PI_ENCODING
 from feedparser.mixin import _FeedParserMixin
 
 from feed2sitemap import mode
-from feed2sitemap.readers import feedcompat, feedtables
+from feed2sitemap.readers import feedcompat, feedencoding, feedtables
 
 
 def test_the_data_is_what_feedparser_derives() -> None:
@@ -37,8 +37,8 @@ def test_content_types_map_as_feedparser_maps_them(given: str) -> None:
 
 
 def test_the_declared_encoding_is_found_by_feedparser_s_pattern() -> None:
-    assert feedcompat.XML_PI_ENCODING.pattern == RE_XML_PI_ENCODING.pattern
-    assert feedcompat.XML_PI_ENCODING.flags == RE_XML_PI_ENCODING.flags
+    assert feedencoding.XML_PI_ENCODING.pattern == RE_XML_PI_ENCODING.pattern
+    assert feedencoding.XML_PI_ENCODING.flags == RE_XML_PI_ENCODING.flags
 
 
 PROBE = """

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Iterator
-from datetime import datetime
-from typing import Any, NamedTuple, Optional
+from typing import Optional
 from xml.parsers import expat
 
 from ..xmlutil import MAX_ATTRIBUTES, MarkupGuard, XMLTooComplex, forbid_entities
@@ -28,7 +27,6 @@ from .feedcompat import (
     PLAIN,
     REPLAYED_VERSION,
     ROOTS,
-    UNDEFINED_REF,
     Attributes,
     FastPathUnsupported,
     Namespaces,
@@ -36,30 +34,19 @@ from .feedcompat import (
     join_base,
     link_text,
     map_content_type,
-    native_encoding,
     prepare,
     resolver,
     self_join,
 )
 from .feeddates import entry_date
+from .feeddoctype import Doctype
+from .feedencoding import native_encoding
+from .feedentries import FeedEntries, FeedEntry
 
 __all__ = ["FastPathUnsupported", "FeedEntries", "FeedEntry", "parse_feed_chunks",
            "parse_feed_entries"]
 
 CHUNK = 1 << 16  # expat is given slices, not the whole document in its buffer
-
-
-class FeedEntry(NamedTuple):
-    link: str | None  # resolved as feedparser resolves it (may still be relative)
-    lastmod: datetime | None  # aware UTC datetime
-    line: int  # 1-based line of the entry/item start tag; 0 from feedparser
-
-
-class FeedEntries(list[FeedEntry]):
-    """The entries, and the feed's own site link (RSS <channel><link>, Atom <feed><link
-    rel="alternate">: the first one, resolved against xml:base), or None."""
-
-    site: str | None = None
 
 
 def parse_feed_entries(data: bytes, base_url: str | None = None) -> FeedEntries:
@@ -120,11 +107,10 @@ class _Pass:
     per leaf cost more than one test per element).
     """
 
-    __slots__ = ("parser", "shift", "pieces", "external_dtd", "guard", "attributes",
-                 "namespaces", "resolve",
+    __slots__ = ("parser", "shift", "guard", "attributes", "namespaces", "resolve",
                  "names", "html_types", "base", "stack", "stable", "self_joins", "entries",
                  "entry", "source", "image", "inside", "in_text", "deepest", "outer",
-                 "content_attrs", "collecting", "link_text", "rel", "internal_subset",
+                 "content_attrs", "collecting", "link_text", "rel",
                  "alt", "link", "updated", "published", "line")
 
     def __init__(self, encoding: str, base: str, shift: int) -> None:
@@ -132,8 +118,6 @@ class _Pass:
         p.namespace_prefixes = True  # qualified attribute names, as feedparser's SAX has them
         p.buffer_text = True
         self.shift = shift  # lines feedparser's encoding converter added or removed
-        self.pieces = 0  # pieces of CHUNK bytes parsed
-        self.external_dtd = False  # a DOCTYPE named one (see doctype)
         self.guard = MarkupGuard()
         self.attributes = Attributes()
         self.namespaces = Namespaces()
@@ -156,7 +140,6 @@ class _Pass:
         self.collecting = False  # the character data handler is set (in a leaf)
         self.link_text: Text | None = None  # the text of the open <link> read as text
         self.rel = ""  # and its rel
-        self.internal_subset = False
         # The open entry: its first rel=alternate href; feedparser's "link" key (None while
         # absent, (base, text) for a permalink guid's); the text of its last updated-like and
         # published-like elements (parsed at its end); its line.
@@ -169,12 +152,13 @@ class _Pass:
     def run(self, chunks: Iterable[bytes]) -> FeedEntries:
         p, guard = self.parser, self.guard
         forbid_entities(p)
-        p.SkippedEntityHandler = self.skipped_entity
+        dtd = Doctype()
+        p.SkippedEntityHandler = dtd.skipped_entity
         p.StartElementHandler = self.start_root
         p.EndElementHandler = self.end
         p.StartNamespaceDeclHandler = self.declare_namespace
-        p.StartDoctypeDeclHandler = self.doctype
-        p.EndDoctypeDeclHandler = self.end_doctype
+        p.StartDoctypeDeclHandler = dtd.start
+        p.EndDoctypeDeclHandler = dtd.end
         try:
             for body in chunks:
                 for i in range(0, len(body), CHUNK):
@@ -182,9 +166,7 @@ class _Pass:
                     guard.scan(piece)
                     p.Parse(piece, False)
                     guard.depth(len(self.stack) - 1)
-                    if self.external_dtd:  # see doctype()
-                        self.undefined_refs(piece)
-                    self.pieces += 1
+                    dtd.parsed(piece)
             p.Parse(b"", True)
         except expat.ExpatError as exc:
             raise FastPathUnsupported(f"not well-formed: {exc}") from None
@@ -399,31 +381,3 @@ class _Pass:
                 raise FastPathUnsupported("a namespace prefix is rebound inside the document")
             self.names.clear()
 
-    def doctype(self, name: str, sysid: Any, pubid: Any, has_internal_subset: int) -> None:
-        self.internal_subset = bool(has_internal_subset)
-        # Under an external DTD (never loaded) expat drops a reference to an undefined entity
-        # from an attribute value without a word ("/a/&secret;/b" became "/a//b"), where
-        # feedparser keeps it and calls the feed malformed: any such reference, feedparser.
-        # Searched in this piece and each one after it (a DOCTYPE comes before the root); one
-        # after the first piece could follow a reference read before: feedparser decides.
-        if sysid or pubid:
-            if self.pieces:
-                raise FastPathUnsupported("a DOCTYPE with an external DTD after 64 KiB")
-            self.external_dtd = True
-
-    def undefined_refs(self, piece: bytes) -> None:
-        # (a reference cut by the piece's end is taken for an undefined one: feedparser reads)
-        if UNDEFINED_REF.search(piece):
-            raise FastPathUnsupported("an entity reference under an external DTD")
-
-    def end_doctype(self) -> None:
-        # feedparser cuts the DOCTYPE out with a regex that stops at the first ">", so an
-        # internal subset (ATTLIST defaults, element declarations) means something else to it.
-        if self.internal_subset:
-            raise FastPathUnsupported("DOCTYPE with an internal subset")
-
-    def skipped_entity(self, name: str, is_parameter: int) -> None:
-        # Only with a DOCTYPE naming an external DTD, which expat does not read. feedparser
-        # strips that DOCTYPE, so for it the undefined entity is fatal: its call (bozo), not a
-        # refusal (xmlutil's rule for the other passes).
-        raise FastPathUnsupported(f"undefined entity {name!r}")
