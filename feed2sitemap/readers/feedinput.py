@@ -32,6 +32,7 @@ class FeedInput:
         self.memory: list[bytes] = []
         self.file: Optional[IO[bytes]] = None  # the spool, once past SPOOL_MEMORY
         self.done = False  # the stream is read to its end
+        self.data: Optional[bytes] = None  # the whole document, once whole() was asked
 
     def chunks(self) -> Iterator[bytes]:
         """The document from its start, a chunk at a time (what was read before, again)."""
@@ -42,20 +43,26 @@ class FeedInput:
                 yield chunk
 
     def whole(self) -> bytes:
-        """The whole document (for feedparser, which cannot stream)."""
-        for _ in self.chunks():
-            pass
-        data = b"".join(self._kept())
-        self.close()
-        return data
+        """The whole document (for feedparser, which cannot stream), held from now on."""
+        if self.data is None:
+            for _ in self.chunks():
+                pass
+            data = b"".join(self._kept())
+            self.close()
+            self.data = data
+        return self.data
 
     def close(self) -> None:
+        self.data = None
         self.memory = []
         if self.file is not None:
             self.file.close()
             self.file = None
 
     def _kept(self) -> Iterator[bytes]:
+        if self.data is not None:
+            yield self.data
+            return
         if self.file is not None:
             self.file.flush()
             self.file.seek(0)
