@@ -16,6 +16,7 @@ from typing import Any
 from bench_dask import dask_scenario  # (opt-in: --only dask)
 
 from .datasets import Data, ensure_data
+from .feedrows import feed_rows
 from .results import machine, print_report, python_of
 from .running import Runner, Scenario, run_scenario
 from .scenarios import FULL, QUICK, build_scenarios, select
@@ -57,7 +58,9 @@ def main(argv: list[str] | None = None, description: str = "") -> int:
         r = Runner(Path(tmp))
         if a.list:
             d = Data(*(Path("-"),) * 7, sizes["urls"], sizes["feed_items"], sizes["sitemap_urls"])
-            for s in build_scenarios(cmd, fpy, d, a.out_dir, r, yardstick=False):
+            for s in [*build_scenarios(cmd, fpy, d, a.out_dir, r, yardstick=False),
+                      *feed_rows(cmd, fpy, a.data_dir, a.out_dir, r, a.quick, log,
+                                 yardstick=False, make=False)]:
                 print(f"{s.name:<14} {s.what}")
             return 0
         t0 = time.perf_counter()
@@ -87,7 +90,8 @@ def run_all(a: argparse.Namespace, sizes: dict[str, int], repeat: int, cmd: list
     scenarios = []
     if "dask" not in words or only:
         d = ensure_data(a.data_dir, sizes, log)
-        scenarios = select(build_scenarios(cmd, fpy, d, a.out_dir, r), only)
+        scenarios = select([*build_scenarios(cmd, fpy, d, a.out_dir, r),
+                            *feed_rows(cmd, fpy, a.data_dir, a.out_dir, r, a.quick, log)], only)
     for s in scenarios:
         run_scenario(s, r, repeat, log)
     dask_rows = (dask_scenario(cmd, fpy, a.data_dir, a.out_dir, tmp, r.run, a.quick,

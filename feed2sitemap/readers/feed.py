@@ -19,11 +19,11 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_MAX_FEED_BYTES", "read_feed"]
 
-# A feed is parsed whole (feedparser needs it in memory, and about ten times its size while
-# parsing), so it is refused above this size. 32 MiB is twice a 50,000-item RSS feed (16 MB),
-# larger than any real feed we have seen, and keeps a malformed feed that only feedparser can
-# read within a few hundred MB; `max_feed_bytes` changes it.
-DEFAULT_MAX_FEED_BYTES = 32 * 1024 * 1024
+# The fast pass streams a feed (feedinput.py), so its size costs no memory; feedparser, for the
+# feeds the pass gives up on, needs it whole and about ten times its size while parsing. So a
+# feed is refused above this size: 256 MiB is five times a 50,000-entry Atom feed with summaries
+# and content (49 MB); `max_feed_bytes` changes it. (A JSON Feed is read whole: jsonfeed.py.)
+DEFAULT_MAX_FEED_BYTES = 256 * 1024 * 1024
 
 
 def read_all(stream: IO[bytes], source: str, max_bytes: int) -> bytes:
@@ -55,8 +55,7 @@ def read_feed(stream: IO[bytes], source: str, report: Report,
     mode). A malformed feed that can still be read is read with a warning. With ``news``,
     each entry becomes a Google News article (readers/feednews.py), or is left out, counted.
     """
-    data = read_all(stream, source, max_bytes)
-    read = _policy(data, source, base_url, news is not None)
+    read = _policy(stream, source, base_url, max_bytes, news is not None)
     entries = _entries(read, source, report)
     site = _site(entries)
     if site is not None and not base_url:  # the feed's own site is the base of what is left
@@ -123,18 +122,23 @@ def _extensions(read: FeedRead, entries: FeedEntries, base: Optional[str], sourc
     return out if any(out) else None
 
 
-def _policy(data: bytes, source: str, base_url: Optional[str], parsed: bool) -> FeedRead:
-    # feedparser and the fast pass that replays it take a tenth of a second to import: only a
-    # run that reads a feed pays for them
+def _policy(stream: IO[bytes], source: str, base_url: Optional[str], max_bytes: int,
+            parsed: bool) -> FeedRead:
+    # the fast pass and its tables take a while to import, feedparser a tenth of a second more
+    # (only a feed the pass gives up on imports it): only a run that reads a feed pays for them
     from ..xmlutil import XMLRefused
-    from .feedpolicy import FeedUnreadable, read_feed_entries
+    from .feedinput import FeedInput
+    from .feedpolicy import FeedUnreadable, read_feed_input
 
+    feed = FeedInput(stream, source, max_bytes)
     try:
-        return read_feed_entries(data, base_url, want_parsed=parsed)
+        return read_feed_input(feed, base_url, want_parsed=parsed)
     except XMLRefused as exc:  # entities, or past a bound of xmlutil.MarkupGuard
         raise InputError(source, exc.line, str(exc)) from None
     except FeedUnreadable as exc:
         raise InputError(source, None, f"not a feed that can be read ({exc})") from None
+    finally:
+        feed.close()
 
 
 def _entries(read: FeedRead, source: str, report: Report) -> FeedEntries:

@@ -11,53 +11,41 @@ Where our own equivalent is short and a test proves it equal, it is ours (``CP12
 
 from __future__ import annotations
 
-import codecs
 import re
 from collections.abc import Callable
-from typing import Any
 
-import feedparser
-
-# The namespace table (URI -> feedparser's prefix), the HTML content types and the content-type
-# mapping of <link type> and text constructs: data and a one-line rule, but read at every
-# element, so feedparser's own copies are the only way to stay equal as it changes them.
-from feedparser.api import StrictFeedParser  # its _start_X/_end_X names: the keys it handles
-from feedparser.encodings import (  # how feedparser picks and converts an encoding: long
-    RE_XML_DECLARATION,  # rules with BOM sniffing and fallbacks, replayed by calling them
-    RE_XML_PI_ENCODING,
-    convert_to_utf8,
-)
-from feedparser.mixin import _FeedParserMixin
-
-# feedparser's URL joins: urllib's urljoin after its own clean-up regex, and a scheme filter;
-# ours must give the same string for the same (quirky) base and reference.
-from feedparser.urls import _urljoin as _fp_urljoin
-from feedparser.urls import make_safe_absolute_uri as _fp_make_safe_absolute_uri
+from .feedencoding import headers, prepare
+from .feedentries import FastPathUnsupported
+from .feedtables import tables
 
 __all__ = ["CP1252", "FastPathUnsupported", "Attributes", "Namespaces", "clean", "headers",
            "link_text", "prepare", "resolver"]
 
 
-class FastPathUnsupported(Exception):
-    """The fast pass cannot give feedparser's answer for this document: feedparser is used."""
-
-
+# feedparser's namespace table (URI -> its prefix), its HTML content types and the names of its
+# element handlers: read at every element, so taken from feedparser itself (feedtables.py holds
+# them as data for the installed version, so that a run the fast pass serves never imports it).
+_VERSION, MATCHNS, _METHODS, HTML_TYPES = tables()
 # What is replayed here was read in feedparser 6.0.14; another major version is not trusted.
-REPLAYED_VERSION = feedparser.__version__.startswith("6.0.")
+REPLAYED_VERSION = _VERSION.startswith("6.0.")
 
 # --------------------------------------------------------------------------- elements
 
-MATCHNS = {k.lower(): v for k, v in _FeedParserMixin.namespaces.items()}
 STD_PREFIXES = set(MATCHNS.values())
-HTML_TYPES = _FeedParserMixin.html_types
-map_content_type: Callable[[str], str] = _FeedParserMixin.map_content_type
 # Element keys ("prefix_local") for which feedparser has a handler; names are lower-cased before
 # the lookup, so camel-case aliases such as _start_textInput are never reached.
-_METHODS = [
-    n for n in dir(StrictFeedParser) if n.startswith(("_start_", "_end_")) and n == n.lower()
-]
-_HANDLED = {n.split("_", 2)[2] for n in _METHODS}
-END_KEYS = {n[5:] for n in _METHODS if n.startswith("_end_")}
+_HANDLED = {n.split("_", 1)[1] for n in _METHODS}  # ("start_link", "end_link": "link")
+END_KEYS = {n[4:] for n in _METHODS if n.startswith("end_")}
+
+
+def map_content_type(content_type: str) -> str:
+    """feedparser's _FeedParserMixin.map_content_type (a test holds the two equal)."""
+    content_type = content_type.lower()
+    return _SHORT_TYPES.get(content_type, content_type)
+
+
+_SHORT_TYPES = {"text": "text/plain", "plain": "text/plain", "html": "text/html",
+                "xhtml": "application/xhtml+xml"}
 
 # Handlers that never touch an entry's links or dates, nor the parser state we track.
 _INERT = set(
@@ -247,9 +235,19 @@ class Attributes:
 
 # --------------------------------------------------------------------------- URLs and text
 
-# feedparser is untyped: its URL functions take and return str.
-urljoin: Callable[[str, str], str] = _fp_urljoin
-make_safe_absolute_uri: Callable[[str, str], str] = _fp_make_safe_absolute_uri
+# feedparser's URL joins (urllib's urljoin after its own clean-up regex, and a scheme filter):
+# ours must give the same string for the same (quirky) base and reference, so they are its own,
+# imported when first needed (a feed of plain absolute links without a base never needs them).
+def urljoin(base: str, uri: str) -> str:
+    from feedparser.urls import _urljoin
+
+    return str(_urljoin(base, uri))
+
+
+def make_safe_absolute_uri(base: str, rel: str) -> str:
+    from feedparser.urls import make_safe_absolute_uri as safe
+
+    return str(safe(base, rel))
 
 
 def join_base(base: str, new: str) -> str:
@@ -326,62 +324,3 @@ def link_text(text: str, base: str, resolve: Callable[[str, str], str]) -> str:
     if "&" in text:
         text = _AMP_NAME.sub(r"&\g<1>", text.replace("&amp;", "&"))
     return text
-
-
-# --------------------------------------------------------------------------- encodings
-
-
-def headers(base_url: str | None) -> dict[str, str] | None:
-    """Our only response header: feedparser takes the document URI from Content-Location."""
-    return {"content-location": base_url} if base_url else None
-
-
-# First bytes for which feedparser sniffs a BOM or a non-ASCII-compatible encoding.
-_SNIFFED = (codecs.BOM_UTF32_BE, codecs.BOM_UTF32_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF16_LE,
-            codecs.BOM_UTF8, b"\x4c\x6f\xa7\x94", b"\x00\x3c\x00\x3f", b"\x3c\x00\x3f\x00",
-            b"\x00\x00\x00\x3c", b"\x3c\x00\x00\x00")  # fmt: skip
-_EXPAT_NATIVE = {"utf-8": "UTF-8", "iso8859-1": "ISO-8859-1"}
-
-
-def prepare(data: bytes, base_url: str | None) -> tuple[bytes, str, int]:
-    """(bytes for expat, encoding to force, line shift), decoded the way feedparser decodes.
-
-    feedparser picks the encoding from (our only header) Content-Location and the XML declaration:
-    declared, else ISO-8859-1 when a Content-Location is given, else UTF-8. When that is one expat
-    decodes natively and there is no BOM, expat reads the original bytes with that encoding forced
-    (and a decoding error falls back, as feedparser would have tried other encodings). Otherwise
-    feedparser's own converter produces the UTF-8 it would parse.
-    """
-    if not data.startswith(_SNIFFED):
-        match = RE_XML_PI_ENCODING.match(data)
-        try:
-            declared = match.group(1).decode("utf-8").lower() if match else ""
-            name = codecs.lookup(declared or ("iso-8859-1" if base_url else "utf-8")).name
-        except (UnicodeDecodeError, LookupError, ValueError):  # ValueError: a NUL in the name
-            name = ""
-        if name in _EXPAT_NATIVE:
-            return data, _EXPAT_NATIVE[name], 0
-    result: dict[str, Any] = {}
-    try:
-        converted = convert_to_utf8(headers(base_url) or {}, data, result)
-    except Exception as exc:  # feedparser itself would fail the same way
-        raise FastPathUnsupported(f"encoding detection failed: {exc!r}") from None
-    if not result.get("encoding"):
-        raise FastPathUnsupported("feedparser found no encoding (it would use its loose parser)")
-    # The converter replaces the XML declaration by a one-line one, or prepends one and a newline.
-    head = data[:2048]
-    for bom in _SNIFFED[:5]:
-        if head.startswith(bom):
-            head = head[len(bom) :]
-            break
-    try:
-        decl = RE_XML_DECLARATION.search(head.decode(result["encoding"], "ignore"))
-    except (UnicodeError, LookupError):  # "idna" is a codec without the "ignore" handler
-        raise FastPathUnsupported(f"cannot decode as {result['encoding']}") from None
-    return converted, "UTF-8", decl.group(0).count("\n") if decl else -1
-
-
-# A reference to an entity other than XML's five (a character reference starts "&#"). Under an
-# external DTD (never loaded) expat drops such a reference from an attribute value without a
-# word, where feedparser keeps it and calls the feed malformed.
-UNDEFINED_REF = re.compile(rb"&(?!(?:amp|lt|gt|quot|apos);|#)")

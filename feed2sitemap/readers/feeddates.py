@@ -8,8 +8,6 @@ import re
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from feedparser.datetimes import _parse_date
-
 __all__ = ["entry_date"]
 
 _UTC = timezone.utc
@@ -94,5 +92,7 @@ def entry_date(text: str, epoch_is_unknown: bool = True) -> datetime | None:
             if value == _EPOCH and epoch_is_unknown:
                 return None
             return value
+    from feedparser.datetimes import _parse_date  # (imports feedparser: only for rare shapes)
+
     parsed = _parse_date(text)
     return _to_utc(_known(parsed) if epoch_is_unknown else parsed)

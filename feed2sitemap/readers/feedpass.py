@@ -14,9 +14,9 @@ xmlutil.EntitiesForbidden, a bound of xmlutil.MarkupGuard XMLTooComplex: refused
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from datetime import datetime
-from typing import Any, NamedTuple, Optional
+import itertools
+from collections.abc import Callable, Iterable, Iterator
+from typing import Optional
 from xml.parsers import expat
 
 from ..xmlutil import MAX_ATTRIBUTES, MarkupGuard, XMLTooComplex, forbid_entities
@@ -27,7 +27,6 @@ from .feedcompat import (
     PLAIN,
     REPLAYED_VERSION,
     ROOTS,
-    UNDEFINED_REF,
     Attributes,
     FastPathUnsupported,
     Namespaces,
@@ -40,23 +39,14 @@ from .feedcompat import (
     self_join,
 )
 from .feeddates import entry_date
+from .feeddoctype import Doctype
+from .feedencoding import native_encoding
+from .feedentries import FeedEntries, FeedEntry
 
-__all__ = ["FastPathUnsupported", "FeedEntries", "FeedEntry", "parse_feed_entries"]
+__all__ = ["FastPathUnsupported", "FeedEntries", "FeedEntry", "parse_feed_chunks",
+           "parse_feed_entries"]
 
 CHUNK = 1 << 16  # expat is given slices, not the whole document in its buffer
-
-
-class FeedEntry(NamedTuple):
-    link: str | None  # resolved as feedparser resolves it (may still be relative)
-    lastmod: datetime | None  # aware UTC datetime
-    line: int  # 1-based line of the entry/item start tag; 0 from feedparser
-
-
-class FeedEntries(list[FeedEntry]):
-    """The entries, and the feed's own site link (RSS <channel><link>, Atom <feed><link
-    rel="alternate">: the first one, resolved against xml:base), or None."""
-
-    site: str | None = None
 
 
 def parse_feed_entries(data: bytes, base_url: str | None = None) -> FeedEntries:
@@ -68,7 +58,20 @@ def parse_feed_entries(data: bytes, base_url: str | None = None) -> FeedEntries:
     if not REPLAYED_VERSION:
         raise FastPathUnsupported("feedparser is not the 6.0 series the pass replays")
     body, encoding, shift = prepare(bytes(data), base_url)
-    return _Pass(encoding, base_url or "", shift).run(body)
+    return _Pass(encoding, base_url or "", shift).run([body])
+
+
+def parse_feed_chunks(chunks: Iterator[bytes], base_url: str | None,
+                      whole: Callable[[], bytes]) -> FeedEntries:
+    """parse_feed_entries over a document given a chunk at a time, never held whole when
+    expat reads its encoding; ``whole()`` gives the whole document when it does not."""
+    if not REPLAYED_VERSION:
+        raise FastPathUnsupported("feedparser is not the 6.0 series the pass replays")
+    first = next(chunks, b"")
+    encoding = native_encoding(first, base_url)
+    if encoding is None:  # feedparser's converter, which needs the whole document
+        return parse_feed_entries(whole(), base_url)
+    return _Pass(encoding, base_url or "", 0).run(itertools.chain([first], chunks))
 
 
 _new_entry = tuple.__new__  # a FeedEntry without NamedTuple's Python-level __new__
@@ -104,10 +107,10 @@ class _Pass:
     per leaf cost more than one test per element).
     """
 
-    __slots__ = ("parser", "shift", "body", "guard", "attributes", "namespaces", "resolve",
+    __slots__ = ("parser", "shift", "guard", "attributes", "namespaces", "resolve",
                  "names", "html_types", "base", "stack", "stable", "self_joins", "entries",
                  "entry", "source", "image", "inside", "in_text", "deepest", "outer",
-                 "content_attrs", "collecting", "link_text", "rel", "internal_subset",
+                 "content_attrs", "collecting", "link_text", "rel",
                  "alt", "link", "updated", "published", "line")
 
     def __init__(self, encoding: str, base: str, shift: int) -> None:
@@ -115,7 +118,6 @@ class _Pass:
         p.namespace_prefixes = True  # qualified attribute names, as feedparser's SAX has them
         p.buffer_text = True
         self.shift = shift  # lines feedparser's encoding converter added or removed
-        self.body = b""
         self.guard = MarkupGuard()
         self.attributes = Attributes()
         self.namespaces = Namespaces()
@@ -138,7 +140,6 @@ class _Pass:
         self.collecting = False  # the character data handler is set (in a leaf)
         self.link_text: Text | None = None  # the text of the open <link> read as text
         self.rel = ""  # and its rel
-        self.internal_subset = False
         # The open entry: its first rel=alternate href; feedparser's "link" key (None while
         # absent, (base, text) for a permalink guid's); the text of its last updated-like and
         # published-like elements (parsed at its end); its line.
@@ -148,22 +149,24 @@ class _Pass:
         self.published: Text | None = None
         self.line = 0
 
-    def run(self, body: bytes) -> FeedEntries:
+    def run(self, chunks: Iterable[bytes]) -> FeedEntries:
         p, guard = self.parser, self.guard
         forbid_entities(p)
-        p.SkippedEntityHandler = self.skipped_entity
+        dtd = Doctype()
+        p.SkippedEntityHandler = dtd.skipped_entity
         p.StartElementHandler = self.start_root
         p.EndElementHandler = self.end
         p.StartNamespaceDeclHandler = self.declare_namespace
-        p.StartDoctypeDeclHandler = self.doctype
-        p.EndDoctypeDeclHandler = self.end_doctype
-        self.body = body
+        p.StartDoctypeDeclHandler = dtd.start
+        p.EndDoctypeDeclHandler = dtd.end
         try:
-            for i in range(0, len(body), CHUNK):
-                piece = body[i : i + CHUNK]
-                guard.scan(piece)
-                p.Parse(piece, False)
-                guard.depth(len(self.stack) - 1)
+            for body in chunks:
+                for i in range(0, len(body), CHUNK):
+                    piece = body[i : i + CHUNK]
+                    guard.scan(piece)
+                    p.Parse(piece, False)
+                    guard.depth(len(self.stack) - 1)
+                    dtd.parsed(piece)
             p.Parse(b"", True)
         except expat.ExpatError as exc:
             raise FastPathUnsupported(f"not well-formed: {exc}") from None
@@ -378,22 +381,3 @@ class _Pass:
                 raise FastPathUnsupported("a namespace prefix is rebound inside the document")
             self.names.clear()
 
-    def doctype(self, name: str, sysid: Any, pubid: Any, has_internal_subset: int) -> None:
-        self.internal_subset = bool(has_internal_subset)
-        # Under an external DTD (never loaded) expat drops a reference to an undefined entity
-        # from an attribute value without a word ("/a/&secret;/b" became "/a//b"), where
-        # feedparser keeps it and calls the feed malformed: any such reference, feedparser.
-        if (sysid or pubid) and UNDEFINED_REF.search(self.body):
-            raise FastPathUnsupported("an entity reference under an external DTD")
-
-    def end_doctype(self) -> None:
-        # feedparser cuts the DOCTYPE out with a regex that stops at the first ">", so an
-        # internal subset (ATTLIST defaults, element declarations) means something else to it.
-        if self.internal_subset:
-            raise FastPathUnsupported("DOCTYPE with an internal subset")
-
-    def skipped_entity(self, name: str, is_parameter: int) -> None:
-        # Only with a DOCTYPE naming an external DTD, which expat does not read. feedparser
-        # strips that DOCTYPE, so for it the undefined entity is fatal: its call (bozo), not a
-        # refusal (xmlutil's rule for the other passes).
-        raise FastPathUnsupported(f"undefined entity {name!r}")

@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 from xml.parsers import expat
-
-import feedparser
 
 from .. import mode
 from ..xmlutil import (
@@ -31,10 +30,18 @@ from ..xmlutil import (
 )
 from .feedcompat import headers, prepare
 from .feeddates import _known, _to_utc
-from .feedpass import CHUNK, FastPathUnsupported, FeedEntries, FeedEntry, parse_feed_entries
+from .feedinput import FeedInput
+from .feedpass import (
+    CHUNK,
+    FastPathUnsupported,
+    FeedEntries,
+    FeedEntry,
+    parse_feed_chunks,
+    parse_feed_entries,
+)
 
 __all__ = ["FeedRead", "FeedUnreadable", "Malformed", "feedparser_entries",
-           "has_extension_markup", "read_feed_entries"]
+           "has_extension_markup", "read_feed_entries", "read_feed_input"]
 
 
 @dataclass(frozen=True)
@@ -77,15 +84,45 @@ class FeedUnreadable(ValueError):
         self.cause = cause
 
 
+def read_feed_input(feed: FeedInput, base_url: str | None = None, *,
+                    want_parsed: bool = False) -> FeedRead:
+    """read_feed_entries over a stream: the fast pass reads it a chunk at a time, and only a
+    feed it gives up on is read again, whole, for feedparser (feedinput.py)."""
+    if not want_parsed and not mode.reference():
+        try:
+            entries = parse_feed_chunks(_no_extension_markup(feed.chunks()), base_url,
+                                        feed.whole)
+            feed.close()  # (the copy kept for feedparser is not needed)
+            return FeedRead(entries, fast=True)
+        except FastPathUnsupported:
+            pass
+    return read_feed_entries(feed.whole(), base_url, want_parsed=want_parsed, fast=False)
+
+
+def _no_extension_markup(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    """The chunks, until one holds markup of an extension (has_extension_markup): then the
+    fast pass gives way to feedparser."""
+    tail = b""
+    for chunk in chunks:
+        if has_extension_markup(tail + chunk[:_MARK_SPAN]) or has_extension_markup(chunk):
+            raise FastPathUnsupported("extension markup: feedparser reads the feed")
+        tail = chunk[-_MARK_SPAN:]
+        yield chunk
+
+
+_MARK_SPAN = max(map(len, _EXTENSION_MARKS))
+
+
 def read_feed_entries(data: bytes, base_url: str | None = None, *,
-                      want_parsed: bool = False) -> FeedRead:
+                      want_parsed: bool = False, fast: bool = True) -> FeedRead:
     """Read a whole feed document by the policy above.
 
     Raises xmlutil.EntitiesForbidden or XMLTooComplex (refused; ``line`` where known) and
     FeedUnreadable. ``base_url`` is the document's URI (relative links resolve against it).
     ``want_parsed``: feedparser's result is wanted (a news sitemap needs each entry's title).
+    ``fast``: False when the fast pass has given up on the document already.
     """
-    if not want_parsed and not mode.reference() and not has_extension_markup(data):
+    if fast and not want_parsed and not mode.reference() and not has_extension_markup(data):
         try:
             return FeedRead(parse_feed_entries(data, base_url), fast=True)
         except FastPathUnsupported:
@@ -102,6 +139,8 @@ def read_feed_entries(data: bytes, base_url: str | None = None, *,
 
 
 def _malformed(parsed: Any, base_url: str | None) -> Malformed | None:
+    import feedparser
+
     bozo = parsed.get("bozo_exception")
     # A document given a URI but no Content-Type is "non-XML content" to feedparser: not a fault
     # of the feed (we pass no Content-Type at all).
@@ -190,6 +229,8 @@ def feedparser_entries(data: bytes, base_url: str | None = None) -> tuple[FeedEn
 
     No refusal here: the caller (read_feed_entries) has applied the policy.
     """
+    import feedparser  # (a tenth of a second: only a run it reads a feed for imports it)
+
     # A BytesIO, not the bytes: given bytes, feedparser first tries them as a file name.
     result = feedparser.parse(io.BytesIO(data), response_headers=headers(base_url))
     entries = FeedEntries(
