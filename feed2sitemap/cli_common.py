@@ -10,15 +10,17 @@ import re
 import sys
 import time
 from types import FrameType
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import click
 
 from .errors import Feed2SitemapError, OptionError
-from .merge import MergeCounts
-from .outputs import FileInfo
 from .report import Progress, Report
-from .writing import Summary
+
+if TYPE_CHECKING:  # (annotations only: a run imports what it uses, when it uses it)
+    from .merge import MergeCounts
+    from .outputs import FileInfo
+    from .writing import Summary
 
 PROG = "feed2sitemap"
 

@@ -10,7 +10,6 @@ line and value limits). Standard library only: nothing here needs more than urll
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import tempfile
@@ -78,6 +77,8 @@ class _Cache:
         self.directory = directory
 
     def _paths(self, url: str) -> tuple[str, str]:
+        import hashlib  # (only a run with --cache: OpenSSL's module is slow to load)
+
         key = hashlib.sha256(url.encode("utf-8")).hexdigest()[:32]
         return (os.path.join(self.directory, key + ".json"),
                 os.path.join(self.directory, key + ".body"))

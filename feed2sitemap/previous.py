@@ -22,7 +22,6 @@ from urllib.parse import unquote, urlsplit
 from .detect import open_input, sniff
 from .errors import Feed2SitemapError
 from .naming import journal_path, ours_pattern, split_name, temp_pattern
-from .readers.sitemap import read_sitemap
 from .record import Lastmod
 from .report import Report
 
@@ -93,6 +92,8 @@ def previous_output(path: str, base_prefix: Optional[str]) -> Previous:
 def _read_index(prev: Previous, path: str, ours: re.Pattern[str],
                 base_prefix: Optional[str], depth: int) -> None:
     """Note the files the index at ``path`` lists (and, for our index files, what they list)."""
+    from .readers.sitemap import read_sitemap  # (only when the output is an index already)
+
     try:
         with open(path, "rb") as raw:
             stream, head = open_input(raw, path)
