@@ -26,7 +26,7 @@ from ..xmlutil import (
     safe_expat_parser,
 )
 from .fields import parse_column
-from .sitemapfast import END_TAG, scan
+from .sitemapfast import END_TAG, JoinedLines, scan
 
 __all__ = ["SITEMAP_NS", "read_sitemap"]
 
@@ -79,11 +79,15 @@ class _Entries:
         width = 5 if self.extended else 4
         for columns, lines in parts:  # fast columns before the extension pass came on
             columns.extend([[None] * len(lines)] * (width - len(columns)))
+        lines: Sequence[int]
         if len(parts) == 1:
             columns, lines = parts[0]
         else:
             columns = [list(chain.from_iterable(p[0][k] for p in parts)) for k in range(width)]
-            lines = list(chain.from_iterable(p[1] for p in parts))
+            lines = JoinedLines([p[1] for p in parts])
+        if len(lines) <= BATCH:  # (slicing would count the lines of the fast path's rows)
+            batch = self._batch(columns, lines)
+            return [batch] if batch is not None else []
         batches = []
         for a in range(0, len(lines), BATCH):
             batch = self._batch([c[a:a + BATCH] for c in columns], lines[a:a + BATCH])
@@ -110,7 +114,7 @@ class _Entries:
                 self.report.warn(f"bad {what}", self.source, lines[i], message)
             else:
                 self.report.skip("no loc", self.source, lines[i], message)
-        numbers: list[Optional[int]] = list(lines)
+        numbers: Sequence[Optional[int]] = lines
         extensions = None
         if self.extended:
             from .urlext import extensions_column  # (only a sitemap with extensions)
@@ -243,7 +247,7 @@ class _Parse:
                 parse(middle, False)  # expat proves it well-formed: then the values count
             finally:
                 parser.EndElementHandler, parser.CharacterDataHandler = handlers
-            self.fast_ends += middle.count(b"</")
+            self.fast_ends += found.ends
             self.entries.add_columns(found.columns, found.lines)
         parse(chunk[last:], False)
 

@@ -23,12 +23,13 @@ would give: the white space before a field is kept as the plain reader keeps it,
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from itertools import accumulate, repeat
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
+from itertools import accumulate, chain, repeat
 from operator import add
-from typing import Optional
+from typing import Optional, Union, overload
 
-__all__ = ["END_TAG", "Scanned", "scan"]
+__all__ = ["END_TAG", "JoinedLines", "RegionLines", "Scanned", "scan"]
 
 END_TAG = b"</url>"
 
@@ -51,11 +52,13 @@ class Scanned:
     """The raw values of a region's entries, column by column, as the plain reader's end
     handler would have collected them, and the line of each entry's </loc>."""
 
-    __slots__ = ("columns", "lines")
+    __slots__ = ("columns", "lines", "ends")
 
-    def __init__(self, columns: list[Sequence[Optional[str]]], lines: list[int]) -> None:
+    def __init__(self, columns: list[Sequence[Optional[str]]], lines: RegionLines) -> None:
         self.columns = columns
         self.lines = lines
+        # the region's end tags (for the depth bound): </url>, </loc> and each field's
+        self.ends = 2 * len(lines) + sum(len(c) - c.count(None) for c in columns[1:])
 
 
 def scan(region: bytes, line: int) -> Optional[Scanned]:
@@ -78,25 +81,23 @@ def scan(region: bytes, line: int) -> Optional[Scanned]:
     if any(cols[7]):
         return None
     locs = cols[0]
-    columns: list[Sequence[Optional[str]]] = [locs]
+    columns: list[Sequence[Optional[str]]] = [_resolved(locs) if "&" in text else locs]
     for space, value in ((cols[1], cols[2]), (cols[3], cols[4]), (cols[5], cols[6])):
         # the plain reader's value is all text since the last end tag: the white space too
         raw = list(map(add, space, value)) if any(space) else value
-        columns.append(list(map(_ABSENT.get, raw, raw)))
-    if "&" in text:
-        columns = [_resolved(c) for c in columns]
-    # the line of each </loc>: the region's first line plus the line ends before it
-    parts = text.split("</loc>")
-    parts.pop()
-    lines = list(accumulate(map(str.count, parts, repeat("\n")), initial=line))
-    lines.pop(0)
-    return Scanned(columns, lines)
+        if "&" in text:
+            raw = _resolved(raw)
+        columns.append(list(map(_ABSENT.get, raw, raw)) if "" in raw else raw)
+    return Scanned(columns, RegionLines(text, line, len(locs)))
 
 
-def _resolved(column: Sequence[Optional[str]]) -> list[Optional[str]]:
+def _resolved(column: Sequence[str]) -> Sequence[str]:
     """References replaced by their characters (expat has proved each is one of XML's five
-    names or a character reference: entity declarations are refused)."""
-    return [_REFERENCE.sub(_character, v) if v is not None and "&" in v else v for v in column]
+    names or a character reference, none of NUL: entity declarations are refused)."""
+    joined = "\0".join(column)  # one substitution for the column, not one call per value
+    if "&" not in joined:
+        return column
+    return _REFERENCE.sub(_character, joined).split("\0")
 
 
 def _character(m: re.Match[str]) -> str:
@@ -104,3 +105,67 @@ def _character(m: re.Match[str]) -> str:
     if ref[0] != "#":
         return _NAMED[ref]
     return chr(int(ref[2:], 16) if ref[1] == "x" else int(ref[1:]))
+
+
+class RegionLines(Sequence[int]):
+    """The line of each entry's </loc> in a region, counted only when a message or a record
+    asks for one (most runs never do)."""
+
+    __slots__ = ("_text", "_line", "_n", "_lines")
+
+    def __init__(self, text: str, line: int, n: int) -> None:
+        self._text, self._line, self._n = text, line, n
+        self._lines: Optional[list[int]] = None
+
+    def _counted(self) -> list[int]:
+        if self._lines is None:
+            # the region's first line plus the line ends before each </loc>
+            parts = self._text.split("</loc>")
+            parts.pop()
+            lines = list(accumulate(map(str.count, parts, repeat("\n")), initial=self._line))
+            lines.pop(0)
+            self._lines, self._text = lines, ""
+        return self._lines
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, i: int) -> int: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[int]: ...
+    def __getitem__(self, i: Union[int, slice]) -> Union[int, list[int]]:
+        return self._counted()[i]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._counted())
+
+
+class JoinedLines(Sequence[int]):
+    """Line columns one after the other (the handlers' lists and RegionLines), unread."""
+
+    __slots__ = ("_parts", "_starts")
+
+    def __init__(self, parts: list[Sequence[int]]) -> None:
+        self._parts = parts
+        self._starts = list(accumulate(map(len, parts), initial=0))
+
+    def __len__(self) -> int:
+        return self._starts[-1]
+
+    @overload
+    def __getitem__(self, i: int) -> int: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[int]: ...
+    def __getitem__(self, i: Union[int, slice]) -> Union[int, list[int]]:
+        if isinstance(i, slice):
+            return list(self)[i]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        k = bisect_right(self._starts, i) - 1
+        return self._parts[k][i - self._starts[k]]
+
+    def __iter__(self) -> Iterator[int]:
+        return chain.from_iterable(self._parts)
