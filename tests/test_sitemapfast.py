@@ -103,6 +103,21 @@ def test_broken_sitemaps_fail_the_same_both_ways(damage: bytes,
     assert fast[2] is not None  # an error, with its line, both ways
 
 
+@pytest.mark.parametrize("damage", [
+    b"&#1;", b"&#xFFFE;", b"&#99999999999;", b"]]>", b"\x01", b"\xef\xbf\xbe", b"&nbsp;",
+    b"&amp", b"a\rb", b"\xc3", b"&#233;&lt;&#x1F600;"])
+def test_values_expat_would_refuse_fail_the_same_both_ways(
+        damage: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inside a <loc> of a run the fast path reads without expat seeing it: its own checks
+    must refuse what expat refuses (and take what it takes: a lone CR is a line end, and
+    references to allowed characters are no damage)."""
+    data = _sitemap(1, 2_000, plain_root=True)
+    at = data.index(b"</loc>", len(data) // 2)
+    fast, plain = read_both(data[:at] + damage + data[at:], "sitemap", monkeypatch)
+    assert fast == plain
+    assert (fast[2] is None) == (damage in (b"a\rb", b"&#233;&lt;&#x1F600;"))
+
+
 def test_gzip_and_crlf_read_the_same_both_ways(monkeypatch: pytest.MonkeyPatch) -> None:
     data = gzip.compress(_sitemap(2, 1_500, plain_root=True).replace(b"\n", b"\r\n"))
     fast, plain = read_both(data, "sitemap", monkeypatch)

@@ -139,7 +139,7 @@ def read_sitemap(stream: IO[bytes], source: str, report: Report,
     except XMLRefused as exc:
         raise InputError(source, 1, str(exc)) from None
     entries = _Entries(source, report, is_index=False)  # the root says which it is
-    parse = _Parse(source, report, entries, encoding in (None, "UTF-8", "US-ASCII"),
+    parse = _Parse(source, report, entries, encoding in (None, "UTF-8"),
                    encoding)
     parser = parse.parser
     read = stream.read
@@ -244,10 +244,11 @@ class _Parse:
             handlers = parser.EndElementHandler, parser.CharacterDataHandler
             parser.EndElementHandler = parser.CharacterDataHandler = None
             try:
-                parse(middle, False)  # expat proves it well-formed: then the values count
+                parse(found.stand_in, False)  # (its lines, for what expat says after it)
             finally:
                 parser.EndElementHandler, parser.CharacterDataHandler = handlers
             self.fast_ends += found.ends
+            self.fed -= len(middle) - len(found.stand_in)  # (expat's byte offsets)
             self.entries.add_columns(found.columns, found.lines)
         parse(chunk[last:], False)
 
