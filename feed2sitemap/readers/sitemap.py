@@ -77,8 +77,8 @@ class _Entries:
         if not parts:
             return []
         width = 5 if self.extended else 4
-        for columns, lines in parts:  # fast columns before the extension pass came on
-            columns.extend([[None] * len(lines)] * (width - len(columns)))
+        for part, part_lines in parts:  # fast columns before the extension pass came on
+            part.extend([[None] * len(part_lines)] * (width - len(part)))
         lines: Sequence[int]
         if len(parts) == 1:
             columns, lines = parts[0]

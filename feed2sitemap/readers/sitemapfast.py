@@ -91,7 +91,8 @@ def scan(region: bytes, line: int) -> Optional[Scanned]:
     if (len(region.translate(None, _C0)) != len(region) or "]]>" in text
             or not ascii and any(c in region for c in _NOT_CHARACTERS)):
         return None
-    if "&" in text and text.count("&") != len(_REFERENCE.findall(text)):
+    refs = text.count("&")
+    if refs and refs != text.count("&amp;") and refs != len(_REFERENCE.findall(text)):
         return None
     found = _ENTRY.findall(text)
     if not found:
@@ -101,11 +102,11 @@ def scan(region: bytes, line: int) -> Optional[Scanned]:
         return None
     locs = cols[0]
     try:
-        columns: list[Sequence[Optional[str]]] = [_resolved(locs) if "&" in text else locs]
+        columns: list[Sequence[Optional[str]]] = [_resolved(locs) if refs else locs]
         for space, value in ((cols[1], cols[2]), (cols[3], cols[4]), (cols[5], cols[6])):
             # the plain reader's value is all text since the last end tag: the white space too
-            raw = list(map(add, space, value)) if any(space) else value
-            if "&" in text:
+            raw: Sequence[str] = list(map(add, space, value)) if any(space) else value
+            if refs:
                 raw = _resolved(raw)
             columns.append(list(map(_ABSENT.get, raw, raw)) if "" in raw else raw)
     except ValueError:  # a reference to a character XML forbids
@@ -116,8 +117,9 @@ def scan(region: bytes, line: int) -> Optional[Scanned]:
 
 
 def _resolved(column: Sequence[str]) -> Sequence[str]:
-    """References replaced by their characters (expat has proved each is one of XML's five
-    names or a character reference, none of NUL: entity declarations are refused)."""
+    """References replaced by their characters (scan has checked each is one of XML's five
+    names or a character reference; _character refuses those to characters XML forbids, NUL
+    among them, so NUL can separate the values)."""
     joined = "\0".join(column)  # one substitution for the column, not one call per value
     if "&" not in joined:
         return column
