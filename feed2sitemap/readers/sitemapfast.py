@@ -25,7 +25,6 @@ asks for it.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from itertools import accumulate, chain, repeat
 from operator import add
@@ -173,30 +172,29 @@ class RegionLines(Sequence[int]):
 
 
 class JoinedLines(Sequence[int]):
-    """Line columns one after the other (the handlers' lists and RegionLines), unread."""
+    """Line columns one after the other (the handlers' lists and RegionLines), unread until
+    a line is asked for; then made one list (a step that asks for every record's line, as
+    turning the batch into records does, pays one pass in C, not a search per row)."""
 
-    __slots__ = ("_parts", "_starts")
+    __slots__ = ("_parts", "_n", "_flat")
 
     def __init__(self, parts: list[Sequence[int]]) -> None:
         self._parts = parts
-        self._starts = list(accumulate(map(len, parts), initial=0))
+        self._n = sum(map(len, parts))
+        self._flat: Optional[list[int]] = None
 
     def __len__(self) -> int:
-        return self._starts[-1]
+        return self._n
 
     @overload
     def __getitem__(self, i: int) -> int: ...
     @overload
     def __getitem__(self, i: slice) -> list[int]: ...
     def __getitem__(self, i: Union[int, slice]) -> Union[int, list[int]]:
-        if isinstance(i, slice):
-            return list(self)[i]
-        if i < 0:
-            i += len(self)
-        if not 0 <= i < len(self):
-            raise IndexError(i)
-        k = bisect_right(self._starts, i) - 1
-        return self._parts[k][i - self._starts[k]]
+        if self._flat is None:
+            self._flat = list(chain.from_iterable(self._parts))
+            self._parts = []
+        return self._flat[i]
 
     def __iter__(self) -> Iterator[int]:
-        return chain.from_iterable(self._parts)
+        return iter(self._flat) if self._flat is not None else chain.from_iterable(self._parts)
