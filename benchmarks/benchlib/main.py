@@ -16,6 +16,8 @@ from typing import Any
 from bench_dask import dask_scenario  # (opt-in: --only dask)
 
 from .datasets import Data, ensure_data
+from .extbench import NAME as EXT_NAME
+from .extbench import ensure_ext_data
 from .feedrows import feed_rows
 from .results import machine, print_report, python_of
 from .running import Runner, Scenario, run_scenario
@@ -92,6 +94,8 @@ def run_all(a: argparse.Namespace, sizes: dict[str, int], repeat: int, cmd: list
         d = ensure_data(a.data_dir, sizes, log)
         scenarios = select([*build_scenarios(cmd, fpy, d, a.out_dir, r),
                             *feed_rows(cmd, fpy, a.data_dir, a.out_dir, r, a.quick, log)], only)
+        if any(s.name == EXT_NAME for s in scenarios):
+            ensure_ext_data(a.data_dir, a.quick, log)
     for s in scenarios:
         run_scenario(s, r, repeat, log)
     dask_rows = (dask_scenario(cmd, fpy, a.data_dir, a.out_dir, tmp, r.run, a.quick,

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from itertools import chain
 from typing import IO, Any, Optional
 from xml.parsers import expat
 
 from ..batch import BATCH, Batch
 from ..errors import InputError
+from ..mode import reference
 from ..record import (
     parse_changefreq,
     parse_common_lastmods,
@@ -24,6 +26,7 @@ from ..xmlutil import (
     safe_expat_parser,
 )
 from .fields import parse_column
+from .sitemapfast import END_TAG, JoinedLines, scan
 
 __all__ = ["SITEMAP_NS", "read_sitemap"]
 
@@ -37,25 +40,63 @@ _FIELDS = {"loc": LOC, "lastmod": LASTMOD, "changefreq": CHANGEFREQ, "priority":
 class _Entries:
     """The entries completed since the last batch, as their raw texts. They are checked and
     parsed a batch at a time (a bad value is dropped with a warning, the entry kept): per URL
-    the parser's handler only appends, and repeated values (most lastmods and priorities of a
-    real sitemap) are parsed once."""
+    the parser's handler only appends (or the fast path, sitemapfast.py, gives whole columns),
+    and repeated values (most lastmods and priorities of a real sitemap) are parsed once."""
 
     def __init__(self, source: str, report: Report, is_index: bool) -> None:
         self.source = source
         self.report = report
         self.is_index = is_index
-        self.rows: list[list[Optional[str]]] = []
+        self.rows: list[list[Optional[str]]] = []  # appended by the parser's end handler
         self.lines: list[int] = []
+        self.parts: list[tuple[list[Sequence[Any]], Sequence[int]]] = []  # columns, in order
         self.extended = False  # the extension pass is on (a second namespace was declared)
 
-    def batch(self) -> Optional[Batch]:
-        rows, lines = self.rows[:BATCH], self.lines[:BATCH]
-        del self.rows[:BATCH], self.lines[:BATCH]  # (in place: the parser's handler appends)
-        found: Optional[list[Any]] = None
+    def add_columns(self, columns: list[Sequence[Any]], lines: Sequence[int]) -> None:
+        """Entries read by the fast path, after those the handlers have appended so far."""
+        self._flush_rows()
+        self.parts.append((columns, lines))
+
+    def _flush_rows(self) -> None:
+        rows, lines = self.rows, self.lines
+        if not rows:
+            return
+        columns: list[Sequence[Any]]
         if self.extended:  # rows read by the extension pass carry a fifth column (urlext.py)
             found = [row[4] if len(row) > 4 else None for row in rows]
-            rows = [row[:4] for row in rows]
-        raw_locs, raw_lastmods, raw_changefreqs, raw_priorities = zip(*rows, strict=True)
+            columns = [*zip(*[row[:4] for row in rows], strict=True), found]
+        else:
+            columns = list(zip(*rows, strict=True))
+        self.parts.append((columns, lines[:]))
+        del rows[:], lines[:]  # (in place: the parser's handler appends)
+
+    def take(self) -> list[Batch]:
+        """The batches of the entries completed since the last call, BATCH rows at most each."""
+        self._flush_rows()
+        parts, self.parts = self.parts, []
+        if not parts:
+            return []
+        width = 5 if self.extended else 4
+        for part, part_lines in parts:  # fast columns before the extension pass came on
+            part.extend([[None] * len(part_lines)] * (width - len(part)))
+        lines: Sequence[int]
+        if len(parts) == 1:
+            columns, lines = parts[0]
+        else:
+            columns = [list(chain.from_iterable(p[0][k] for p in parts)) for k in range(width)]
+            lines = JoinedLines([p[1] for p in parts])
+        if len(lines) <= BATCH:  # (slicing would count the lines of the fast path's rows)
+            batch = self._batch(columns, lines)
+            return [batch] if batch is not None else []
+        batches = []
+        for a in range(0, len(lines), BATCH):
+            batch = self._batch([c[a:a + BATCH] for c in columns], lines[a:a + BATCH])
+            if batch is not None:
+                batches.append(batch)
+        return batches
+
+    def _batch(self, columns: list[Sequence[Any]], lines: Sequence[int]) -> Optional[Batch]:
+        raw_locs, raw_lastmods, raw_changefreqs, raw_priorities = columns[:4]
         locs = (list(map(str.strip, raw_locs)) if None not in raw_locs
                 else [loc.strip() if loc is not None else "" for loc in raw_locs])
         missing = [i for i, loc in enumerate(locs) if not loc] if "" in locs else []
@@ -73,12 +114,12 @@ class _Entries:
                 self.report.warn(f"bad {what}", self.source, lines[i], message)
             else:
                 self.report.skip("no loc", self.source, lines[i], message)
-        numbers: list[Optional[int]] = list(lines)
+        numbers: Sequence[Optional[int]] = lines
         extensions = None
-        if found is not None:
+        if self.extended:
             from .urlext import extensions_column  # (only a sitemap with extensions)
 
-            extensions = extensions_column(found, locs, numbers, self.source, self.report)
+            extensions = extensions_column(columns[4], locs, numbers, self.source, self.report)
         batch = Batch(locs, self.source, numbers, lastmods, changefreqs, priorities,
                       self.is_index, extensions=extensions).without(missing)
         return batch if batch.locs else None
@@ -98,7 +139,8 @@ def read_sitemap(stream: IO[bytes], source: str, report: Report,
     except XMLRefused as exc:
         raise InputError(source, 1, str(exc)) from None
     entries = _Entries(source, report, is_index=False)  # the root says which it is
-    parse = _Parse(source, report, entries, encoding)
+    parse = _Parse(source, report, entries, encoding in (None, "UTF-8"),
+                   encoding)
     parser = parse.parser
     read = stream.read
     try:
@@ -106,10 +148,7 @@ def read_sitemap(stream: IO[bytes], source: str, report: Report,
             chunk = read(CHUNK)
             parse.feed(chunk)
             # a batch per chunk: a few hundred entries (a larger batch measured slower)
-            while entries.rows:
-                batch = entries.batch()
-                if batch is not None:
-                    yield batch
+            yield from entries.take()
             if not chunk:
                 break
         parse.report_foreign()
@@ -135,11 +174,20 @@ class _Parse:
     is list.append itself, a C call.
     """
 
-    def __init__(self, source: str, report: Report, entries: _Entries,
+    def __init__(self, source: str, report: Report, entries: _Entries, utf8: bool,
                  encoding: Optional[str]) -> None:
         self.source, self.report, self.entries = source, report, entries
         self.guard = MarkupGuard()
         self.parser = parser = safe_expat_parser(" ", self.guard, encoding)
+        # the fast path (sitemapfast.py): possible for UTF-8 input, taken once the root is
+        # known to be a urlset whose entries are the unprefixed <url> (root()), never in the
+        # reference mode, and left for good when a namespace is declared past the root
+        self.utf8 = utf8 and not reference()
+        self.fast = False
+        self.default_ns: Optional[str] = None  # the default namespace the root declares
+        self.fast_ends = 0  # end tags in the regions the fast path read
+        self.fed = 0  # bytes given to expat before this chunk
+        self.last_end = [-1]  # the byte offset of the last entry end tag the handler saw
         self.text: list[str] = []  # text since the last end tag
         # element name → field index or ENTRY (in the root's namespace)
         self.names: dict[str, int] = {}
@@ -159,12 +207,50 @@ class _Parse:
     def feed(self, chunk: bytes) -> None:
         guard = self.guard
         guard.scan(chunk)
-        self.parser.Parse(chunk, not chunk)
-        guard.depth(guard.opens - self.ends())  # start tags less end tags: the depth
+        if self.fast and chunk:
+            self.feed_fast(chunk)
+        else:
+            self.parser.Parse(chunk, not chunk)
+        self.fed += len(chunk)
+        # start tags less end tags: the depth
+        guard.depth(guard.opens - self.ends() - self.fast_ends)
         text = self.text
         if len(text) > 1 and sum(map(len, text)) > MAX_VALUE:  # (as `check` stops too)
             raise InputError(self.source, self.parser.CurrentLineNumber, "a value or a run of "
                              f"white space longer than {MAX_VALUE:,} characters")
+
+    def feed_fast(self, chunk: bytes) -> None:
+        """The chunk in three regions (sitemapfast.py): the head up to its first </url> and
+        the tail after its last with the handlers, the middle without when it is plain."""
+        parser = self.parser
+        parse = parser.Parse
+        first = chunk.find(END_TAG) + len(END_TAG)
+        last = chunk.rfind(END_TAG) + len(END_TAG)
+        if first == last:  # not two </url> in the chunk: no middle
+            parse(chunk, False)
+            return
+        parse(chunk[:first], False)
+        # the head's </url> must be an entry's (not in a comment, CDATA or another namespace)
+        # and expat must have read the head to its end (not be inside an unfinished token)
+        end = self.fed + first
+        if parser.CurrentByteIndex != end or self.last_end[0] + len(END_TAG) != end:
+            parse(chunk[first:], False)
+            return
+        middle = chunk[first:last]
+        found = scan(middle, parser.CurrentLineNumber) if len(middle) <= MAX_VALUE else None
+        if found is None:
+            parse(middle, False)
+        else:
+            handlers = parser.EndElementHandler, parser.CharacterDataHandler
+            parser.EndElementHandler = parser.CharacterDataHandler = None
+            try:
+                parse(found.stand_in, False)  # (its lines, for what expat says after it)
+            finally:
+                parser.EndElementHandler, parser.CharacterDataHandler = handlers
+            self.fast_ends += found.ends
+            self.fed -= len(middle) - len(found.stand_in)  # (expat's byte offsets)
+            self.entries.add_columns(found.columns, found.lines)
+        parse(chunk[last:], False)
 
     def root(self, name: str, attrs: object) -> None:
         parser, source = self.parser, self.source
@@ -187,11 +273,16 @@ class _Parse:
         parser.StartElementHandler = None  # no other start tag needs Python ...
         if not is_index and self.declared - {ns}:  # ... unless extensions may follow
             self.extend()
+        self.fast = (self.utf8 and not is_index and ns == SITEMAP_NS
+                     and self.default_ns == SITEMAP_NS and self.extensions is None)
 
     def namespace(self, prefix: Optional[str], uri: Optional[str]) -> None:
         """A namespace declaration (counted and bounded by the guard): one besides the root's
         turns the extension pass on."""
         self.guard.namespace(prefix, uri)
+        self.fast = False  # (on the root, root() decides)
+        if not self.entry[0] and not prefix:
+            self.default_ns = uri
         if self.extensions is not None:
             return
         if not self.entry[0]:  # on the root itself: known once the root's name is
@@ -218,6 +309,7 @@ class _Parse:
         get, clear, join = self.names.get, text.clear, "".join
         add_row, add_line = self.entries.rows.append, self.entries.lines.append
         fields: list[Optional[str]] = [None] * 4  # the current entry's loc, lastmod, ...
+        last_end = self.last_end
         line = 0  # the line of the current entry's <loc>
         ends = 0
 
@@ -242,6 +334,7 @@ class _Parse:
             else:
                 add_row(fields)
                 add_line(line or parser.CurrentLineNumber)
+                last_end[0] = parser.CurrentByteIndex
                 fields = [None] * 4
                 line = 0
             clear()
