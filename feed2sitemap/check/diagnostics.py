@@ -101,6 +101,7 @@ class FileCheck:
         # each distinct value's verdict, judged once (fields.py)
         self.lastmod_verdicts: dict[str, tuple[str, str, str]] = {}
         self.priority_verdicts: dict[str, tuple[str, str, str]] = {}
+        self.lastmod_days: dict[str, bool] = {}  # a day long past? (fields.judge_plain_lastmod)
 
     def _add(self, severity: str, rule: str, line: int, column: int, message: str) -> None:
         if severity == "error":

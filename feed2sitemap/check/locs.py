@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from .diagnostics import FileCheck
     from .site import Site
 
-__all__ = ["check_loc"]
+__all__ = ["check_loc", "check_plain_loc"]
 
 _HTTP = re.compile(r"https?://", re.I)
 _XML_WS = re.compile(r"[ \t\n\r]+")
@@ -56,6 +56,28 @@ def check_loc(f: FileCheck, raw: str, line: int, col: int, *, xsd: bool = False,
     if "#" in value:  # RFC 3986 section 3.5: never sent to the server; the converter drops it
         f.warn("loc-fragment", line, col, f"{norm[:200]} is given with a fragment "
                f"(#{value.partition('#')[2][:40]}); a sitemap lists pages")
+    _placed(f, norm, line, col, index)
+
+
+def check_plain_loc(f: FileCheck, value: str, line: int, col: int) -> None:
+    """check_loc for a <loc> of a urlset (``xsd``) whose value is printable ASCII without
+    white space (the fast path's, xmlfast.py): a clean URI of legal length has nothing to fix,
+    so only its place is judged (duplicate, scope, robots, site)."""
+    n = len(value)
+    if LOC_MIN <= n <= XSD_LOC_MAX and n < f.profile.max_loc and "#" not in value \
+            and BAD_URI_CHAR.search(value) is None:
+        try:
+            norm = normalize_url(value)
+        except ValueError:
+            norm = ""
+        if norm:
+            _placed(f, norm, line, col, False)
+            return
+    check_loc(f, value, line, col, xsd=True)
+
+
+def _placed(f: FileCheck, norm: str, line: int, col: int, index: bool) -> None:
+    """The rules on where a normalised location points."""
     _duplicate(f, norm, line, col, index)
     if f.scope is None:
         f.scope = scope_of(norm, directory=False)

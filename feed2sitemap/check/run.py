@@ -19,7 +19,6 @@ from ..limits import Profile, get_profile
 from ..urls import Scope, scope_of
 from .columns import check_columns, check_jsonfeed
 from .diagnostics import CheckStats, Diagnostic, FileCheck
-from .feed import check_feed
 from .follow import FOLLOW_DEPTH, below_prefix
 from .site import SHOWN
 from .text import check_text
@@ -168,6 +167,8 @@ def _dispatch(raw: IO[bytes], f: FileCheck,
     elif kind == "jsonfeed":
         yield from check_jsonfeed(stream, f, base_url)
     elif kind == "feed":
+        from .feed import check_feed  # feedparser: 70 ms to import, for feeds only
+
         yield from check_feed(stream, f, base_url, check_encoding(head, f))
     else:
         yield from check_sitemap_xml(stream, f, check_encoding(head, f))
