@@ -23,8 +23,8 @@ from collections import deque
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..readers.sitemap import SITEMAP_NS
-from ..xmlutil import MarkupGuard
 from ..rules import CHANGEFREQ_SET
+from ..xmlutil import MarkupGuard
 from .fields import FINE, judge_changefreq, judge_plain_lastmod, judge_priority
 from .locs import check_plain_loc
 
@@ -204,7 +204,7 @@ class FastUrlset:
         f = self.f
         self.s.fast_entry(line, col)
         judges = (check_plain_loc, judge_plain_lastmod, _changefreq, judge_priority)
-        for i, (name, judge, v) in enumerate(zip(_NAMES, judges, values), 1):
+        for i, (name, judge, v) in enumerate(zip(_NAMES, judges, values, strict=True), 1):
             if v is not None:
                 judge(f, v, *at(m.start(i) - len(name) - 2))
         f.safe = at(m.end() - 6)
