@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from .checkbench import check_scenarios
 from .datasets import Data
 from .running import Runner, Scenario, Side
 from .words import BASE_URL, SITEMAP_PARTS
@@ -77,6 +78,7 @@ def build_scenarios(cmd: list[str], fpy: str, d: Data, out: Path, r: Runner,
     s.fallback = [*cmd, *parts, "-f", "sitemap", "-t", "text", "--base-url", BASE_URL,
                   "-o", str(od / "urls.txt"), "-q"]
     sc.append(s)
+    sc += check_scenarios(cmd, d, out, r, yardstick)
     return sc
 
 

@@ -17,7 +17,8 @@ from ..rules import CHANGEFREQ_SET, CHANGEFREQS, parse_lastmod, xsd_lastmod, xsd
 if TYPE_CHECKING:
     from .diagnostics import FileCheck
 
-__all__ = ["FINE", "judge_changefreq", "judge_lastmod", "judge_plain_lastmod", "judge_priority"]
+__all__ = ["FINE", "PLAIN_LASTMOD", "judge_changefreq", "judge_lastmod", "judge_plain_lastmod",
+           "judge_priority"]
 
 _Verdict = tuple[str, str, str]  # (severity, rule, message); ("", "", "") when all is well
 _FINE: _Verdict = ("", "", "")
@@ -42,14 +43,14 @@ def judge_lastmod(f: FileCheck, text: str, line: int, col: int) -> None:
 # zone of ±14:00 it is then a year >= 1000 in UTC, and not in the future). Its day is judged
 # once: days repeat where the times do not. tests/test_check_fast.py holds it to the slow
 # verdict.
-_PLAIN_LASTMOD = re.compile(
+PLAIN_LASTMOD = re.compile(
     r"([1-9]\d{3}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01]))"
     r"(?:T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:Z|[+-](?:0\d|1[0-3]):[0-5]\d))?")
 
 
 def judge_plain_lastmod(f: FileCheck, text: str, line: int, col: int) -> None:
     """judge_lastmod, taking a shortcut for the common forms (the fast path's, xmlfast.py)."""
-    m = _PLAIN_LASTMOD.fullmatch(text)
+    m = PLAIN_LASTMOD.fullmatch(text)
     if m is not None:
         days = f.lastmod_days
         day = m.group(1)

@@ -97,10 +97,10 @@ class _Schema:
         return self.depth == 1 and self.root == "urlset" and not self.skip_at \
             and self.ns == SITEMAP_NS and not self.ext.depth
 
-    def fast_entry(self, line: int, col: int) -> None:
-        """A plain <url> at ``line``, ``col`` (its fields are judged by the caller)."""
-        self.entries += 1
-        self.f.entry(line, col)
+    def fast_entries(self, urls: list[tuple[int, int]]) -> None:
+        """Plain <url>s at ``urls`` (their fields are judged by the caller)."""
+        self.entries += len(urls)
+        self.f.entries_at(urls)
 
     def after_entries(self) -> None:
         self.run = 0

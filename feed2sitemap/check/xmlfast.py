@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..readers.sitemap import SITEMAP_NS
 from ..rules import CHANGEFREQ_SET
 from ..xmlutil import MarkupGuard
-from .fields import FINE, judge_changefreq, judge_plain_lastmod, judge_priority
-from .locs import check_plain_loc
+from .fields import FINE, PLAIN_LASTMOD, judge_changefreq, judge_plain_lastmod, judge_priority
+from .locs import check_plain_locs
 
 if TYPE_CHECKING:
     from .diagnostics import FileCheck
@@ -40,7 +40,7 @@ class Schema(Protocol):
     limit: int
 
     def ready(self) -> bool: ...
-    def fast_entry(self, line: int, col: int) -> None: ...
+    def fast_entries(self, urls: list[tuple[int, int]]) -> None: ...
     def after_entries(self) -> None: ...
 
 __all__ = ["FastUrlset"]
@@ -52,15 +52,16 @@ __all__ = ["FastUrlset"]
 # bytes', and the values come out as str.)
 _V = r"([!-;=?-~]{0,4096})"
 _S = r"[ \t\r\n]{0,1024}"  # white space between tags, far below the run bound too
-_ENTRY = re.compile(
-    r"<url>" + _S + r"<loc>" + _V + r"</loc>" + _S
+_ENTRY = re.compile(  # white space, then the entry (group 1) and its values (2 to 5)
+    _S + r"(<url>" + _S + r"<loc>" + _V + r"</loc>" + _S
     + r"(?:<lastmod>" + _V + r"</lastmod>" + _S + r")?"
     + r"(?:<changefreq>" + _V + r"</changefreq>" + _S + r")?"
-    + r"(?:<priority>" + _V + r"</priority>" + _S + r")?</url>")
+    + r"(?:<priority>" + _V + r"</priority>" + _S + r")?</url>)")
 _SPACE = re.compile(_S)
 _NAMES = ("loc", "lastmod", "changefreq", "priority")
 # "-" becomes "_" inside the comment: a comment may not hold "--" (XML 1.0, production 15)
 _NO_DASH = bytes.maketrans(b"-", b"_")
+_PLAIN_LASTMOD = PLAIN_LASTMOD.fullmatch
 
 
 class FastUrlset:
@@ -134,66 +135,69 @@ class FastUrlset:
     def _run(self, chunk: bytes, text: str, pos: int) -> int:
         """Judge the plain entries from ``pos`` on and hand expat their comment; the offset
         where the run ends (``pos`` when there is none). ``text``: ``chunk`` as Latin-1."""
-        start = _SPACE.match(text, pos).end()  # type: ignore[union-attr]
-        m = _ENTRY.match(text, start)
-        if m is None:
-            return pos
         limit = self.s.limit - self.fed + pos  # the profile's byte limit, in chunk offsets
-        line, col = self.line, self.col + 1
-        nl = chunk.count(b"\n", pos, start)
-        if nl:
-            line, col = line + nl, start - chunk.rfind(b"\n", pos, start)
-        else:
-            col += start - pos
-        end = start
-        while m is not None and m.end() <= limit:
-            e, stop = m.span()
-            values = m.groups()
+        line, col = self.line, self.col + 1  # the position of ``expect``
+        start = expect = pos
+        urls: list[tuple[int, int]] = []
+        locs: list[str] = []  # judged together at the end of the run (locs.check_plain_locs)
+        places: list[tuple[int, int]] = []
+        for m in _ENTRY.finditer(text, pos):
+            e, stop = m.span(1)
+            if m.start() != expect or stop > limit:
+                break  # not a plain entry next
+            values = m.groups()[1:]
             if text.find("&", e, stop) >= 0:
                 if text.count("&", e, stop) != text.count("&amp;", e, stop):
                     break  # a bare "&" or another reference: expat's to judge
                 values = tuple(v and v.replace("&amp;", "&") for v in values)
-            if text.find("\n", e, stop) < 0:  # the usual: an entry on one line
-                self._entry(m, values, line, col)
-            else:
-                self._entry_lines(text, m, values, line, col)
-            end = stop
-            after = _SPACE.match(text, end).end()  # type: ignore[union-attr]
-            nl = text.count("\n", e, after)
+            nl = text.count("\n", expect, e)
             if nl:
-                line, col = line + nl, after - text.rfind("\n", e, after)
+                line, col = line + nl, e - text.rfind("\n", expect, e)
             else:
-                col += after - e
-            m = _ENTRY.match(text, after)
-        if end == start:
+                col += e - expect
+            if not urls:
+                start = e
+            urls.append((line, col))
+            if text.find("\n", e, stop) < 0:  # the usual: an entry on one line
+                places.append(self._entry(m, values, line, col))
+                col += stop - e
+            else:
+                places.append(self._entry_lines(text, m, values, line, col))
+                line, col = line + text.count("\n", e, stop), stop - text.rfind("\n", e, stop)
+            locs.append(values[0] or "")
+            expect = stop
+        if not urls:
             return pos
+        self.s.fast_entries(urls)
+        check_plain_locs(self.f, locs, places)
         if start > pos:
             self._raw(chunk, pos, start)
         self.runs.append(self.fed)
-        self.p.Parse(b"<!--" + chunk[start + 4:end - 3].translate(_NO_DASH) + b"-->", False)
-        self._advance(chunk, start, end)
-        return end
+        self.p.Parse(b"<!--" + chunk[start + 4:expect - 3].translate(_NO_DASH) + b"-->", False)
+        self._advance(chunk, start, expect)
+        return expect
 
     def _entry(self, m: re.Match[str], values: tuple[str | None, ...], line: int,
-               col: int) -> None:
-        """An entry on one line, at ``line``, ``col``: the handlers' work, in their order."""
+               col: int) -> tuple[int, int]:
+        """An entry on one line, at ``line``, ``col``: the handlers' work, in their order but
+        for the loc's and the entry count, left to the run's end; the loc's position."""
         f = self.f
-        self.s.fast_entry(line, col)
-        at = col - m.start() - 2  # the column of a value's start tag, less its name's length
-        loc, lastmod, changefreq, priority = values
-        check_plain_loc(f, loc or "", line, at + m.start(1) - 3)
-        if lastmod is not None:
-            judge_plain_lastmod(f, lastmod, line, at + m.start(2) - 7)
+        at = col - m.start(1) - 2  # the column of a value's start tag, less its name's length
+        _, lastmod, changefreq, priority = values
+        if lastmod is not None and (_PLAIN_LASTMOD(lastmod) is None
+                                    or f.lastmod_days.get(lastmod[:10]) is not True):
+            judge_plain_lastmod(f, lastmod, line, at + m.start(3) - 7)
         if changefreq is not None and changefreq not in CHANGEFREQ_SET:
-            judge_changefreq(f, changefreq, line, at + m.start(3) - 10, stripped=False)
+            judge_changefreq(f, changefreq, line, at + m.start(4) - 10, stripped=False)
         if priority is not None and f.priority_verdicts.get(priority) is not FINE:
-            judge_priority(f, priority, line, at + m.start(4) - 8)
-        f.safe = (line, col + m.end() - 6 - m.start())
+            judge_priority(f, priority, line, at + m.start(5) - 8)
+        f.safe = (line, col + m.end(1) - 6 - m.start(1))
+        return line, at + m.start(2) - 3
 
     def _entry_lines(self, text: str, m: re.Match[str], values: tuple[str | None, ...],
-                     line: int, col: int) -> None:
+                     line: int, col: int) -> tuple[int, int]:
         """An entry over several lines: each position from the line breaks before it."""
-        e = m.start()
+        e = m.start(1)
 
         def at(offset: int) -> tuple[int, int]:
             nl = text.count("\n", e, offset)
@@ -202,12 +206,13 @@ class FastUrlset:
             return line + nl, offset - text.rfind("\n", e, offset)
 
         f = self.f
-        self.s.fast_entry(line, col)
-        judges = (check_plain_loc, judge_plain_lastmod, _changefreq, judge_priority)
-        for i, (name, judge, v) in enumerate(zip(_NAMES, judges, values, strict=True), 1):
+        judges = (judge_plain_lastmod, _changefreq, judge_priority)
+        for i, (name, judge, v) in enumerate(zip(_NAMES[1:], judges, values[1:], strict=True),
+                                             3):
             if v is not None:
                 judge(f, v, *at(m.start(i) - len(name) - 2))
-        f.safe = at(m.end() - 6)
+        f.safe = at(m.end(1) - 6)
+        return at(m.start(2) - 5)
 
 
 def _changefreq(f: FileCheck, text: str, line: int, col: int) -> None:
