@@ -12,7 +12,8 @@ own, from feed2sitemap.rules. By concern:
 
 - run.py: check(), iter_check(): a file and the parts its index lists; what kind of file it is
 - diagnostics.py: Diagnostic, CheckStats, and FileCheck, the per-file state every check reports to
-- xmlstream.py: encoding and well-formedness (the expat pump); xml.py: the sitemaps.org schemas
+- xmlstream.py: encoding and well-formedness (the expat pump); xml.py: the sitemaps.org schemas;
+  xmlfast.py and xmlruns.py: its fast path for plain <url> entries (off in the reference mode)
 - text.py: URL lists; feed.py: RSS/Atom feeds; columns.py: TSV/CSV/JSON Lines, JSON Feed
 - locs.py: the rules on one location; fields.py: lastmod, changefreq, priority
 - follow.py: an index's parts on disk; dupes.py: duplicates across the run

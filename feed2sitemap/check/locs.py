@@ -9,6 +9,7 @@ would change or leave out (an IRI, a fragment, a URL off the site, a duplicate),
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..rules import BAD_URI_CHAR, LOC_MIN, XSD_LOC_MAX
@@ -76,15 +77,17 @@ def check_plain_loc(f: FileCheck, value: str, line: int, col: int) -> None:
     check_loc(f, value, line, col, xsd=True)
 
 
-def check_plain_locs(f: FileCheck, locs: list[str], places: list[tuple[int, int]]) -> None:
-    """check_plain_loc for each of ``locs`` (at ``places``), in order; a block of one site's
-    clean URIs of legal length, new to the run and all in scope, at memory speed (the usual)."""
-    if locs and not _plain_block(f, locs, places):
-        for loc, (line, col) in zip(locs, places, strict=True):
+def check_plain_locs(f: FileCheck, locs: list[str], lines: list[int],
+                     places: Callable[[], list[tuple[int, int]]]) -> None:
+    """check_plain_loc for each of ``locs`` (on ``lines``, at ``places()``), in order; a block
+    of one site's clean URIs of legal length, new to the run and all in scope, at memory speed
+    (the usual)."""
+    if locs and not _plain_block(f, locs, lines):
+        for loc, (line, col) in zip(locs, places(), strict=True):
             check_plain_loc(f, loc, line, col)
 
 
-def _plain_block(f: FileCheck, locs: list[str], places: list[tuple[int, int]]) -> bool:
+def _plain_block(f: FileCheck, locs: list[str], lines: list[int]) -> bool:
     """Judge the block at once if nothing is to be said of any (True), else leave it (False).
     """
     stats = f.stats
@@ -99,7 +102,7 @@ def _plain_block(f: FileCheck, locs: list[str], places: list[tuple[int, int]]) -
     scope = f.scope or scope_of(locs[0], directory=False)
     if not proof.clean.prefix.startswith(scope.prefix) and not all(map(scope.contains, locs)):
         return False
-    if not stats.seen.add_new(list(map(hash, locs)), f.file_no, [p[0] for p in places]):
+    if not stats.seen.add_new(list(map(hash, locs)), f.file_no, lines):
         return False  # a duplicate (or the run's limit): each one by itself
     f.scope = scope
     return True

@@ -4,9 +4,9 @@ Most of a large sitemap is entries like ``<url><loc>…</loc><lastmod>…</lastm
 schema's fields in order, no attributes, no extension, no entity or character reference, ASCII
 values. For such an entry the schema (xml.py) has nothing to say but what the value rules say,
 so expat's Python handlers (a start, an end and a text call per element) are skipped: a regex
-match proves the entry's shape and yields its values and their positions, the values go to the
-same judges (``_Schema.fast_entry``), and expat is given the run of entries as a comment of the
-same bytes, lines and columns, so that it still checks everything around them, and the byte
+match proves the entry's shape and yields its values and their positions, the values are judged
+by the same rules a column at a time (xmlruns.py), and expat is given the run of entries as a
+comment of the same bytes, lines and columns, so that it still checks everything around them, and the byte
 offsets and positions of everything after them are unchanged.
 
 Taken only where the schema's state allows it (``_Schema.ready``: directly in a <urlset> of the
@@ -23,10 +23,8 @@ from collections import deque
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..readers.sitemap import SITEMAP_NS
-from ..rules import CHANGEFREQ_SET
 from ..xmlutil import MarkupGuard
-from .fields import FINE, PLAIN_LASTMOD, judge_changefreq, judge_plain_lastmod, judge_priority
-from .locs import check_plain_locs
+from .xmlruns import at, judge_run
 
 if TYPE_CHECKING:
     from .diagnostics import FileCheck
@@ -46,7 +44,7 @@ class Schema(Protocol):
 __all__ = ["FastUrlset"]
 
 # A value: printable ASCII but "<" and ">" (no markup, no "]]>"), and "&" only as "&amp;"
-# (checked apart: _amp_ok), at most 4,096 characters (far below MAX_VALUE: the run bound cannot
+# (checked apart), at most 4,096 characters (far below MAX_VALUE: the run bound cannot
 # trip inside one).
 # (Matched on the chunk decoded as Latin-1: one character a byte, so the offsets are the
 # bytes', and the values come out as str.)
@@ -57,11 +55,8 @@ _ENTRY = re.compile(  # white space, then the entry (group 1) and its values (2 
     + r"(?:<lastmod>" + _V + r"</lastmod>" + _S + r")?"
     + r"(?:<changefreq>" + _V + r"</changefreq>" + _S + r")?"
     + r"(?:<priority>" + _V + r"</priority>" + _S + r")?</url>)")
-_SPACE = re.compile(_S)
-_NAMES = ("loc", "lastmod", "changefreq", "priority")
 # "-" becomes "_" inside the comment: a comment may not hold "--" (XML 1.0, production 15)
 _NO_DASH = bytes.maketrans(b"-", b"_")
-_PLAIN_LASTMOD = PLAIN_LASTMOD.fullmatch
 
 
 class FastUrlset:
@@ -104,9 +99,10 @@ class FastUrlset:
             return
         pos, n = 0, len(chunk)
         text = chunk.decode("latin-1")
+        amp_ok = text.count("&") == text.count("&amp;")
         while pos < n:
             if self.default_ok and self.col >= 0 and self.s.ready():
-                end = self._run(chunk, text, pos)
+                end = self._run(chunk, text, pos, amp_ok)
                 if end != pos:
                     pos = end
                     continue
@@ -132,88 +128,42 @@ class FastUrlset:
         if self.col >= 0:
             self.col = self.col + b - a if chunk[a:b].isascii() else -1
 
-    def _run(self, chunk: bytes, text: str, pos: int) -> int:
+    def _run(self, chunk: bytes, text: str, pos: int, amp_ok: bool) -> int:
         """Judge the plain entries from ``pos`` on and hand expat their comment; the offset
-        where the run ends (``pos`` when there is none). ``text``: ``chunk`` as Latin-1."""
+        where the run ends (``pos`` when there is none). ``text``: ``chunk`` as Latin-1;
+        ``amp_ok``: every "&" in it begins "&amp;"."""
         limit = self.s.limit - self.fed + pos  # the profile's byte limit, in chunk offsets
         line, col = self.line, self.col + 1  # the position of ``expect``
-        start = expect = pos
+        expect, multi = pos, False
+        ms: list[re.Match[str]] = []
         urls: list[tuple[int, int]] = []
-        locs: list[str] = []  # judged together at the end of the run (locs.check_plain_locs)
-        places: list[tuple[int, int]] = []
         for m in _ENTRY.finditer(text, pos):
             e, stop = m.span(1)
             if m.start() != expect or stop > limit:
                 break  # not a plain entry next
-            values = m.groups()[1:]
-            if text.find("&", e, stop) >= 0:
-                if text.count("&", e, stop) != text.count("&amp;", e, stop):
-                    break  # a bare "&" or another reference: expat's to judge
-                values = tuple(v and v.replace("&amp;", "&") for v in values)
-            nl = text.count("\n", expect, e)
-            if nl:
-                line, col = line + nl, e - text.rfind("\n", expect, e)
+            if not amp_ok and text.count("&", e, stop) != text.count("&amp;", e, stop):
+                break  # a bare "&" or another reference: expat's to judge
+            if e - expect == 1 and text[expect] == "\n":  # the usual: one entry a line
+                line, col = line + 1, 1
             else:
-                col += e - expect
-            if not urls:
-                start = e
+                line, col = at(text, expect, line, col, e)
+            ms.append(m)
             urls.append((line, col))
-            if text.find("\n", e, stop) < 0:  # the usual: an entry on one line
-                places.append(self._entry(m, values, line, col))
+            if text.find("\n", e, stop) < 0:
                 col += stop - e
             else:
-                places.append(self._entry_lines(text, m, values, line, col))
-                line, col = line + text.count("\n", e, stop), stop - text.rfind("\n", e, stop)
-            locs.append(values[0] or "")
+                multi = True
+                line, col = at(text, e, line, col, stop)
             expect = stop
-        if not urls:
+        if not ms:
             return pos
         self.s.fast_entries(urls)
-        check_plain_locs(self.f, locs, places)
+        judge_run(self.f, text, ms, urls, multi)
+        self.f.safe = (line, col - 6)  # the last </url>
+        start = ms[0].start(1)
         if start > pos:
             self._raw(chunk, pos, start)
         self.runs.append(self.fed)
         self.p.Parse(b"<!--" + chunk[start + 4:expect - 3].translate(_NO_DASH) + b"-->", False)
         self._advance(chunk, start, expect)
         return expect
-
-    def _entry(self, m: re.Match[str], values: tuple[str | None, ...], line: int,
-               col: int) -> tuple[int, int]:
-        """An entry on one line, at ``line``, ``col``: the handlers' work, in their order but
-        for the loc's and the entry count, left to the run's end; the loc's position."""
-        f = self.f
-        at = col - m.start(1) - 2  # the column of a value's start tag, less its name's length
-        _, lastmod, changefreq, priority = values
-        if lastmod is not None and (_PLAIN_LASTMOD(lastmod) is None
-                                    or f.lastmod_days.get(lastmod[:10]) is not True):
-            judge_plain_lastmod(f, lastmod, line, at + m.start(3) - 7)
-        if changefreq is not None and changefreq not in CHANGEFREQ_SET:
-            judge_changefreq(f, changefreq, line, at + m.start(4) - 10, stripped=False)
-        if priority is not None and f.priority_verdicts.get(priority) is not FINE:
-            judge_priority(f, priority, line, at + m.start(5) - 8)
-        f.safe = (line, col + m.end(1) - 6 - m.start(1))
-        return line, at + m.start(2) - 3
-
-    def _entry_lines(self, text: str, m: re.Match[str], values: tuple[str | None, ...],
-                     line: int, col: int) -> tuple[int, int]:
-        """An entry over several lines: each position from the line breaks before it."""
-        e = m.start(1)
-
-        def at(offset: int) -> tuple[int, int]:
-            nl = text.count("\n", e, offset)
-            if not nl:
-                return line, col + offset - e
-            return line + nl, offset - text.rfind("\n", e, offset)
-
-        f = self.f
-        judges = (judge_plain_lastmod, _changefreq, judge_priority)
-        for i, (name, judge, v) in enumerate(zip(_NAMES[1:], judges, values[1:], strict=True),
-                                             3):
-            if v is not None:
-                judge(f, v, *at(m.start(i) - len(name) - 2))
-        f.safe = at(m.end(1) - 6)
-        return at(m.start(2) - 5)
-
-
-def _changefreq(f: FileCheck, text: str, line: int, col: int) -> None:
-    judge_changefreq(f, text, line, col, stripped=False)
