@@ -20,6 +20,7 @@ from ..report import MESSAGES_PER_KIND
 from ..urls import Scope
 from .dupes import SeenURLs
 from .follow import FOLLOW_DEPTH, Part, ours_nested
+from .hreflang import HreflangLinks
 
 if TYPE_CHECKING:
     from .robots import Robots
@@ -63,6 +64,8 @@ class CheckStats:
     seen: SeenURLs = field(default_factory=SeenURLs, repr=False, compare=False)
     robots: Robots | None = field(default=None, repr=False, compare=False)  # a robots.txt
     site: Site | None = field(default=None, repr=False, compare=False)  # a built site
+    # the alternates of every <url> with some, for hreflang-reciprocal after the last file
+    hreflang: HreflangLinks = field(default_factory=HreflangLinks, repr=False, compare=False)
 
 
 PROGRESS_EVERY = 4096

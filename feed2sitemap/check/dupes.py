@@ -40,6 +40,13 @@ class SeenURLs:
             self.full = True
         return None
 
+    def place(self, key: int) -> tuple[str, int] | None:
+        """Where the URL of hash ``key`` was first seen (file name, line), None if never."""
+        place = self._first.get(key)
+        if place is None:
+            return None
+        return self.names[place >> 32], place & 0xFFFFFFFF
+
     def add_new(self, keys: list[int], file_no: int, lines: list[int]) -> bool:
         """Remember URLs (hashes ``keys``, at ``lines``) all at once, if none has been seen
         and none repeats among them and the limit is not reached; else remember none (False).

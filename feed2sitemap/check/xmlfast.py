@@ -6,8 +6,8 @@ values. For such an entry the schema (xml.py) has nothing to say but what the va
 so expat's Python handlers (a start, an end and a text call per element) are skipped: a regex
 match proves the entry's shape and yields its values and their positions, the values are judged
 by the same rules a column at a time (xmlruns.py), and expat is given the run of entries as a
-comment of the same bytes, lines and columns, so that it still checks everything around them, and the byte
-offsets and positions of everything after them are unchanged.
+comment of the same bytes, lines and columns, so that it still checks everything around them,
+and the byte offsets and positions of everything after them are unchanged.
 
 Taken only where the schema's state allows it (``_Schema.ready``: directly in a <urlset> of the
 sitemaps.org namespace, that namespace the default one), only where the position is known
