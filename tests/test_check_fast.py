@@ -240,3 +240,16 @@ def _same_verdict(text: str) -> None:
     judge_plain_lastmod(fast, text, 1, 1)  # type: ignore[arg-type]
     judge_lastmod(slow, text, 1, 1)  # type: ignore[arg-type]
     assert fast.said == slow.said
+
+
+def test_profile_limits_same_both_ways(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the URL limit, the loc limit and the byte limit crossed inside runs of plain entries
+    from feed2sitemap.limits import PROFILES, Profile
+
+    monkeypatch.setitem(PROFILES, "tiny", Profile("tiny", max_urls=700, max_bytes=30_000,
+                                                  max_loc=26))
+    path = tmp_path / "sitemap.xml"
+    path.write_bytes(_sitemap(0, 3000, 0.0))
+    fast, plain = _both(path, monkeypatch, profile="tiny")
+    assert fast == plain
+    assert {"too-many-urls", "too-large", "loc-too-long"} <= {d.rule for d in fast}
