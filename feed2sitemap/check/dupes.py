@@ -56,7 +56,9 @@ class SeenURLs:
             return False
         size = len(first)
         high = file_no << 32
-        first.update(zip(keys, [high | min(line, 0xFFFFFFFF) for line in lines], strict=True))
+        if lines and max(lines) > 0xFFFFFFFF:
+            lines = [min(line, 0xFFFFFFFF) for line in lines]
+        first.update(zip(keys, [high | line for line in lines], strict=True))
         if len(first) - size == len(keys):
             return True
         for key in keys:  # a URL twice in the block: take them back

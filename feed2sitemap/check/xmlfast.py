@@ -165,5 +165,6 @@ class FastUrlset:
             self._raw(chunk, pos, start)
         self.runs.append(self.fed)
         self.p.Parse(b"<!--" + chunk[start + 4:expect - 3].translate(_NO_DASH) + b"-->", False)
-        self._advance(chunk, start, expect)
+        self.fed += expect - start
+        self.line, self.col = line, col - 1  # (where ``expect`` is; the run is ASCII)
         return expect

@@ -49,11 +49,10 @@ def judge_run(f: FileCheck, text: str, ms: list[re.Match[str]], urls: list[tuple
               multi: bool) -> None:
     """Judge the entries ``ms`` (xmlfast._ENTRY's matches in ``text``: group 1 the entry,
     2 to 5 the values) at ``urls``; ``multi``: some lie over several lines."""
-    start, end = ms[0].start(1), ms[-1].end(1)
-    if text.find("&", start, end) >= 0:
-        groups = [tuple(v and v.replace("&amp;", "&") for v in m.groups()) for m in ms]
-    else:
-        groups = list(map(_GROUPS, ms))
+    groups = list(map(_GROUPS, ms))
+    if text.find("&", ms[0].start(1), ms[-1].end(1)) >= 0:  # "&amp;" in some (xmlfast)
+        groups = [g if "&" not in g[0] else tuple(v and v.replace("&amp;", "&") for v in g)
+                  for g in groups]
 
     def place(name: str) -> Callable[[int], tuple[int, int]]:
         group, tag = _COLUMNS[name]
