@@ -64,7 +64,12 @@ def check_command(files: tuple[str, ...], profile: str, base_url: str | None, fm
     position, a summary to stderr. Exit status: 0 no errors (warnings allowed, unless
     --fail-on warning), 1 errors (a missing or unreadable file is one), 2 bad usage.
     """
-    from .check import CheckStats, iter_check, site_diagnostics  # only this command needs it
+    from .check import (  # only this command needs them
+        CheckStats,
+        hreflang_diagnostics,
+        iter_check,
+        site_diagnostics,
+    )
     from .check.robots import load_robots
     from .check.site import Site
     from .urls import scope_of
@@ -91,7 +96,7 @@ def check_command(files: tuple[str, ...], profile: str, base_url: str | None, fm
     runs = [iter_check(sys.stdin.buffer if name == "-" else name, profile=profile,
                        base_url=base_url, follow=follow, stats=stats,
                        name="<stdin>" if name == "-" else None) for name in files]
-    for d in itertools.chain(*runs, site_diagnostics(stats)):
+    for d in itertools.chain(*runs, hreflang_diagnostics(stats), site_diagnostics(stats)):
         if quiet:
             continue
         if display is not None:

@@ -156,7 +156,9 @@ def run_scenario(s: Scenario, r: Runner, repeat: int, log: Callable[[str], None]
                 f"(cpu {run.cpu:6.2f}s) {run.rss_kib / 1024:7.1f} MB")
     for side in sides:
         if side.status == "ok" and side.runs:
-            side.out_urls, side.out_bytes, files = count_output(side)
+            # "none": a check writes nothing; it read the scenario's n entries
+            side.out_urls, side.out_bytes, files = count_output(side) \
+                if side.output != "none" else (s.n, 0, 0)
             flag = "" if side.out_urls == s.n else f"  <-- expected {s.n:,}"
             log(f"  {side.label:<10} median {side.wall:.2f}s (cpu {side.cpu:.2f}s), "
                 f"{side.rss_mb:.1f} MB; wrote "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from .checkbench import check_scenarios
 from .datasets import Data
 from .extbench import ext_scenario
 from .running import Runner, Scenario, Side
@@ -80,6 +81,7 @@ def build_scenarios(cmd: list[str], fpy: str, d: Data, out: Path, r: Runner,
     sc.append(s)
     sc.append(ext_scenario(cmd, fpy, d.sitemaps.parent, out, r,
                            quick=d.n_sitemap == QUICK["sitemap_urls"]))
+    sc += check_scenarios(cmd, d, out, r, yardstick)
     return sc
 
 

@@ -20,6 +20,7 @@ from ..report import MESSAGES_PER_KIND
 from ..urls import Scope
 from .dupes import SeenURLs
 from .follow import FOLLOW_DEPTH, Part, ours_nested
+from .hreflang import HreflangLinks
 
 if TYPE_CHECKING:
     from .robots import Robots
@@ -63,6 +64,8 @@ class CheckStats:
     seen: SeenURLs = field(default_factory=SeenURLs, repr=False, compare=False)
     robots: Robots | None = field(default=None, repr=False, compare=False)  # a robots.txt
     site: Site | None = field(default=None, repr=False, compare=False)  # a built site
+    # the alternates of every <url> with some, for hreflang-reciprocal after the last file
+    hreflang: HreflangLinks = field(default_factory=HreflangLinks, repr=False, compare=False)
 
 
 PROGRESS_EVERY = 4096
@@ -101,6 +104,7 @@ class FileCheck:
         # each distinct value's verdict, judged once (fields.py)
         self.lastmod_verdicts: dict[str, tuple[str, str, str]] = {}
         self.priority_verdicts: dict[str, tuple[str, str, str]] = {}
+        self.lastmod_days: dict[str, bool] = {}  # a day long past? (fields.judge_plain_lastmod)
 
     def _add(self, severity: str, rule: str, line: int, column: int, message: str) -> None:
         if severity == "error":
@@ -156,6 +160,22 @@ class FileCheck:
             self._too_large = True
             self.error("too-large", line, column, f"more than {limit:,} bytes (uncompressed) "
                        f"by here; profile {self.profile.name} allows {limit:,} per file")
+
+    def entries_at(self, places: list[tuple[int, int]]) -> None:
+        """``entry`` for each of ``places``, in one step where no limit or progress line is
+        crossed (the usual)."""
+        stats, n = self.stats, len(places)
+        done = stats.urls + stats.sitemaps
+        if self.entries + n > self.profile.max_urls or stats.progress is not None and \
+                (done + n) // PROGRESS_EVERY != done // PROGRESS_EVERY:
+            for line, column in places:
+                self.entry(line, column)
+            return
+        self.entries += n
+        if self.is_index:
+            stats.sitemaps += n
+        else:
+            stats.urls += n
 
     def entry(self, line: int, column: int) -> None:
         self.entries += 1

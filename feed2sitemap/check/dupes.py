@@ -39,3 +39,28 @@ class SeenURLs:
         else:
             self.full = True
         return None
+
+    def place(self, key: int) -> tuple[str, int] | None:
+        """Where the URL of hash ``key`` was first seen (file name, line), None if never."""
+        place = self._first.get(key)
+        if place is None:
+            return None
+        return self.names[place >> 32], place & 0xFFFFFFFF
+
+    def add_new(self, keys: list[int], file_no: int, lines: list[int]) -> bool:
+        """Remember URLs (hashes ``keys``, at ``lines``) all at once, if none has been seen
+        and none repeats among them and the limit is not reached; else remember none (False).
+        """
+        first = self._first
+        if len(first) + len(keys) >= self.limit or not first.keys().isdisjoint(keys):
+            return False
+        size = len(first)
+        high = file_no << 32
+        if lines and max(lines) > 0xFFFFFFFF:
+            lines = [min(line, 0xFFFFFFFF) for line in lines]
+        first.update(zip(keys, [high | line for line in lines], strict=True))
+        if len(first) - size == len(keys):
+            return True
+        for key in keys:  # a URL twice in the block: take them back
+            first.pop(key, None)
+        return False

@@ -43,6 +43,17 @@ class ExtensionCheck:
         self.depth -= 1
         self.children.end(name)
 
+    def _alternates(self, page: str, alternates: Any, lines: dict[tuple[str, int], int],
+                    line: int, col: int) -> None:
+        """Leave them for hreflang-reciprocal, judged after the run's last file."""
+        f = self.f
+        links = f.stats.hreflang
+        listed = [(alt.hreflang, alt.href, lines.get(("alternates", i), line))
+                  for i, alt in enumerate(alternates)]
+        if not links.add(page, listed, f.file_no, col):
+            f.warn("hreflang-limit", line, col, f"more than {links.limit:,} hreflang "
+                   "alternates in this run: later ones are not checked for reciprocity")
+
     def url_done(self, page: Optional[str], line: int, col: int) -> None:
         """Judge the <url> that ended (``page`` its loc, when it had one)."""
         if not self.any:
@@ -50,6 +61,8 @@ class ExtensionCheck:
         self.any = False
         ext, problems, lines = self.children.finish()
         f = self.f
+        if ext.alternates and page is not None:
+            self._alternates(page, ext.alternates, lines, line, col)
         for p in problems + located(check_extensions(ext, page), lines):
             rule = f"ext-{p.kind}" if p.kind != "url" else "unknown-element"
             (f.warn if p.drops == "none" else f.error)(rule, p.line or line, col, p.message())

@@ -8,6 +8,7 @@ lists), feed (RSS/Atom), columns (TSV/CSV/JSON Lines, JSON Feed).
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Generator, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
@@ -16,17 +17,18 @@ from typing import IO, Union
 from ..detect import open_input, sniff
 from ..errors import InputError, OptionError
 from ..limits import Profile, get_profile
+from ..report import MESSAGES_PER_KIND
 from ..urls import Scope, scope_of
 from .columns import check_columns, check_jsonfeed
 from .diagnostics import CheckStats, Diagnostic, FileCheck
-from .feed import check_feed
 from .follow import FOLLOW_DEPTH, below_prefix
+from .hreflang import message
 from .site import SHOWN
 from .text import check_text
 from .xml import check_sitemap_xml
 from .xmlstream import check_encoding, is_utf16
 
-__all__ = ["Source", "check", "iter_check", "site_diagnostics"]
+__all__ = ["Source", "check", "hreflang_diagnostics", "iter_check", "site_diagnostics"]
 
 Source = Union[str, "os.PathLike[str]", IO[bytes]]
 
@@ -47,8 +49,12 @@ def iter_check(source: Source, *, profile: str = "sitemaps", base_url: str | Non
     With ``follow``, the parts an index lists are checked after it (see follow.py); a
     part that no file holds is an error.
     ``stats`` (optional) receives the counts of files, URLs, errors and warnings; ``name``
-    is the file name in diagnostics (default: the path, or the stream's ``name``).
+    is the file name in diagnostics (default: the path, or the stream's ``name``). Without
+    ``stats`` the call is a run of its own, ended by its ``hreflang-reciprocal`` warnings; a
+    caller that passes ``stats`` to several calls asks hreflang_diagnostics(stats) after the
+    last (as the command does).
     """
+    own_run = stats is None
     try:
         prof = get_profile(profile)
     except ValueError as exc:
@@ -76,6 +82,25 @@ def iter_check(source: Source, *, profile: str = "sitemaps", base_url: str | Non
     f = yield from _check_source(source, prof, scope, base_url, now, stats, follow_dir,
                                  name=name, follow_prefix=scope.prefix if scope else None)
     yield from _check_parts(f, prof, scope, base_url, now, stats)
+    if own_run:
+        yield from hreflang_diagnostics(stats)
+
+
+def hreflang_diagnostics(stats: CheckStats) -> Iterator[Diagnostic]:
+    """After every file of a run: the hreflang alternates whose page, checked in the run, does
+    not list back the page that lists it (``hreflang-reciprocal``, see hreflang.py). At most
+    MESSAGES_PER_KIND are shown per file; all are counted."""
+    shown: Counter[str] = Counter()
+    for name, link, where in stats.hreflang.unreciprocated(stats.seen):
+        stats.warnings += 1
+        shown[name] += 1
+        n = shown[name]
+        if n > MESSAGES_PER_KIND:
+            continue
+        text = message(link, where)
+        if n == MESSAGES_PER_KIND:
+            text += " (further 'hreflang-reciprocal' warnings in this file are counted, not shown)"
+        yield Diagnostic(name, link.line, link.col, "warning", "hreflang-reciprocal", text)
 
 
 def site_diagnostics(stats: CheckStats) -> Iterator[Diagnostic]:
@@ -168,6 +193,8 @@ def _dispatch(raw: IO[bytes], f: FileCheck,
     elif kind == "jsonfeed":
         yield from check_jsonfeed(stream, f, base_url)
     elif kind == "feed":
+        from .feed import check_feed  # feedparser: 70 ms to import, for feeds only
+
         yield from check_feed(stream, f, base_url, check_encoding(head, f))
     else:
         yield from check_sitemap_xml(stream, f, check_encoding(head, f))

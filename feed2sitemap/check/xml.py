@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Any
 
+from ..mode import reference
 from ..readers.sitemap import SITEMAP_NS
 from ..rules import XML_SPACE
 from ..xmlutil import (
@@ -26,6 +27,7 @@ from ..xmlutil import (
 from .extensions import ExtensionCheck
 from .fields import judge_changefreq, judge_lastmod, judge_priority
 from .locs import check_loc
+from .xmlfast import FastUrlset
 from .xmlstream import parse_xml
 
 if TYPE_CHECKING:
@@ -55,7 +57,9 @@ def check_sitemap_xml(stream: IO[bytes], f: FileCheck, utf8: bool) -> Iterator[D
     p.StartElementHandler = schema.start
     p.EndElementHandler = schema.end
     p.CharacterDataHandler = schema.chars
-    yield from parse_xml(stream, p, guard, f, utf8)
+    # plain entries past the handlers (xmlfast.py); the reference mode keeps them all
+    feed = None if reference() or not utf8 else FastUrlset(schema, p, guard).feed
+    yield from parse_xml(stream, p, guard, f, utf8, feed)
 
 
 class _Schema:
@@ -85,6 +89,22 @@ class _Schema:
         self.text_told = False
         self.ext = ExtensionCheck(f)  # the extension elements of the current <url>
         self.page: str | None = None  # the current <url>'s loc
+
+    # -- the fast path's side (xmlfast.py): what the handlers would do for a plain entry
+
+    def ready(self) -> bool:
+        """Directly inside a <urlset> of the sitemaps.org namespace, between entries."""
+        return self.depth == 1 and self.root == "urlset" and not self.skip_at \
+            and self.ns == SITEMAP_NS and not self.ext.depth
+
+    def fast_entries(self, urls: list[tuple[int, int]]) -> None:
+        """Plain <url>s at ``urls`` (their fields are judged by the caller)."""
+        self.entries += len(urls)
+        self.f.entries_at(urls)
+
+    def after_entries(self) -> None:
+        self.run = 0
+        self.text_told = False
 
     def pos(self, offset: int = 0) -> tuple[int, int]:
         return self.p.CurrentLineNumber, self.p.CurrentColumnNumber + 1 + offset
@@ -239,13 +259,15 @@ class _Schema:
 
     def _end_field(self) -> None:
         text = "".join(self.parts)
-        line, col = self.field_at
-        name = self.field
+        if self.field == "loc":
+            self.page = text.strip(XML_SPACE)
+        self._judge(self.field, text, *self.field_at, self.length > MAX_VALUE)
+
+    def _judge(self, name: str, text: str, line: int, col: int, truncated: bool) -> None:
         f = self.f
         if name == "loc":
-            self.page = text.strip(XML_SPACE)
             check_loc(f, text, line, col, xsd=True, index=self.entry_tag == "sitemap",
-                  truncated=self.length > MAX_VALUE)
+                      truncated=truncated)
         elif name == "lastmod":
             judge_lastmod(f, text, line, col)
         elif name == "changefreq":

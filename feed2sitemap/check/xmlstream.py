@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import IO, TYPE_CHECKING, Any
 from xml.parsers import expat
 
@@ -61,13 +61,16 @@ def _bad_utf8_at(data: bytes, i: int) -> bool:
 
 
 def parse_xml(stream: IO[bytes], parser: Any, guard: MarkupGuard, f: FileCheck,
-              utf8: bool) -> Iterator[Diagnostic]:
+              utf8: bool, feed: Callable[[bytes, bool], Any] | None = None,
+              ) -> Iterator[Diagnostic]:
     """Feed ``stream`` to ``parser`` chunk by chunk, yielding the diagnostics that are final.
 
     Well-formedness, entity declarations, the guard's bounds (the converter's own: see xmlutil),
     bytes that are not UTF-8 and the profile's byte limit are reported here; the element
-    handlers set on ``parser`` report the rest through ``f``.
+    handlers set on ``parser`` report the rest through ``f``. ``feed`` stands for
+    ``parser.Parse`` (xmlfast.py: the same bytes, offsets and positions).
     """
+    feed = feed or parser.Parse
     doctype: list[tuple[int, int]] = []  # where the DOCTYPE began, once seen
     parser.StartDoctypeDeclHandler = lambda *_: doctype.append(
         (parser.CurrentLineNumber, parser.CurrentColumnNumber + 1))
@@ -85,7 +88,7 @@ def parse_xml(stream: IO[bytes], parser: Any, guard: MarkupGuard, f: FileCheck,
             prev, chunk = chunk, stream.read(CHUNK)
             total += len(chunk)
             guard.scan(chunk)
-            parser.Parse(chunk, not chunk)
+            feed(chunk, not chunk)
             yield from f.pop_safe()
             if not chunk:
                 break
