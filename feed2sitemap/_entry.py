@@ -13,8 +13,16 @@ def main() -> None:
     try:
         import signal
 
-        from .cli import Interrupted, StdoutGone, on_sigint
-        from .cli import main as run_command
+        from .cli_common import Interrupted, StdoutGone, on_sigint
+
+        args = sys.argv[1:]
+        if args[:1] == ["check"]:  # the validator needs none of the converter's modules
+            from .cli_check import run_check
+
+            def run_command() -> None:
+                run_check(args[1:])
+        else:
+            from .cli import main as run_command
 
         # Ctrl-C from here on is ours at any moment, option parsing included (click would
         # answer KeyboardInterrupt there with "Aborted!" and exit 1).

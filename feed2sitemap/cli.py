@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import contextlib
-import gc
-import signal
 import sys
 from typing import Any, Optional
 
 import click
 
-from .cli_check import check_command
+from .cli_check import check_command, run_check
 from .cli_common import (
     PROG,
     PROGRESS_KEY,
@@ -19,7 +17,7 @@ from .cli_common import (
     ProgressLine,
     StdoutGone,
     on_sigint,
-    on_sigterm,
+    prepare_process,
     say,
     say_summary,
 )
@@ -211,15 +209,12 @@ def _option_groups(options: dict[str, Any], no_atomic: bool) -> dict[str, Any]:
 def main(argv: Optional[list[str]] = None) -> None:
     """Entry point: `feed2sitemap check ...` validates, `feed2sitemap index ...` lists a
     partitioned job's parts; anything else converts."""
-    signal.signal(signal.SIGTERM, on_sigterm)
-    # The modules loaded so far (click, feedparser, ...) live as long as the process: move them
-    # out of the collector's sight, so that its full collections, which a run of a million
-    # records triggers a few dozen times, walk only what the run itself holds.
-    gc.freeze()
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["check"]:  # a file named "check" is converted as ./check
-        check_command.main(args[1:], prog_name=f"{PROG} check")
-    elif args[:1] == ["index"]:  # likewise "index": ./index
+        run_check(args[1:])
+        return
+    prepare_process()
+    if args[:1] == ["index"]:  # likewise "index": ./index
         from .cli_index import main as index_main  # only this command needs it
 
         index_main(args[1:])

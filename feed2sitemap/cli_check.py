@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from .cli_common import PROG, Command, ProgressLine, count
+from .cli_common import PROG, Command, ProgressLine, count, prepare_process
 from .limits import PROFILES
 
 
@@ -124,3 +124,9 @@ def _check_summary(stats: Any) -> str:
             f"{count(stats.errors, 'error')}, {count(stats.warnings, 'warning')}")
 
 
+
+
+def run_check(args: list[str]) -> None:
+    """``feed2sitemap check ARGS``: reached without importing the converter (_entry.py)."""
+    prepare_process()
+    check_command.main(args, prog_name=f"{PROG} check")
