@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from .datasets import Data
+from .merging import merge_scenarios
 from .running import Runner, Scenario, Side
 from .words import BASE_URL, SITEMAP_PARTS
 from .yardsticks import missing_note, yardstick_sides
@@ -77,6 +78,7 @@ def build_scenarios(cmd: list[str], fpy: str, d: Data, out: Path, r: Runner,
     s.fallback = [*cmd, *parts, "-f", "sitemap", "-t", "text", "--base-url", BASE_URL,
                   "-o", str(od / "urls.txt"), "-q"]
     sc.append(s)
+    sc.extend(merge_scenarios(cmd, fpy, d, out, r))  # (merging.py: the merge rows)
     return sc
 
 
