@@ -130,7 +130,7 @@ def ensure_merge_data(d: Data, log: Callable[[str], None]) -> tuple[Path, Path, 
 def merge_scenarios(cmd: list[str], fpy: str, d: Data, out: Path, r: Runner) -> list[Scenario]:
     """merge-lists and cron, each with its floor (a dict-based merge program)."""
     if str(d.urls_ascii) == "-":  # --list: names only, no data
-        second, cron, feed, items = Path("-"), Path("-"), Path("-"), 0
+        second, cron, feed, items = Path("-"), Path("-"), Path("-"), min(1000, d.n_sitemap // 100)
     else:
         second, cron, feed, items = ensure_merge_data(d, print)
     for name, src in (("floor_merge_lists.py", FLOOR_MERGE_LISTS),
