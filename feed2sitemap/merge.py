@@ -120,6 +120,12 @@ def fold(a: int, b: int) -> int:
     return state | (a >> _SITEMAP & 1) << _SITEMAP | 1 << _MANY | (a >> _SOURCE) << _SOURCE
 
 
+def base_bits(lm: int, cf: int, pr: int) -> int:
+    """The bits saying that a copy from the base had this packed lastmod, changefreq and
+    priority."""
+    return 1 << _HAS_BASE | lm << _BASE_LM | cf << _BASE_CF | pr << _BASE_PR
+
+
 def _fold_blobs(a: bytes, b: bytes) -> bytes:
     return _to_blob(fold(int.from_bytes(a, "little"), int.from_bytes(b, "little")))
 
@@ -152,7 +158,9 @@ class MergeStore:
     """Holds one packed state per URL, in first-seen order; see the module's docstring."""
 
     def __init__(self, *, base_mode: bool = False,
-                 memory_limit: int = DEFAULT_MEMORY_LIMIT) -> None:
+                 memory_limit: int = DEFAULT_MEMORY_LIMIT, spilled: bool = False) -> None:
+        """``spilled``: every URL to SQLite from the first (the column store's URLs past its
+        budget)."""
         self.base_mode = base_mode
         self.memory_limit = memory_limit
         self._mem: dict[str, int] = {}
@@ -168,6 +176,9 @@ class MergeStore:
         # the extensions of the URLs that have any (none for plain inputs), per kind from the
         # newest copy that has it; held in memory whether or not the URL spilled to SQLite
         self._ext: dict[str, ExtensionMerger] = {}
+        if spilled:
+            with spill_errors():
+                self._db = open_spill(memory_limit, _fold_blobs)
 
     def add(self, batch: Batch, is_base: bool = False) -> None:
         """Fold a batch of copies in (``is_base``: they come from the output's previous

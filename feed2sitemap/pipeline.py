@@ -15,6 +15,7 @@ from typing import Optional
 
 from .batch import Batch
 from .merge import DEFAULT_MEMORY_LIMIT, MergeCounts, MergeStore
+from .mergecols import ColumnStore
 from .mode import reference
 from .record import check_changefreq, check_priority
 from .report import Report
@@ -231,7 +232,9 @@ def merge(batches: Iterable[Batch], counts: Optional[MergeCounts] = None, *,
     names of the output's previous version when it is also an input; ``counts`` is filled once
     the last batch has been yielded.
     """
-    store = MergeStore(base_mode=base is not None, memory_limit=memory_limit)
+    # the column store; the reference mode takes its twin, one packed int per URL (merge.py)
+    store = (MergeStore if reference() else ColumnStore)(base_mode=base is not None,
+                                                         memory_limit=memory_limit)
     try:
         for batch in batches:
             if base is None:

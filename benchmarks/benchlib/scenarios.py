@@ -8,6 +8,7 @@ from pathlib import Path
 from .checkbench import check_scenarios
 from .datasets import Data
 from .extbench import ext_scenario
+from .merging import merge_scenarios
 from .running import Runner, Scenario, Side
 from .words import BASE_URL, SITEMAP_PARTS
 from .yardsticks import missing_note, yardstick_sides
@@ -82,6 +83,7 @@ def build_scenarios(cmd: list[str], fpy: str, d: Data, out: Path, r: Runner,
     sc.append(ext_scenario(cmd, fpy, d.sitemaps.parent, out, r,
                            quick=d.n_sitemap == QUICK["sitemap_urls"]))
     sc += check_scenarios(cmd, d, out, r, yardstick)
+    sc.extend(merge_scenarios(cmd, fpy, d, out, r))  # (merging.py: the merge rows)
     return sc
 
 

@@ -1,0 +1,359 @@
+"""The merge store of the batch path: the rules of ``merge.py`` with columns kept as they came.
+
+``MergeStore`` (merge.py, the reference twin under FEED2SITEMAP_REFERENCE=1) packs every row
+into one Python int and unpacks it again on the way out: two passes of Python per URL. Here:
+
+- ``_index`` maps each URL to None while it has one copy, and to the fold (merge.fold) of its
+  later copies once it has more: None costs nothing beyond the dict slot, and the fold is
+  associative, so the first copy's state need not be found when a later one arrives;
+- the first copies' columns stay as the batches brought them (one ``_Segment`` per batch, its
+  lines in an array), in the dict's own order: the k-th URL of the dict is the k-th row;
+- a batch of URLs none seen before (the usual case) is taken in C (dict.fromkeys,
+  isdisjoint, update), and a segment whose URLs have no later copy goes out as it came.
+
+Past the memory budget, URLs not yet seen go to a MergeStore spilled from the start (its SQLite
+database); they are written after the in-memory ones, as the reference writes them.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterator, Sequence
+from itertools import compress, filterfalse, islice
+from typing import TYPE_CHECKING, Optional
+
+from .batch import Batch
+from .extensions.value import EMPTY, Extensions
+from .merge import (
+    _CF_INDEX,
+    _CF_MASK,
+    _CFF,
+    _CFN,
+    _HAS_BASE,
+    _IX_MASK,
+    _LM_MASK,
+    _MANY,
+    _PRF,
+    _PRN,
+    DEFAULT_MEMORY_LIMIT,
+    MergeCounts,
+    MergeStore,
+    _lastmod_value,
+    _pack_lastmod,
+    base_bits,
+    fold,
+)
+from .record import CHANGEFREQS, Lastmod
+
+if TYPE_CHECKING:
+    from .extensions.merging import ExtensionMerger
+
+__all__ = ["ColumnStore"]
+
+# What a URL kept here costs besides its characters: its string object (49 bytes, pymalloc
+# rounds to 8), its dict slot (the table doubles as it grows: 16-byte entries and 4-byte
+# indexes, 40 bytes a URL at 1.5 million), its segment's list slot (8) and line (4).
+# benchmarks/merge_memory.py measured 171 bytes of peak RSS per 60-character URL over 1,500,000
+# URLs, so the default budget (256 MiB) holds 1.5 million such URLs before SQLite takes the rest.
+MEMORY_PER_URL = 110
+
+_ONE = 1 << _MANY  # set in every later-copy state: a fold is never None nor 0
+
+
+class _Segment:
+    """The first copies of one batch's new URLs: its columns, as the batch had them. The
+    locations are the batch's own list, with its proof (urls.CleanLocs) when it had one, so
+    the writer escapes them as cheaply as it would have without merging."""
+
+    __slots__ = ("base", "changefreqs", "clean", "kind", "lastmods", "lines", "locs",
+                 "priorities", "source", "sources", "texts")
+
+    def __init__(self, batch: Batch, is_base: bool) -> None:
+        self.locs, self.clean = batch.locs, batch.clean if batch.proven else None
+        self.kind = batch.is_sitemap
+        self.base = is_base
+        self.source, self.sources = batch.source, batch.sources
+        self.lines = _compact(batch.lines)
+        self.lastmods, self.texts = batch.lastmods, batch.lastmod_texts
+        self.changefreqs, self.priorities = batch.changefreqs, batch.priorities
+
+    @property
+    def plain(self) -> bool:
+        return _no_fields(self)  # type: ignore[arg-type]
+
+
+def _compact(lines: Optional[Sequence[Optional[int]]]) -> Optional[Sequence[Optional[int]]]:
+    """Line numbers as 4 bytes each rather than a list of ints (8 bytes and an object each)."""
+    if lines is None or isinstance(lines, range):
+        return lines
+    try:
+        return array("I", lines)  # type: ignore[type-var]
+    except (TypeError, OverflowError):  # a row without a line, or a line past 2**32
+        return lines
+
+
+class ColumnStore:
+    """MergeStore's interface (add, batches, close) over columns; see the module's docstring."""
+
+    def __init__(self, *, base_mode: bool = False,
+                 memory_limit: int = DEFAULT_MEMORY_LIMIT) -> None:
+        self.base_mode = base_mode
+        self.memory_limit = memory_limit
+        self._index: dict[str, Optional[int]] = {}
+        self._segments: list[_Segment] = []
+        self._used = 0
+        self._over: Optional[MergeStore] = None  # the URLs first seen past the budget
+        self._priorities: list[Optional[float]] = [None]
+        self._priority_ix: dict[float, int] = {}
+        self._ext: dict[str, ExtensionMerger] = {}
+        self.copies = 0
+
+    def add(self, batch: Batch, is_base: bool = False) -> None:
+        """Fold a batch of copies in (``is_base``: from the output's previous version)."""
+        locs = batch.locs
+        if self._over is None:
+            fresh = dict.fromkeys(locs)
+            if len(fresh) == len(locs):
+                if self._index.keys().isdisjoint(fresh):  # all new (the usual case): in C
+                    if self._take(batch, fresh, range(len(locs)), is_base):
+                        return
+                seen = list(map(self._index.__contains__, locs))
+                copies = list(compress(range(len(locs)), seen))
+                new = list(filterfalse(seen.__getitem__, range(len(locs))))
+                part = _rows(batch, new)
+                if self._take(part, dict.fromkeys(part.locs), new, is_base, batch):
+                    self._fold_copies(batch, copies, is_base)
+                    return
+        self._add_rows(batch, is_base)
+
+    def _take(self, part: Batch, fresh: dict[str, None], rows: Sequence[int], is_base: bool,
+              whole: Optional[Batch] = None) -> bool:
+        """Keep the new URLs ``fresh`` (the batch ``part``, rows ``rows`` of ``whole``) if they
+        fit the budget; False, changing nothing, if they do not."""
+        cost = _row_cost(part) * len(fresh) + sum(map(len, fresh))
+        if self._used + cost > self.memory_limit:
+            return False
+        self._used += cost
+        self._index.update(fresh)
+        if fresh:
+            self._segments.append(_Segment(part, is_base))
+        if part.extensions is not None and whole is None:
+            self._add_extensions(part, rows)
+        return True
+
+    def _add_rows(self, batch: Batch, is_base: bool) -> None:
+        # Row by row (a URL twice in the batch, or the budget reached): which rows are new
+        # (kept here, or past the budget), which are copies.
+        index = self._index
+        per_row = _row_cost(batch)
+        new: list[int] = []
+        copies: list[int] = []
+        over: list[int] = []
+        for i, loc in enumerate(batch.locs):
+            if loc in index:
+                copies.append(i)
+            elif self._over is not None:
+                over.append(i)
+            else:
+                index[loc] = None
+                new.append(i)
+                self._used += per_row + len(loc)
+                if self._used > self.memory_limit:
+                    self._over = MergeStore(base_mode=self.base_mode,
+                                            memory_limit=self.memory_limit, spilled=True)
+        if new:
+            self._segments.append(_Segment(_rows(batch, new), is_base))
+        if copies:
+            self._fold_copies(batch, copies, is_base, extensions=False)
+        if batch.extensions is not None:
+            self._add_extensions(batch, sorted(new + copies))
+        if over:
+            assert self._over is not None
+            self._over.add(_rows(batch, over), is_base)
+
+    def _fold_copies(self, batch: Batch, rows: list[int], is_base: bool,
+                     extensions: bool = True) -> None:
+        """Fold copies of URLs kept here (``extensions``: their extensions too; every row of
+        the batch not in ``rows`` being a new URL, whose own went in first)."""
+        self.copies += len(rows)
+        if extensions and batch.extensions is not None:
+            self._add_extensions(batch, range(len(batch.locs)))
+        if not self.base_mode and _no_fields(batch):
+            # A copy with no lastmod, changefreq or priority changes no entry (it is never
+            # the newest and has no field to give), and without a base it cannot make a URL
+            # added or updated: folding it in would leave every entry as it is.
+            return
+        index = self._index
+        locs = _take_all(batch.locs, rows)
+        states = self._states(batch, rows, is_base)
+        olds = list(map(index.__getitem__, locs))
+        if not any(olds) and len(set(locs)) == len(locs):  # first later copies: in C
+            index.update(zip(locs, states, strict=True))
+            return
+        for loc, state in zip(locs, states, strict=True):
+            old = index[loc]  # (the batch may hold the URL twice)
+            index[loc] = state if old is None or old is state else fold(old, state)
+
+    def _states(self, batch: Batch, rows: list[int], is_base: bool) -> list[int]:
+        """The packed states (merge.py's layout) of some rows, less source and line (a fold
+        takes those from its first copy, which is never one of these)."""
+        with_base = is_base or not self.base_mode
+        lms, cfs, prs = batch.lastmods, batch.changefreqs, batch.priorities
+        if lms is None and cfs is None and prs is None:
+            plain = _ONE | (1 << _HAS_BASE if with_base else 0)
+            return [plain] * len(rows)  # one object: a later fold of it is itself
+        out = []
+        for i in rows:
+            lm = 0 if lms is None else _pack_lastmod(lms[i])
+            cf = 0 if cfs is None else self._cf(cfs[i])
+            pr = 0 if prs is None else self._priority(prs[i])
+            out.append(_ONE | lm | cf << _CFN | cf << _CFF | pr << _PRN | pr << _PRF
+                       | (base_bits(lm, cf, pr) if with_base else 0))
+        return out
+
+    @staticmethod
+    def _cf(value: Optional[str]) -> int:
+        return 0 if value is None else _CF_INDEX[value]
+
+    def _priority(self, value: Optional[float]) -> int:
+        if value is None:
+            return 0
+        return self._priority_ix.get(value, 0) or self._new_priority(value)
+
+    def _new_priority(self, value: float) -> int:
+        ix = self._priority_ix[value] = len(self._priorities)
+        self._priorities.append(value)
+        return ix
+
+    def _add_extensions(self, batch: Batch, rows: Sequence[int]) -> None:
+        from .extensions.merging import ExtensionMerger  # (only a run with extensions)
+
+        exts, lms = batch.extensions or (), batch.lastmods
+        for i in rows:
+            if exts[i]:
+                loc = batch.locs[i]
+                merger = self._ext.get(loc)
+                if merger is None:
+                    merger = self._ext[loc] = ExtensionMerger()
+                merger.add(exts[i], None if lms is None else lms[i])
+
+    def batches(self, counts: Optional[MergeCounts] = None) -> Iterator[Batch]:
+        """Yield the merged entries in first-seen order (once), filling ``counts``."""
+        counts = counts if counts is not None else MergeCounts()
+        try:
+            counts.copies += self.copies
+            yield from self._emit(counts)
+            self._index, self._segments = {}, []
+            if self._over is not None:
+                yield from self._over.batches(counts)
+        finally:
+            self.close()
+
+    def _emit(self, counts: MergeCounts) -> Iterator[Batch]:
+        folds = iter(self._index.values())  # (the k-th URL of the dict is the k-th row)
+        for seg in self._segments:
+            n = len(seg.locs)
+            later = list(islice(folds, n))
+            batch = Batch(seg.locs, seg.source, None if seg.lines is None else list(seg.lines),
+                          seg.lastmods, seg.changefreqs, seg.priorities, seg.kind,
+                          seg.sources, seg.clean, self._extensions(seg.locs))
+            batch.lastmod_texts = seg.texts
+            counts.urls += n
+            if counts.on_change is None and self._unchanged(seg, later):
+                counts.added += 0 if self.base_mode and seg.base else n
+            else:
+                self._merged_rows(batch, seg, later, counts)
+            yield batch
+
+    def _unchanged(self, seg: _Segment, later: list[Optional[int]]) -> bool:
+        """Whether no row of the segment changed (no copy, or plain copies of plain rows in
+        a merge without a base, which change nothing and make no URL added or updated)."""
+        return not any(later) or (not self.base_mode and seg.plain and set(later) <= {
+            None, _ONE | 1 << _HAS_BASE})
+
+    def _merged_rows(self, batch: Batch, seg: _Segment, later: list[Optional[int]],
+                     counts: MergeCounts) -> None:
+        """Row by row, in order: each row's first copy folded with its later ones, its columns
+        set from the result, added and updated counted (and told, in that order)."""
+        n = len(seg.locs)
+        lms: list[Optional[Lastmod]] = [None] * n if seg.lastmods is None else [*seg.lastmods]
+        cfs: list[Optional[str]] = [None] * n if seg.changefreqs is None else [*seg.changefreqs]
+        prs: list[Optional[float]] = [None] * n if seg.priorities is None else [*seg.priorities]
+        texts: list[Optional[str]] = [None] * n if seg.texts is None else [*seg.texts]
+        first_base = seg.base or not self.base_mode
+        on_change = counts.on_change if self.base_mode else None
+        for i, rest in enumerate(later):
+            if rest is None:
+                has_base = first_base
+                changed = False
+            else:
+                lm0, cf0, pr0 = _pack_lastmod(lms[i]), self._cf(cfs[i]), self._priority(prs[i])
+                first = (lm0 | cf0 << _CFN | cf0 << _CFF | pr0 << _PRN | pr0 << _PRF
+                         | (base_bits(lm0, cf0, pr0) if first_base else 0))
+                state = fold(first, rest)
+                lm = state & _LM_MASK
+                cf = (state >> _CFN) & _CF_MASK or (state >> _CFF) & _CF_MASK
+                pr = (state >> _PRN) & _IX_MASK or (state >> _PRF) & _IX_MASK
+                has_base = bool(state >> _HAS_BASE & 1)
+                changed = has_base and base_bits(lm, cf, pr) != state & base_bits(
+                    _LM_MASK, _CF_MASK, _IX_MASK)
+                if lm != lm0:
+                    lms[i], texts[i] = _lastmod_value(lm), None
+                cfs[i] = CHANGEFREQS[cf - 1] if cf else None
+                prs[i] = self._priorities[pr]
+            if not (self.base_mode and has_base):
+                counts.added += 1
+                if on_change is not None:
+                    on_change(batch.locs[i])
+            if changed:
+                counts.updated += 1
+                if on_change is not None:
+                    on_change(batch.locs[i])
+        batch.lastmods = lms if any(v is not None for v in lms) else None
+        batch.lastmod_texts = texts if batch.lastmods is not None and seg.texts else None
+        batch.changefreqs = cfs if any(v is not None for v in cfs) else None
+        batch.priorities = prs if any(v is not None for v in prs) else None
+
+    def _extensions(self, locs: list[str]) -> Optional[list[Extensions]]:
+        if not self._ext:
+            return None
+        found = [self._ext.get(loc) for loc in locs]
+        if not any(found):
+            return None
+        return [EMPTY if m is None else m.value() for m in found]
+
+    def close(self) -> None:
+        if self._over is not None:
+            self._over.close()
+
+
+def _row_cost(batch: Batch) -> int:
+    """What a new URL of the batch costs here besides its characters: MEMORY_PER_URL, and
+    what its segment's columns hold for it (a lastmod object and its list slot, a lastmod
+    text, a list slot for changefreq and for priority: readers parse a repeated value once,
+    and the few values of those two are shared). merge_memory.py --fields measured 258 bytes
+    per 62-character URL with a distinct lastmod each."""
+    return (MEMORY_PER_URL + (56 if batch.lastmods is not None else 0)
+            + (80 if batch.lastmod_texts is not None else 0)
+            + (8 if batch.changefreqs is not None else 0)
+            + (8 if batch.priorities is not None else 0))
+
+
+def _no_fields(batch: Batch) -> bool:
+    return batch.lastmods is None and batch.changefreqs is None and batch.priorities is None
+
+
+def _take_all(items: list[str], rows: Sequence[int]) -> list[str]:
+    """``items`` at ``rows``."""
+    if len(rows) == len(items):
+        return items
+    return [items[i] for i in rows]
+
+
+def _rows(batch: Batch, keep: list[int]) -> Batch:
+    """The batch's rows ``keep`` (ascending) alone."""
+    if len(keep) == len(batch.locs):
+        return batch
+    gone = set(range(len(batch.locs))).difference(keep)
+    return batch.without(sorted(gone))
+
