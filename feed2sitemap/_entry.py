@@ -7,13 +7,14 @@ import os
 import sys
 
 _INTERRUPTED = "feed2sitemap: interrupted; nothing was written\n"
+_TERMINATED = "feed2sitemap: terminated; nothing was written\n"
 
 
 def main() -> None:
     try:
         import signal
 
-        from .cli_common import Interrupted, StdoutGone, on_sigint
+        from .cli_common import Interrupted, StdoutGone, Terminated, on_sigint
 
         args = sys.argv[1:]
         if args[:1] == ["check"]:  # the validator needs none of the converter's modules
@@ -35,6 +36,9 @@ def main() -> None:
     except Interrupted:  # outside the command itself (the command says what it wrote)
         sys.stderr.write(_INTERRUPTED)
         raise SystemExit(130) from None
+    except Terminated:  # likewise: SIGTERM while click parses the options, before the command
+        sys.stderr.write(_TERMINATED)
+        raise SystemExit(143) from None
     except StdoutGone:
         # End as other filters do when their reader has gone: killed by SIGPIPE, quietly (the
         # shell reports 141). Only here, in the command's own process: SIGPIPE's default
