@@ -11,8 +11,10 @@ by line. Hostile JSON (NaN, a field named twice, deep nesting) is a problem of i
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Sequence
 from decimal import Decimal
+from itertools import repeat
 from operator import itemgetter
 from typing import IO, Any, Optional
 
@@ -136,9 +138,15 @@ def jsonl_rows(stream: IO[bytes], source: str) -> Iterator[Rows]:
 
 def _json_rows(part: list[str], numbers: Sequence[int], source: str,
                told: set[str]) -> Optional[Rows]:
-    """One block's rows. The usual block (one object per line, each naming our fields once) is
-    parsed in one C call and taken apart a column at a time; any other, and every block in the
-    reference mode (mode.py), goes line by line."""
+    """One block's rows. A block of locs alone is cut out of its lines (_locs_only); the usual
+    block (one object per line, each naming our fields once) is parsed in one C call and taken
+    apart a column at a time; any other, and every block in the reference mode (mode.py), goes
+    line by line."""
+    if not reference():
+        locs = _locs_only(part)
+        if locs is not None:
+            none: list[Optional[str]] = [None] * len(locs)
+            return Rows(numbers, locs, none, none, none)
     loaded = None if reference() else _load_block(part)
     objs, columns, keys = None, {}, set()
     if loaded is not None:
@@ -163,7 +171,7 @@ def _json_rows(part: list[str], numbers: Sequence[int], source: str,
             objs.append(value)
         keys = set().union(*objs)
         columns = _fields(objs, keys)
-    none: list[Optional[str]] = [None] * len(objs)
+    none = [None] * len(objs)
 
     def field(key: str) -> list[Optional[str]]:  # (a field no object holds: no values to check)
         column = columns.get(key)
@@ -182,6 +190,33 @@ def _json_rows(part: list[str], numbers: Sequence[int], source: str,
         rows.extensions = _extensions(objs, problems)
     _unknown(objs, keys, source, told, problems)
     return rows
+
+
+# A list of URLs alone, as our writer (and most tools) write it: one field, a string
+_LOC_ONLY = ('{"loc":"', '{"loc": "', '{"url":"', '{"url": "')
+_CONTROL = re.compile("[\x00-\x1f]")
+
+
+def _locs_only(part: list[str]) -> Optional[list[Optional[str]]]:
+    """The locs of a block whose every line is ``{"loc":"X"}`` (one spelling of the four in
+    _LOC_ONLY throughout), X holding no quote, backslash or control character: then X is the
+    JSON string's value as it is, taken without parsing. None for any other block.
+
+    Each line starts with the prefix (three quotes) and ends with '"}' (one more), without the
+    two overlapping (the length test), so a block with four quotes a line has none inside X.
+    """
+    prefix = next((p for p in _LOC_ONLY if part[0].startswith(p)), None)
+    if prefix is None:
+        return None
+    text = "".join(part)  # (no newline: one would be a control character in a line)
+    cut = len(prefix)
+    if "\\" in text or text.count('"') != 4 * len(part) or min(map(len, part)) < cut + 2 or \
+            not all(map(str.startswith, part, repeat(prefix))) or \
+            not all(map(str.endswith, part, repeat('"}'))):
+        return None
+    if not text.isprintable() and _CONTROL.search(text) is not None:
+        return None
+    return [line[cut:-2] for line in part]
 
 
 def _extensions(objs: list[dict[str, Any]], problems: list[Problem]) -> list[Any]:
