@@ -137,7 +137,30 @@ def _character(m: re.Match[str]) -> str:
     return chr(code)
 
 
-class RegionLines(Sequence[int]):
+class _LazyLines(Sequence[int]):
+    """A column of ``_n`` line numbers made only when one is asked for (``_counted``)."""
+
+    __slots__ = ()
+    _n: int
+
+    def _counted(self) -> list[int]:
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, i: int) -> int: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[int]: ...
+    def __getitem__(self, i: Union[int, slice]) -> Union[int, list[int]]:
+        return self._counted()[i]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._counted())
+
+
+class RegionLines(_LazyLines):
     """The line of each entry's </loc> in a region, counted only when a message or a record
     asks for one (most runs never do)."""
 
@@ -157,21 +180,8 @@ class RegionLines(Sequence[int]):
             self._lines, self._text = lines, ""
         return self._lines
 
-    def __len__(self) -> int:
-        return self._n
 
-    @overload
-    def __getitem__(self, i: int) -> int: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[int]: ...
-    def __getitem__(self, i: Union[int, slice]) -> Union[int, list[int]]:
-        return self._counted()[i]
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(self._counted())
-
-
-class JoinedLines(Sequence[int]):
+class JoinedLines(_LazyLines):
     """Line columns one after the other (the handlers' lists and RegionLines), unread until
     a line is asked for; then made one list (a step that asks for every record's line, as
     turning the batch into records does, pays one pass in C, not a search per row)."""
@@ -183,18 +193,11 @@ class JoinedLines(Sequence[int]):
         self._n = sum(map(len, parts))
         self._flat: Optional[list[int]] = None
 
-    def __len__(self) -> int:
-        return self._n
-
-    @overload
-    def __getitem__(self, i: int) -> int: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[int]: ...
-    def __getitem__(self, i: Union[int, slice]) -> Union[int, list[int]]:
+    def _counted(self) -> list[int]:
         if self._flat is None:
             self._flat = list(chain.from_iterable(self._parts))
             self._parts = []
-        return self._flat[i]
+        return self._flat
 
     def __iter__(self) -> Iterator[int]:
         return iter(self._flat) if self._flat is not None else chain.from_iterable(self._parts)
