@@ -135,3 +135,47 @@ def test_a_feed_in_an_encoding_expat_lacks_is_read_whole_once_for_both_readers(
     assert len(got) == 301 and got[-1].loc == "https://e.example/caf\xe9"
     f = FeedInput(io.BufferedReader(OneWay(data)), "x", len(data))
     assert f.whole() == data and f.whole() == data and b"".join(f.chunks()) == data
+
+
+def _one_line(data: bytes) -> bytes:
+    return data.replace(b"\n", b"")
+
+
+@pytest.mark.skipif(mode.reference(), reason="the reference mode reads every feed whole")
+def test_a_minified_feed_streams_too(small_spool: None) -> None:
+    # one line: feedparser's declaration regex would read the whole line, so the pass reads
+    # the declaration alone and checks that the line holds no second "encoding="
+    data = _one_line(feed(3000, content=2000))
+    assert b"\n" not in data
+    gc.collect()
+    tracemalloc.start()
+    try:
+        got, _ = records(data)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(got) == 3000
+    assert peak < len(data) / 3, f"peak {peak:,} bytes for a {len(data):,}-byte feed"
+
+
+@pytest.mark.parametrize("where", [10, 250, 299])
+def test_a_minified_feed_with_encoding_in_its_text_reads_as_feedparser_reads_it(
+        small_spool: None, where: int) -> None:
+    # "encoding=" in an item's text, on the document's only line: feedparser's regex takes the
+    # last one it finds there, so this feed is feedparser's to read (and reads the same)
+    # (and a link that reads differently in the encoding it names)
+    items = feed(300, content=100).split(b"\n")
+    items[2 + where] = items[2 + where].replace(b"xxxx", b'encoding="iso-8859-1" ?>', 1)
+    data = _one_line(b"\n".join(items)).replace(b"/p/1<", "/p/é1<".encode(), 1)
+    got, _ = records(data)
+    expected, _ = feedparser_entries(data)
+    assert [(r.loc, r.lastmod) for r in got] == [(e.link, e.lastmod) for e in expected]
+    assert len(got) == 300
+
+
+def test_a_minified_feed_without_a_declaration_reads_as_feedparser_reads_it(
+        small_spool: None) -> None:
+    data = _one_line(feed(300, content=100)).split(b"?>", 1)[1]
+    got, _ = records(data)
+    expected, _ = feedparser_entries(data)
+    assert [(r.loc, r.lastmod) for r in got] == [(e.link, e.lastmod) for e in expected]

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from .feedentries import FastPathUnsupported
 
-__all__ = ["UNDEFINED_REF", "XML_PI_ENCODING", "headers", "native_encoding", "prepare"]
+__all__ = ["UNDEFINED_REF", "XML_PI_ENCODING", "headers", "native_encoding", "one_line_encoding",
+           "prepare"]
 
 
 def headers(base_url: str | None) -> dict[str, str] | None:
@@ -32,6 +34,38 @@ def native_encoding(head: bytes, base_url: str | None) -> str | None:
     natively (the document need not be held whole), else None. feedparser's declaration regex
     reads the whole first line: it must end inside ``head``."""
     return _native(head, base_url) if b"\n" in head else None
+
+
+def one_line_encoding(first: bytes, rest: Iterator[bytes], base_url: str | None
+                      ) -> tuple[str | None, Iterator[bytes]]:
+    """native_encoding for a document whose first line does not end in its first chunk (a
+    minified feed: one line), without holding that line: the XML declaration alone decides,
+    and the chunks that follow are given on, checked until the line ends. Should the line hold
+    "encoding=" again (feedparser's regex would take the last one), FastPathUnsupported is
+    raised there, and feedparser reads the document whole."""
+    if not first.startswith(b"<?"):  # no declaration: the regex cannot match, whatever follows
+        return _native(first, base_url), rest
+    end = first.find(b"?>")
+    if end < 0:
+        return None, rest
+    encoding = _native(first[: end + 2], base_url)
+    if encoding is None or b"encoding=" in first[end + 2:]:
+        return None, rest
+    return encoding, _line_without_encoding(first[end + 2:], rest)
+
+
+def _line_without_encoding(seen: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
+    keep = len(b"encoding=") - 1
+    tail = seen[-keep:]
+    line_open = True
+    for chunk in rest:
+        if line_open:
+            cut = chunk.find(b"\n")
+            piece = tail + (chunk if cut < 0 else chunk[:cut])
+            if b"encoding=" in piece:
+                raise FastPathUnsupported("\"encoding=\" twice on the first line")
+            line_open, tail = cut < 0, piece[-keep:]
+        yield chunk
 
 
 def _native(data: bytes, base_url: str | None) -> str | None:

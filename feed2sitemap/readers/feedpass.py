@@ -40,7 +40,7 @@ from .feedcompat import (
 )
 from .feeddates import entry_date
 from .feeddoctype import Doctype
-from .feedencoding import native_encoding
+from .feedencoding import native_encoding, one_line_encoding
 from .feedentries import FeedEntries, FeedEntry
 
 __all__ = ["FastPathUnsupported", "FeedEntries", "FeedEntry", "parse_feed_chunks",
@@ -69,6 +69,8 @@ def parse_feed_chunks(chunks: Iterator[bytes], base_url: str | None,
         raise FastPathUnsupported("feedparser is not the 6.0 series the pass replays")
     first = next(chunks, b"")
     encoding = native_encoding(first, base_url)
+    if encoding is None and b"\n" not in first:  # a feed on one line (minified)
+        encoding, chunks = one_line_encoding(first, chunks, base_url)
     if encoding is None:  # feedparser's converter, which needs the whole document
         return parse_feed_entries(whole(), base_url)
     return _Pass(encoding, base_url or "", 0).run(itertools.chain([first], chunks))
