@@ -34,7 +34,7 @@ def parse_args(argv: list[str] | None, description: str) -> argparse.Namespace:
                     help='our command, e.g. "python -m feed2sitemap" (default: on PATH)')
     ap.add_argument("--python", help="interpreter for the floors (default: the command's own)")
     ap.add_argument("--quick", action="store_true",
-                    help="small data (100k URLs, 5k items), 3 repeats: under a minute")
+                    help="small data (100k URLs, 5k items), 3 repeats: about 1.5 minutes")
     ap.add_argument("--repeat", type=int, help="runs per measurement; medians are reported")
     ap.add_argument("--only", action="append", default=[],
                     help="scenario names or prefixes, comma-separated (repeatable); `dask` "
