@@ -31,6 +31,11 @@ def main() -> None:
     except KeyboardInterrupt:  # before the command's own handler was in place
         sys.stderr.write(_INTERRUPTED)
         raise SystemExit(130) from None
+    except RuntimeError as exc:  # the same, while a dataclass was made (Python 3.11 wraps it)
+        if not isinstance(exc.__cause__, KeyboardInterrupt):
+            raise
+        sys.stderr.write(_INTERRUPTED)
+        raise SystemExit(130) from None
     try:
         run_command()
     except Interrupted:  # outside the command itself (the command says what it wrote)
@@ -39,6 +44,15 @@ def main() -> None:
     except Terminated:  # likewise: SIGTERM while click parses the options, before the command
         sys.stderr.write(_TERMINATED)
         raise SystemExit(143) from None
+    except RuntimeError as exc:  # either, while a class was made (cli_common.unwrapped_signal)
+        from .cli_common import unwrapped_signal
+
+        signal_exc = unwrapped_signal(exc)
+        if signal_exc is None:
+            raise
+        terminated = isinstance(signal_exc, Terminated)
+        sys.stderr.write(_TERMINATED if terminated else _INTERRUPTED)
+        raise SystemExit(143 if terminated else 130) from None
     except StdoutGone:
         # End as other filters do when their reader has gone: killed by SIGPIPE, quietly (the
         # shell reports 141). Only here, in the command's own process: SIGPIPE's default

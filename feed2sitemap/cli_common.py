@@ -236,6 +236,21 @@ class Command(click.Command):
             raise _Failed(_stopped("terminated", progress), 143) from None
         except BrokenPipeError:
             raise StdoutGone from None
+        except RuntimeError as exc:  # a signal while a class was made (see unwrapped_signal)
+            caught = unwrapped_signal(exc)
+            if caught is None:
+                raise
+            how, code = ("terminated", 143) if isinstance(caught, Terminated) else \
+                ("interrupted", 130)
+            raise _Failed(_stopped(how, progress), code) from None
+
+
+def unwrapped_signal(exc: RuntimeError) -> Optional[BaseException]:
+    """The Ctrl-C or SIGTERM inside ``exc``: Python 3.11 wraps what is raised while a class is
+    being made (a dataclass's fields, in a module imported when first used) in a RuntimeError
+    "Error calling __set_name__", so a signal at that moment arrives as one."""
+    cause = exc.__cause__
+    return cause if isinstance(cause, (KeyboardInterrupt, Interrupted, Terminated)) else None
 
 
 PROGRESS_KEY = "feed2sitemap.progress"

@@ -254,3 +254,35 @@ def test_no_progress_when_quiet_or_not_a_terminal(tmp_path: Path) -> None:
     result = run(str(src), "-o", str(tmp_path / "s.xml"), env=dict(
         os.environ, FEED2SITEMAP_PROGRESS_DELAY="0"))
     assert b"URLs read" not in result.stderr
+
+
+def test_a_signal_while_a_class_is_made_ends_as_the_signal_does() -> None:
+    """Python 3.11 wraps what a descriptor's __set_name__ raises (a Ctrl-C while a dataclass of
+    a lazily imported module is being made) in a RuntimeError: the command still ends with its
+    one-line message and exit 130, not a traceback."""
+    import click
+
+    from feed2sitemap.cli_common import Command, Interrupted, unwrapped_signal
+
+    class Interrupting:
+        def __set_name__(self, owner: type, name: str) -> None:
+            raise Interrupted
+
+    def make_class() -> None:
+        type("Made", (), {"field": Interrupting()})
+
+    try:
+        make_class()
+    except RuntimeError as exc:
+        assert isinstance(unwrapped_signal(exc), Interrupted)
+    else:  # Python 3.12 and later raise it as it is
+        pass
+
+    @click.command(cls=Command)
+    def cmd() -> None:
+        make_class()
+
+    result = CliRunner().invoke(cmd, [])
+    assert result.exit_code == 130, result.output
+    assert "interrupted; nothing was written" in result.output
+    assert "Traceback" not in result.output
