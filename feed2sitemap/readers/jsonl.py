@@ -206,7 +206,7 @@ def _locs_only(part: list[str]) -> Optional[list[Optional[str]]]:
     two overlapping (the length test), so a block with four quotes a line has none inside X.
     """
     prefix = next((p for p in _LOC_ONLY if part[0].startswith(p)), None)
-    if prefix is None:
+    if prefix is None or part[0].count('"') != 4:  # (a block with more fields: not joined)
         return None
     text = "".join(part)  # (no newline: one would be a control character in a line)
     cut = len(prefix)

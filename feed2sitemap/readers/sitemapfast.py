@@ -25,6 +25,7 @@ asks for it.
 from __future__ import annotations
 
 import re
+from abc import abstractmethod
 from collections.abc import Iterator, Sequence
 from itertools import accumulate, chain, repeat
 from operator import add
@@ -143,8 +144,9 @@ class _LazyLines(Sequence[int]):
     __slots__ = ()
     _n: int
 
+    @abstractmethod
     def _counted(self) -> list[int]:
-        raise NotImplementedError
+        """The whole column, made on the first call."""
 
     def __len__(self) -> int:
         return self._n
