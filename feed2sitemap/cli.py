@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import click
 
-from .cli_check import check_command, run_check
 from .cli_common import (
     PROG,
     PROGRESS_KEY,
@@ -31,6 +30,9 @@ from .readers.feed import DEFAULT_MAX_FEED_BYTES
 from .record import CHANGEFREQS
 from .report import Progress, Report
 from .writers import FORMATS
+
+if TYPE_CHECKING:  # (check's command is imported when asked for: start-up time)
+    from .cli_check import check_command
 
 __all__ = ["Interrupted", "StdoutGone", "check_command", "convert_command", "main",
            "on_sigint"]
@@ -206,11 +208,22 @@ def _option_groups(options: dict[str, Any], no_atomic: bool) -> dict[str, Any]:
         channel=Channel(pick("title"), pick("site_url"), pick("description")))
 
 
+def __getattr__(name: str) -> Any:
+    """``feed2sitemap.cli.check_command``, imported when asked for."""
+    if name == "check_command":
+        from .cli_check import check_command
+
+        return check_command
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def main(argv: Optional[list[str]] = None) -> None:
     """Entry point: `feed2sitemap check ...` validates, `feed2sitemap index ...` lists a
     partitioned job's parts; anything else converts."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["check"]:  # a file named "check" is converted as ./check
+        from .cli_check import run_check  # (a conversion does not import check's command)
+
         run_check(args[1:])
         return
     prepare_process()

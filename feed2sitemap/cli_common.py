@@ -4,7 +4,6 @@ summary, and how library errors and signals become exit codes (1 bad data, 2 bad
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
@@ -269,6 +268,8 @@ def say_summary(summary: Summary, quiet: bool) -> None:
         say(("dry run: would have " + line) if summary.dry_run and not line.startswith(
             "dry run") else line)
     if summary.indexnow is not None:
+        import json  # (only a run that submits to IndexNow prints its bodies)
+
         sub = summary.indexnow
         for body in sub.bodies:
             click.echo(json.dumps(body))

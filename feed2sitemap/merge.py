@@ -20,7 +20,6 @@ closed) and are written after the in-memory ones, so the order is still first-se
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
@@ -33,7 +32,9 @@ from .extensions.value import EMPTY, Extensions
 from .record import CHANGEFREQS, Lastmod
 from .spill import open_spill, spill_errors
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (sqlite3: only a run that spills imports it, in spill.py)
+    import sqlite3
+
     from .extensions.merging import ExtensionMerger
 
 __all__ = ["DEFAULT_MEMORY_LIMIT", "MEMORY_PER_URL", "MergeCounts", "MergeStore"]

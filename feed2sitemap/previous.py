@@ -92,13 +92,13 @@ def previous_output(path: str, base_prefix: Optional[str]) -> Previous:
 def _read_index(prev: Previous, path: str, ours: re.Pattern[str],
                 base_prefix: Optional[str], depth: int) -> None:
     """Note the files the index at ``path`` lists (and, for our index files, what they list)."""
-    from .readers.sitemap import read_sitemap  # (only when the output is an index already)
-
     try:
         with open(path, "rb") as raw:
             stream, head = open_input(raw, path)
             if not head or sniff(head, path) != "sitemap":
                 return
+            from .readers.sitemap import read_sitemap  # (only when the output is one already)
+
             entries = [(loc, batch.lastmods[i] if batch.lastmods else None)
                        for batch in read_sitemap(stream, path, Report())
                        if batch.is_sitemap for i, loc in enumerate(batch.locs)]

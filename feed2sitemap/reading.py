@@ -26,7 +26,7 @@ from .follow import (
 )
 from .options import NewsSitemap
 from .outputs import OutputSet
-from .readers import READERS, WHOLE_READERS
+from .readers import WHOLE_READERS, reader, whole_reader
 from .readers.feed import DEFAULT_MAX_FEED_BYTES, read_feed
 from .readers.robots import looks_like_robots, read_robots
 from .record import Record
@@ -126,12 +126,12 @@ def _read_stream(raw: IO[bytes], name: str, format: str, report: Report,
             yield from read_feed(stream, name, report, base_url, max_bytes=max_feed_bytes,
                                  news=news)
         elif kind in WHOLE_READERS:
-            yield from WHOLE_READERS[kind](stream, name, report, base_url,
-                                           max_bytes=max_feed_bytes)
+            yield from whole_reader(kind)(stream, name, report, base_url,
+                                          max_bytes=max_feed_bytes)
         elif kind == "robots":
             yield from read_robots(stream, name, report, base_url)
         else:
-            yield from READERS[kind](stream, name, report, base_url)
+            yield from reader(kind)(stream, name, report, base_url)
     except IsADirectoryError:
         raise InputError(name, None, "is a directory") from None
     except OSError as exc:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from datetime import date, datetime, timedelta, timezone
-from decimal import Decimal
 from typing import Union
 
 __all__ = [
@@ -84,9 +83,23 @@ def parse_priority(text: str) -> float:
         raise ValueError(f"priority {value[:40]!r} is not a decimal number")
     number = float(value) + 0.0  # "-0.0" is a valid decimal zero; + 0.0 drops the sign
     # "1.00000000000000001" is 1.0 as a float but above 1 for the XSD (exact decimals)
-    if not 0.0 <= number <= 1.0 or (number == 1.0 and Decimal(value) > 1):
+    if _outside(value, number):
         raise ValueError(f"priority {value[:40]} is outside 0.0-1.0")
     return number
+
+
+def _outside(value: str, number: float) -> bool:
+    """Whether a decimal is outside 0-1 as the XSD's exact decimal, ``number`` being its float.
+    The float decides except at the ends, where rounding may hide the answer:
+    "1.00000000000000001" reads as 1.0 and a negative with 400 zeros as -0.0, both outside.
+    decimal is imported only for those rare values (start-up time)."""
+    if not 0.0 <= number <= 1.0:
+        return True
+    if number != 1.0 and not (number == 0.0 and value.startswith("-")):
+        return False
+    from decimal import Decimal
+
+    return not 0 <= Decimal(value) <= 1
 
 
 def xsd_priority(text: str) -> str | None:
@@ -94,7 +107,7 @@ def xsd_priority(text: str) -> str | None:
     value = text.strip(XML_SPACE)
     if PRIORITY.fullmatch(value) is None:
         return f"{value[:40]!r} is not a decimal number (xsd:decimal, e.g. 0.5)"
-    if not 0 <= Decimal(value) <= 1:  # Decimal: "1.0000000001" must not round to 1.0
+    if _outside(value, float(value)):
         return f"{value[:40]} is outside 0.0-1.0"
     return None
 

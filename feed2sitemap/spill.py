@@ -4,11 +4,14 @@ error a failing spill becomes."""
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from .errors import OutputError
+
+if TYPE_CHECKING:  # (sqlite3 is imported by a run that spills, not by every run: start-up)
+    import sqlite3
 
 __all__ = ["open_spill", "spill_errors", "sqlite_temp_dir"]
 
@@ -16,6 +19,8 @@ __all__ = ["open_spill", "spill_errors", "sqlite_temp_dir"]
 def open_spill(memory_limit: int, fold: Callable[[bytes, bytes], bytes]) -> sqlite3.Connection:
     # "" is a private temporary database on disk, deleted by SQLite when closed. No journal
     # and no sync: it lives for one run, and a crash loses nothing worth keeping.
+    import sqlite3
+
     db = sqlite3.connect("")
     db.execute("PRAGMA journal_mode = OFF")
     db.execute("PRAGMA synchronous = OFF")
@@ -41,6 +46,8 @@ def spill_errors() -> Iterator[None]:
     """A failing spill (the temporary directory full or read-only) is a clear error, not a
     sqlite3 traceback: exit 1, and the output is untouched (it is renamed into place only at
     the end of a run that succeeds)."""
+    import sqlite3  # (only a run with a database comes here)
+
     try:
         yield
     except sqlite3.Error as exc:

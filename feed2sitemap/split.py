@@ -7,7 +7,6 @@ the next entry would not fit. Nothing reaches its final name until the whole run
 
 from __future__ import annotations
 
-import gzip
 import os
 import shutil
 import tempfile
@@ -49,6 +48,8 @@ class _Sink:
         self.raw = fileobj
         self.out: BinaryOut = fileobj
         if gzip_level is not None:
+            import gzip  # (a run that compresses imports it: start-up time)
+
             # filename="" and mtime=0: the gzip header must not carry the temporary's name or
             # the clock, so the same input gives byte-identical output.
             self.out = gzip.GzipFile(filename="", mode="wb", fileobj=fileobj,

@@ -130,6 +130,17 @@ def test_a_priority_a_hair_above_one_is_refused_by_both() -> None:
         parse_priority("1.00000000000000001")
 
 
+@pytest.mark.parametrize("text", ["-0." + "0" * 400 + "1", "-0." + "0" * 330 + "5"])
+def test_a_negative_that_underflows_to_zero_is_refused_by_both(text: str) -> None:
+    # the float reads -0.0 (inside 0-1); the XSD's exact decimal is below zero
+    assert float(text) == 0.0
+    assert xsd_priority(text) is not None
+    with pytest.raises(ValueError):
+        parse_priority(text)
+    assert xsd_priority("-0." + "0" * 400) is None  # a negative zero is still zero
+    assert parse_priority("-0." + "0" * 400) == 0.0
+
+
 @pytest.mark.parametrize("value", CHANGEFREQS)
 def test_changefreq_values_are_one_list(value: str) -> None:
     assert parse_changefreq(value) == value

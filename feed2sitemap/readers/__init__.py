@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import IO, Optional, Protocol
+from importlib import import_module
+from typing import IO, TYPE_CHECKING, Any, Optional, Protocol, cast
 
 from ..batch import Batch
 from ..report import Report
-from .columns import read_csv, read_jsonl, read_tsv
-from .feed import read_feed
-from .jsonfeed import read_jsonfeed
-from .sitemap import read_sitemap
-from .text import read_text
+
+if TYPE_CHECKING:  # (a run imports only the reader of its inputs: start-up time, issue 18)
+    from .columns import read_csv, read_jsonl, read_tsv
+    from .feed import read_feed
+    from .jsonfeed import read_jsonfeed
+    from .sitemap import read_sitemap
+    from .text import read_text
 
 __all__ = ["READERS", "WHOLE_READERS", "BatchReader", "WholeReader", "read_csv", "read_feed",
-           "read_jsonfeed", "read_jsonl", "read_sitemap", "read_text", "read_tsv"]
+           "read_jsonfeed", "read_jsonl", "read_sitemap", "read_text", "read_tsv", "reader",
+           "whole_reader"]
 
 BatchReader = Callable[[IO[bytes], str, Report, Optional[str]], Iterator[Batch]]
 
@@ -26,19 +30,37 @@ class WholeReader(Protocol):
                  base_url: Optional[str] = None, *, max_bytes: int = ...) -> Iterator[Batch]: ...
 
 
-# name → reader(stream, source name, report, base_url); the names are --from's choices
-# (detect.FORMATS). Readers yield batches; reading.read gives records to library users.
-READERS: dict[str, BatchReader] = {
-    "feed": read_feed,
-    "sitemap": read_sitemap,
-    "text": read_text,
-    "jsonfeed": read_jsonfeed,
-    "tsv": read_tsv,
-    "csv": read_csv,
-    "jsonl": read_jsonl,
+# --from's choices (detect.FORMATS) → the module and name of their reader(stream, source name,
+# report, base_url). Readers yield batches; reading.read gives records to library users.
+READERS: dict[str, tuple[str, str]] = {
+    "feed": (".feed", "read_feed"),
+    "sitemap": (".sitemap", "read_sitemap"),
+    "text": (".text", "read_text"),
+    "jsonfeed": (".jsonfeed", "read_jsonfeed"),
+    "tsv": (".columns", "read_tsv"),
+    "csv": (".columns", "read_csv"),
+    "jsonl": (".columns", "read_jsonl"),
 }
 # those of READERS that read the whole input into memory: they are given max_bytes
-WHOLE_READERS: dict[str, WholeReader] = {
-    "feed": read_feed,
-    "jsonfeed": read_jsonfeed,
-}
+WHOLE_READERS = frozenset({"feed", "jsonfeed"})
+
+
+def reader(kind: str) -> BatchReader:
+    """The reader of a format, imported now (a KeyError for a name not in READERS)."""
+    module, name = READERS[kind]
+    return cast(BatchReader, getattr(import_module(module, __name__), name))
+
+
+def whole_reader(kind: str) -> WholeReader:
+    """The reader of a format of WHOLE_READERS, which takes ``max_bytes``."""
+    if kind not in WHOLE_READERS:
+        raise KeyError(kind)
+    return cast(WholeReader, reader(kind))
+
+
+def __getattr__(name: str) -> Any:
+    """``from feed2sitemap.readers import read_feed`` (and the others) still work."""
+    for kind, (_module, function) in READERS.items():
+        if function == name:
+            return reader(kind)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
