@@ -22,10 +22,11 @@ from .cli_common import (
 )
 from .convert import Publish, Web, convert
 from .detect import FORMATS as INPUT_FORMATS
+from .errors import IndexNowError
 from .fetch import DEFAULT_TIMEOUT
-from .indexnow import DEFAULT_ENDPOINT, IndexNow, IndexNowError
 from .limits import PROFILES
 from .options import Channel, Defaults, Limits, NewsSitemap, ReadOptions, WriteOptions
+from .publish import DEFAULT_ENDPOINT
 from .readers.feed import DEFAULT_MAX_FEED_BYTES
 from .record import CHANGEFREQS
 from .report import Progress, Report
@@ -166,6 +167,8 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
         progress.on_update = display.update
     indexnow = None
     if indexnow_key is not None:
+        from .indexnow import IndexNow  # (the runs that submit import it: start-up time)
+
         indexnow = IndexNow(indexnow_key, indexnow_endpoint, indexnow_key_location, timeout)
     try:
         summary = convert(
@@ -177,7 +180,7 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
             news=None if news_name is None else NewsSitemap(news_name, news_language),
             **_option_groups(options, no_atomic))
     except IndexNowError as exc:  # the files are written: say so, then what failed
-        say_summary(exc.summary, quiet)  # type: ignore[attr-defined]
+        say_summary(exc.summary, quiet)
         raise
     finally:
         if display is not None:

@@ -10,10 +10,11 @@ line shows the option (``--base-url``) instead, and decides the exit code (cli.p
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
 __all__ = [
     "Feed2SitemapError",
+    "IndexNowError",
     "InputError",
     "LimitError",
     "OptionError",
@@ -80,6 +81,13 @@ class OptionError(Feed2SitemapError, ValueError):
         self.reason = reason
         self.parameter = parameter
         super().__init__(f"`{parameter}`: {reason}" if parameter else reason)
+
+
+class IndexNowError(Feed2SitemapError):
+    """An IndexNow submission failed; the sitemap files were written before it and stay
+    (``summary``: what the run wrote, when the converter raised it)."""
+
+    summary: Any = None
 
 
 class UnsupportedFormat(OptionError):

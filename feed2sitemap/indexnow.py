@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from typing import Optional
 from urllib.parse import urlsplit
 
-from .errors import Feed2SitemapError, OptionError
+from .errors import IndexNowError, OptionError
+from .publish import DEFAULT_ENDPOINT
 
 __all__ = ["DEFAULT_ENDPOINT", "IndexNow", "IndexNowError", "Submitted", "check_key", "mask"]
 
-DEFAULT_ENDPOINT = "https://api.indexnow.org/indexnow"
 MAX_URLS = 10_000  # per request, the protocol's limit
 RETRIES = 3  # after a 429
 _KEY = re.compile(r"[A-Za-z0-9-]{8,128}")
@@ -31,10 +31,6 @@ _WHY = {
     422: "the URLs are not on the key's host, or the key does not match its file",
     429: "too many requests",
 }
-
-
-class IndexNowError(Feed2SitemapError):
-    """A submission failed; the sitemap files were written before it and stay."""
 
 
 def check_key(key: str) -> str:

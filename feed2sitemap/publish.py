@@ -10,17 +10,18 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
-from .errors import OptionError
-from .indexnow import IndexNow, IndexNowError
+from .errors import IndexNowError, OptionError
 from .naming import ours_pattern, split_name
 from .outputs import OutputSet
-from .robotsfile import update_robots
 from .urls import scope_of
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (IndexNow and robots.txt: imported by the runs that use them, start-up)
+    from .indexnow import IndexNow
     from .writing import Summary
 
-__all__ = ["Changes", "Publish", "check_publish", "robots", "submit"]
+__all__ = ["DEFAULT_ENDPOINT", "Changes", "Publish", "check_publish", "robots", "submit"]
+
+DEFAULT_ENDPOINT = "https://api.indexnow.org/indexnow"  # where IndexNow submissions go
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,8 @@ def robots(path: str, summary: Summary, out: OutputSet, base_url: str,
 
     if dry_run:
         return None
+    from .robotsfile import update_robots
+
     return update_robots(path, urls, is_ours)
 
 
@@ -94,5 +97,5 @@ def submit(summary: Summary, indexnow: IndexNow, changes: Changes, dry_run: bool
     try:
         summary.indexnow = indexnow.submit(changes, dry_run=dry_run)
     except IndexNowError as exc:
-        exc.summary = summary  # type: ignore[attr-defined]
+        exc.summary = summary
         raise
