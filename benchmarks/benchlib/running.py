@@ -132,13 +132,15 @@ def count_output(side: Side) -> tuple[int, int, int]:
 
 
 
-def run_scenario(s: Scenario, r: Runner, repeat: int, log: Callable[[str], None]) -> None:
+def run_scenario(s: Scenario, r: Runner, repeat: int, log: Callable[[str], None],
+                 once: frozenset[str] = frozenset()) -> None:
+    """Run each side ``repeat`` times, interleaved; the sides labelled in ``once`` only once."""
     log(f"\n## {s.name}: {s.what}")
     sides = [s.ours, *s.baselines]
     for i in range(repeat):
         # Interleave ours and the floors so drift (thermal, noisy neighbours) hits both.
         for side in sides:
-            if side.status != "ok":
+            if side.status != "ok" or (i > 0 and side.label in once):
                 continue
             run = r.run(side.argv, side.outdir)
             if side is s.ours and i == 0 and is_usage_error(run) and s.fallback:
