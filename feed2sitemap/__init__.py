@@ -23,7 +23,7 @@ if TYPE_CHECKING:
         Problem,
         UnsupportedFormat,
     )
-    from .indexnow import IndexNow, Submitted
+    from .indexnow import IndexNow
     from .limits import PROFILES, Profile
     from .merge import MergeCounts
     from .options import Channel, Defaults, Limits, NewsSitemap, ReadOptions, WriteOptions
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from .record import CHANGEFREQS, Record
     from .report import Progress, Report
     from .urls import Scope
-    from .writing import Summary, write, write_batches
+    from .writing import Submitted, Summary, write, write_batches
 
 # The public names and the module each lives in. They are imported when first used, so that
 # the command starts without paying for what a run does not need (and a Ctrl-C at start-up
@@ -42,7 +42,7 @@ _WHERE = {
     "Batch": "batch", "batched": "batch", "unbatched": "batch", "convert": "convert",
     "Feed2SitemapError": "errors", "InputError": "errors", "LimitError": "errors",
     "OptionError": "errors", "OutputError": "errors", "Problem": "errors",
-    "UnsupportedFormat": "errors", "IndexNow": "indexnow", "Submitted": "indexnow",
+    "UnsupportedFormat": "errors", "IndexNow": "indexnow", "Submitted": "writing",
     "PROFILES": "limits", "Profile": "limits", "MergeCounts": "merge",
     "Channel": "options", "Defaults": "options", "Limits": "options",
     "ReadOptions": "options", "WriteOptions": "options", "NewsSitemap": "options",

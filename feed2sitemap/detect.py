@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import csv
 import io
-import json
 import re
 import zlib
 from typing import IO, Any
@@ -193,6 +191,8 @@ def _json_kind(text: str) -> str:
     names the error by line and column). Anything else (a pretty-printed document, an array) is
     given to the JSON Feed reader, which says what it lacks.
     """
+    import json  # (csv and json: imported by the runs that read such inputs, start-up time)
+
     if _JSONFEED.search(text) is not None:
         return "jsonfeed"
     first = text.split("\n", 1)[0].strip()
@@ -208,6 +208,8 @@ def _json_kind(text: str) -> str:
 def _list_kind(text: str) -> str:
     """'tsv', 'csv' or 'text', from the first non-blank line: a tab makes it TSV; a CSV header
     naming a loc (or url) column makes it CSV; anything else is one URL per line."""
+    import csv
+
     from .readers.columns import header_columns  # (readers import detect's neighbours only)
 
     first = text.split("\n", 1)[0].rstrip("\r")

@@ -10,9 +10,7 @@ line and value limits). Standard library only: nothing here needs more than urll
 from __future__ import annotations
 
 import contextlib
-import json
 import os
-import tempfile
 from dataclasses import dataclass
 from typing import IO, Any, Optional
 from urllib.parse import urlsplit
@@ -84,6 +82,8 @@ class _Cache:
                 os.path.join(self.directory, key + ".body"))
 
     def validators(self, url: str) -> dict[str, str]:
+        import json  # (json and tempfile: only a run with --cache, start-up time)
+
         meta, body = self._paths(url)
         try:
             with open(meta, encoding="utf-8") as f:
@@ -119,6 +119,8 @@ class _Tee:
         self._response = response
         self._paths = paths
         self._meta = meta
+        import tempfile
+
         fd, self._temp = tempfile.mkstemp(dir=os.path.dirname(paths[0]), suffix=".tmp")
         self._copy: Optional[IO[bytes]] = os.fdopen(fd, "wb")
 
@@ -136,6 +138,8 @@ class _Tee:
         self._copy.close()
         self._copy = None
         os.replace(self._temp, self._paths[1])
+        import json
+
         with open(self._paths[0], "w", encoding="utf-8") as f:
             json.dump(self._meta, f)
 

@@ -10,12 +10,9 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
-import filecmp
 import os
-import shutil
 import signal
 import stat
-import tempfile
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -43,16 +40,31 @@ def is_special(path: str) -> bool:
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
+_TEMP_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"  # tempfile's, so its names look alike
+_NEW_FILE = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
 def make_temp(directory: str, prefix: str) -> str:
     """A new empty temporary file in ``directory`` (mode 0600 until it is given its final
-    mode), named PREFIX + 8 random characters + ".tmp"."""
-    fd, temp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=directory)
-    os.close(fd)
-    return temp
+    mode), named PREFIX + 8 random characters + ".tmp": what tempfile.mkstemp makes, made here
+    because importing tempfile (with shutil, bz2, lzma and random) was a tenth of a small
+    run's start-up. O_EXCL: a name that exists (a file, or a planted link) is never opened."""
+    directory = os.path.abspath(directory)
+    for _ in range(100):
+        name = prefix + "".join(_TEMP_CHARS[b % len(_TEMP_CHARS)] for b in os.urandom(8))
+        path = os.path.join(directory, name + ".tmp")
+        try:
+            os.close(os.open(path, _NEW_FILE, 0o600))
+        except FileExistsError:
+            continue
+        return path
+    raise FileExistsError(errno.EEXIST, "no unused temporary name", directory)
 
 
 def same_bytes(a: str, b: str) -> bool:
     """Whether two files hold the same bytes (False when either cannot be read)."""
+    import filecmp  # (only a run that rewrites an existing file compares)
+
     try:
         return os.path.getsize(a) == os.path.getsize(b) and filecmp.cmp(a, b, shallow=False)
     except OSError:
@@ -90,6 +102,8 @@ def move_into_place(temp: str, target: str) -> None:
     except OSError as exc:
         if exc.errno != errno.EXDEV:
             raise
+    import shutil  # (a rename across file systems only)
+
     near = make_temp(os.path.dirname(target), "." + os.path.basename(target) + ".")
     try:
         shutil.copyfile(temp, near)

@@ -13,12 +13,13 @@ import json
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Optional
 from urllib.parse import urlsplit
 
 from .errors import IndexNowError, OptionError
 from .publish import DEFAULT_ENDPOINT
+from .writing import Submitted
 
 __all__ = ["DEFAULT_ENDPOINT", "IndexNow", "IndexNowError", "Submitted", "check_key", "mask"]
 
@@ -42,13 +43,6 @@ def check_key(key: str) -> str:
 
 def mask(key: str) -> str:
     return key[:4] + "…" if len(key) > 4 else "…"
-
-
-@dataclass
-class Submitted:
-    requests: int = 0
-    urls: int = 0
-    bodies: list[dict[str, object]] = field(default_factory=list)  # with --dry-run
 
 
 @dataclass

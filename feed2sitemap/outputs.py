@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import stat
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import IO, Optional, Protocol
@@ -149,6 +147,9 @@ class OutputSet:
         info = FileInfo(None)
         if self.progress is not None:
             self.progress.opened()
+        if self.path is None or not (self.atomic and self.directory):
+            # (tempfile imports shutil, bz2, lzma and random: only these runs pay for them)
+            import tempfile
         if self.path is None:
             spool = tempfile.TemporaryFile()
             self._spools.append(spool)
@@ -222,6 +223,8 @@ class OutputSet:
         if self.dry_run:
             info.path = self.through or "<stdout>"
             return
+        import shutil  # (as tempfile: a spooled run only)
+
         spool = self._spools[0]
         spool.seek(0)
         if self.through is None:
@@ -325,6 +328,8 @@ class OutputSet:
 def _copy_over(temp: str, target: str) -> None:
     """Overwrite ``target`` with ``temp``'s bytes in place: the same inode, so its mode, owner
     and links stay; a new file gets the umask's mode."""
+    import shutil  # (as tempfile: a run that overwrites in place only)
+
     with open(temp, "rb") as src, open(target, "wb") as dst:
         shutil.copyfileobj(src, dst, 1 << 20)
 

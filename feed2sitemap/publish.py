@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
@@ -49,6 +48,8 @@ class Changes:
     millions)."""
 
     def __init__(self) -> None:
+        import tempfile  # (only a run that submits to IndexNow: start-up time)
+
         self._file = tempfile.TemporaryFile("w+", encoding="utf-8")
         self.count = 0
 

@@ -8,8 +8,6 @@ the next entry would not fit. Nothing reaches its final name until the whole run
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -171,6 +169,8 @@ class _Parts:
         if self.stamped is None:
             self.sink.write(self.header)
         else:
+            import tempfile  # (imports shutil, bz2, lzma and random: start-up, issue 18)
+
             self.body = tempfile.TemporaryFile()
         self.used = self.count = 0
         self.newest_key = None
@@ -195,6 +195,8 @@ class _Parts:
                                  f"bytes, not the {len(self.header)} its size was counted as")
             sink.write(head)
             self.body.seek(0)
+            import shutil
+
             shutil.copyfileobj(self.body, sink.out, 1 << 20)
             self.body.close()
             self.body = None

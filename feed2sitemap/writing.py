@@ -13,7 +13,6 @@ from typing import IO, Optional, Union
 
 from .batch import Batch, batched
 from .errors import InputError, OptionError, UnsupportedFormat
-from .indexnow import Submitted
 from .limits import Profile, get_profile, output_profile
 from .merge import MergeCounts
 from .naming import split_name
@@ -34,9 +33,20 @@ from .writers import (
     get_format,
 )
 
-__all__ = ["Destination", "FileInfo", "Summary", "output_format", "write", "write_batches"]
+__all__ = ["Destination", "FileInfo", "Submitted", "Summary", "output_format", "write",
+           "write_batches"]
 
 Destination = Union[str, "os.PathLike[str]", IO[bytes]]
+
+
+@dataclass
+class Submitted:
+    """What an IndexNow submission sent (here, not in indexnow.py, so that a run that submits
+    nothing does not import that module: it is part of every Summary)."""
+
+    requests: int = 0
+    urls: int = 0
+    bodies: list[dict[str, object]] = field(default_factory=list)  # with --dry-run
 
 
 @dataclass

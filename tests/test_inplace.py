@@ -410,6 +410,30 @@ def test_leftover_temporaries_of_an_interrupted_run_are_removed(tmp_path: Path) 
         ".other.xml.ab_cd123.tmp", "feed.xml", "sitemap.xml"]
 
 
+def test_temporaries_are_private_new_files_that_a_later_run_recognises(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # make_temp replaces tempfile.mkstemp (start-up time): the same promises, checked here
+    from feed2sitemap.filesafety import make_temp
+    from feed2sitemap.naming import temp_pattern, temp_prefix
+
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"keep")
+    made = {make_temp(str(tmp_path), temp_prefix("sitemap.xml")) for _ in range(200)}
+    assert len(made) == 200
+    for path in made:
+        st = os.lstat(path)
+        assert stat.S_ISREG(st.st_mode) and stat.S_IMODE(st.st_mode) == 0o600
+        assert st.st_size == 0 and os.path.isabs(path)
+        assert temp_pattern("sitemap.xml").fullmatch(os.path.basename(path))
+    # a name that exists (here a planted link to the victim) is never opened: the next is taken
+    names = iter([b"\x00" * 8, b"\x01" * 8])
+    monkeypatch.setattr(os, "urandom", lambda n: next(names))
+    (tmp_path / (temp_prefix("x.xml") + "a" * 8 + ".tmp")).symlink_to(victim)
+    path = make_temp(str(tmp_path), temp_prefix("x.xml"))
+    assert os.path.basename(path) == temp_prefix("x.xml") + "b" * 8 + ".tmp"
+    assert victim.read_bytes() == b"keep"
+
+
 def test_parts_an_interrupted_run_put_in_place_are_read_back(tmp_path: Path) -> None:
     split_site(tmp_path, 6)  # two full parts
     # as a run killed between putting sitemap-3.xml in place and replacing the index leaves it
