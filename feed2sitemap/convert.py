@@ -125,7 +125,7 @@ def _inputs(inputs: Sequence[Source]) -> list[Source]:
     return inputs
 
 
-@dataclass
+@dataclass(repr=False, eq=False)  # (internal: no repr or == to make, start-up time)
 class _Run:
     """The parts of a run decided before any input is read."""
 

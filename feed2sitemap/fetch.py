@@ -56,7 +56,7 @@ def _opener() -> Any:
     return urllib.request.build_opener(Redirects)
 
 
-@dataclass
+@dataclass(repr=False, eq=False)  # (internal: no repr or == to make, start-up time)
 class Fetched:
     """An open body and what the fetch said about it."""
 

@@ -46,7 +46,7 @@ def part_relpath(loc: str, base_prefix: Optional[str]) -> Optional[str]:
     return "/".join(segments)
 
 
-@dataclass
+@dataclass(repr=False, eq=False)  # (internal: no repr or == to make, start-up time)
 class Previous:
     """The earlier run's files beside output ``name`` in ``directory`` (see module docstring)."""
 

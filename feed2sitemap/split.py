@@ -247,7 +247,7 @@ def index_records(files: list[FileInfo], names: list[str], base_url: str) -> Ite
                    for info, name in zip(files, names, strict=True))
 
 
-@dataclass
+@dataclass(repr=False, eq=False)  # (internal: no repr or == to make, start-up time)
 class Written:
     """The files of a run: the sitemaps (parts) and the index files that list them."""
 

@@ -165,7 +165,7 @@ def write(records: Iterable[Record], output: Destination, *, base_url: Optional[
                          source_name=source_name)
 
 
-@dataclass
+@dataclass(repr=False, eq=False)  # (internal: no repr or == to make, start-up time)
 class Settings:
     """What the output options come to, checked before any input is read."""
 
