@@ -92,14 +92,20 @@ def _outside(value: str, number: float) -> bool:
     """Whether a decimal is outside 0-1 as the XSD's exact decimal, ``number`` being its float.
     The float decides except at the ends, where rounding may hide the answer:
     "1.00000000000000001" reads as 1.0 and a negative with 400 zeros as -0.0, both outside.
-    decimal is imported only for those rare values (start-up time)."""
+    The digits settle zero and exactly one; decimal (start-up time) only what is left."""
     if not 0.0 <= number <= 1.0:
         return True
-    if number != 1.0 and not (number == 0.0 and value.startswith("-")):
+    if number not in (0.0, 1.0):
         return False
+    digits = value.lstrip("+-")
+    if number == 0.0:  # a negative is outside unless all its digits are zeros
+        return value.startswith("-") and digits.replace(".", "").strip("0") != ""
+    whole, _, fraction = digits.lstrip("0").partition(".")
+    if whole == "1" and not fraction.strip("0"):
+        return False  # exactly one
     from decimal import Decimal
 
-    return not 0 <= Decimal(value) <= 1
+    return Decimal(value) > 1
 
 
 def xsd_priority(text: str) -> str | None:
