@@ -1,0 +1,109 @@
+"""How the feed pass gives its pieces to expat: with runs of plain entries read by feedruns.py
+in place of the handlers wherever they can start (issue 18), or, under
+FEED2SITEMAP_FEED_HANDLERS=1 (the handler path, the twin the differential tests compare), as
+they come. A small feed never imports feedruns.py: runs start past ``SMALL`` bytes."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .feedcompat import ENTRY, KIND, PLAIN
+
+if TYPE_CHECKING:
+    from .feedpass import _Pass
+
+__all__ = ["ENV", "SMALL", "Feeder", "feeder"]
+
+ENV = "FEED2SITEMAP_FEED_HANDLERS"
+# Runs start past this many bytes: a small feed (the usual cron job's) is read by the handlers
+# alone, without compiling the grammar; past it, the handlers have read ~0.2% of a 16 MB feed.
+SMALL = 32 << 10
+
+
+def feeder(p: _Pass) -> Callable[[bytes], object]:
+    """The function that gives ``p``'s parser a piece of the document."""
+    if os.environ.get(ENV, "") not in ("", "0"):
+        parse = p.parser.Parse
+        return lambda piece: parse(piece, False)
+    return Feeder(p).feed
+
+class Feeder:
+    """Gives a pass's pieces to its parser, with a run in place of plain entries wherever
+    expat, with the handlers, has just read an entry's end tag (see the module's text)."""
+
+    __slots__ = ("p", "fed", "end")
+
+    def __init__(self, p: _Pass) -> None:
+        self.p = p
+        self.fed = 0  # bytes given to expat (stand-ins counted as given): its byte index
+        self.end = b""
+
+    def feed(self, piece: bytes) -> None:
+        p = self.p
+        parse = p.parser.Parse
+        if not self.end:
+            if not p.tag or self.fed < SMALL:  # (no root yet, or a small feed so far)
+                parse(piece, False)
+                self.fed += len(piece)
+                return
+            self.end = f"</{p.tag}>".encode()
+        end, pos, window = self.end, 0, len(piece)
+        while True:
+            cut = piece.find(end, pos)
+            if cut < 0:
+                break
+            cut += len(end)
+            parse(piece[pos:cut], False)
+            self.fed += cut - pos
+            pos = cut
+            last = piece.rfind(end, pos, pos + window)
+            if last < 0 or not self.between_entries():
+                continue
+            made = self.run(piece[pos : last + len(end)])
+            if made is None:
+                window = 4096  # (this piece's next entry is tried with a short region)
+                continue
+            pos += made
+        if pos < len(piece):
+            parse(piece[pos:], False)
+            self.fed += len(piece) - pos
+
+    def run(self, region: bytes) -> int | None:
+        """The run at the start of ``region``, taken: its size in bytes, or None."""
+        p = self.p
+        from .feedruns import NotPlain, entries, scan  # (a large feed's first run imports it)
+
+        found = scan(region, p.tag, p.encoding)
+        if found is None:
+            return None
+        try:
+            made = entries(found, p.base, p.resolve, p.parser.CurrentLineNumber + p.shift,
+                           p.html_types)
+        except NotPlain:
+            return None
+        p.entries.extend(made)
+        p.parser.Parse(found.stand_in, False)
+        self.fed += len(found.stand_in)
+        return found.size
+
+    def between_entries(self) -> bool:
+        """expat has read all it was given, the last thing an entry's end tag, and the pass is
+        where runs start: no entry, leaf, source or image open, a base that stays the same,
+        and the grammar's names of the kinds it assumes in the default namespace."""
+        p = self.p
+        if (p.parser.CurrentByteIndex != self.fed or p.closed != self.fed - len(self.end)
+                or p.entry or p.inside or p.source or p.image
+                or p.base and p.base is not p.stable):
+            return False
+        from .feedruns import NAMES
+
+        uri = p.defaults[-1]
+        info: dict[str, Any] = p.names
+        for local, kind in ((p.tag, ENTRY), *NAMES.items()):
+            name = f"{uri} {local}" if uri else local
+            key = (info.get(name) or p.learn(name))[1]
+            if KIND.get(key, PLAIN) != kind:
+                return False
+        return True
