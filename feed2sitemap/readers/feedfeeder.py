@@ -43,13 +43,19 @@ class Feeder:
     def feed(self, piece: bytes) -> None:
         p = self.p
         parse = p.parser.Parse
+        pos = 0
         if not self.end:
+            if not p.tag and self.fed + len(piece) > SMALL:  # read up to an end tag: the root
+                ends = [i for i in (piece.find(b"</item>"), piece.find(b"</entry>")) if i >= 0]
+                pos = min(ends, default=len(piece))
+                parse(piece[:pos], False)
+                self.fed += pos
             if not p.tag or self.fed < SMALL:  # (no root yet, or a small feed so far)
-                parse(piece, False)
-                self.fed += len(piece)
+                parse(piece[pos:], False)
+                self.fed += len(piece) - pos
                 return
             self.end = f"</{p.tag}>".encode()
-        end, pos, window = self.end, 0, len(piece)
+        end, window = self.end, len(piece)
         while True:
             cut = piece.find(end, pos)
             if cut < 0:
