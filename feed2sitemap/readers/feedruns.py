@@ -47,18 +47,21 @@ _AV = '="[^"<\t\n]*"'
 # Text with CDATA sections: a section ends at the first "]]>", and holds no "<![CDATA[" here
 # (so that one "]]>" per "<![CDATA[" proves that none is outside a section).
 _TEXT = (r"[^<]*(?:<!\[CDATA\[[^\]<]*(?:(?:\](?!\]>)|<(?!!\[CDATA\[))[^\]<]*)*\]\]>[^<]*)*")
+# A child of a plain entry. Each kind read at most once per entry: an empty group marks it
+# seen, and a second one fails the entry (``(?(n)(?!))``), which the handlers then read.
 _CHILD = (
-    f"<link>({_VALUE})link>"  # 1: RSS link text
-    f"|<link((?:[ \t\n]+(?:rel|type|href|title|length){_AV})+){_WS}(?:/>|></link>)"  # 2
-    f"|<guid((?:[ \t\n]+isPermaLink{_AV})?)>({_VALUE})guid>"  # 3, 4
-    f"|<id>({_VALUE})id>"  # 5
-    f"|<(pubDate|published)>({_VALUE})\\6>"  # 6, 7
-    f"|<updated>({_VALUE})updated>"  # 8
-    "|<(title|description|summary|content|category|comments|author|rights)"  # 9
-    f"(?:[ \t\n]+(?:type|domain){_AV})?>{_TEXT}</\\9>"
-    f"|<(author|contributor)>{_WS}(?:<(name|email|uri)>[^<]*</\\11>{_WS})*</\\10>"  # 10, 11
+    f"(?(1)(?!))()(?:<link>({_VALUE})link>"  # 1 (seen), 2: RSS link text
+    f"|<link((?:[ \t\n]+(?:rel|type|href|title|length){_AV})+){_WS}(?:/>|></link>))"  # 3
+    f"|(?(4)(?!))()(?:<guid((?:[ \t\n]+isPermaLink{_AV})?)>({_VALUE})guid>"  # 4, 5, 6
+    f"|<id>({_VALUE})id>)"  # 7
+    f"|(?(8)(?!))()<(pubDate|published)>({_VALUE})\\9>"  # 8, 9, 10
+    f"|(?(11)(?!))()<updated>({_VALUE})updated>"  # 11, 12
+    "|<(title|description|summary|content|category|comments|author|rights)"  # 13
+    f"(?:[ \t\n]+(?:type|domain){_AV})?>{_TEXT}</\\13>"
+    f"|<(author|contributor)>{_WS}(?:<(name|email|uri)>[^<]*</\\15>{_WS})*</\\14>"  # 14, 15
 )
-_JUNK = 11  # the rest of the region from the first thing that is not a plain entry
+# The groups read (as indexes of findall's tuples)
+LINK, ATOM, GUID_ATTRS, GUID, ID, PUBLISHED, UPDATED, JUNK = 1, 2, 4, 5, 6, 9, 11, 15
 _GRAMMAR: dict[str, re.Pattern[str]] = {}  # compiled when first used (a small feed never is)
 
 
@@ -100,7 +103,6 @@ class Run(NamedTuple):
     lines: list[int]  # each entry's start tag's line, counted from the region's first
     size: int  # bytes of the region the run takes
     stand_in: bytes  # what expat reads instead: white space with the same line ends
-    text: str
 
 
 def scan(region: bytes, tag: str, encoding: str) -> Run | None:
@@ -116,8 +118,8 @@ def scan(region: bytes, tag: str, encoding: str) -> Run | None:
         return None
     found = _grammar(tag).findall(text)
     size = len(region)
-    if found and found[-1][_JUNK]:
-        rest = found.pop()[_JUNK]
+    if found and found[-1][JUNK]:
+        rest = found.pop()[JUNK]
         text = text[: len(text) - len(rest)]
         size -= len(rest) if ascii or codec == "latin-1" else len(rest.encode(codec))
     if not found:
@@ -130,15 +132,13 @@ def scan(region: bytes, tag: str, encoding: str) -> Run | None:
             _references_ok(text) or "]]>" in text and _references_ok(_CDATA.sub("", text))):
         return None
     columns = list(zip(*found, strict=True))
-    if not _unique(run, columns):
-        return None
     parts = run.split(f"<{tag}>".encode())
     if len(parts) != len(found) + 1:  # "<item>" inside CDATA: the lines would be wrong
         return None
     lines = list(accumulate(map(bytes.count, parts, repeat(b"\n"))))
     breaks = lines.pop()
     stand_in = b"\n" * breaks + b" " * (len(text) - text.rfind("\n") - 1)
-    return Run(found, columns, lines, size, stand_in, text)
+    return Run(found, columns, lines, size, stand_in)
 
 
 def _references_ok(text: str) -> bool:
@@ -147,24 +147,11 @@ def _references_ok(text: str) -> bool:
     if _BAD_REFERENCE.search(text):
         return False
     try:
-        for ref in set(_NUMERIC.findall(text)):
+        for ref in set(_NUMERIC.findall(text)) if "&#" in text else ():
             _character_of(ref)
     except ValueError:
         return False
     return True
-
-
-def _present(columns: list[tuple[str, ...]], *groups: int) -> int:
-    return sum(len(columns[g]) - columns[g].count("") for g in groups)
-
-
-def _unique(text: bytes, columns: list[tuple[str, ...]]) -> bool:
-    """At most one RSS and one Atom link, one published-like and one updated date per
-    entry: each such tag in the run is one present in a different entry (entries() refuses
-    an entry with two links, and counts guids and ids when one could be the link)."""
-    return (text.count(b"<link") == _present(columns, 0, 1)
-            and text.count(b"<pub") == _present(columns, 6)
-            and text.count(b"<updated>") == _present(columns, 7))
 
 
 def _character_of(ref: str) -> str:
@@ -203,29 +190,22 @@ def entries(run: Run, base: str, resolve: Callable[[str, str], str], first_line:
         return list(map(_new_entry, repeat(FeedEntry), zip(links, dates, lines, strict=True)))
     except _ByEntry:
         pass
-    text, columns = run.text, run.columns
-    if text.count("<guid") + text.count("<id>") != _present(columns, 3, 4):
-        raise NotPlain("two guids or ids in an entry")
     out: list[FeedEntry] = []
     append = out.append
     for f, line in zip(run.found, lines, strict=True):
         alt: str | None = None
         link: str | None = None
-        if f[0]:  # RSS's <link>: its text, resolved and repaired (feedcompat.link_text)
-            if f[1]:
-                raise NotPlain("two links")
-            link = link_text(_value(f[0]), base, resolve)
+        if f[LINK]:  # RSS's <link>: its text, resolved and repaired (feedcompat.link_text)
+            link = link_text(_value(f[LINK]), base, resolve)
             alt = link or None
-        elif f[1]:
-            alt, link = _atom_link(f[1], base, resolve, html_types)
-        if f[3] and f[4]:
-            raise NotPlain("a guid and an id")
-        if alt is None and link is None and (f[4] or f[3] and _permalink(f[2])):
-            text = _value(f[4] or f[3])  # a permalink guid (or Atom id) is the link
+        elif f[ATOM]:
+            alt, link = _atom_link(f[ATOM], base, resolve, html_types)
+        if alt is None and link is None and (f[ID] or f[GUID] and _permalink(f[GUID_ATTRS])):
+            text = _value(f[ID] or f[GUID])  # a permalink guid (or Atom id) is the link
             link = clean(resolve(base, text) if text else text)
-        when = entry_date(clean(_value(f[7]))) if f[7] else None
-        if when is None and f[6]:
-            when = entry_date(clean(_value(f[6])), epoch_is_unknown=False)
+        when = entry_date(clean(_value(f[UPDATED]))) if f[UPDATED] else None
+        if when is None and f[PUBLISHED]:
+            when = entry_date(clean(_value(f[PUBLISHED])), epoch_is_unknown=False)
         append(_new_entry(FeedEntry, (link if alt is None else alt, when, line)))
     return out
 
@@ -240,7 +220,7 @@ def _link_column(columns: list[tuple[str, ...]], base: str,
     is an alternate one (else the guid could count)."""
     from .feedcolumns import atom_links, rss_links  # (imported with the first run)
 
-    rss, atom = columns[0], columns[1]
+    rss, atom = columns[LINK], columns[ATOM]
     if "" not in rss and atom.count("") == len(atom):
         return rss_links(rss, lambda raw: link_text(_value(raw), base, resolve))
     if "" not in atom and rss.count("") == len(rss):
@@ -259,7 +239,7 @@ def _date_column(columns: list[tuple[str, ...]]) -> Sequence[datetime | None]:
     all have one and none has updated."""
     from .feedcolumns import dates
 
-    updated, published = columns[7], columns[6]
+    updated, published = columns[UPDATED], columns[PUBLISHED]
     n = len(updated)
     if "" not in updated:
         values = dates(updated, True, lambda raw: entry_date(clean(_value(raw))))
