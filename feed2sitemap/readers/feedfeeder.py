@@ -33,12 +33,17 @@ class Feeder:
     """Gives a pass's pieces to its parser, with a run in place of plain entries wherever
     expat, with the handlers, has just read an entry's end tag (see the module's text)."""
 
-    __slots__ = ("p", "fed", "end")
+    __slots__ = ("p", "fed", "end", "wait", "backoff", "prefixed")
 
     def __init__(self, p: _Pass) -> None:
         self.p = p
         self.fed = 0  # bytes given to expat (stand-ins counted as given): its byte index
         self.end = b""
+        # After a region without a run, the next tries wait 1, 2, 4... entries (up to 256): a
+        # feed whose entries no run takes costs a few tries, not one per entry.
+        self.wait = 0
+        self.backoff = 1
+        self.prefixed: tuple[str, ...] = ()  # the PREFIXED names the document binds as assumed
 
     def feed(self, piece: bytes) -> None:
         p = self.p
@@ -64,13 +69,18 @@ class Feeder:
             parse(piece[pos:cut], False)
             self.fed += cut - pos
             pos = cut
+            if self.wait:
+                self.wait -= 1
+                continue
             last = piece.rfind(end, pos, pos + window)
             if last < 0 or not self.between_entries():
                 continue
             made = self.run(piece[pos : last + len(end)])
             if made is None:
                 window = 4096  # (this piece's next entry is tried with a short region)
+                self.wait, self.backoff = self.backoff, min(2 * self.backoff, 256)
                 continue
+            self.backoff = 1
             pos += made
         if pos < len(piece):
             parse(piece[pos:], False)
@@ -81,7 +91,7 @@ class Feeder:
         p = self.p
         from .feedruns import NotPlain, entries, scan  # (a large feed's first run imports it)
 
-        found = scan(region, p.tag, p.encoding)
+        found = scan(region, p.tag, p.encoding, self.prefixed)
         if found is None:
             return None
         try:
@@ -103,13 +113,22 @@ class Feeder:
                 or p.entry or p.inside or p.source or p.image
                 or p.base and p.base is not p.stable):
             return False
-        from .feedruns import NAMES
+        from .feedruns import NAMES, PREFIXED
 
-        uri = p.defaults[-1]
-        info: dict[str, Any] = p.names
+        bound = p.bound
+        uri = bound[None][-1] if bound.get(None) else ""
         for local, kind in ((p.tag, ENTRY), *NAMES.items()):
-            name = f"{uri} {local}" if uri else local
-            key = (info.get(name) or p.learn(name))[1]
-            if KIND.get(key, PLAIN) != kind:
+            if self.kind(f"{uri} {local}" if uri else local) != kind:
                 return False
+        prefixed = []
+        for qname, kind in PREFIXED.items():
+            prefix, local = qname.split(":")
+            if bound.get(prefix) and self.kind(f"{bound[prefix][-1]} {local} {prefix}") == kind:
+                prefixed.append(qname)
+        self.prefixed = tuple(prefixed)
         return True
+
+    def kind(self, name: str) -> str:
+        """The kind (feedcompat.KIND) of the element expat names ``name``."""
+        info: dict[str, Any] = self.p.names
+        return KIND.get((info.get(name) or self.p.learn(name))[1], PLAIN)

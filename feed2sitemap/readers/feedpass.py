@@ -115,7 +115,7 @@ class _Pass:
                  "entry", "source", "image", "inside", "in_text", "deepest", "outer",
                  "content_attrs", "collecting", "link_text", "rel",
                  "alt", "link", "updated", "published", "line", "encoding", "closed",
-                 "defaults", "tag")
+                 "bound", "tag")
 
     def __init__(self, encoding: str, base: str, shift: int) -> None:
         p = self.parser = expat.ParserCreate(encoding, " ")
@@ -154,7 +154,8 @@ class _Pass:
         self.line = 0
         # For runs (feedfeeder.py): the encoding expat was told, its byte index of the last
         # entry's end tag, the default namespaces in scope, the root's entries' tag.
-        self.encoding, self.closed, self.defaults, self.tag = encoding, -1, [""], ""
+        self.encoding, self.closed, self.tag = encoding, -1, ""
+        self.bound: dict[str | None, list[str]] = {}  # prefix (None: default) -> URIs in scope
 
     def run(self, chunks: Iterable[bytes]) -> FeedEntries:
         p, guard = self.parser, self.guard
@@ -387,8 +388,7 @@ class _Pass:
     def declare_namespace(self, prefix: str | None, uri: str | None) -> None:
         """feedparser's track_namespace. Changes that rename elements: only on the root."""
         self.guard.namespace(prefix, uri)
-        if prefix is None:
-            self.defaults.append(uri or "")
+        self.bound.setdefault(prefix, []).append(uri or "")
         if uri and self.namespaces.declare(prefix, uri):
             if self.stack[1:]:  # an open element could end under another name than it began
                 raise FastPathUnsupported("a namespace prefix is rebound inside the document")
@@ -396,5 +396,4 @@ class _Pass:
 
 
     def end_namespace(self, prefix: str | None) -> None:
-        if prefix is None:  # (expat calls it once for each declaration that goes out of scope)
-            self.defaults.pop()
+        self.bound[prefix].pop()  # (expat calls it for each declaration going out of scope)

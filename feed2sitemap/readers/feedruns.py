@@ -39,7 +39,7 @@ from .feedcompat import HTML_TYPES, clean, link_text, map_content_type
 from .feeddates import entry_date
 from .feedentries import FeedEntry
 
-__all__ = ["NAMES", "NotPlain", "Run", "entries", "scan"]
+__all__ = ["NAMES", "PREFIXED", "NotPlain", "Run", "entries", "scan"]
 
 _WS = "[ \t\n]*"
 _VALUE = "[^<]*</"  # a value and its end tag's "</": present-but-empty is "</", absent ""
@@ -65,11 +65,15 @@ LINK, ATOM, GUID_ATTRS, GUID, ID, PUBLISHED, UPDATED, JUNK = 1, 2, 4, 5, 6, 9, 1
 _GRAMMAR: dict[str, re.Pattern[str]] = {}  # compiled when first used (a small feed never is)
 
 
-def _grammar(tag: str) -> re.Pattern[str]:
-    pattern = _GRAMMAR.get(tag)
+def _grammar(tag: str, prefixed: tuple[str, ...]) -> re.Pattern[str]:
+    """The grammar for entries ``tag``, with the ``prefixed`` names (of PREFIXED, bound as
+    assumed in the document) read as text too."""
+    key = tag + " " + " ".join(prefixed)
+    pattern = _GRAMMAR.get(key)
     if pattern is None:
-        pattern = _GRAMMAR[tag] = re.compile(
-            f"{_WS}<{tag}>(?:{_WS}(?:{_CHILD}))*{_WS}</{tag}>|((?s:.+))")
+        child = _CHILD.replace("|rights)", "".join("|" + n for n in prefixed) + "|rights)")
+        pattern = _GRAMMAR[key] = re.compile(
+            f"{_WS}<{tag}>(?:{_WS}(?:{child}))*{_WS}</{tag}>|((?s:.+))")
     return pattern
 # The local names the grammar reads, and the kind (feedcompat.KIND) each must have for the
 # document's default namespace: otherwise the pass takes no runs.
@@ -78,6 +82,10 @@ NAMES = {"link": "link", "guid": "guid", "id": "guid", "pubDate": "published",
          "description": "text", "summary": "text", "content": "text", "rights": "text",
          "category": "", "comments": "", "author": "", "contributor": "", "name": "",
          "email": "", "uri": ""}
+# Prefixed names the grammar reads as text when their prefix is bound in the document to a
+# namespace that gives them this kind (WordPress writes all of them in every item).
+PREFIXED = {"dc:creator": "", "dc:subject": "", "content:encoded": "text",
+            "wfw:commentRss": "", "slash:comments": ""}
 
 _CDATA = re.compile(r"<!\[CDATA\[.*?\]\]>", re.S)
 _REFERENCE = re.compile("&(#x[0-9a-fA-F]+|#[0-9]+|amp|lt|gt|quot|apos);")
@@ -105,7 +113,7 @@ class Run(NamedTuple):
     stand_in: bytes  # what expat reads instead: white space with the same line ends
 
 
-def scan(region: bytes, tag: str, encoding: str) -> Run | None:
+def scan(region: bytes, tag: str, encoding: str, prefixed: tuple[str, ...] = ()) -> Run | None:
     """The plain entries at the start of ``region`` (which starts between two entries), or
     None when there are none or expat would find anything wrong in them."""
     codec = _DECODE.get(encoding)
@@ -116,7 +124,7 @@ def scan(region: bytes, tag: str, encoding: str) -> Run | None:
         text = region.decode("ascii" if ascii else codec)
     except UnicodeDecodeError:
         return None
-    found = _grammar(tag).findall(text)
+    found = _grammar(tag, prefixed).findall(text)
     size = len(region)
     if found and found[-1][JUNK]:
         rest = found.pop()[JUNK]
