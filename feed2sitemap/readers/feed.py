@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from operator import itemgetter
 from typing import IO, TYPE_CHECKING, Any, Optional
 
 from ..batch import BATCH, Batch
@@ -58,7 +59,9 @@ def read_feed(stream: IO[bytes], source: str, report: Report,
     read = _policy(stream, source, base_url, max_bytes, news is not None)
     entries = _entries(read, source, report)
     site = _site(entries)
-    if site is not None and not base_url:  # the feed's own site is the base of what is left
+    if site is not None and not base_url and not all(  # (in C: most feeds' links are absolute)
+            map(_HTTP.match, filter(None, map(itemgetter(0), entries)))):
+        # the feed's own site is the base of what is left
         for i in [i for i, e in enumerate(entries) if e.link and not _HTTP.match(e.link)]:
             entries[i] = entries[i]._replace(link=resolve(site, entries[i].link or ""))
     exts = _extensions(read, entries, base_url or site, source, report)

@@ -269,13 +269,19 @@ _PLAIN_ABS = re.compile(
     r"https?://[A-Za-z0-9.-]+(?::[0-9]+)?(?:/[A-Za-z0-9\-._~!$&'()*+,=:@/%]*)?"
     r"(?:\?[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]+)?(?:#[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]+)?"
 )
+# The same with an IRI's characters (from U+00A0 on) in path, query and fragment: urlsplit only
+# strips or checks ASCII ones there. (Classes by what they exclude: they compile in no time.)
+_PLAIN_IRI = re.compile(
+    r"https?://[A-Za-z0-9.-]+(?::[0-9]+)?(?:/[^\x00-\x20\"#;<>?\[\\\]^`{|}\x7f-\x9f]*)?"
+    r"(?:\?[^\x00-\x20\"#<>\[\\\]^`{|}\x7f-\x9f]+)?(?:#[^\x00-\x20\"#<>\[\\\]^`{|}\x7f-\x9f]+)?"
+)
 _PLAIN_REL = re.compile(r"(?:(?!\.\.?/)[A-Za-z0-9\-._~]+/)*(?!\.\.?/?$)[A-Za-z0-9\-._~]+/?")
 
 
 def resolver() -> Callable[[str, str], str]:
     """feedparser's _urljoin(base, uri), skipping urllib for the two plain shapes above."""
     prefixes: dict[str, str | None] = {}
-    plain_abs, plain_rel = _PLAIN_ABS.fullmatch, _PLAIN_REL.fullmatch
+    plain_abs, plain_rel = _PLAIN_IRI.fullmatch, _PLAIN_REL.fullmatch
 
     def resolve(base: str, uri: str) -> str:
         if plain_abs(uri):

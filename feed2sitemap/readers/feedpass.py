@@ -42,6 +42,7 @@ from .feeddates import entry_date
 from .feeddoctype import Doctype
 from .feedencoding import native_encoding, one_line_encoding
 from .feedentries import FeedEntries, FeedEntry
+from .feedfeeder import feeder
 
 __all__ = ["FastPathUnsupported", "FeedEntries", "FeedEntry", "parse_feed_chunks",
            "parse_feed_entries"]
@@ -113,7 +114,8 @@ class _Pass:
                  "names", "html_types", "base", "stack", "stable", "self_joins", "entries",
                  "entry", "source", "image", "inside", "in_text", "deepest", "outer",
                  "content_attrs", "collecting", "link_text", "rel",
-                 "alt", "link", "updated", "published", "line")
+                 "alt", "link", "updated", "published", "line", "encoding", "closed",
+                 "bound", "tag")
 
     def __init__(self, encoding: str, base: str, shift: int) -> None:
         p = self.parser = expat.ParserCreate(encoding, " ")
@@ -150,6 +152,10 @@ class _Pass:
         self.updated: Text | None = None
         self.published: Text | None = None
         self.line = 0
+        # For runs (feedfeeder.py): the encoding expat was told, its byte index of the last
+        # entry's end tag, the default namespaces in scope, the root's entries' tag.
+        self.encoding, self.closed, self.tag = encoding, -1, ""
+        self.bound: dict[str | None, list[str]] = {}  # prefix (None: default) -> URIs in scope
 
     def run(self, chunks: Iterable[bytes]) -> FeedEntries:
         p, guard = self.parser, self.guard
@@ -159,6 +165,8 @@ class _Pass:
         p.StartElementHandler = self.start_root
         p.EndElementHandler = self.end
         p.StartNamespaceDeclHandler = self.declare_namespace
+        p.EndNamespaceDeclHandler = self.end_namespace
+        feed = feeder(self)
         p.StartDoctypeDeclHandler = dtd.start
         p.EndDoctypeDeclHandler = dtd.end
         try:
@@ -166,7 +174,7 @@ class _Pass:
                 for i in range(0, len(body), CHUNK):
                     piece = body[i : i + CHUNK]
                     guard.scan(piece)
-                    p.Parse(piece, False)
+                    feed(piece)
                     guard.depth(len(self.stack) - 1)
                     dtd.parsed(piece)
             p.Parse(b"", True)
@@ -212,6 +220,7 @@ class _Pass:
         key = (self.names.get(name) or self.learn(name))[1]
         if key not in ROOTS:
             raise FastPathUnsupported(f"root element <{key}> is not rss, rdf:RDF or feed")
+        self.tag = "entry" if key == "feed" else "item"
         self.parser.StartElementHandler = self.start
         self.start(name, attrs)
 
@@ -353,6 +362,7 @@ class _Pass:
             return
         if depth == self.entry:
             self.entry = 0
+            self.closed = self.parser.CurrentByteIndex
             self.entries.append(_finish(self.alt, self.link, self.updated, self.published,
                                         self.line, self.resolve))
         elif depth == self.source:
@@ -378,8 +388,12 @@ class _Pass:
     def declare_namespace(self, prefix: str | None, uri: str | None) -> None:
         """feedparser's track_namespace. Changes that rename elements: only on the root."""
         self.guard.namespace(prefix, uri)
+        self.bound.setdefault(prefix, []).append(uri or "")
         if uri and self.namespaces.declare(prefix, uri):
             if self.stack[1:]:  # an open element could end under another name than it began
                 raise FastPathUnsupported("a namespace prefix is rebound inside the document")
             self.names.clear()
 
+
+    def end_namespace(self, prefix: str | None) -> None:
+        self.bound[prefix].pop()  # (expat calls it for each declaration going out of scope)
