@@ -3,7 +3,6 @@ common shapes (split from the fast pass, feedpass.py, whose rules are in feedcom
 
 from __future__ import annotations
 
-import calendar
 import re
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -36,6 +35,8 @@ def _to_utc(parsed: Any) -> datetime | None:
         )
     except ValueError:  # a leap second or another out-of-range field: let timegm normalise it
         pass
+    import calendar  # (only for such dates: start-up time)
+
     try:
         return _EPOCH + timedelta(seconds=calendar.timegm(parsed))
     except (OverflowError, ValueError, TypeError):
