@@ -27,7 +27,14 @@ def serialized(column: Sequence[Extensions], declared: Mapping[str, str]) -> lis
     pi, px = declared.get(IMAGE_NS), declared.get(XHTML_NS)
     image = f"<{pi}:image><{pi}:loc>{{}}</{pi}:loc></{pi}:image>".format
     link = f'<{px}:link rel="alternate" hreflang="{{}}" href="{{}}"/>'.format
-    simple = [bool(ext) and _simple(ext, pi is not None, px is not None) for ext in column]
+    # images (a location alone) and alternates only, each kind's namespace declared (else
+    # serialize declares it on the element); inline: a call per row costs more than the test
+    simple = [bool(ext.images or ext.alternates) and not (
+        ext.videos or ext.news or ext.mobile or ext.foreign
+        or ext.images and (pi is None or not all(
+            [im.caption is im.title is im.geo_location is im.license is None
+             for im in ext.images]))
+        or ext.alternates and px is None) for ext in column]
     rows = [ext for ext, ok in zip(column, simple, strict=True) if ok]
     if needs_escaping("".join([im.loc for ext in rows for im in ext.images]
                               + [a.hreflang + a.href for ext in rows for a in ext.alternates])):
@@ -42,15 +49,3 @@ def serialized(column: Sequence[Extensions], declared: Mapping[str, str]) -> lis
         else:
             out.append(serialize(ext, declared) if ext else "")
     return out
-
-
-def _simple(ext: Extensions, images: bool, alternates: bool) -> bool:
-    """Images (a location alone) and alternates only, each kind's namespace declared
-    (``images``, ``alternates``): otherwise serialize declares it on the element."""
-    if ext.videos or ext.news or ext.mobile or ext.foreign:
-        return False
-    if ext.images and (not images or not all(
-            [im.caption is im.title is im.geo_location is im.license is None
-             for im in ext.images])):
-        return False
-    return alternates or not ext.alternates

@@ -89,9 +89,10 @@ class ExtensionScanner:
     def __init__(self, image: Optional[str], xhtml: Optional[str]) -> None:
         # groups of ``items``: 1 an image's loc; 2-10 a link's three attributes, each a name,
         # its value between double quotes, its value between single quotes
-        self.items = re.compile(_items(image, xhtml, True))
+        # (the patterns that are seldom needed are compiled when first used: re caches them)
+        self.items_pattern = _items(image, xhtml, True)
         self.images = re.compile(_items(image, None, True).partition("|")[0])
-        self.links = re.compile(_items(None, xhtml, True).partition("|")[2])
+        self.links_pattern = _items(None, xhtml, True).partition("|")[2]
         self.usual_links = re.compile(_usual_link(xhtml or ""))
         # the start of each item, as a tag no other part of an entry read here holds
         self.image_tag, self.link_tag = f"<{image}:image>", f"<{xhtml}:link"
@@ -153,13 +154,14 @@ class ExtensionScanner:
             if len(usual) == text.count(self.link_tag):
                 alternates = _made(*zip(*usual, strict=True), refs=refs)
             else:
-                made = _alternates(self.links.findall(text), refs)
+                made = _alternates(re.findall(self.links_pattern, text), refs)
                 if made is None:
                     return None
                 alternates = made
         n = len(segments)
-        counts_i = [s.count(self.image_tag) for s in segments] if images else [0] * n
-        counts_a = [s.count(self.link_tag) for s in segments] if alternates else [0] * n
+        counts_i = list(map(str.count, segments, repeat(self.image_tag))) if images else [0] * n
+        counts_a = list(map(str.count, segments, repeat(self.link_tag))) if alternates else \
+            [0] * n
         column: list[Optional[Extensions]] = []
         a = b = 0
         for segment, k, m in zip(segments, counts_i, counts_a, strict=True):
@@ -306,7 +308,7 @@ class EntryLines(Sequence[int]):
         """(kind, index) → the line of that item's start tag, for the entry ``row``."""
         if self._items is None:
             text, out = self._text, []
-            finditer = self._scanner.items.finditer
+            finditer = re.compile(self._scanner.items_pattern).finditer
             line, at = self._line, 0  # the line at offset ``at``
             for entry in self._scanner.entry.finditer(text):
                 start, end = entry.span(5)
