@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import re
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from feed2sitemap import Feed2SitemapError, Report, convert
+from feed2sitemap.extensions.merging import ExtensionMerger
 from feed2sitemap.extensions.model import Alternate, Extensions, Image, Video
 from feed2sitemap.extensions.xmlfast import serialized
 from feed2sitemap.extensions.xmlout import declarations, serialize
@@ -297,3 +299,36 @@ def test_real_sitemaps_give_the_same_both_ways(path: Path | None, tmp_path: Path
         results.append((r.returncode, r.stderr.replace(str(out).encode(), b"OUT"),
                         out.read_bytes() if out.exists() else None))
     assert results[0] == results[1]
+
+
+# ---------------------------------------------------------------------------- merging
+
+_COPIES = st.lists(st.tuples(
+    st.builds(lambda i, a: Extensions(images=tuple(Image(f"{BASE}{k}.jpg") for k in i),
+                                      alternates=tuple(Alternate("de", f"{BASE}{k}") for k in a)),
+              st.lists(st.integers(0, 3), max_size=2), st.lists(st.integers(0, 3), max_size=2)),
+    st.sampled_from([None, date(2024, 1, 1), date(2024, 1, 2)])), min_size=1, max_size=4)
+
+
+@SETTINGS
+@given(_COPIES)
+def test_a_url_merged_from_copies_takes_each_kind_from_the_newest(
+        copies: list[tuple[Extensions, date | None]]) -> None:
+    """A single copy is kept as it is (no rebuilding per URL); more copies are decided per
+    kind: the newest lastmod wins, a tie (or no date) goes to the first copy that has it."""
+    merger = ExtensionMerger()
+    for ext, lastmod in copies:
+        merger.add(ext, lastmod)
+    expected = {}
+    for kind in ("images", "alternates"):
+        best: tuple[tuple[Any, ...], date | None] | None = None
+        for ext, lastmod in copies:
+            value = getattr(ext, kind)
+            if value and (best is None or lastmod is not None and (
+                    best[1] is None or lastmod > best[1])):
+                best = (value, lastmod)
+        expected[kind] = best[0] if best else ()
+    value = merger.value()
+    assert (value.images, value.alternates) == (expected["images"], expected["alternates"])
+    if len(copies) == 1 and copies[0][0]:
+        assert value is copies[0][0]
