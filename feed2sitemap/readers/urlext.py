@@ -124,10 +124,10 @@ def held_to_rules(column: Sequence[Extensions], locs: Sequence[str],
                 continue
             ext, broken = sanitize(ext, page=locs[i] or None)
             out[i] = ext if ext else EMPTY
-        if broken:
-            loc = locs[i]
             where = item_lines[i] if item_lines is not None else None
-            for p in located(broken, where) if where is not None else broken:
-                report.warn(f"bad {p.kind} extension", source, p.line or lines[i],
-                            p.message(), url=loc or None)
+            if broken and where is not None:
+                broken = located(broken, where)
+        for p in broken:  # (a proven row's problems are about the URL: no item to locate)
+            report.warn(f"bad {p.kind} extension", source, p.line or lines[i], p.message(),
+                        url=locs[i] or None)
     return out if any(out) else None
