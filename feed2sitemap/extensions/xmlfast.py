@@ -41,11 +41,18 @@ def serialized(column: Sequence[Extensions], declared: Mapping[str, str]) -> lis
         simple = [ok and not needs_escaping("".join(
             [im.loc for im in ext.images] + [a.hreflang + a.href for a in ext.alternates]))
                   for ext, ok in zip(column, simple, strict=True)]
+    rows = [ext for ext, ok in zip(column, simple, strict=True) if ok]
+    # each item formatted in one map over the batch; each row then joins its slice
+    images = list(map(image, [im.loc for ext in rows for im in ext.images]))
+    alternates = [a for ext in rows for a in ext.alternates]
+    links = list(map(link, [a.hreflang for a in alternates], [a.href for a in alternates]))
     out = []
+    i = j = 0
     for ext, ok in zip(column, simple, strict=True):
         if ok:
-            out.append("".join([image(im.loc) for im in ext.images]
-                               + [link(a.hreflang, a.href) for a in ext.alternates]))
+            k, m = i + len(ext.images), j + len(ext.alternates)
+            out.append("".join(images[i:k] + links[j:m]))
+            i, j = k, m
         else:
             out.append(serialize(ext, declared) if ext else "")
     return out

@@ -116,6 +116,9 @@ def held_to_rules(column: Sequence[Extensions], locs: Sequence[str],
 
         proven = proven_problems(column, locs)
     out = list(column)
+    # a proven row's problems are rulesfast's shared values, about the URL (no item to
+    # locate): their texts are made once
+    texts: dict[int, tuple[str, str]] = {}
     for i, broken in enumerate(proven):
         if broken is None:  # not proven: the rule itself
             ext = column[i]
@@ -125,9 +128,12 @@ def held_to_rules(column: Sequence[Extensions], locs: Sequence[str],
             ext, broken = sanitize(ext, page=locs[i] or None)
             out[i] = ext if ext else EMPTY
             where = item_lines[i] if item_lines is not None else None
-            if broken and where is not None:
-                broken = located(broken, where)
-        for p in broken:  # (a proven row's problems are about the URL: no item to locate)
-            report.warn(f"bad {p.kind} extension", source, p.line or lines[i], p.message(),
-                        url=locs[i] or None)
+            for p in located(broken, where) if broken and where is not None else broken:
+                report.warn(f"bad {p.kind} extension", source, p.line or lines[i],
+                            p.message(), url=locs[i] or None)
+            continue
+        for p in broken:
+            kind, text = texts.get(id(p)) or texts.setdefault(
+                id(p), (f"bad {p.kind} extension", p.message()))
+            report.warn(kind, source, lines[i], text, url=locs[i] or None)
     return out if any(out) else None
