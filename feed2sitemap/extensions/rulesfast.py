@@ -23,7 +23,9 @@ from .value import Extensions
 
 __all__ = ["NOT_ITSELF", "proven_problems"]
 
-# rules.check_extensions's warning, word for word ([LOC] each version lists itself)
+# rules.check_extensions's warning, word for word ([LOC] each version lists itself). The
+# problems given here are these shared values, about the URL as a whole (no item index, no
+# line): urlext.held_to_rules makes their texts once and puts the URL's line on them.
 NOT_ITSELF = Problem("alternates", "", "the page is not among its own alternates (each "
                      "version must list itself)", drops="none")
 _NONE: list[Problem] = []
