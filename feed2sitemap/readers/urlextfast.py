@@ -94,8 +94,10 @@ class ExtensionScanner:
         self.images = re.compile(_items(image, None, True).partition("|")[0])
         self.links_pattern = _items(None, xhtml, True).partition("|")[2]
         self.usual_links = re.compile(_usual_link(xhtml or ""))
-        # the start of each item, as a tag no other part of an entry read here holds
-        self.image_tag, self.link_tag = f"<{image}:image>", f"<{xhtml}:link"
+        # the start of each item, as a tag no other part of an entry read here holds (NUL,
+        # which no text holds, for a kind whose namespace the root does not bind)
+        self.image_tag = f"<{image}:image>" if image is not None else "\0"
+        self.link_tag = f"<{xhtml}:link" if xhtml is not None else "\0"
         # one entry (groups: loc, lastmod, changefreq, priority, its extension items), or (the
         # last group) any character that is not white space outside one: the region is read
         # here only when that group is empty on every match
