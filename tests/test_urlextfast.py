@@ -113,14 +113,15 @@ def _odd(pi: str, px: str, n: int) -> st.SearchStrategy[str]:
 
 
 @st.composite
-def _entry(draw: st.DrawFn, pi: str, px: str, n: int, odd: bool) -> str:
+def _entry(draw: st.DrawFn, pi: str, px: str, n: int, odd: bool, bare: bool = False) -> str:
     page = draw(_PAGES).format(n=n)
     core = f"<loc>{page}</loc>"
     if draw(st.booleans()):
         core += f"{draw(_WS)}<lastmod>{draw(st.sampled_from(['2024-03-05', 'soon']))}</lastmod>"
     if draw(st.integers(0, 4)) == 0:
         core += f"{draw(_WS)}<priority>{draw(st.sampled_from(['0.5', '7']))}</priority>"
-    kinds = draw(st.lists(st.sampled_from("iil" + ("o" if odd else "")), max_size=6))
+    kinds = [] if bare else draw(st.lists(st.sampled_from("iil" + ("o" if odd else "")),
+                                          max_size=6))
     items = []
     for kind in kinds:
         if kind == "i":
@@ -137,17 +138,17 @@ def _entry(draw: st.DrawFn, pi: str, px: str, n: int, odd: bool) -> str:
 def sitemaps(draw: st.DrawFn) -> bytes:
     pi, px = draw(st.lists(st.sampled_from(["image", "img", "i", "xhtml", "x", "h"]),
                            min_size=2, max_size=2, unique=True))
-    declared = draw(st.sampled_from(["both", "both", "both", "image", "xhtml"]))
+    declared = draw(st.sampled_from(["both", "both", "both", "image", "xhtml", "neither"]))
     decls = f' xmlns="{SM}"'
-    if declared != "xhtml":
+    if declared in ("both", "image"):
         decls += f' xmlns:{pi}="{IMAGE_NS}"'
-    if declared != "image":
+    if declared in ("both", "xhtml"):
         decls += f' xmlns:{px}="{XHTML_NS}"'
-    if draw(st.booleans()):
+    if draw(st.booleans()) or declared == "neither":
         decls += ' xmlns:other="http://other.example/ns"'
     odd = draw(st.integers(0, 4)) == 0  # (then the fast path is seldom taken)
     n = draw(st.integers(1, 40))
-    entries = [draw(_entry(pi, px, i, odd)) for i in range(n)]
+    entries = [draw(_entry(pi, px, i, odd, declared == "neither")) for i in range(n)]
     sep = draw(st.sampled_from(["\n", "", "\r\n", "\n\n  "]))
     text = (f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset{decls}>{sep}'
             + sep.join(entries) + f"{sep}</urlset>\n")
@@ -199,6 +200,30 @@ def test_the_fast_path_is_taken_for_the_common_shapes(monkeypatch: pytest.Monkey
         "<stream>:6: warning: images[0].loc: not an absolute URL: '/rel/1.jpg'",
         f"<stream>:7: warning: alternates[0].hreflang: 'english' {lang}"]
     assert b"<xhtml:link" not in written and b"<image:image>" not in written
+
+
+def test_a_sitemap_declaring_only_xsi_takes_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second namespace on the root (xsi, for a schemaLocation, as many generators write)
+    turns the extension pass on; its plain entries are still read by the scan."""
+    taken = []
+    scan = urlextfast.ExtensionScanner.scan
+
+    def spy(self: urlextfast.ExtensionScanner, region: bytes, line: int) -> Any:
+        found = scan(self, region, line)
+        taken.append(found is not None)
+        return found
+
+    monkeypatch.setattr(urlextfast.ExtensionScanner, "scan", spy)
+    monkeypatch.delenv(ENV, raising=False)
+    xsi = "http://www.w3.org/2001/XMLSchema-instance"
+    entries = "".join(f"<url><loc>{BASE}{i}</loc><lastmod>2024-03-05</lastmod></url>\n"
+                      for i in range(20))
+    data = (f'<urlset xmlns="{SM}" xmlns:xsi="{xsi}" xsi:schemaLocation="{SM} '
+            f'{SM}/sitemap.xsd">\n{entries}</urlset>\n').encode()
+    fast = outcome(data)
+    assert taken == [True] and fast[3] is None and fast[0].count(b"<lastmod>") == 20
+    monkeypatch.setenv(ENV, "1")
+    assert outcome(data) == fast
 
 
 def test_a_namespace_declared_past_the_root_leaves_the_fast_path(

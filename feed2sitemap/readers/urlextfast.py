@@ -47,13 +47,13 @@ NO_PROBLEMS: list[Any] = []  # (shared, never appended to: the fast path reads n
 
 def scanner(bindings: Mapping[str, str]) -> Optional[ExtensionScanner]:
     """The scanner for a urlset whose root binds ``bindings`` (prefix → namespace URI, "" the
-    default), or None when it binds no prefix to the image or the xhtml namespace."""
+    default), or None when its default namespace is not sitemaps.org's. A root that binds
+    neither the image nor the xhtml namespace (only ``xsi`` for a schemaLocation, say) gets
+    one too: its plain entries are read here, any extension is left to the extension pass."""
     if bindings.get("") != SITEMAP_NS:
         return None
     image = next((p for p, uri in bindings.items() if uri == IMAGE_NS and p), None)
     xhtml = next((p for p, uri in bindings.items() if uri == XHTML_NS and p), None)
-    if image is None and xhtml is None:
-        return None
     return ExtensionScanner(image, xhtml)
 
 
