@@ -47,15 +47,27 @@ class ExtensionMerger:
     in their order (two namespaces may interleave); otherwise each namespace's elements go
     where the namespace first appeared."""
 
-    __slots__ = ("_foreign", "_kinds")
+    __slots__ = ("_first", "_foreign", "_kinds")
 
     def __init__(self) -> None:
+        # the one copy added so far, kept whole: most URLs of a merge have one copy with
+        # extensions, whose value is that copy's (no kind to sort out, nothing to rebuild)
+        self._first: Optional[tuple[Extensions, Optional[Lastmod]]] = None
         self._kinds: dict[str, tuple[tuple[object, ...], Optional[Lastmod]]] = {}
         # namespace → (its elements, that copy's lastmod, that copy's whole foreign tuple)
         self._foreign: dict[str, tuple[list[Foreign], Optional[Lastmod],
                                        tuple[Foreign, ...]]] = {}
 
     def add(self, ext: Extensions, lastmod: Optional[Lastmod]) -> None:
+        if self._first is None and not self._kinds and not self._foreign:
+            self._first = (ext, lastmod)
+            return
+        if self._first is not None:  # a second copy: the first is sorted out by kind now
+            first, self._first = self._first, None
+            self._sort(*first)
+        self._sort(ext, lastmod)
+
+    def _sort(self, ext: Extensions, lastmod: Optional[Lastmod]) -> None:
         kinds = self._kinds
         for kind in _KINDS:
             value = getattr(ext, kind)
@@ -69,6 +81,8 @@ class ExtensionMerger:
                 self._foreign[ns] = (elements, lastmod, ext.foreign)
 
     def value(self) -> Extensions:
+        if self._first is not None:
+            return self._first[0] if self._first[0] else EMPTY
         sources = {id(whole): whole for _, _, whole in self._foreign.values()}
         if len(sources) == 1:  # one copy's elements, as that copy had them
             (foreign,) = sources.values()

@@ -14,6 +14,7 @@ typed value (typed.py); an element of a namespace we do not model is kept as it 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, Optional, Union
 
@@ -154,7 +155,7 @@ class UrlChildren:
     _line: Optional[int] = None
 
 
-def located(problems: list[Problem], lines: dict[tuple[str, int], int]) -> list[Problem]:
+def located(problems: list[Problem], lines: Mapping[tuple[str, int], int]) -> list[Problem]:
     """``problems`` (from rules.check_extensions) with the line of the item each concerns,
     from the map ``UrlChildren.finish`` gives."""
     return [p if p.line is not None or p.index is None or (p.kind, p.index) not in lines

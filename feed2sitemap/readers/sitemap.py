@@ -196,6 +196,9 @@ class _Parse:
         self.foreign: dict[str, int] = {}
         self.entry = ["", ""]  # the entry's local name and the root's namespace
         self.declared: set[str] = set()  # namespaces declared before the root was read
+        self.bindings: dict[str, str] = {}  # the root's prefixes ("" the default) → namespace
+        # the fast path's scanner (urlextfast.py's for the common extensions)
+        self.scan: Callable[[bytes, int], Any] = scan
         self.extensions: Optional[Any] = None  # the extension pass, once on (urlext.py)
         parser.StartNamespaceDeclHandler = self.namespace
         parser.StartElementHandler = self.root
@@ -209,6 +212,8 @@ class _Parse:
         guard.scan(chunk)
         if self.fast and chunk:
             self.feed_fast(chunk)
+        elif self.utf8 and chunk and not self.entry[0]:  # the root may be in this chunk
+            self.feed_first(chunk)
         else:
             self.parser.Parse(chunk, not chunk)
         self.fed += len(chunk)
@@ -237,7 +242,7 @@ class _Parse:
             parse(chunk[first:], False)
             return
         middle = chunk[first:last]
-        found = scan(middle, parser.CurrentLineNumber) if len(middle) <= MAX_VALUE else None
+        found = self.scan(middle, parser.CurrentLineNumber) if len(middle) <= MAX_VALUE else None
         if found is None:
             parse(middle, False)
         else:
@@ -251,6 +256,24 @@ class _Parse:
             self.fed -= len(middle) - len(found.stand_in)  # (expat's byte offsets)
             self.entries.add_columns(found.columns, found.lines)
         parse(chunk[last:], False)
+
+    def feed_first(self, chunk: bytes) -> None:
+        """A chunk before the root is read: up to its first </url> with the handlers (root()
+        says whether the fast path may be taken), then the rest as feed_fast reads a chunk,
+        when it may. (A small sitemap set is mostly first chunks.)"""
+        first = chunk.find(END_TAG) + len(END_TAG)
+        if first < len(END_TAG):
+            self.parser.Parse(chunk, False)
+            return
+        self.parser.Parse(chunk[:first], False)
+        if not self.fast:
+            self.parser.Parse(chunk[first:], False)
+            return
+        self.fed += first  # (feed_fast counts expat's byte offsets from its chunk's start)
+        try:
+            self.feed_fast(chunk[first:])
+        finally:
+            self.fed -= first
 
     def root(self, name: str, attrs: object) -> None:
         parser, source = self.parser, self.source
@@ -275,6 +298,12 @@ class _Parse:
             self.extend()
         self.fast = (self.utf8 and not is_index and ns == SITEMAP_NS
                      and self.default_ns == SITEMAP_NS and self.extensions is None)
+        if self.utf8 and self.extensions is not None and ns == SITEMAP_NS:
+            from .urlextfast import scanner  # (images and alternates: the hook of urlextfast.py)
+
+            ext_scan = scanner(self.bindings)
+            if ext_scan is not None:
+                self.scan, self.fast = ext_scan.scan, True
 
     def namespace(self, prefix: Optional[str], uri: Optional[str]) -> None:
         """A namespace declaration (counted and bounded by the guard): one besides the root's
@@ -287,6 +316,7 @@ class _Parse:
             return
         if not self.entry[0]:  # on the root itself: known once the root's name is
             self.declared.add(uri or "")
+            self.bindings[prefix or ""] = uri or ""
         elif (uri or "") != self.entry[1] and not self.entries.is_index:
             self.extend()
 

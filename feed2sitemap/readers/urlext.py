@@ -11,19 +11,22 @@ what breaks one is dropped with a warning naming the field and line, the URL kep
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Optional
 
 from ..extensions.model import EMPTY, SITEMAP_NS, Extensions
 from ..extensions.model import Problem as ExtensionProblem
 from ..extensions.rules import sanitize
 from ..extensions.xmlin import UrlChildren, located
+from ..mode import reference
 from ..report import Report
 
 __all__ = ["UrlExtensions", "extensions_column", "held_to_rules"]
 
-# What UrlChildren gives for one <url>: the value, the problems met reading it, each item's line
-Found = tuple[Extensions, list[ExtensionProblem], dict[tuple[str, int], int]]
+# What UrlChildren (or the fast path, urlextfast.py) gives for one <url>: the value, the
+# problems met reading it, each item's line ((kind, index) → line)
+ItemLines = Mapping[tuple[str, int], int]
+Found = tuple[Extensions, list[ExtensionProblem], ItemLines]
 
 
 class UrlExtensions:
@@ -84,39 +87,53 @@ def extensions_column(found: Sequence[Optional[Found]], locs: Sequence[str],
                       lines: Sequence[Optional[int]], source: str,
                       report: Report) -> Optional[list[Extensions]]:
     """The rows' Extensions as the extension pass found them, held to Google's rules; None
-    when no row has any."""
-    if not any(f is not None and (f[0] or f[1]) for f in found):
+    when no row has any. (Lines are looked up only for a message: the fast path counts them
+    only then.)"""
+    column = [EMPTY if f is None else f[0] for f in found]
+    unread = [i for i, f in enumerate(found) if f is not None and f[1]]
+    if not unread and not any(column):
         return None
-    column: list[Extensions] = []
-    item_lines: list[Optional[dict[tuple[str, int], int]]] = []
-    for f, loc, line in zip(found, locs, lines, strict=True):
-        if f is None:
-            column.append(EMPTY)
-            item_lines.append(None)
-            continue
-        for p in f[1]:  # what could not be read at all (unknown elements, bounds)
+    for i in unread:  # what could not be read at all (unknown elements, bounds)
+        loc = locs[i]
+        for p in found[i][1]:  # type: ignore[index]
             kind = "unknown element" if p.kind == "url" else f"bad {p.kind} extension"
-            report.warn(kind, source, p.line or line, p.message(), url=loc or None)
-        column.append(f[0])
-        item_lines.append(f[2])
+            report.warn(kind, source, p.line or lines[i], p.message(), url=loc or None)
+    item_lines = [None if f is None else f[2] for f in found]
     return held_to_rules(column, locs, lines, source, report, item_lines)
 
 
 def held_to_rules(column: Sequence[Extensions], locs: Sequence[str],
                   lines: Sequence[Optional[int]], source: str, report: Report,
-                  item_lines: Optional[Sequence[Optional[dict[tuple[str, int], int]]]] = None
+                  item_lines: Optional[Sequence[Optional[ItemLines]]] = None
                   ) -> Optional[list[Extensions]]:
     """Each row's Extensions less what breaks Google's rules (rules.sanitize), a warning per
-    problem with its line; None when no row keeps any."""
-    out: list[Extensions] = []
-    for i, (ext, loc, line) in enumerate(zip(column, locs, lines, strict=True)):
-        if not ext:
-            out.append(EMPTY)
+    problem with its line; None when no row keeps any. Rows of images and alternates alone
+    with clean URLs are proven a batch at a time (rulesfast.py), but in the reference mode."""
+    if reference():
+        proven: Sequence[Optional[list[ExtensionProblem]]] = [None] * len(column)
+    else:
+        from ..extensions.rulesfast import proven_problems
+
+        proven = proven_problems(column, locs)
+    out = list(column)
+    # a proven row's problems are rulesfast's shared values, about the URL (no item to
+    # locate): their texts are made once
+    texts: dict[int, tuple[str, str]] = {}
+    for i, broken in enumerate(proven):
+        if broken is None:  # not proven: the rule itself
+            ext = column[i]
+            if not ext:
+                out[i] = EMPTY
+                continue
+            ext, broken = sanitize(ext, page=locs[i] or None)
+            out[i] = ext if ext else EMPTY
+            where = item_lines[i] if item_lines is not None else None
+            for p in located(broken, where) if broken and where is not None else broken:
+                report.warn(f"bad {p.kind} extension", source, p.line or lines[i],
+                            p.message(), url=locs[i] or None)
             continue
-        ext, broken = sanitize(ext, page=loc or None)
-        where = item_lines[i] if item_lines is not None else None
-        for p in located(broken, where) if where else broken:
-            report.warn(f"bad {p.kind} extension", source, p.line or line, p.message(),
-                        url=loc or None)
-        out.append(ext if ext else EMPTY)
+        for p in broken:
+            kind, text = texts.get(id(p)) or texts.setdefault(
+                id(p), (f"bad {p.kind} extension", p.message()))
+            report.warn(kind, source, lines[i], text, url=locs[i] or None)
     return out if any(out) else None

@@ -79,12 +79,10 @@ class UrlsetFormat(Format):
         if batch.extensions is None:
             return [f"<url><loc>{loc}</loc>{lm}{cf}{pr}</url>\n" for loc, lm, cf, pr in
                     _columns(batch)]
-        from ..extensions.xmlout import serialize  # (only a run with extensions)
+        from ..extensions.xmlfast import serialized  # (only a run with extensions)
 
-        prefixes = self.prefixes
-        return [f"<url><loc>{loc}</loc>{lm}{cf}{pr}{serialize(ext, prefixes) if ext else ''}"
-                "</url>\n" for (loc, lm, cf, pr), ext in zip(_columns(batch), batch.extensions,
-                                                            strict=True)]
+        return [f"<url><loc>{loc}</loc>{lm}{cf}{pr}{ext}</url>\n" for (loc, lm, cf, pr), ext in
+                zip(_columns(batch), serialized(batch.extensions, self.prefixes), strict=True)]
 
 
 def _escaped_locs(batch: Batch) -> list[str]:

@@ -1,0 +1,82 @@
+"""Google's rules for a batch of the common extensions at once: rules.sanitize's answer for the
+rows it can prove, a batch at a time, in C where it can.
+
+A row of images and hreflang alternates alone (no video, news, mobile type or other element,
+at most IMAGES_PER_URL images) whose page, image locations and alternate links are all
+normalised URLs already (urls.all_clean: normalize_url returns each unchanged, so none is
+refused) and whose hreflangs are all valid has, by rules.check_extensions, no problem but
+perhaps one: the page is not among its own alternates (a warning; nothing is left out). With
+every URL in normal form that is a string comparison. Any other row gets ``None`` here and
+takes rules.sanitize itself, the rule's one home; so does every row in the reference mode
+(mode.py), which never calls this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Optional
+
+from ..urls import CLEAN_BYTES, all_clean, proven_clean
+from .model import Problem
+from .rules import IMAGES_PER_URL, is_hreflang
+from .value import Extensions
+
+__all__ = ["NOT_ITSELF", "proven_problems"]
+
+# rules.check_extensions's warning, word for word ([LOC] each version lists itself). The
+# problems given here are these shared values, about the URL as a whole (no item index, no
+# line): urlext.held_to_rules makes their texts once and puts the URL's line on them.
+NOT_ITSELF = Problem("alternates", "", "the page is not among its own alternates (each "
+                     "version must list itself)", drops="none")
+_NONE: list[Problem] = []
+_WARNING = [NOT_ITSELF]
+
+
+def proven_problems(column: Sequence[Extensions], locs: Sequence[str]
+                    ) -> list[Optional[list[Problem]]]:
+    """Per row, the problems rules.sanitize would find (it would then return the row's value
+    unchanged), or None where this is not proven (and sanitize must say)."""
+    rows = [i for i, ext in enumerate(column)  # (inline: a call per row costs more)
+            if (ext.images or ext.alternates) and locs[i] and not (
+                ext.videos or ext.news or ext.mobile or ext.foreign
+                or len(ext.images) > IMAGES_PER_URL)]
+    out: list[Optional[list[Problem]]] = [None] * len(column)
+    if not rows:
+        return out
+    pages = [locs[i] for i in rows if column[i].alternates]
+    urls = [image.loc for i in rows for image in column[i].images]
+    hrefs = [alt.href for i in rows for alt in column[i].alternates]
+    bad_langs = {h for h in {alt.hreflang for i in rows for alt in column[i].alternates}
+                 if not is_hreflang(h)}
+    urls += hrefs + pages
+    text = "\n".join(urls) + "\n"
+    if not _all_clean(text, len(urls)) or bad_langs:
+        rows = [i for i in rows if _clean_row(column[i], locs[i], bad_langs)]
+    for i in rows:
+        alternates = column[i].alternates
+        out[i] = (_NONE if not alternates or locs[i] in [alt.href for alt in alternates]
+                  else _WARNING)
+    return out
+
+
+def _clean_row(ext: Extensions, page: str, bad_langs: set[str]) -> bool:
+    """The proof for one row (a batch that is not clean as a whole)."""
+    if any(alt.hreflang in bad_langs for alt in ext.alternates):
+        return False
+    urls = [image.loc for image in ext.images] + [alt.href for alt in ext.alternates]
+    if ext.alternates:
+        urls.append(page)
+    return _all_clean("\n".join(urls) + "\n", len(urls))
+
+
+def _all_clean(text: str, n: int) -> bool:
+    """Whether the ``n`` URLs that make ``text`` (each followed by a newline) are all
+    normalised URIs already (one holding a newline is left to the rule): the proof for one
+    site's URLs at memory speed (urls.proven_clean), else for several sites' (all_clean)."""
+    if text.count("\n") != n:
+        return False
+    if text.isascii():
+        unclean = len(text.encode().translate(None, CLEAN_BYTES))
+        if proven_clean(text, n, unclean) is not None:
+            return True
+    return "%" not in text and all_clean(text)
