@@ -21,7 +21,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
-from typing import Union
+from typing import Optional, Union
 
 __all__ = [
     "BAD_URI_CHAR",
@@ -173,8 +173,9 @@ _COMMON_TIMES = re.compile(
     r"(?:(?!1000-01-01|9999-12-31)[1-9]\d{3}-\d\d-\d\dT\d\d:\d\d:\d\d(?:Z|[+-](?:(?:0\d|1[0-3]):[0-5]\d|14:00))\n)*")
 
 
-def parse_common_lastmods(texts: Iterable[str]) -> dict[str, Lastmod]:
-    """Those of ``texts`` that are in the two common forms, parsed as parse_lastmod parses them.
+def parse_common_lastmods(texts: Iterable[Optional[str]]) -> dict[str, Lastmod]:
+    """Those of ``texts`` that are in the two common forms, parsed as parse_lastmod parses them
+    (None and "" are no text).
 
     The rest are left out, for parse_lastmod to parse or refuse one by one. (On Python 3.10,
     whose fromisoformat does not read "Z", a column with a "Z" is all left out.)
@@ -196,10 +197,10 @@ def parse_common_lastmods(texts: Iterable[str]) -> dict[str, Lastmod]:
     return out
 
 
-def _by_length(texts: Iterable[str]) -> Iterator[tuple[int, list[str]]]:
-    """``texts`` in groups of one length each (sorted by length in C, then cut where the
-    length changes: no Python step per text)."""
-    ordered = sorted(texts, key=len)
+def _by_length(texts: Iterable[Optional[str]]) -> Iterator[tuple[int, list[str]]]:
+    """The texts (not None) in groups of one length each (sorted by length in C, then cut
+    where the length changes: no Python step per text)."""
+    ordered: list[str] = sorted(filter(None, texts), key=len)
     start, n = 0, len(ordered)
     while start < n:
         size = len(ordered[start])

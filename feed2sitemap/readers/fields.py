@@ -54,33 +54,26 @@ class Rows:
 
 def parse_column(raw: Sequence[Optional[str]], parse: Callable[[str], Any], what: str,
                  problems: list[Problem],
-                 bulk: Optional[Callable[[list[str]], Mapping[str, Any]]] = None
+                 bulk: Optional[Callable[[Sequence[Optional[str]]], Mapping[str, Any]]] = None
                  ) -> Optional[list[Any]]:
     """Parse one column (None stays None); a value ``parse`` refuses becomes None and a
     problem. None when no row has a valid value.
 
-    ``bulk`` gives at once the values of those texts it can (as ``parse`` would): when it
-    gives every row's, the column is one look-up per row. Otherwise each distinct text is
-    parsed once. In the reference mode (mode.py) every row is parsed by itself with ``parse``.
+    ``bulk`` gives at once the values of those texts of the column it can (as ``parse``
+    would): when it gives every row's, the column is one look-up per row, in C. Otherwise
+    each other distinct text is parsed once. In the reference mode (mode.py) every row is
+    parsed by itself with ``parse``.
     """
     if reference():
         return _parse_each(raw, parse, what, problems)
     if not raw or raw[0] is None and raw.count(None) == len(raw):  # (a field no row has)
         return None
-    given: Mapping[str, Any] = {}
-    if bulk is not None:
-        texts = list(filter(None, raw))  # (an empty text is no common one: parsed below)
-        given = bulk(texts)
-        if len(texts) == len(raw):  # the usual column: a text in every row
-            try:
-                return list(map(given.__getitem__, raw))  # type: ignore[arg-type]
-            except KeyError:
-                pass  # a text bulk does not know: parsed below
-        elif given:
-            column = list(map(given.get, raw))
-            absent = raw.count(None)
-            if column.count(None) == absent:  # (no value parse gives is None)
-                return column
+    given: Mapping[str, Any] = {} if bulk is None else bulk(raw)
+    if given:
+        try:  # the usual column: a text in every row, each one bulk knows
+            return list(map(given.__getitem__, raw))  # type: ignore[arg-type]
+        except KeyError:
+            pass  # a row without a text, or a text bulk does not know: parsed below
     values: dict[Optional[str], Any] = {None: None}
     values.update(given)
     bad = []
@@ -97,7 +90,7 @@ def parse_column(raw: Sequence[Optional[str]], parse: Callable[[str], Any], what
     return column if column.count(None) < len(column) else None
 
 
-def lookup(values: Mapping[str, Any]) -> Callable[[list[str]], Mapping[str, Any]]:
+def lookup(values: Mapping[str, Any]) -> Callable[[Sequence[Optional[str]]], Mapping[str, Any]]:
     """A ``bulk`` for parse_column that gives the ``values`` it holds (rules.COMMON_PRIORITIES,
     rules.COMMON_CHANGEFREQS): a column of the usual texts is read without parsing any."""
     return lambda texts: values
