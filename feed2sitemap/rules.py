@@ -11,17 +11,18 @@ Each field's grammar is read two ways, both defined here so that they cannot dri
 
 Every value the XSD accepts is read by the converter as the same value; where the converter is
 stricter than the XSD (a year outside 1000-9999, which it reads as no date), ``check`` warns.
-tests/test_rules.py holds the two readings to that. No I/O, no imports from the package.
+tests/test_rules.py holds the two readings to that. No I/O, no imports from the package but
+lastmodcols.py (the common lastmod forms read a column at a time; it imports nothing).
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
-from collections.abc import Iterable, Iterator
 from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
-from typing import Optional, Union
+from typing import Union
+
+from .lastmodcols import parse_common_lastmods, parse_lastmod_column
 
 __all__ = [
     "BAD_URI_CHAR",
@@ -41,6 +42,7 @@ __all__ = [
     "parse_changefreq",
     "parse_common_lastmods",
     "parse_lastmod",
+    "parse_lastmod_column",
     "parse_priority",
     "parse_w3c",
     "xsd_lastmod",
@@ -162,86 +164,6 @@ def parse_lastmod(text: str) -> Lastmod:
         except ValueError:
             pass  # out-of-range fields, hour 24: the general path says which, or accepts it
     return check_year(value if value is not None else parse_w3c(text))
-
-
-# The same two forms, for many values at once: one regex over the values joined by newlines
-# proves their shape (offsets within ±14:00 written into it) and map() hands them to the C-coded
-# fromisoformat without a Python call per value.
-# (Years 0xxx, and the two days whose time may leave 1000-9999 in UTC, go one by one.)
-_COMMON_DATES = re.compile(r"(?:[1-9]\d{3}-\d\d-\d\d\n)*")
-_COMMON_TIMES = re.compile(
-    r"(?:(?!1000-01-01|9999-12-31)[1-9]\d{3}-\d\d-\d\dT\d\d:\d\d:\d\d(?:Z|[+-](?:(?:0\d|1[0-3]):[0-5]\d|14:00))\n)*")
-
-
-def parse_common_lastmods(texts: Iterable[Optional[str]]) -> dict[str, Lastmod]:
-    """Those of ``texts`` that are in the two common forms, parsed as parse_lastmod parses them
-    (None and "" are no text).
-
-    The rest are left out, for parse_lastmod to parse or refuse one by one. (On Python 3.10,
-    whose fromisoformat does not read "Z", a column with a "Z" is all left out.)
-    """
-    out: dict[str, Lastmod] = {}
-    for size, group in _by_length(texts):
-        layout = _LAYOUTS.get(size)
-        if layout is None:
-            continue
-        joined = "\n".join(group) + "\n"
-        shape = _COMMON_DATES if size == 10 else _COMMON_TIMES
-        if not _laid_out(joined, len(group), layout) and shape.fullmatch(joined) is None:
-            continue
-        try:
-            out.update(zip(group, map(date.fromisoformat if size == 10 else
-                                      datetime.fromisoformat, group), strict=True))
-        except ValueError:
-            pass  # a value out of range (a 30 February) somewhere: each one alone
-    return out
-
-
-def _by_length(texts: Iterable[Optional[str]]) -> Iterator[tuple[int, list[str]]]:
-    """The texts (not None) in groups of one length each (sorted by length in C, then cut
-    where the length changes: no Python step per text)."""
-    ordered: list[str] = sorted(filter(None, texts), key=len)
-    start, n = 0, len(ordered)
-    while start < n:
-        size = len(ordered[start])
-        end = bisect_right(ordered, size, start, n, key=len)
-        yield size, ordered[start:end]
-        start = end
-
-
-# The layouts of the common forms by length: "d" an ASCII digit, "s" a sign, "0" the digit 0
-# (offsets up to 09:59 here; the regexes above judge the rest), "5" a digit 0-5.
-_LAYOUTS = {10: "dddd-dd-dd", 20: "dddd-dd-ddTdd:dd:ddZ", 25: "dddd-dd-ddTdd:dd:dds0d:5d"}
-# Each layout as bytes.translate(_DIGIT_TO_D) makes a text of it, with "-" for a sign
-_SHAPES = {size: (layout.translate(str.maketrans("05s", "dd-")) + "\n").encode()
-           for size, layout in _LAYOUTS.items()}
-_DIGIT_TO_D = bytes.maketrans(b"0123456789+", b"dddddddddd-")
-
-
-def _laid_out(joined: str, n: int, layout: str) -> bool:
-    """Whether ``joined`` (``n`` texts of ``layout``'s length, each ending in a newline) is
-    ``n`` texts of that layout, in a year 1000-9999 and, for a time, not on one of the two days
-    whose UTC year may leave that range: proved in C a few passes over the text (one
-    translation of every digit to "d" and of "+" to "-", compared with the layout repeated;
-    then the sign, "0" and "5" columns, sliced), without a regex pass over every character.
-    Implies _COMMON_DATES or _COMMON_TIMES."""
-    stride = len(layout) + 1
-    if len(joined) != n * stride or not joined.isascii():
-        return False
-    data = joined.encode()
-    shape = data.translate(_DIGIT_TO_D)
-    if shape != _SHAPES[len(layout)] * n:
-        return False
-    sign = layout.find("s")  # the only place where "+" may be (it was read as "-" above)
-    ok = ("0" not in joined[::stride]  # (a year 0xxx)
-          and data.count(b"+") == (data[sign::stride].count(b"+") if sign >= 0 else 0))
-    for at, kind in enumerate(layout):
-        if kind == "0":
-            ok = ok and not joined[at::stride].strip("0")
-        elif kind == "5":
-            ok = ok and not joined[at::stride].strip("012345")
-    return (ok and (len(layout) == 10 or ("1000-01-01" not in joined and
-                                          "9999-12-31" not in joined)))
 
 
 def parse_w3c(text: str) -> Lastmod:

@@ -22,7 +22,7 @@ from ..record import (
     parse_priority,
 )
 from ..report import Report
-from ..rules import COMMON_CHANGEFREQS, COMMON_PRIORITIES
+from ..rules import COMMON_CHANGEFREQS, COMMON_PRIORITIES, parse_lastmod_column
 
 __all__ = ["COLUMNS", "COMMON_CHANGEFREQS_BULK", "COMMON_PRIORITIES_BULK", "Problem", "Rows",
            "lookup", "parse_column", "rows_to_batches"]
@@ -54,20 +54,25 @@ class Rows:
 
 def parse_column(raw: Sequence[Optional[str]], parse: Callable[[str], Any], what: str,
                  problems: list[Problem],
-                 bulk: Optional[Callable[[Sequence[Optional[str]]], Mapping[str, Any]]] = None
+                 bulk: Optional[Callable[[Sequence[Optional[str]]], Mapping[str, Any]]] = None,
+                 whole: Optional[Callable[[Sequence[Optional[str]]], Optional[list[Any]]]] = None
                  ) -> Optional[list[Any]]:
     """Parse one column (None stays None); a value ``parse`` refuses becomes None and a
     problem. None when no row has a valid value.
 
-    ``bulk`` gives at once the values of those texts of the column it can (as ``parse``
-    would): when it gives every row's, the column is one look-up per row, in C. Otherwise
-    each other distinct text is parsed once. In the reference mode (mode.py) every row is
-    parsed by itself with ``parse``.
+    ``whole`` gives the whole column at once when every row is one it reads (as ``parse``
+    would), else None. ``bulk`` gives at once the values of those texts it can: when it
+    gives every row's, the column is one look-up per row, in C. Otherwise each other
+    distinct text is parsed once. In the reference mode (mode.py) every row is parsed by
+    itself with ``parse``.
     """
     if reference():
         return _parse_each(raw, parse, what, problems)
     if not raw or raw[0] is None and raw.count(None) == len(raw):  # (a field no row has)
         return None
+    column = None if whole is None else whole(raw)
+    if column is not None:
+        return column
     given: Mapping[str, Any] = {} if bulk is None else bulk(raw)
     if given:
         try:  # the usual column: a text in every row, each one bulk knows
@@ -153,7 +158,7 @@ def rows_to_batches(rows: Rows, source: str, report: Report) -> list[Batch]:
                if "" in locs else [])
     problems += [(i, "", "no loc (the URL) on this line") for i in missing]
     lastmods = parse_column(rows.lastmods, parse_lastmod, "lastmod", problems,
-                            parse_common_lastmods)
+                            parse_common_lastmods, parse_lastmod_column)
     # (the reference mode leaves every lastmod for the writer to format)
     texts = None if lastmods is None or reference() else canonical_texts(rows.lastmods, lastmods)
     changefreqs = parse_column(rows.changefreqs, parse_changefreq, "changefreq", problems,

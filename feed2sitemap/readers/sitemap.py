@@ -17,6 +17,7 @@ from ..record import (
     parse_priority,
 )
 from ..report import Report
+from ..rules import parse_lastmod_column
 from ..xmlutil import (
     MAX_NAME,
     MAX_VALUE,
@@ -104,7 +105,7 @@ class _Entries:
         # (row, kind, message), reported in row order
         problems = [(i, "", f"<{kind}> without a <loc>") for i in missing]
         lastmods = parse_column(raw_lastmods, parse_lastmod, "lastmod", problems,
-                                parse_common_lastmods)
+                                parse_common_lastmods, parse_lastmod_column)
         changefreqs = priorities = None
         if not self.is_index:
             changefreqs = parse_column(raw_changefreqs, parse_changefreq, "changefreq", problems,
