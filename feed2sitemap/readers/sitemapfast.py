@@ -50,6 +50,7 @@ _REFERENCE = re.compile("&(#x[0-9a-fA-F]+|#[0-9]+|amp|lt|gt|quot|apos);")
 # Characters XML 1.0 forbids even in text, as UTF-8 bytes: C0 controls but tab, LF and CR, and
 # U+FFFE, U+FFFF (a surrogate cannot pass a strict UTF-8 decode). expat would stop at one.
 _C0 = bytes(set(range(0x20)) - {0x09, 0x0A, 0x0D})
+_NOT_C0_OR_LF = bytes(set(range(256)) - set(_C0) - {0x0A})  # (deleted: C0 and LF are left)
 _NOT_CHARACTERS = (b"\xef\xbf\xbe", b"\xef\xbf\xbf")
 _NAMED = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
 _ABSENT = {"": None}  # an optional field the entry does not have: the plain reader's None
@@ -115,7 +116,9 @@ def scan(region: bytes, line: int) -> Optional[Scanned]:
         text = text.replace("\r\n", "\n")
         if "\r" in text:
             return None
-    if (len(region.translate(None, _C0)) != len(region) or "]" in text and "]]>" in text
+    # one pass in C for two answers: only the line ends are left when no C0 control is there
+    breaks = region.translate(None, _NOT_C0_OR_LF)
+    if (breaks.count(b"\n") != len(breaks) or "]" in text and "]]>" in text
             or not ascii and any(c in region for c in _NOT_CHARACTERS)):
         return None
     try:
@@ -124,7 +127,7 @@ def scan(region: bytes, line: int) -> Optional[Scanned]:
         return None
     if columns is None:
         return None
-    stand_in = b"\n" * text.count("\n") + b" " * (len(text) - text.rfind("\n") - 1)
+    stand_in = breaks + b" " * (len(text) - text.rfind("\n") - 1)
     return Scanned(columns, RegionLines(text, line, len(columns[0])), stand_in)
 
 
