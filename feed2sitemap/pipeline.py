@@ -150,13 +150,16 @@ def dedupe(batches: Iterable[Batch], report: Optional[Report] = None) -> Iterato
     plain = reference()
     for batch in batches:
         keys = list(map(hash, batch.locs))
-        fresh = set(keys)
-        # the usual case, in C: no key twice in the batch, none seen before (the probes of
-        # isdisjoint leave the table's slots in cache for the insertions that follow)
-        if not plain and len(fresh) == len(keys) and seen.isdisjoint(fresh):
-            seen |= fresh
-            yield batch
-            continue
+        # the usual case, in C: no key seen before, none twice in the batch (the probes of
+        # isdisjoint leave the table's slots in cache for the insertions that follow; a
+        # key twice shows as fewer new members, and is taken out again: none was there)
+        if not plain and seen.isdisjoint(keys):
+            before = len(seen)
+            seen.update(keys)
+            if len(seen) - before == len(keys):
+                yield batch
+                continue
+            seen.difference_update(keys)
         drop = []
         for i, key in enumerate(keys):
             if key in seen:

@@ -11,21 +11,25 @@ Each field's grammar is read two ways, both defined here so that they cannot dri
 
 Every value the XSD accepts is read by the converter as the same value; where the converter is
 stricter than the XSD (a year outside 1000-9999, which it reads as no date), ``check`` warns.
-tests/test_rules.py holds the two readings to that. No I/O, no imports from the package.
+tests/test_rules.py holds the two readings to that. No I/O, no imports from the package but
+lastmodcols.py (the common lastmod forms read a column at a time; it imports nothing).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from datetime import date, datetime, timedelta, timezone
 from typing import Union
+
+from .lastmodcols import parse_common_lastmods, parse_lastmod_column
 
 __all__ = [
     "BAD_URI_CHAR",
     "CANONICAL_LASTMOD",
     "CHANGEFREQS",
     "CHANGEFREQ_SET",
+    "COMMON_CHANGEFREQS",
+    "COMMON_PRIORITIES",
     "LOC_MIN",
     "MIN_YEAR",
     "XML_SPACE",
@@ -37,6 +41,7 @@ __all__ = [
     "parse_changefreq",
     "parse_common_lastmods",
     "parse_lastmod",
+    "parse_lastmod_column",
     "parse_priority",
     "parse_w3c",
     "xsd_lastmod",
@@ -108,6 +113,14 @@ def _outside(value: str, number: float) -> bool:
     return Decimal(value) > 1
 
 
+# The texts most sitemaps write, with what parse_priority reads: one or two decimals, 0 and 1.
+# A column of them is read by one dict look-up per row (readers/fields.py parse_column).
+COMMON_PRIORITIES = {text: parse_priority(text) for text in
+                     ["0", "1", *(f"{i / 10:.1f}" for i in range(11)),
+                      *(f"{i / 100:.2f}" for i in range(101))]}
+COMMON_CHANGEFREQS = {value: value for value in CHANGEFREQS}  # (parse_changefreq's own)
+
+
 def xsd_priority(text: str) -> str | None:
     """tPriority: an xsd:decimal from 0.0 to 1.0, both included. The problem, or None."""
     value = text.strip(XML_SPACE)
@@ -170,75 +183,6 @@ def parse_lastmod(text: str) -> Lastmod:
         except ValueError:
             pass  # out-of-range fields, hour 24: the general path says which, or accepts it
     return check_year(value if value is not None else parse_w3c(text))
-
-
-# The same two forms, for many values at once: one regex over the values joined by newlines
-# proves their shape (offsets within ±14:00 written into it) and map() hands them to the C-coded
-# fromisoformat without a Python call per value.
-# (Years 0xxx, and the two days whose time may leave 1000-9999 in UTC, go one by one.)
-_COMMON_DATES = re.compile(r"(?:[1-9]\d{3}-\d\d-\d\d\n)*")
-_COMMON_TIMES = re.compile(
-    r"(?:(?!1000-01-01|9999-12-31)[1-9]\d{3}-\d\d-\d\dT\d\d:\d\d:\d\d(?:Z|[+-](?:(?:0\d|1[0-3]):[0-5]\d|14:00))\n)*")
-
-
-def parse_common_lastmods(texts: Iterable[str]) -> dict[str, Lastmod]:
-    """Those of ``texts`` that are in the two common forms, parsed as parse_lastmod parses them.
-
-    The rest are left out, for parse_lastmod to parse or refuse one by one. (On Python 3.10,
-    whose fromisoformat does not read "Z", a column with a "Z" is all left out.)
-    """
-    texts = list(texts)
-    sizes = set(map(len, texts))
-    groups: dict[int, list[str]] = {sizes.pop(): texts} if len(sizes) == 1 else {}
-    if sizes:  # (several lengths: grouped one text at a time)
-        for text in texts:
-            groups.setdefault(len(text), []).append(text)
-    out: dict[str, Lastmod] = {}
-    for size, group in groups.items():
-        layout = _LAYOUTS.get(size)
-        if layout is None:
-            continue
-        joined = "\n".join(group) + "\n"
-        shape = _COMMON_DATES if size == 10 else _COMMON_TIMES
-        if not _laid_out(joined, len(group), layout) and shape.fullmatch(joined) is None:
-            continue
-        try:
-            out.update(zip(group, map(date.fromisoformat if size == 10 else
-                                      datetime.fromisoformat, group), strict=True))
-        except ValueError:
-            pass  # a value out of range (a 30 February) somewhere: each one alone
-    return out
-
-
-# The layouts of the common forms by length: "d" an ASCII digit, "s" a sign, "0" the digit 0
-# (offsets up to 09:59 here; the regexes above judge the rest), "5" a digit 0-5.
-_LAYOUTS = {10: "dddd-dd-dd", 20: "dddd-dd-ddTdd:dd:ddZ", 25: "dddd-dd-ddTdd:dd:dds0d:5d"}
-
-
-def _laid_out(joined: str, n: int, layout: str) -> bool:
-    """Whether ``joined`` (``n`` texts of ``layout``'s length, each ending in a newline) is
-    ``n`` texts of that layout, in a year 1000-9999 and, for a time, not on one of the two days
-    whose UTC year may leave that range: proved a column of characters at a time (each slice
-    is one C call), without a regex pass over every character. Implies _COMMON_DATES or
-    _COMMON_TIMES."""
-    stride = len(layout) + 1
-    digits, ok = [], True
-    for at, kind in enumerate(layout):
-        column = joined[at::stride]
-        if kind == "s":
-            ok = ok and not column.strip("+-")
-        elif kind == "0":
-            ok = ok and not column.strip("0")
-        elif kind == "5":
-            ok = ok and not column.strip("012345")
-        elif kind == "d":
-            digits.append(column)
-        else:
-            ok = ok and not column.strip(kind)
-    numerals = "".join(digits)
-    return (ok and numerals.isascii() and numerals.isdigit() and "0" not in joined[::stride]
-            and (len(layout) == 10 or ("1000-01-01" not in joined and
-                                       "9999-12-31" not in joined)))
 
 
 def parse_w3c(text: str) -> Lastmod:

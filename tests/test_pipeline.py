@@ -140,3 +140,14 @@ def test_normalize_treats_each_loc_as_normalize_url_does(locs: list[str]) -> Non
            for loc in batch.locs]
     assert got == want
     assert report.skipped.get("invalid URL", 0) == len(locs) - len(want)
+
+
+def test_dedupe_after_a_batch_with_a_url_twice_still_knows_its_urls() -> None:
+    """A batch of new URLs with one twice is taken back out of the seen set before the slow
+    path: its URLs must still count as seen for the batches after it."""
+    first = [make_record(f"https://e.example/{i}") for i in (1, 2, 2, 3)]
+    later = [make_record(f"https://e.example/{i}") for i in (3, 4)]
+    report = Report()
+    got = [r.loc for r in via(dedupe, [*first, *later], report)]
+    assert got == [f"https://e.example/{i}" for i in (1, 2, 3, 4)]
+    assert report.skipped["duplicate"] == 2

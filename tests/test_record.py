@@ -6,7 +6,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from feed2sitemap import rules
 from feed2sitemap.record import (
     Record,
     check_year,
@@ -14,7 +13,6 @@ from feed2sitemap.record import (
     lastmod_key,
     make_record,
     parse_changefreq,
-    parse_common_lastmods,
     parse_lastmod,
     parse_priority,
 )
@@ -128,63 +126,3 @@ def test_record_is_frozen_and_origin_does_not_count_for_equality() -> None:
     assert b.source == "b.txt" and b.line == 9
     with pytest.raises(AttributeError):
         a.loc = "x"  # type: ignore[misc]
-
-
-_COMMON_TEXTS = st.builds(
-    lambda y, mo, d, time, zone: f"{y:04d}-{mo:02d}-{d:02d}" + (f"T{time}{zone}" if time else ""),
-    st.integers(0, 9999), st.integers(0, 13), st.integers(0, 32),
-    st.sampled_from(["", "00:00:00", "23:59:59", "24:00:00", "12:60:00", "07:08:09"]),
-    st.sampled_from(["Z", "+00:00", "-00:00", "+14:00", "-14:00", "+14:01", "+13:59", "+05:30",
-                     "-09:60", "+15:00", "+99:00"]),
-)
-
-
-@given(st.lists(_COMMON_TEXTS, max_size=12))
-def test_common_lastmods_in_bulk_are_what_parse_lastmod_gives(texts: list[str]) -> None:
-    got = parse_common_lastmods(texts)
-    for text, value in got.items():
-        want = parse_lastmod(text)
-        assert (value, type(value)) == (want, type(want))
-        if isinstance(want, datetime):
-            assert value.utcoffset() == want.utcoffset()
-
-
-def test_a_usual_lastmod_column_is_parsed_in_bulk() -> None:
-    texts = ["2024-03-05", "2024-03-05T10:15:00+01:00", "2023-12-31T23:59:59Z", "2022-01-01"]
-    assert parse_common_lastmods(texts) == {t: parse_lastmod(t) for t in texts}
-    # a 30 February leaves its group to be parsed one by one, and parse_lastmod refuses it
-    assert parse_common_lastmods(["2024-02-30", "2024-02-28"]) == {}
-
-
-# The column-at-a-time proof of the common forms (rules._laid_out) may only accept what the
-# regexes accept: texts made from the layouts' own characters with one spot changed at random.
-_SPOTS = st.sampled_from("0123456789+-:TZ\n x١")  # (١: an Arabic-Indic digit, which \d matches)
-
-
-@given(st.lists(st.tuples(st.sampled_from(sorted(rules._LAYOUTS)), st.integers(0, 24), _SPOTS,
-                          st.integers(1000, 9999)), min_size=1, max_size=6))
-def test_the_column_proof_accepts_only_what_the_regexes_accept(
-        specs: list[tuple[int, int, str, int]]) -> None:
-    size = specs[0][0]
-    fill = {10: "2024-03-05", 20: "2024-03-05T10:15:00Z", 25: "2024-03-05T10:15:00+01:00"}
-    texts = []
-    for _, spot, char, year in specs:
-        text = str(year) + fill[size][4:]
-        spot %= size
-        texts.append(text[:spot] + char + text[spot + 1:])
-    joined = "\n".join(texts) + "\n"
-    shape = rules._COMMON_DATES if size == 10 else rules._COMMON_TIMES
-    if rules._laid_out(joined, len(texts), rules._LAYOUTS[size]):
-        assert shape.fullmatch(joined) is not None
-    for text, value in parse_common_lastmods(texts).items():
-        assert (value, type(value)) == (parse_lastmod(text), type(parse_lastmod(text)))
-
-
-def test_the_usual_columns_are_proved_without_the_regexes() -> None:
-    for texts in (["2024-03-05", "1999-12-31"], ["2024-03-05T10:15:00Z"] * 2,
-                  ["2024-03-05T10:15:00+01:00", "2024-03-05T10:15:00-09:59"]):
-        layout = rules._LAYOUTS[len(texts[0])]
-        assert rules._laid_out("\n".join(texts) + "\n", len(texts), layout)
-    # an offset of ten hours or more, a year 0999, a "1000-01-01" time: the regexes judge
-    for text in ("2024-03-05T10:15:00+10:00", "0999-03-05", "1000-01-01T00:00:00Z"):
-        assert not rules._laid_out(text + "\n", 1, rules._LAYOUTS[len(text)])

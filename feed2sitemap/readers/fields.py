@@ -8,7 +8,7 @@ text once, the common lastmod forms all at once (parse_common_lastmods).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -22,8 +22,10 @@ from ..record import (
     parse_priority,
 )
 from ..report import Report
+from ..rules import COMMON_CHANGEFREQS, COMMON_PRIORITIES, parse_lastmod_column
 
-__all__ = ["COLUMNS", "Problem", "Rows", "parse_column", "rows_to_batches"]
+__all__ = ["COLUMNS", "COMMON_CHANGEFREQS_BULK", "COMMON_PRIORITIES_BULK", "Problem", "Rows",
+           "lookup", "parse_column", "rows_to_batches"]
 
 # The fields of a URL list with columns, in the order a TSV list without a header gives them
 COLUMNS = ("loc", "lastmod", "changefreq", "priority")
@@ -52,26 +54,37 @@ class Rows:
 
 def parse_column(raw: Sequence[Optional[str]], parse: Callable[[str], Any], what: str,
                  problems: list[Problem],
-                 bulk: Optional[Callable[[set[str]], dict[str, Any]]] = None
+                 bulk: Optional[Callable[[Sequence[Optional[str]]], Mapping[str, Any]]] = None,
+                 whole: Optional[Callable[[Sequence[Optional[str]]], Optional[list[Any]]]] = None
                  ) -> Optional[list[Any]]:
     """Parse one column (None stays None); a value ``parse`` refuses becomes None and a
     problem. None when no row has a valid value.
 
-    Each distinct text is parsed once, the common ones by ``bulk`` all at once; in the
-    reference mode (mode.py) every row is parsed by itself with ``parse``."""
+    ``whole`` gives the whole column at once when every row is one it reads (as ``parse``
+    would), else None. ``bulk`` gives at once the values of those texts it can: when it
+    gives every row's, the column is one look-up per row, in C. Otherwise each other
+    distinct text is parsed once. In the reference mode (mode.py) every row is parsed by
+    itself with ``parse``.
+    """
     if reference():
         return _parse_each(raw, parse, what, problems)
-    distinct: set[Any] = set(raw)
-    distinct.discard(None)
-    if not distinct:
+    if not raw or raw[0] is None and raw.count(None) == len(raw):  # (a field no row has)
         return None
+    column = None if whole is None else whole(raw)
+    if column is not None:
+        return column
+    given: Mapping[str, Any] = {} if bulk is None else bulk(raw)
+    if given:
+        try:  # the usual column: a text in every row, each one bulk knows
+            return list(map(given.__getitem__, raw))  # type: ignore[arg-type]
+        except KeyError:
+            pass  # a row without a text, or a text bulk does not know: parsed below
     values: dict[Optional[str], Any] = {None: None}
-    if bulk is not None:
-        values.update(bulk(distinct))
+    values.update(given)
     bad = []
-    for text in distinct if len(values) == 1 else distinct.difference(values):
+    for text in set(raw).difference(values):
         try:
-            values[text] = parse(text)
+            values[text] = parse(text)  # type: ignore[arg-type]  # (None is in values)
         except ValueError as exc:
             values[text] = None
             bad.append((text, exc))
@@ -79,7 +92,13 @@ def parse_column(raw: Sequence[Optional[str]], parse: Callable[[str], Any], what
         problems.extend((i, what, f"{what} dropped: {problem}")
                         for i, value in enumerate(raw) if value == text)
     column = list(map(values.__getitem__, raw))
-    return column if len(bad) < len(distinct) else None
+    return column if column.count(None) < len(column) else None
+
+
+def lookup(values: Mapping[str, Any]) -> Callable[[Sequence[Optional[str]]], Mapping[str, Any]]:
+    """A ``bulk`` for parse_column that gives the ``values`` it holds (rules.COMMON_PRIORITIES,
+    rules.COMMON_CHANGEFREQS): a column of the usual texts is read without parsing any."""
+    return lambda texts: values
 
 
 def _parse_each(raw: Sequence[Optional[str]], parse: Callable[[str], Any], what: str,
@@ -123,6 +142,10 @@ def canonical_texts(raw: list[Optional[str]], parsed: list[Any]) -> Optional[lis
     return [t if t in ok and v is not None else None for t, v in zip(raw, parsed, strict=True)]
 
 
+COMMON_CHANGEFREQS_BULK = lookup(COMMON_CHANGEFREQS)
+COMMON_PRIORITIES_BULK = lookup(COMMON_PRIORITIES)
+
+
 def rows_to_batches(rows: Rows, source: str, report: Report) -> list[Batch]:
     """The rows' entries as batches (one per run of pages or of sitemaps), after reporting
     every problem in row order: a row without a loc is skipped, a bad field dropped."""
@@ -135,11 +158,13 @@ def rows_to_batches(rows: Rows, source: str, report: Report) -> list[Batch]:
                if "" in locs else [])
     problems += [(i, "", "no loc (the URL) on this line") for i in missing]
     lastmods = parse_column(rows.lastmods, parse_lastmod, "lastmod", problems,
-                            parse_common_lastmods)
+                            parse_common_lastmods, parse_lastmod_column)
     # (the reference mode leaves every lastmod for the writer to format)
     texts = None if lastmods is None or reference() else canonical_texts(rows.lastmods, lastmods)
-    changefreqs = parse_column(rows.changefreqs, parse_changefreq, "changefreq", problems)
-    priorities = parse_column(rows.priorities, parse_priority, "priority", problems)
+    changefreqs = parse_column(rows.changefreqs, parse_changefreq, "changefreq", problems,
+                               COMMON_CHANGEFREQS_BULK)
+    priorities = parse_column(rows.priorities, parse_priority, "priority", problems,
+                              COMMON_PRIORITIES_BULK)
     drop = sorted(skipped.union(missing))
     for i, what, message in sorted(problems):
         if what:

@@ -17,6 +17,7 @@ from ..record import (
     parse_priority,
 )
 from ..report import Report
+from ..rules import parse_lastmod_column
 from ..xmlutil import (
     MAX_NAME,
     MAX_VALUE,
@@ -25,7 +26,7 @@ from ..xmlutil import (
     expat_input,
     safe_expat_parser,
 )
-from .fields import parse_column
+from .fields import COMMON_CHANGEFREQS_BULK, COMMON_PRIORITIES_BULK, parse_column
 from .sitemapfast import END_TAG, JoinedLines, scan
 
 __all__ = ["SITEMAP_NS", "read_sitemap"]
@@ -104,11 +105,13 @@ class _Entries:
         # (row, kind, message), reported in row order
         problems = [(i, "", f"<{kind}> without a <loc>") for i in missing]
         lastmods = parse_column(raw_lastmods, parse_lastmod, "lastmod", problems,
-                                parse_common_lastmods)
+                                parse_common_lastmods, parse_lastmod_column)
         changefreqs = priorities = None
         if not self.is_index:
-            changefreqs = parse_column(raw_changefreqs, parse_changefreq, "changefreq", problems)
-            priorities = parse_column(raw_priorities, parse_priority, "priority", problems)
+            changefreqs = parse_column(raw_changefreqs, parse_changefreq, "changefreq", problems,
+                                       COMMON_CHANGEFREQS_BULK)
+            priorities = parse_column(raw_priorities, parse_priority, "priority", problems,
+                                      COMMON_PRIORITIES_BULK)
         for i, what, message in sorted(problems):
             if what:
                 self.report.warn(f"bad {what}", self.source, lines[i], message)
@@ -185,7 +188,6 @@ class _Parse:
         self.utf8 = utf8 and not reference()
         self.fast = False
         self.default_ns: Optional[str] = None  # the default namespace the root declares
-        self.fast_ends = 0  # end tags in the regions the fast path read
         self.fed = 0  # bytes given to expat before this chunk
         self.last_end = [-1]  # the byte offset of the last entry end tag the handler saw
         self.text: list[str] = []  # text since the last end tag
@@ -208,54 +210,61 @@ class _Parse:
         parser.EndCdataSectionHandler = lambda: self.cdata(False)
 
     def feed(self, chunk: bytes) -> None:
-        guard = self.guard
-        guard.scan(chunk)
         if self.fast and chunk:
             self.feed_fast(chunk)
         elif self.utf8 and chunk and not self.entry[0]:  # the root may be in this chunk
             self.feed_first(chunk)
         else:
+            self.guard.scan(chunk)
             self.parser.Parse(chunk, not chunk)
         self.fed += len(chunk)
         # start tags less end tags: the depth
-        guard.depth(guard.opens - self.ends() - self.fast_ends)
+        self.guard.depth(self.guard.opens - self.ends())
         text = self.text
         if len(text) > 1 and sum(map(len, text)) > MAX_VALUE:  # (as `check` stops too)
             raise InputError(self.source, self.parser.CurrentLineNumber, "a value or a run of "
                              f"white space longer than {MAX_VALUE:,} characters")
 
+    def parse(self, data: bytes) -> None:
+        """expat reads ``data``, the guard having seen it first (its bounds, its start tags)."""
+        if data:
+            self.guard.scan(data)
+            self.parser.Parse(data, False)
+
     def feed_fast(self, chunk: bytes) -> None:
         """The chunk in three regions (sitemapfast.py): the head up to its first </url> and
-        the tail after its last with the handlers, the middle without when it is plain."""
-        parser = self.parser
-        parse = parser.Parse
+        the tail after its last with the handlers, the middle without when it is plain.
+
+        A plain middle is seen by neither expat nor the guard: it holds as many start tags as
+        end tags (the depth is the same after it), and no run without markup longer than the
+        chunk (the guard's MAX_TOKEN is twice that)."""
+        parser, parse = self.parser, self.parse
         first = chunk.find(END_TAG) + len(END_TAG)
         last = chunk.rfind(END_TAG) + len(END_TAG)
         if first == last:  # not two </url> in the chunk: no middle
-            parse(chunk, False)
+            parse(chunk)
             return
-        parse(chunk[:first], False)
+        parse(chunk[:first])
         # the head's </url> must be an entry's (not in a comment, CDATA or another namespace)
         # and expat must have read the head to its end (not be inside an unfinished token)
         end = self.fed + first
         if parser.CurrentByteIndex != end or self.last_end[0] + len(END_TAG) != end:
-            parse(chunk[first:], False)
+            parse(chunk[first:])
             return
         middle = chunk[first:last]
         found = self.scan(middle, parser.CurrentLineNumber) if len(middle) <= MAX_VALUE else None
         if found is None:
-            parse(middle, False)
+            parse(middle)
         else:
             handlers = parser.EndElementHandler, parser.CharacterDataHandler
             parser.EndElementHandler = parser.CharacterDataHandler = None
             try:
-                parse(found.stand_in, False)  # (its lines, for what expat says after it)
+                parser.Parse(found.stand_in, False)  # (its lines, for what expat says after it)
             finally:
                 parser.EndElementHandler, parser.CharacterDataHandler = handlers
-            self.fast_ends += found.ends
             self.fed -= len(middle) - len(found.stand_in)  # (expat's byte offsets)
             self.entries.add_columns(found.columns, found.lines)
-        parse(chunk[last:], False)
+        parse(chunk[last:])
 
     def feed_first(self, chunk: bytes) -> None:
         """A chunk before the root is read: up to its first </url> with the handlers (root()

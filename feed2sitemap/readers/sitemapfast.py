@@ -27,46 +27,74 @@ from __future__ import annotations
 import re
 from abc import abstractmethod
 from collections.abc import Iterator, Sequence
-from itertools import accumulate, chain, repeat
-from operator import add
+from functools import lru_cache
+from itertools import accumulate, chain, compress, repeat
+from operator import contains
 from typing import Optional, Union, overload
 
 __all__ = ["END_TAG", "JoinedLines", "RegionLines", "Scanned", "scan"]
 
 END_TAG = b"</url>"
 
+_SPACE = "[ \t\n]*"
+_OPTIONAL = ("lastmod", "changefreq", "priority")  # after <loc>, in this order (the XSD's)
 # One plain entry, or (the last group) any character that is not white space outside one: the
-# region is plain only when that group is empty on every match. Values hold no "<" (expat has
-# checked there is no "]]>" or bad character); an empty field, a field out of order or twice,
-# attributes or white space inside a tag all fall to the plain reader.
+# region is plain only when that group is empty on every match. Values hold no "<" (and the
+# checks in scan() refuse what expat would); attributes, white space inside a tag, an empty
+# optional field, a field out of order or twice all fall to the plain reader.
 _ENTRY = re.compile(
-    "[ \t\n]*<url>[ \t\n]*<loc>([^<]*)</loc>"
-    "(?:([ \t\n]*)<lastmod>([^<]+)</lastmod>)?"
-    "(?:([ \t\n]*)<changefreq>([^<]+)</changefreq>)?"
-    "(?:([ \t\n]*)<priority>([^<]+)</priority>)?"
-    "[ \t\n]*</url>|([^ \t\n])")
+    f"{_SPACE}<url>{_SPACE}<loc>([^<]*)</loc>"
+    + "".join(f"(?:{_SPACE}<{name}>([^<]+)</{name}>)?" for name in _OPTIONAL)
+    + f"{_SPACE}</url>|([^ \t\n])")
 _REFERENCE = re.compile("&(#x[0-9a-fA-F]+|#[0-9]+|amp|lt|gt|quot|apos);")
 # Characters XML 1.0 forbids even in text, as UTF-8 bytes: C0 controls but tab, LF and CR, and
 # U+FFFE, U+FFFF (a surrogate cannot pass a strict UTF-8 decode). expat would stop at one.
 _C0 = bytes(set(range(0x20)) - {0x09, 0x0A, 0x0D})
+_NOT_C0_OR_LF = bytes(set(range(256)) - set(_C0) - {0x0A})  # (deleted: C0 and LF are left)
 _NOT_CHARACTERS = (b"\xef\xbf\xbe", b"\xef\xbf\xbf")
 _NAMED = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
 _ABSENT = {"": None}  # an optional field the entry does not have: the plain reader's None
 
 
+# The first entry of a region, with the white space around its tags: the region's layout
+_FIRST = re.compile(
+    f"({_SPACE})<url>({_SPACE})<loc>[^<]*</loc>"
+    + "".join(f"(?:({_SPACE})<{name}>[^<]*</{name}>)?" for name in _OPTIONAL)
+    + f"({_SPACE})</url>")
+
+
+@lru_cache(maxsize=64)
+def _layout(spaces: tuple[Optional[str], ...]) -> tuple[re.Pattern[str], int]:
+    """The entries of one layout: the white space of ``spaces`` (_FIRST's groups) around
+    the tags, and the optional fields whose white space is not None; and the length of an
+    entry's markup. With no optional group, no class of white space and no alternative, the
+    regex engine does a third less work than with _ENTRY. Any other text between entries is
+    passed over by findall: the length of the markup and of the values found, all of the
+    text when nothing was, tells."""
+    before, inside, *fields, after = spaces
+    markup = [before or "", "<url>", inside or "", "<loc>", "</loc>",
+              *(f"{space}<{name}></{name}>"
+                for name, space in zip(_OPTIONAL, fields, strict=True) if space is not None),
+              after or "", "</url>"]
+    return re.compile(
+        re.escape(before or "") + "<url>" + re.escape(inside or "") + "<loc>([^<]*)</loc>"
+        + "".join(re.escape(space) + f"<{name}>([^<]*)</{name}>"
+                  for name, space in zip(_OPTIONAL, fields, strict=True) if space is not None)
+        + re.escape(after or "") + "</url>"), len("".join(markup))
+
+
 class Scanned:
     """The raw values of a region's entries, column by column, as the plain reader's end
-    handler would have collected them, and the line of each entry's </loc>."""
+    handler would have collected them but for the white space before a field's start tag
+    (every field's parser strips it: record.py), and the line of each entry's </loc>."""
 
-    __slots__ = ("columns", "lines", "ends", "stand_in")
+    __slots__ = ("columns", "lines", "stand_in")
 
     def __init__(self, columns: list[Sequence[Optional[str]]], lines: RegionLines,
                  stand_in: bytes) -> None:
         self.columns = columns
         self.lines = lines
         self.stand_in = stand_in
-        # the region's end tags (for the depth bound): </url>, </loc> and each field's
-        self.ends = 2 * len(lines) + sum(len(c) - c.count(None) for c in columns[1:])
 
 
 def scan(region: bytes, line: int) -> Optional[Scanned]:
@@ -88,42 +116,85 @@ def scan(region: bytes, line: int) -> Optional[Scanned]:
         text = text.replace("\r\n", "\n")
         if "\r" in text:
             return None
-    if (len(region.translate(None, _C0)) != len(region) or "]]>" in text
+    # one pass in C for two answers: only the line ends are left when no C0 control is there
+    breaks = region.translate(None, _NOT_C0_OR_LF)
+    if (breaks.count(b"\n") != len(breaks) or "]" in text and "]]>" in text
             or not ascii and any(c in region for c in _NOT_CHARACTERS)):
         return None
-    refs = text.count("&")
-    if refs and refs != text.count("&amp;") and refs != len(_REFERENCE.findall(text)):
-        return None
-    found = _ENTRY.findall(text)
-    if not found:
-        return None
-    cols = list(zip(*found, strict=True))
-    if any(cols[7]):
-        return None
-    locs = cols[0]
     try:
-        columns: list[Sequence[Optional[str]]] = [_resolved(locs) if refs else locs]
-        for space, value in ((cols[1], cols[2]), (cols[3], cols[4]), (cols[5], cols[6])):
-            # the plain reader's value is all text since the last end tag: the white space too
-            raw: Sequence[str] = list(map(add, space, value)) if any(space) else value
-            if refs:
-                raw = _resolved(raw)
-            columns.append(list(map(_ABSENT.get, raw, raw)) if "" in raw else raw)
-    except ValueError:  # a reference to a character XML forbids
+        columns = _columns(text, "&" in text)
+    except ValueError:  # an "&" that starts no reference, or one to a character XML forbids
         return None
-    breaks = text.count("\n")
-    stand_in = b"\n" * breaks + b" " * (len(text) - text.rfind("\n") - 1)
-    return Scanned(columns, RegionLines(text, line, len(locs)), stand_in)
+    if columns is None:
+        return None
+    stand_in = breaks + b" " * (len(text) - text.rfind("\n") - 1)
+    return Scanned(columns, RegionLines(text, line, len(columns[0])), stand_in)
+
+
+def _columns(text: str, refs: bool) -> Optional[list[Sequence[Optional[str]]]]:
+    """The loc, lastmod, changefreq and priority columns of ``text``'s entries (None where an
+    entry has no such field), references resolved when ``refs``; None when ``text`` holds
+    anything but plain entries.
+
+    Most sitemaps give every entry the same fields, with the same white space: the layout
+    of the first entry is tried first, then the general regex."""
+    first = _FIRST.match(text)
+    columns = _laid_out(text, first.groups(), refs) if first is not None else None
+    if columns is not None:
+        return columns
+    found = _ENTRY.findall(text)
+    cols = list(zip(*found, strict=True))
+    if not found or any(cols[-1]):
+        return None
+    raw = [_resolved(c) for c in cols[:4]] if refs else cols[:4]
+    return [raw[0], *(list(map(_ABSENT.get, c, c)) if "" in c else c for c in raw[1:])]
+
+
+def _laid_out(text: str, spaces: tuple[Optional[str], ...], refs: bool
+              ) -> Optional[list[Sequence[Optional[str]]]]:
+    """The columns of ``text`` if it is made of entries of the layout ``spaces`` only."""
+    pattern, markup = _layout(spaces)
+    found = pattern.findall(text)
+    width = pattern.groups
+    values: list[str] = list(chain.from_iterable(found)) if width > 1 else found
+    if len(found) * markup + len("".join(values)) != len(text):
+        return None
+    present: list[Sequence[str]] = ([values[k::width] for k in range(width)] if width > 1
+                                    else [values])
+    if refs:
+        present = [_resolved(c) for c in present]
+    given = iter(present)
+    return [next(given), *(next(given) if space is not None else [None] * len(found)
+                           for space in spaces[2:5])]
 
 
 def _resolved(column: Sequence[str]) -> Sequence[str]:
-    """References replaced by their characters (scan has checked each is one of XML's five
-    names or a character reference; _character refuses those to characters XML forbids, NUL
-    among them, so NUL can separate the values)."""
-    joined = "\0".join(column)  # one substitution for the column, not one call per value
-    if "&" not in joined:
+    """References replaced by their characters; ValueError when an "&" starts none. (Markup
+    holds no "&": checking the values checks the region.)
+
+    A column of few such values (the usual: "&amp;" in some query strings) has them
+    replaced one by one; one of many, joined, in one substitution (_character refuses
+    references to characters XML forbids, NUL among them, so NUL can separate the values).
+    """
+    if "&" not in "".join(column):
         return column
-    return _REFERENCE.sub(_character, joined).split("\0")
+    hits = list(compress(range(len(column)), map(contains, column, repeat("&"))))
+    if len(hits) * 8 > len(column):
+        return _references("\0".join(column)).split("\0")
+    out = list(column)
+    for i in hits:
+        out[i] = _references(out[i])
+    return out
+
+
+def _references(text: str) -> str:
+    """``text`` with its references replaced; ValueError when an "&" starts none."""
+    refs = text.count("&")
+    if refs == text.count("&amp;"):  # (the usual reference: a query's separator)
+        return text.replace("&amp;", "&")
+    if refs != len(_REFERENCE.findall(text)):
+        raise ValueError("an & that starts no reference")
+    return _REFERENCE.sub(_character, text)
 
 
 def _character(m: re.Match[str]) -> str:

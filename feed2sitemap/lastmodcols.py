@@ -1,0 +1,150 @@
+"""The two common lastmod forms ("2024-03-05", "2024-03-05T10:15:00+01:00" or "...Z"), proved
+and parsed many at a time, as rules.parse_lastmod parses each one.
+
+A reader's column of lastmods is proved in a few C passes over the texts joined by newlines
+(their shape: _laid_out, else one regex) and handed to the C-coded fromisoformat by map(),
+without a Python step per value. What is not proved is left to parse_lastmod, one distinct
+text at a time. No imports from the package (rules.py re-exports this module's functions).
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import date, datetime
+from itertools import compress
+from operator import itemgetter
+from typing import Optional, Union, cast
+
+__all__ = ["parse_common_lastmods", "parse_lastmod_column"]
+
+# The same two forms, for many values at once: one regex over the values joined by newlines
+# proves their shape (offsets within ±14:00 written into it) and map() hands them to the C-coded
+# fromisoformat without a Python call per value.
+# (Years 0xxx, and the two days whose time may leave 1000-9999 in UTC, go one by one.)
+_COMMON_DATES = re.compile(r"(?:[1-9]\d{3}-\d\d-\d\d\n)*")
+_COMMON_TIMES = re.compile(
+    r"(?:(?!1000-01-01|9999-12-31)[1-9]\d{3}-\d\d-\d\dT\d\d:\d\d:\d\d(?:Z|[+-](?:(?:0\d|1[0-3]):[0-5]\d|14:00))\n)*")
+
+
+def parse_common_lastmods(texts: Iterable[Optional[str]]) -> dict[str, Union[date, datetime]]:
+    """Those of ``texts`` that are in the two common forms, parsed as parse_lastmod parses them
+    (None and "" are no text).
+
+    The rest are left out, for parse_lastmod to parse or refuse one by one. (On Python 3.10,
+    whose fromisoformat does not read "Z", a column with a "Z" is all left out.)
+    """
+    out: dict[str, Union[date, datetime]] = {}
+    for size, group in _by_length(texts):
+        layout = _LAYOUTS.get(size)
+        if layout is None:
+            continue
+        joined = "\n".join(group) + "\n"
+        shape = _COMMON_DATES if size == 10 else _COMMON_TIMES
+        if not _laid_out(joined, len(group), layout) and shape.fullmatch(joined) is None:
+            continue
+        try:
+            out.update(zip(group, map(date.fromisoformat if size == 10 else
+                                      datetime.fromisoformat, group), strict=True))
+        except ValueError:
+            pass  # a value out of range (a 30 February) somewhere: each one alone
+    return out
+
+
+def _by_length(texts: Iterable[Optional[str]]) -> Iterator[tuple[int, list[str]]]:
+    """The texts (not None) in groups of one length each (sorted by length in C, then cut
+    where the length changes: no Python step per text)."""
+    ordered: list[str] = sorted(filter(None, texts), key=len)
+    start, n = 0, len(ordered)
+    while start < n:
+        size = len(ordered[start])
+        end = bisect_right(ordered, size, start, n, key=len)
+        yield size, ordered[start:end]
+        start = end
+
+
+# The layouts of the common forms by length: "d" an ASCII digit, "s" a sign, "0" the digit 0
+# (offsets up to 09:59 here; the regexes above judge the rest), "5" a digit 0-5.
+_LAYOUTS = {10: "dddd-dd-dd", 20: "dddd-dd-ddTdd:dd:ddZ", 25: "dddd-dd-ddTdd:dd:dds0d:5d"}
+# Each layout as bytes.translate(_DIGIT_TO_D) makes a text of it, with "-" for a sign
+_SHAPES = {size: (layout.translate(str.maketrans("05s", "dd-")) + "\n").encode()
+           for size, layout in _LAYOUTS.items()}
+_DIGIT_TO_D = bytes.maketrans(b"0123456789+", b"dddddddddd-")
+
+
+def _laid_out(joined: str, n: int, layout: str) -> bool:
+    """Whether ``joined`` (``n`` texts of ``layout``'s length, each ending in a newline) is
+    ``n`` texts of that layout, in a year 1000-9999 and, for a time, not on one of the two days
+    whose UTC year may leave that range: proved in C a few passes over the text (one
+    translation of every digit to "d" and of "+" to "-", compared with the layout repeated;
+    then the sign, "0" and "5" columns, sliced), without a regex pass over every character.
+    Implies _COMMON_DATES or _COMMON_TIMES."""
+    stride = len(layout) + 1
+    if len(joined) != n * stride or not joined.isascii():
+        return False
+    data = joined.encode()
+    shape = data.translate(_DIGIT_TO_D)
+    if shape != _SHAPES[len(layout)] * n:
+        return False
+    sign = layout.find("s")  # the only place where "+" may be (it was read as "-" above)
+    millennia = joined[::stride]
+    ok = ("0" not in millennia  # (a year 0xxx)
+          and data.count(b"+") == (data[sign::stride].count(b"+") if sign >= 0 else 0))
+    for at, kind in enumerate(layout):
+        if kind == "0":
+            ok = ok and not joined[at::stride].strip("0")
+        elif kind == "5":
+            ok = ok and not joined[at::stride].strip("012345")
+    # (the two days are looked for only where a year 1xxx or 9xxx is)
+    return ok and (len(layout) == 10 or (("1" not in millennia or "1000-01-01" not in joined)
+                                         and ("9" not in millennia or "9999-12-31" not in joined)))
+
+
+# Each common length's index (for bytes.translate of the row lengths), its parser, the
+# tables that keep one index's rows (1) and drop the others (0), and the other lengths.
+_INDEX = {10: 0, 20: 1, 25: 2}
+_KIND = bytes(_INDEX.get(i, 255) for i in range(256))
+_PARSERS = (date.fromisoformat, datetime.fromisoformat, datetime.fromisoformat)
+_ONE = [bytes(int(k == index) for k in range(256)) for index in range(3)]
+_OTHER_LENGTHS = bytes(i for i in range(256) if i not in _INDEX)
+
+
+def parse_lastmod_column(raw: Sequence[Optional[str]]) -> Optional[list[Union[date, datetime]]]:
+    """Every row's lastmod, parsed as parse_lastmod parses it, when every row holds a text in
+    one of the common forms (the usual column of a sitemap); else None.
+
+    The rows are sorted into their forms by length (bytes.translate on the lengths, compress),
+    each form is proved and parsed whole, and the values are dealt back in row order by
+    map(next, ...) over one iterator per form: no dict, no Python step per row.
+    """
+    texts = cast("Sequence[str]", raw)  # (None is refused at once: no len)
+    try:
+        sizes = bytes(map(len, texts))  # (TypeError for a None, ValueError past 255)
+    except (TypeError, ValueError):
+        return None
+    if sizes.translate(None, _OTHER_LENGTHS) != sizes:
+        return None
+    kinds = sizes.translate(_KIND)
+    parsed: list[Iterator[Union[date, datetime]]] = []
+    for size, index in _INDEX.items():
+        count = kinds.count(index)
+        group = (texts if count == len(texts) else
+                 list(compress(texts, kinds.translate(_ONE[index]))) if count else [])
+        joined = "\n".join(group) + "\n" if group else ""
+        if group and not _laid_out(joined, count, _LAYOUTS[size]) and (
+                (_COMMON_DATES if size == 10 else _COMMON_TIMES).fullmatch(joined) is None):
+            return None
+        parsed.append(map(_PARSERS[index], group))
+        if count == len(texts):  # one form: the rows are in order already
+            return _all(parsed[-1])
+    # one iterator per row, the one of its form (itemgetter: a tuple in one C call)
+    rows = itemgetter(*kinds)(tuple(parsed)) if len(kinds) > 1 else (parsed[kinds[0]],)
+    return _all(map(next, rows))
+
+
+def _all(values: Iterator[Union[date, datetime]]) -> Optional[list[Union[date, datetime]]]:
+    try:
+        return list(values)
+    except ValueError:  # a value out of range (a 30 February): each distinct one alone
+        return None
