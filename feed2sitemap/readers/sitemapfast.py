@@ -32,7 +32,8 @@ from itertools import accumulate, chain, compress, repeat
 from operator import contains
 from typing import Optional, Union, overload
 
-__all__ = ["END_TAG", "JoinedLines", "RegionLines", "Scanned", "scan"]
+__all__ = ["END_TAG", "REFERENCE", "JoinedLines", "RegionLines", "Scanned", "reference_character",
+           "scan"]
 
 END_TAG = b"</url>"
 
@@ -46,7 +47,7 @@ _ENTRY = re.compile(
     f"{_SPACE}<url>{_SPACE}<loc>([^<]*)</loc>"
     + "".join(f"(?:{_SPACE}<{name}>([^<]+)</{name}>)?" for name in _OPTIONAL)
     + f"{_SPACE}</url>|([^ \t\n])")
-_REFERENCE = re.compile("&(#x[0-9a-fA-F]+|#[0-9]+|amp|lt|gt|quot|apos);")
+REFERENCE = re.compile("&(#x[0-9a-fA-F]+|#[0-9]+|amp|lt|gt|quot|apos);")
 # Characters XML 1.0 forbids even in text, as UTF-8 bytes: C0 controls but tab, LF and CR, and
 # U+FFFE, U+FFFF (a surrogate cannot pass a strict UTF-8 decode). expat would stop at one.
 _C0 = bytes(set(range(0x20)) - {0x09, 0x0A, 0x0D})
@@ -173,7 +174,7 @@ def _resolved(column: Sequence[str]) -> Sequence[str]:
     holds no "&": checking the values checks the region.)
 
     A column of few such values (the usual: "&amp;" in some query strings) has them
-    replaced one by one; one of many, joined, in one substitution (_character refuses
+    replaced one by one; one of many, joined, in one substitution (reference_character refuses
     references to characters XML forbids, NUL among them, so NUL can separate the values).
     """
     if "&" not in "".join(column):
@@ -192,12 +193,12 @@ def _references(text: str) -> str:
     refs = text.count("&")
     if refs == text.count("&amp;"):  # (the usual reference: a query's separator)
         return text.replace("&amp;", "&")
-    if refs != len(_REFERENCE.findall(text)):
+    if refs != len(REFERENCE.findall(text)):
         raise ValueError("an & that starts no reference")
-    return _REFERENCE.sub(_character, text)
+    return REFERENCE.sub(reference_character, text)
 
 
-def _character(m: re.Match[str]) -> str:
+def reference_character(m: re.Match[str]) -> str:
     ref = m.group(1)
     if ref[0] != "#":
         return _NAMED[ref]

@@ -27,10 +27,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from itertools import accumulate, repeat
-from typing import Any, Optional, Union, overload
+from itertools import repeat
+from typing import Any, Optional
 
 from ..extensions.model import IMAGE_NS, SITEMAP_NS, XHTML_NS, Alternate, Extensions, Image
+from .sitemapfast import REFERENCE, RegionLines, reference_character
 
 __all__ = ["ExtensionScanner", "scanner"]
 
@@ -39,8 +40,6 @@ _WS = "[ \t\n]"
 # U+FFFE, U+FFFF (a surrogate cannot pass a strict UTF-8 decode). expat would stop at one.
 _C0 = bytes(set(range(0x20)) - {0x09, 0x0A, 0x0D})
 _NOT_CHARACTERS = (b"\xef\xbf\xbe", b"\xef\xbf\xbf")
-_REFERENCE = re.compile("&(#x[0-9a-fA-F]+|#[0-9]+|amp|lt|gt|quot|apos);")
-_NAMED = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
 _ATTRIBUTE_SPACE = str.maketrans("\t\n", "  ")  # (a CR is gone by then: "\r\n" read as "\n")
 NO_PROBLEMS: list[Any] = []  # (shared, never appended to: the fast path reads no problem)
 
@@ -226,7 +225,7 @@ def _normalised(values: Sequence[str], refs: bool) -> Sequence[str]:
     if changed:
         joined = joined.translate(_ATTRIBUTE_SPACE)
     if refs and "&" in joined:
-        joined, changed = _REFERENCE.sub(_character, joined), True
+        joined, changed = REFERENCE.sub(reference_character, joined), True
     return joined.split("\0") if changed else values
 
 
@@ -248,31 +247,19 @@ def _checked_text(region: bytes) -> Optional[str]:
             or not ascii and any(c in region for c in _NOT_CHARACTERS)):
         return None
     refs = text.count("&")
-    if refs and refs != text.count("&amp;") and refs != len(_REFERENCE.findall(text)):
+    if refs and refs != text.count("&amp;") and refs != len(REFERENCE.findall(text)):
         return None
     return text
 
 
 def _resolved(column: Sequence[str]) -> Sequence[str]:
     """References replaced by their characters (_checked_text has checked each is one of
-    XML's five names or a character reference; _character refuses those to characters XML
+    XML's five names or a character reference; reference_character refuses those to characters XML
     forbids, NUL among them, so NUL can separate the values)."""
     joined = "\0".join(column)  # one substitution for the column, not one call per value
     if "&" not in joined:
         return column
-    return _REFERENCE.sub(_character, joined).split("\0")
-
-
-def _character(m: re.Match[str]) -> str:
-    ref = m.group(1)
-    if ref[0] != "#":
-        return _NAMED[ref]
-    code = int(ref[2:], 16) if ref[1] == "x" else int(ref[1:])
-    # XML 1.0's Char production: what a character reference may name
-    if not (code in (9, 10, 13) or 0x20 <= code <= 0xD7FF or 0xE000 <= code <= 0xFFFD
-            or 0x10000 <= code <= 0x10FFFF):
-        raise ValueError(f"&{ref}; names no XML character")
-    return chr(code)
+    return REFERENCE.sub(reference_character, joined).split("\0")
 
 
 class Scanned:
@@ -287,29 +274,22 @@ class Scanned:
         self.columns, self.lines, self.ends, self.stand_in = columns, lines, ends, stand_in
 
 
-class EntryLines(Sequence[int]):
-    """The line of each entry's </loc> in a region, and of each extension item's start tag,
-    counted only when a message or a record asks for one (most runs never do)."""
+class EntryLines(RegionLines):
+    """The line of each entry's </loc> in a region (RegionLines), and of each extension
+    item's start tag, counted only when a message or a record asks for one (most runs never
+    do)."""
+
+    __slots__ = ("_source", "_scanner", "_items")
 
     def __init__(self, text: str, line: int, n: int, scanner: ExtensionScanner) -> None:
-        self._text, self._line, self._n, self._scanner = text, line, n, scanner
-        self._lines: Optional[list[int]] = None
+        super().__init__(text, line, n)
+        self._source, self._scanner = text, scanner  # (RegionLines lets go of its copy)
         self._items: Optional[list[dict[tuple[str, int], int]]] = None
-
-    def _counted(self) -> list[int]:
-        if self._lines is None:
-            # the region's first line plus the line ends before each </loc>
-            parts = self._text.split("</loc>")
-            parts.pop()
-            lines = list(accumulate(map(str.count, parts, repeat("\n")), initial=self._line))
-            lines.pop(0)
-            self._lines = lines
-        return self._lines
 
     def items(self, row: int) -> dict[tuple[str, int], int]:
         """(kind, index) → the line of that item's start tag, for the entry ``row``."""
         if self._items is None:
-            text, out = self._text, []
+            text, out = self._source, []
             finditer = re.compile(self._scanner.items_pattern).finditer
             line, at = self._line, 0  # the line at offset ``at``
             for entry in self._scanner.entry.finditer(text):
@@ -325,19 +305,6 @@ class EntryLines(Sequence[int]):
                 out.append(lines)
             self._items = out
         return self._items[row]
-
-    def __len__(self) -> int:
-        return self._n
-
-    @overload
-    def __getitem__(self, i: int) -> int: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[int]: ...
-    def __getitem__(self, i: Union[int, slice]) -> Union[int, list[int]]:
-        return self._counted()[i]
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(self._counted())
 
 
 class ItemLines(Mapping[tuple[str, int], int]):
