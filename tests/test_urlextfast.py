@@ -169,10 +169,9 @@ def test_generated_sitemaps_give_the_same_both_ways(data: bytes, chunk: int) -> 
     assert fast == plain
 
 
-def test_the_fast_path_is_taken_for_the_common_shapes(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The differential tests above hold only if the fast path runs: it reads these entries
-    (bad values included: the rules, not the scan, deal with them)."""
-    taken = []
+def _record_scans(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each region offered to the extension scan was read by it (fast mode on)."""
+    taken: list[bool] = []
     scan = urlextfast.ExtensionScanner.scan
 
     def spy(self: urlextfast.ExtensionScanner, region: bytes, line: int) -> Any:
@@ -182,6 +181,13 @@ def test_the_fast_path_is_taken_for_the_common_shapes(monkeypatch: pytest.Monkey
 
     monkeypatch.setattr(urlextfast.ExtensionScanner, "scan", spy)
     monkeypatch.delenv(ENV, raising=False)
+    return taken
+
+
+def test_the_fast_path_is_taken_for_the_common_shapes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The differential tests above hold only if the fast path runs: it reads these entries
+    (bad values included: the rules, not the scan, deal with them)."""
+    taken = _record_scans(monkeypatch)
     entries = "".join(
         f"<url><loc>{BASE}p/{i}</loc>\n <img:image> <img:loc>/rel/{i}.jpg</img:loc>"
         f"</img:image>\n <h:link href='{BASE}p/{i}' hreflang=\"english\"\trel='alternate' />"
@@ -205,16 +211,7 @@ def test_the_fast_path_is_taken_for_the_common_shapes(monkeypatch: pytest.Monkey
 def test_a_sitemap_declaring_only_xsi_takes_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
     """A second namespace on the root (xsi, for a schemaLocation, as many generators write)
     turns the extension pass on; its plain entries are still read by the scan."""
-    taken = []
-    scan = urlextfast.ExtensionScanner.scan
-
-    def spy(self: urlextfast.ExtensionScanner, region: bytes, line: int) -> Any:
-        found = scan(self, region, line)
-        taken.append(found is not None)
-        return found
-
-    monkeypatch.setattr(urlextfast.ExtensionScanner, "scan", spy)
-    monkeypatch.delenv(ENV, raising=False)
+    taken = _record_scans(monkeypatch)
     xsi = "http://www.w3.org/2001/XMLSchema-instance"
     entries = "".join(f"<url><loc>{BASE}{i}</loc><lastmod>2024-03-05</lastmod></url>\n"
                       for i in range(20))

@@ -32,8 +32,8 @@ from itertools import accumulate, chain, compress, repeat
 from operator import contains
 from typing import Optional, Union, overload
 
-__all__ = ["END_TAG", "REFERENCE", "JoinedLines", "RegionLines", "Scanned", "reference_character",
-           "scan"]
+__all__ = ["END_TAG", "REFERENCE", "JoinedLines", "RegionLines", "Scanned", "decoded_region",
+           "reference_character", "scan"]
 
 END_TAG = b"</url>"
 
@@ -98,6 +98,21 @@ class Scanned:
         self.stand_in = stand_in
 
 
+def decoded_region(region: bytes) -> Optional[tuple[str, bool]]:
+    """A run's text, with expat's line ends, and whether it is ASCII; None when it is not
+    UTF-8 or holds a lone "\r" (expat reads "\r\n" as "\n"; a lone one is left to it)."""
+    ascii = region.isascii()  # (most sitemaps: then no byte needs a closer look)
+    try:
+        text = region.decode("ascii" if ascii else "utf-8")
+    except UnicodeDecodeError:
+        return None
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+        if "\r" in text:
+            return None
+    return text, ascii
+
+
 def scan(region: bytes, line: int) -> Optional[Scanned]:
     """The entries of ``region`` (which starts where an entry may start and ends with an
     entry's end tag, on line ``line``), or None when it is not made of plain entries alone
@@ -108,15 +123,10 @@ def scan(region: bytes, line: int) -> Optional[Scanned]:
     declarations are refused, so no other name may be defined). The run proven, expat is given
     its ``stand_in`` instead: white space with the same line ends and last column, so that
     every line and column it reports after it is the file's."""
-    ascii = region.isascii()  # (most sitemaps: then no byte needs a closer look)
-    try:
-        text = region.decode("ascii" if ascii else "utf-8")
-    except UnicodeDecodeError:
+    decoded = decoded_region(region)
+    if decoded is None:
         return None
-    if "\r" in text:  # expat reads "\r\n" as "\n"; a lone "\r" is left to it
-        text = text.replace("\r\n", "\n")
-        if "\r" in text:
-            return None
+    text, ascii = decoded
     # one pass in C for two answers: only the line ends are left when no C0 control is there
     breaks = region.translate(None, _NOT_C0_OR_LF)
     if (breaks.count(b"\n") != len(breaks) or "]" in text and "]]>" in text

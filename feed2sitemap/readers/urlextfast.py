@@ -31,7 +31,7 @@ from itertools import repeat
 from typing import Any, Optional
 
 from ..extensions.model import IMAGE_NS, SITEMAP_NS, XHTML_NS, Alternate, Extensions, Image
-from .sitemapfast import REFERENCE, RegionLines, reference_character
+from .sitemapfast import REFERENCE, RegionLines, decoded_region, reference_character
 
 __all__ = ["ExtensionScanner", "scanner"]
 
@@ -234,15 +234,10 @@ def _checked_text(region: bytes) -> Optional[str]:
     characters: UTF-8, no character XML forbids, no "]]>", every "&" one of XML's five
     references or a character reference (entity declarations are refused, so no other name
     may be defined); else None."""
-    ascii = region.isascii()  # (most sitemaps: then no byte needs a closer look)
-    try:
-        text = region.decode("ascii" if ascii else "utf-8")
-    except UnicodeDecodeError:
+    decoded = decoded_region(region)
+    if decoded is None:
         return None
-    if "\r" in text:  # expat reads "\r\n" as "\n"; a lone "\r" is left to it
-        text = text.replace("\r\n", "\n")
-        if "\r" in text:
-            return None
+    text, ascii = decoded
     if (len(region.translate(None, _C0)) != len(region) or "]]>" in text
             or not ascii and any(c in region for c in _NOT_CHARACTERS)):
         return None
