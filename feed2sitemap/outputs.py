@@ -147,14 +147,19 @@ class OutputSet:
         info = FileInfo(None)
         if self.progress is not None:
             self.progress.opened()
-        if self.path is None or not (self.atomic and self.directory):
-            # (tempfile imports shutil, bz2, lzma and random: only these runs pay for them)
-            import tempfile
+        # (tempfile imports shutil, bz2, lzma and random: only the runs that need it pay)
         if self.path is None:
+            import tempfile
+
             spool = tempfile.TemporaryFile()
             self._spools.append(spool)
             return _KeepOpen(spool), info
-        where = self.directory if self.atomic and self.directory else tempfile.gettempdir()
+        if self.atomic and self.directory:
+            where = self.directory
+        else:
+            import tempfile
+
+            where = tempfile.gettempdir()
         try:
             temp = make_temp(where, temp_prefix(os.path.basename(self.path)))
         except OSError as exc:
