@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Optional
 
 from .errors import InputError, Problem
@@ -83,6 +83,20 @@ class Report:
         """Something was wrong but the record (perhaps without a field) was kept."""
         self._emit("warning", kind, source, line, text, url)
         self.warnings[kind] += 1
+
+    def warn_rows(self, kind: str, source: Optional[str], text: str, rows: Sequence[int],
+                  lines: Sequence[Optional[int]], urls: Sequence[str]) -> None:
+        """The same warning about several records (``rows`` index ``lines`` and ``urls``), as
+        ``warn`` for each in turn; once the kind's messages are only counted, the rest are
+        counted at once (their lines, which may be costly to find, are then never asked)."""
+        for done, i in enumerate(rows):
+            if self._messages[kind] >= MESSAGES_PER_KIND and self.on_problem is None \
+                    and not self.strict:
+                rest = len(rows) - done
+                self._messages[kind] += rest
+                self.warnings[kind] += rest
+                return
+            self.warn(kind, source, lines[i], text, url=urls[i] or None)
 
     @property
     def total_skipped(self) -> int:

@@ -116,24 +116,28 @@ def held_to_rules(column: Sequence[Extensions], locs: Sequence[str],
 
         proven = proven_problems(column, locs)
     out = list(column)
-    # a proven row's problems are rulesfast's shared values, about the URL (no item to
-    # locate): their texts are made once
-    texts: dict[int, tuple[str, str]] = {}
-    for i, broken in enumerate(proven):
-        if broken is None:  # not proven: the rule itself
-            ext = column[i]
-            if not ext:
-                out[i] = EMPTY
-                continue
-            ext, broken = sanitize(ext, page=locs[i] or None)
-            out[i] = ext if ext else EMPTY
-            where = item_lines[i] if item_lines is not None else None
-            for p in located(broken, where) if broken and where is not None else broken:
-                report.warn(f"bad {p.kind} extension", source, p.line or lines[i],
-                            p.message(), url=locs[i] or None)
+    # the rows rulesfast could not prove take the rule one at a time, in order; between them,
+    # each run of proven rows gives its one shared warning in a call (rulesfast's contract: a
+    # proven row's problems are [] or [NOT_ITSELF]), the messages in the same order
+    unproven = [i for i, broken in enumerate(proven) if broken is None]
+    start = 0
+    for i in [*unproven, len(column)]:
+        warned = [k for k in range(start, i) if proven[k]]
+        if warned:
+            (p,) = proven[warned[0]]  # type: ignore[misc]
+            report.warn_rows(f"bad {p.kind} extension", source, p.message(), warned, lines,
+                             locs)
+        if i == len(column):
+            break
+        start = i + 1
+        ext = column[i]
+        if not ext:
+            out[i] = EMPTY
             continue
-        for p in broken:
-            kind, text = texts.get(id(p)) or texts.setdefault(
-                id(p), (f"bad {p.kind} extension", p.message()))
-            report.warn(kind, source, lines[i], text, url=locs[i] or None)
+        ext, broken = sanitize(ext, page=locs[i] or None)
+        out[i] = ext if ext else EMPTY
+        where = item_lines[i] if item_lines is not None else None
+        for p in located(broken, where) if broken and where is not None else broken:
+            report.warn(f"bad {p.kind} extension", source, p.line or lines[i], p.message(),
+                        url=locs[i] or None)
     return out if any(out) else None
