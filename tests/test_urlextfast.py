@@ -208,6 +208,39 @@ def test_the_fast_path_is_taken_for_the_common_shapes(monkeypatch: pytest.Monkey
     assert b"<xhtml:link" not in written and b"<image:image>" not in written
 
 
+def test_past_the_shown_messages_warnings_are_counted_alike(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pages that do not list themselves (one warning each, shared by the proven rows) past
+    the messages a kind shows, with rows the batch proof leaves to the rule (a relative image)
+    among them: the same messages, in the same order, and the same counts both ways, and a
+    problem sink (the problems file) gets every one with its line."""
+    def entry(i: int) -> str:
+        image = "/rel.jpg" if i % 7 == 3 else f"{BASE}i/{i}.jpg"
+        return (f"<url><loc>{BASE}p/{i}</loc>\n<image:image><image:loc>{image}</image:loc>"
+                f'</image:image><x:link rel="alternate" hreflang="de" href="{BASE}de/{i}"/>'
+                "</url>\n")
+    data = (f'<urlset xmlns="{SM}" xmlns:image="{IMAGE_NS}" xmlns:x="{XHTML_NS}">\n'
+            + "".join(map(entry, range(400))) + "</urlset>\n").encode()
+    taken = _record_scans(monkeypatch)
+    fast, plain = both_ways(data, monkeypatch)
+    assert any(taken) and fast == plain and fast[3] is None
+    assert fast[2][0] == {"bad alternates extension": 400, "bad images extension": 57}
+    assert sum(": warning: alternates:" in m for m in fast[1]) == 50
+
+    def sunk(reference: bool) -> list[Any]:
+        problems: list[Any] = []
+        if reference:
+            monkeypatch.setenv(ENV, "1")
+        else:
+            monkeypatch.delenv(ENV, raising=False)
+        convert([io.BytesIO(data)], io.BytesIO(), base_url=BASE,
+                report=Report(on_problem=problems.append))
+        return problems
+    problems = sunk(False)
+    assert len(problems) == 457 and problems == sunk(True)
+    assert [p.line for p in problems if p.reason.startswith("alternates")][:3] == [2, 4, 6]
+
+
 def test_a_sitemap_declaring_only_xsi_takes_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
     """A second namespace on the root (xsi, for a schemaLocation, as many generators write)
     turns the extension pass on; its plain entries are still read by the scan."""
