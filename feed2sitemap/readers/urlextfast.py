@@ -27,10 +27,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from itertools import repeat
+from itertools import accumulate, repeat
 from typing import Any, Optional
 
 from ..extensions.model import IMAGE_NS, SITEMAP_NS, XHTML_NS, Alternate, Extensions, Image
+from ..frozencols import made
 from .sitemapfast import REFERENCE, RegionLines, decoded_region, reference_character
 
 __all__ = ["ExtensionScanner", "scanner"]
@@ -126,12 +127,12 @@ class ExtensionScanner:
             for k in (1, 2, 3):  # an optional field the entry lacks: the extension pass's None
                 if "" in columns[k]:
                     columns[k] = [v or None for v in columns[k]]
-            made = self._extensions(text, cols[4], refs)
+            read = self._extensions(text, cols[4], refs)
         except ValueError:  # a reference to a character XML forbids, an attribute twice
             return None
-        if made is None:
+        if read is None:
             return None
-        column, items = made
+        column, items = read
         ends = 2 * len(found) + sum(len(c) - c.count(None) for c in columns[1:4]) + items
         breaks = text.count("\n")
         stand_in = b"\n" * breaks + b" " * (len(text) - text.rfind("\n") - 1)
@@ -148,30 +149,35 @@ class ExtensionScanner:
         images: tuple[Image, ...] = ()
         if self.image_tag in text:
             locs = self.images.findall(text)
-            images = tuple(map(Image, map(str.strip, _resolved(locs) if refs else locs)))
+            images = tuple(made(Image, len(locs), loc=map(
+                str.strip, _resolved(locs) if refs else locs)))
         alternates: tuple[Alternate, ...] = ()
         if self.link_tag in text:
             usual = self.usual_links.findall(text)
             if len(usual) == text.count(self.link_tag):
-                alternates = _made(*zip(*usual, strict=True), refs=refs)
+                alternates = _alternates_of(*zip(*usual, strict=True), refs=refs)
             else:
-                made = _alternates(re.findall(self.links_pattern, text), refs)
-                if made is None:
+                by_name = _alternates(re.findall(self.links_pattern, text), refs)
+                if by_name is None:
                     return None
-                alternates = made
+                alternates = by_name
         n = len(segments)
-        counts_i = list(map(str.count, segments, repeat(self.image_tag))) if images else [0] * n
-        counts_a = list(map(str.count, segments, repeat(self.link_tag))) if alternates else \
-            [0] * n
-        column: list[Optional[Extensions]] = []
-        a = b = 0
-        for segment, k, m in zip(segments, counts_i, counts_a, strict=True):
-            if not segment:
-                column.append(None)
-                continue
-            column.append(Extensions(images[a:a + k], (), (), alternates[b:b + m]))
-            a, b = a + k, b + m
+        # each entry's items are its slice of the region's, made a column at a time (in C)
+        column: list[Optional[Extensions]] = list(made(
+            Extensions, n, images=_slices(images, segments, self.image_tag),
+            alternates=_slices(alternates, segments, self.link_tag)))
+        if "" in segments:  # an entry without items: the extension pass's None
+            column = [ext if segment else None
+                      for segment, ext in zip(segments, column, strict=True)]
         return column, 2 * len(images) + len(alternates)
+
+
+def _slices(items: tuple[Any, ...], segments: Sequence[str], tag: str) -> Iterator[Any]:
+    """Each entry's slice of the region's ``items`` of one kind (each starts with ``tag``)."""
+    if not items:
+        return repeat(())
+    ends = list(accumulate(map(str.count, segments, repeat(tag))))
+    return map(items.__getitem__, map(slice, [0, *ends], ends))
 
 
 def _alternates(found: list[tuple[str, ...]], refs: bool) -> Optional[tuple[Alternate, ...]]:
@@ -189,14 +195,14 @@ def _alternates(found: list[tuple[str, ...]], refs: bool) -> Optional[tuple[Alte
         rel, hreflang, href = _by_name(found)
     if rel.count("alternate") != n:
         return None
-    return _made(hreflang, href, refs=refs)
+    return _alternates_of(hreflang, href, refs=refs)
 
 
-def _made(hreflang: Sequence[str], href: Sequence[str], *, refs: bool
+def _alternates_of(hreflang: Sequence[str], href: Sequence[str], *, refs: bool
           ) -> tuple[Alternate, ...]:
     """The alternates of these attribute values, as written."""
-    return tuple(map(Alternate, map(str.strip, _normalised(hreflang, refs)),
-                     map(str.strip, _normalised(href, refs))))
+    return tuple(made(Alternate, len(href), hreflang=map(str.strip, _normalised(hreflang, refs)),
+                      href=map(str.strip, _normalised(href, refs))))
 
 
 def _either(double: Sequence[str], single: Sequence[str]) -> Sequence[str]:
