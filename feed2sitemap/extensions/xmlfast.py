@@ -10,6 +10,7 @@ alternates, each in document order. Every other row, and every row in the refere
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Optional
 
 from ..mode import reference
 from ..xmlutil import needs_escaping
@@ -36,16 +37,21 @@ def serialized(column: Sequence[Extensions], declared: Mapping[str, str]) -> lis
              for im in ext.images]))
         or ext.alternates and px is None) for ext in column]
     rows = [ext for ext, ok in zip(column, simple, strict=True) if ok]
-    if needs_escaping("".join([im.loc for ext in rows for im in ext.images]
-                              + [a.hreflang + a.href for ext in rows for a in ext.alternates])):
+    values = _values(rows)
+    if needs_escaping("".join([*values[0], *values[1], *values[2]])):
         simple = [ok and not needs_escaping("".join(
             [im.loc for im in ext.images] + [a.hreflang + a.href for a in ext.alternates]))
                   for ext, ok in zip(column, simple, strict=True)]
-    rows = [ext for ext, ok in zip(column, simple, strict=True) if ok]
+        rows = [ext for ext, ok in zip(column, simple, strict=True) if ok]
+        values = _values(rows)
     # each item formatted in one map over the batch; each row then joins its slice
-    images = list(map(image, [im.loc for ext in rows for im in ext.images]))
-    alternates = [a for ext in rows for a in ext.alternates]
-    links = list(map(link, [a.hreflang for a in alternates], [a.href for a in alternates]))
+    images = list(map(image, values[0]))
+    links = list(map(link, values[1], values[2]))
+    shape = _shape(rows, len(images), len(links)) if len(rows) == len(column) else None
+    if shape is not None:  # every row k images and m links: the rows are zipped in C
+        k, m = shape
+        return list(map("".join, zip(*[images[q::k] for q in range(k)],
+                                     *[links[q::m] for q in range(m)], strict=True)))
     out = []
     i = j = 0
     for ext, ok in zip(column, simple, strict=True):
@@ -56,3 +62,22 @@ def serialized(column: Sequence[Extensions], declared: Mapping[str, str]) -> lis
         else:
             out.append(serialize(ext, declared) if ext else "")
     return out
+
+
+def _values(rows: Sequence[Extensions]) -> tuple[list[str], list[str], list[str]]:
+    """The rows' image locations, hreflangs and hrefs, each kind in document order."""
+    alternates = [a for ext in rows for a in ext.alternates]
+    return ([im.loc for ext in rows for im in ext.images], [a.hreflang for a in alternates],
+            [a.href for a in alternates])
+
+
+def _shape(rows: Sequence[Extensions], images: int, links: int
+           ) -> Optional[tuple[int, int]]:
+    """(k, m) when every row has k images and m alternates (k + m > 0), else None."""
+    n = len(rows)
+    if not n or images % n or links % n or not images + links:
+        return None
+    k, m = images // n, links // n
+    if any([len(ext.images) != k or len(ext.alternates) != m for ext in rows]):
+        return None
+    return k, m
