@@ -3,14 +3,22 @@ with a message and exit 130 rather than a traceback from inside an import."""
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
 _INTERRUPTED = "feed2sitemap: interrupted; nothing was written\n"
 _TERMINATED = "feed2sitemap: terminated; nothing was written\n"
+# The cyclic garbage collector's young generation holds 10,000 objects rather than 700 (and
+# each older one 10 collections of the younger): a run makes millions of records, items and
+# tuples, none of them in a cycle, and the default thresholds spent about 9% of a 1M-URL
+# extension-rich run traversing them (memory was the same without the collector at all).
+# The command's process only: a library user's program keeps its own thresholds.
+_GC_THRESHOLDS = (10_000, 10, 10)
 
 
 def main() -> None:
+    gc.set_threshold(*_GC_THRESHOLDS)
     try:
         import signal
 
