@@ -214,3 +214,18 @@ def test_every_real_media_feed_maps_without_error() -> None:
             ext, problems = extensions_for_entry(entry, parsed.feed, page=entry.get("link"))
             assert all(p.kind in ("images", "videos", "alternates") for p in problems)
             assert all(v.thumbnail_loc and v.title and v.description for v in ext.videos)
+
+
+@pytest.mark.parametrize("mark", [b"<enclosure url='x'/>", b'<link rel="enclosure" href="x"/>',
+                                  b"<link rel='enclosure' href='x'/>",
+                                  b'xmlns:media="http://search.yahoo.com/mrss/"',
+                                  b'xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"',
+                                  b'<link rel="alternate" hreflang="de" href="x"/>'])
+def test_each_extension_mark_sends_a_feed_to_feedparser(mark: bytes) -> None:
+    """What may carry images, videos or alternates is read by feedparser, whose entries the
+    extensions package maps; a feed with none of it stays on the fast pass."""
+    from feed2sitemap.readers.feedpolicy import has_extension_markup
+
+    plain = b"<rss><channel><item><title>the enclosures of Oxford</title></item></channel></rss>"
+    assert not has_extension_markup(plain)
+    assert has_extension_markup(plain.replace(b"<title>", mark + b"<title>"))

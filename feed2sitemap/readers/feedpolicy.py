@@ -64,12 +64,16 @@ class FeedRead(NamedTuple):
 # What may carry a page's images, video or alternates (issue 17): enclosures, Media RSS,
 # iTunes' image, hreflang links. A feed holding any is read by feedparser, whose entries the
 # extensions package maps (extensions/feed.py); a substring search, in C, decides.
-_EXTENSION_MARKS = (b"<enclosure", b"enclosure\"", b"enclosure'", b"search.yahoo.com/mrss",
-                    b"itunes.com/dtds/podcast", b"hreflang")
+# (The three enclosure marks are looked for only where "enclosure" is: a feed has none, the
+# usual case, in one search rather than three.)
+_ENCLOSURE_MARKS = (b"<enclosure", b"enclosure\"", b"enclosure'")
+_OTHER_MARKS = (b"search.yahoo.com/mrss", b"itunes.com/dtds/podcast", b"hreflang")
 
 
 def has_extension_markup(data: bytes) -> bool:
-    return any(mark in data for mark in _EXTENSION_MARKS)
+    if b"enclosure" in data and any(mark in data for mark in _ENCLOSURE_MARKS):
+        return True
+    return any(mark in data for mark in _OTHER_MARKS)
 
 
 class FeedUnreadable(ValueError):
@@ -107,7 +111,7 @@ def _no_extension_markup(chunks: Iterator[bytes]) -> Iterator[bytes]:
         yield chunk
 
 
-_MARK_SPAN = max(map(len, _EXTENSION_MARKS))
+_MARK_SPAN = max(map(len, _ENCLOSURE_MARKS + _OTHER_MARKS))
 
 
 def read_feed_entries(data: bytes, base_url: str | None = None, *,
