@@ -47,10 +47,11 @@ class Report:
               text: str, url: Optional[str]) -> None:
         if self.strict:
             raise InputError(source, line, text + " (`strict`)")
+        counted_only = self._counted_only(kind)
         self._messages[kind] += 1
+        if counted_only:
+            return  # a million bad lines build no million objects
         n = self._messages[kind]
-        if n > MESSAGES_PER_KIND and self.on_problem is None:
-            return  # counted only: a million bad lines build no million objects
         problem = Problem(action, kind, source, line, text, url)
         if self.on_problem is not None:
             self.on_problem(problem)
@@ -65,6 +66,11 @@ class Report:
         self.on_message(f"{where}: {action}: {text}")
         if n == MESSAGES_PER_KIND:
             self.on_message(f"{where}: further '{kind}' messages are counted, not shown")
+
+    def _counted_only(self, kind: str) -> bool:
+        """Whether the next problem of ``kind`` is only counted: its kind has shown its
+        messages and no ``on_problem`` wants every one."""
+        return self._messages[kind] >= MESSAGES_PER_KIND and self.on_problem is None
 
     def note(self, text: str, source: Optional[str] = None) -> None:
         """Something the user should know that is no problem at all (never an error, even
@@ -90,8 +96,7 @@ class Report:
         ``warn`` for each in turn; once the kind's messages are only counted, the rest are
         counted at once (their lines, which may be costly to find, are then never asked)."""
         for done, i in enumerate(rows):
-            if self._messages[kind] >= MESSAGES_PER_KIND and self.on_problem is None \
-                    and not self.strict:
+            if self._counted_only(kind):  # (never with strict: the first warn raised)
                 rest = len(rows) - done
                 self._messages[kind] += rest
                 self.warnings[kind] += rest

@@ -199,7 +199,7 @@ def _alternates(found: list[tuple[str, ...]], refs: bool) -> Optional[tuple[Alte
 
 
 def _alternates_of(hreflang: Sequence[str], href: Sequence[str], *, refs: bool
-          ) -> tuple[Alternate, ...]:
+                   ) -> tuple[Alternate, ...]:
     """The alternates of these attribute values, as written."""
     return tuple(made(Alternate, len(href), hreflang=map(str.strip, _normalised(hreflang, refs)),
                       href=map(str.strip, _normalised(href, refs))))
