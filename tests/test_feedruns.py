@@ -154,6 +154,8 @@ def atom_entry(draw: Any) -> str:
         kids.append(f'<link {attrs}href="{draw(URLS)}"{end}')
     if draw(st.booleans()):
         kids.append(f"<id>{draw(URLS)}</id>")
+    if draw(st.integers(0, 3)) == 0:  # a guid beside (or instead of) the id: one is read
+        kids.append(f"<guid>{draw(URLS)}</guid>")
     for name in draw(st.lists(st.sampled_from(["updated", "published"]), max_size=2)):
         kids.append(f"<{name}>{draw(DATES)}</{name}>")
     if draw(st.booleans()):

@@ -47,21 +47,23 @@ _AV = '="[^"<\t\n]*"'
 # Text with CDATA sections: a section ends at the first "]]>", and holds no "<![CDATA[" here
 # (so that one "]]>" per "<![CDATA[" proves that none is outside a section).
 _TEXT = (r"[^<]*(?:<!\[CDATA\[[^\]<]*(?:(?:\](?!\]>)|<(?!!\[CDATA\[))[^\]<]*)*\]\]>[^<]*)*")
-# A child of a plain entry. Each kind read at most once per entry: an empty group marks it
-# seen, and a second one fails the entry (``(?(n)(?!))``), which the handlers then read.
+# A child of a plain entry, after its "<". Each kind read at most once per entry: an empty
+# group marks it seen, and a second one fails the entry (``(?(n)(?!))``), which the handlers
+# then read. (Each alternative but the first starts with its element's name, so that sre
+# skips it on the name's first letter: a quarter of the scan's time.)
 _CHILD = (
-    f"(?(1)(?!))()(?:<link>({_VALUE})link>"  # 1 (seen), 2: RSS link text
-    f"|<link((?:[ \t\n]+(?:rel|type|href|title|length){_AV})+){_WS}(?:/>|></link>))"  # 3
-    f"|(?(4)(?!))()(?:<guid((?:[ \t\n]+isPermaLink{_AV})?)>({_VALUE})guid>"  # 4, 5, 6
-    f"|<id>({_VALUE})id>)"  # 7
-    f"|(?(8)(?!))()<(pubDate|published)>({_VALUE})\\9>"  # 8, 9, 10
-    f"|(?(11)(?!))()<updated>({_VALUE})updated>"  # 11, 12
-    "|<(title|description|summary|content|category|comments|author|rights)"  # 13
-    f"(?:[ \t\n]+(?:type|domain){_AV})?>{_TEXT}</\\13>"
-    f"|<(author|contributor)>{_WS}(?:<(name|email|uri)>[^<]*</\\15>{_WS})*</\\14>"  # 14, 15
+    "(title|description|summary|content|category|comments|author|rights)"  # 1
+    f"(?:[ \t\n]+(?:type|domain){_AV})?>{_TEXT}</\\1>"
+    f"|link(?(2)(?!))()(?:>({_VALUE})link>"  # 2 (seen), 3: RSS link text
+    f"|((?:[ \t\n]+(?:rel|type|href|title|length){_AV})+){_WS}(?:/>|></link>))"  # 4
+    f"|id>(?(5)(?!))(?(12)(?!))()({_VALUE})id>"  # 5, 6 (an <id> or a <guid>: one)
+    f"|updated>(?(7)(?!))()({_VALUE})updated>"  # 7, 8
+    f"|(pubDate|published)>(?(10)(?!))()({_VALUE})\\9>"  # 9, 10, 11
+    f"|guid(?(5)(?!))(?(12)(?!))()((?:[ \t\n]+isPermaLink{_AV})?)>({_VALUE})guid>"  # 12-14
+    f"|(author|contributor)>{_WS}(?:<(name|email|uri)>[^<]*</\\16>{_WS})*</\\15>"  # 15, 16
 )
-# The groups read (as indexes of findall's tuples)
-LINK, ATOM, GUID_ATTRS, GUID, ID, PUBLISHED, UPDATED, JUNK = 1, 2, 4, 5, 6, 9, 11, 15
+# The groups read (as indexes of findall's tuples: a group's number less one)
+LINK, ATOM, ID, UPDATED, PUBLISHED, GUID_ATTRS, GUID, JUNK = 2, 3, 5, 7, 10, 12, 13, 16
 _GRAMMAR: dict[str, re.Pattern[str]] = {}  # compiled when first used (a small feed never is)
 
 
@@ -73,7 +75,7 @@ def _grammar(tag: str, prefixed: tuple[str, ...]) -> re.Pattern[str]:
     if pattern is None:
         child = _CHILD.replace("|rights)", "".join("|" + n for n in prefixed) + "|rights)")
         pattern = _GRAMMAR[key] = re.compile(
-            f"{_WS}<{tag}>(?:{_WS}(?:{child}))*{_WS}</{tag}>|((?s:.+))")
+            f"{_WS}<{tag}>(?:{_WS}<(?:{child}))*{_WS}</{tag}>|((?s:.+))")
     return pattern
 # The local names the grammar reads, and the kind (feedcompat.KIND) each must have for the
 # document's default namespace: otherwise the pass takes no runs.
