@@ -14,12 +14,13 @@ from .feedcompat import ENTRY, KIND, PLAIN
 if TYPE_CHECKING:
     from .feedpass import _Pass
 
-__all__ = ["ENV", "SMALL", "Feeder", "feeder"]
+__all__ = ["ENV", "SMALL", "UNLAID", "Feeder", "feeder"]
 
 ENV = "FEED2SITEMAP_FEED_HANDLERS"
 # Runs start past this many bytes: a small feed (the usual cron job's) is read by the handlers
 # alone, without compiling the grammar; past it, the handlers have read ~0.2% of a 16 MB feed.
 SMALL = 32 << 10
+UNLAID = 4
 
 
 def feeder(p: _Pass) -> Callable[[bytes], object]:
@@ -33,7 +34,7 @@ class Feeder:
     """Gives a pass's pieces to its parser, with a run in place of plain entries wherever
     expat, with the handlers, has just read an entry's end tag (see the module's text)."""
 
-    __slots__ = ("p", "fed", "end", "wait", "backoff", "prefixed")
+    __slots__ = ("p", "fed", "end", "wait", "backoff", "prefixed", "layouts", "unlaid")
 
     def __init__(self, p: _Pass) -> None:
         self.p = p
@@ -44,6 +45,11 @@ class Feeder:
         self.wait = 0
         self.backoff = 1
         self.prefixed: tuple[str, ...] = ()  # the PREFIXED names the document binds as assumed
+        # Runs read the entries laid out as their first by its layout (feedlayout.py) until
+        # UNLAID runs had most of theirs read by the grammar: a feed whose entries differ
+        # (categories, say) then costs no layout more than a few times.
+        self.layouts = True
+        self.unlaid = 0
 
     def feed(self, piece: bytes) -> None:
         p = self.p
@@ -91,9 +97,12 @@ class Feeder:
         p = self.p
         from .feedruns import NotPlain, entries, scan  # (a large feed's first run imports it)
 
-        found = scan(region, p.tag, p.encoding, self.prefixed)
+        found = scan(region, p.tag, p.encoding, self.prefixed, self.layouts)
         if found is None:
             return None
+        if self.layouts and found.by_layout * 2 < found.n:
+            self.unlaid += 1
+            self.layouts = self.unlaid < UNLAID
         try:
             made = entries(found, p.base, p.resolve, p.parser.CurrentLineNumber + p.shift,
                            p.html_types)

@@ -24,6 +24,8 @@ then what feedparser's handlers give for that shape (the same functions as the h
 feedcompat.link_text, resolve, clean, feeddates.entry_date), and expat is given white space
 with the same line ends instead of the run, so that its state, lines and well-formedness
 checks of the rest are exact. Anything else is read by expat with the handlers, unchanged.
+The entries of a run laid out as its first one are read by that layout's regex (feedlayout.py),
+the others by the grammar: the same values either way.
 FEED2SITEMAP_FEED_HANDLERS=1 turns runs off (feedfeeder.py; for differential tests).
 """
 
@@ -51,8 +53,9 @@ _TEXT = (r"[^<]*(?:<!\[CDATA\[[^\]<]*(?:(?:\](?!\]>)|<(?!!\[CDATA\[))[^\]<]*)*\]
 # group marks it seen, and a second one fails the entry (``(?(n)(?!))``), which the handlers
 # then read. (Each alternative but the first starts with its element's name, so that sre
 # skips it on the name's first letter: a quarter of the scan's time.)
+TEXT_NAMES = "title|description|summary|content|category|comments|author|rights"
 _CHILD = (
-    "(title|description|summary|content|category|comments|author|rights)"  # 1
+    f"({TEXT_NAMES})"  # 1
     f"(?:[ \t\n]+(?:type|domain){_AV})?>{_TEXT}</\\1>"
     f"|link(?(2)(?!))()(?:>({_VALUE})link>"  # 2 (seen), 3: RSS link text
     f"|((?:[ \t\n]+(?:rel|type|href|title|length){_AV})+){_WS}(?:/>|></link>))"  # 4
@@ -64,6 +67,7 @@ _CHILD = (
 )
 # The groups read (as indexes of findall's tuples: a group's number less one)
 LINK, ATOM, ID, UPDATED, PUBLISHED, GUID_ATTRS, GUID, JUNK = 2, 3, 5, 7, 10, 12, 13, 16
+READ = frozenset((LINK, ATOM, ID, UPDATED, PUBLISHED, GUID_ATTRS, GUID))
 _GRAMMAR: dict[str, re.Pattern[str]] = {}  # compiled when first used (a small feed never is)
 
 
@@ -108,16 +112,21 @@ class NotPlain(Exception):
 class Run(NamedTuple):
     """Plain entries found at the start of a region."""
 
-    found: list[tuple[str, ...]]  # the grammar's groups, one tuple per entry
-    columns: list[tuple[str, ...]]  # the same, one tuple per group
+    columns: list[tuple[str, ...]]  # the grammar's groups but the last, by entry (READ's; the
+    # others all "")
+    n: int  # the number of entries
+    by_layout: int  # how many of them the layout of the first read (feedlayout.py)
     lines: list[int]  # each entry's start tag's line, counted from the region's first
     size: int  # bytes of the region the run takes
     stand_in: bytes  # what expat reads instead: white space with the same line ends
 
 
-def scan(region: bytes, tag: str, encoding: str, prefixed: tuple[str, ...] = ()) -> Run | None:
+def scan(region: bytes, tag: str, encoding: str, prefixed: tuple[str, ...] = (),
+         layouts: bool = True) -> Run | None:
     """The plain entries at the start of ``region`` (which starts between two entries), or
-    None when there are none or expat would find anything wrong in them."""
+    None when there are none or expat would find anything wrong in them. ``layouts``: the
+    entries laid out as the first are read by its layout (feedlayout.py), the others by the
+    grammar; else all by the grammar (the two give the same run)."""
     codec = _DECODE.get(encoding)
     if codec is None:
         return None
@@ -126,13 +135,12 @@ def scan(region: bytes, tag: str, encoding: str, prefixed: tuple[str, ...] = ())
         text = region.decode("ascii" if ascii else codec)
     except UnicodeDecodeError:
         return None
-    found = _grammar(tag, prefixed).findall(text)
+    columns, n, by_layout, rest = _entries(text, tag, prefixed, layouts)
     size = len(region)
-    if found and found[-1][JUNK]:
-        rest = found.pop()[JUNK]
+    if rest:
         text = text[: len(text) - len(rest)]
         size -= len(rest) if ascii or codec == "latin-1" else len(rest.encode(codec))
-    if not found:
+    if not n:
         return None
     run = region[:size] if size < len(region) else region
     if (len(run.translate(None, _C0)) != size
@@ -141,14 +149,41 @@ def scan(region: bytes, tag: str, encoding: str, prefixed: tuple[str, ...] = ())
     if b"]]>" in run and run.count(b"]]>") != run.count(b"<![CDATA[") or "&" in text and not (
             _references_ok(text) or "]]>" in text and _references_ok(_CDATA.sub("", text))):
         return None
-    columns = list(zip(*found, strict=True))
     parts = run.split(f"<{tag}>".encode())
-    if len(parts) != len(found) + 1:  # "<item>" inside CDATA: the lines would be wrong
+    if len(parts) != n + 1:  # "<item>" inside CDATA: the lines would be wrong
         return None
     lines = list(accumulate(map(bytes.count, parts, repeat(b"\n"))))
     breaks = lines.pop()
     stand_in = b"\n" * breaks + b" " * (len(text) - text.rfind("\n") - 1)
-    return Run(found, columns, lines, size, stand_in)
+    return Run(columns, n, by_layout, lines, size, stand_in)
+
+
+def _entries(text: str, tag: str, prefixed: tuple[str, ...], layouts: bool
+             ) -> tuple[list[tuple[str, ...]], int, int, str]:
+    """The plain entries at the start of ``text``: their columns (the grammar's groups, but
+    the last), their number, how many the first's layout read, and the text after them."""
+    columns: list[tuple[str, ...]] = []
+    n = 0
+    rest = text
+    if layouts:
+        from .feedlayout import layout_of  # (imports this module)
+
+        layout = layout_of(text, tag, prefixed)
+        if layout is not None:
+            columns, n, rest = layout.read(text)
+    found = _grammar(tag, prefixed).findall(rest) if rest else []
+    if found and found[-1][JUNK]:
+        rest = found.pop()[JUNK]
+    else:
+        rest = ""
+    if not found:
+        return columns, n, n, rest
+    read = list(zip(*found, strict=True))
+    unread = ("",) * len(found)  # (a group no step reads: the same whichever path read it)
+    more = [read[k] if k in READ else unread for k in range(JUNK)]
+    if n:
+        more = [a + b for a, b in zip(columns, more, strict=True)]
+    return more, n + len(found), n, rest
 
 
 def _references_ok(text: str) -> bool:
@@ -202,7 +237,7 @@ def entries(run: Run, base: str, resolve: Callable[[str, str], str], first_line:
         pass
     out: list[FeedEntry] = []
     append = out.append
-    for f, line in zip(run.found, lines, strict=True):
+    for f, line in zip(zip(*run.columns, strict=True), lines, strict=True):
         alt: str | None = None
         link: str | None = None
         if f[LINK]:  # RSS's <link>: its text, resolved and repaired (feedcompat.link_text)
