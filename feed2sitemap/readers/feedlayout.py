@@ -57,6 +57,8 @@ class Layout(NamedTuple):
 
     pattern: re.Pattern[str]
     targets: tuple[int, ...]
+    breaks: int  # the line ends of one entry's white space (its values may hold more)
+    lead_breaks: int  # of them, those before its start tag
 
     def read(self, text: str) -> tuple[list[tuple[str, ...]], int, str]:
         """The columns (by the grammar's groups, as long as the grammar's: an unread one
@@ -155,4 +157,6 @@ def _compiled(tag: str, lead: str, children: tuple[tuple[str, str, str], ...],
         parts += [re.escape(space), "<", _LAYOUT_PATTERN[kind].replace("{n}", name)]
         targets += _CAPTURES.get(kind, ())
     parts += [re.escape(last), f"</{tag}>|((?s:.+))"]
-    return Layout(re.compile("".join(parts)), tuple(targets))
+    spaces = lead + "".join(space for space, _, _ in children) + last
+    return Layout(re.compile("".join(parts)), tuple(targets), spaces.count("\n"),
+                  lead.count("\n"))

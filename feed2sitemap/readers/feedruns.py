@@ -35,11 +35,14 @@ import re
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from itertools import accumulate, repeat
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .feedcompat import HTML_TYPES, clean, link_text, map_content_type
 from .feeddates import entry_date
 from .feedentries import FeedEntry
+
+if TYPE_CHECKING:
+    from .feedlayout import Layout
 
 __all__ = ["NAMES", "PREFIXED", "NotPlain", "Run", "entries", "scan"]
 
@@ -135,7 +138,7 @@ def scan(region: bytes, tag: str, encoding: str, prefixed: tuple[str, ...] = (),
         text = region.decode("ascii" if ascii else codec)
     except UnicodeDecodeError:
         return None
-    columns, n, by_layout, rest = _entries(text, tag, prefixed, layouts)
+    columns, n, by_layout, rest, laid = _entries(text, tag, prefixed, layouts)
     size = len(region)
     if rest:
         text = text[: len(text) - len(rest)]
@@ -149,22 +152,39 @@ def scan(region: bytes, tag: str, encoding: str, prefixed: tuple[str, ...] = (),
     if b"]]>" in run and run.count(b"]]>") != run.count(b"<![CDATA[") or "&" in text and not (
             _references_ok(text) or "]]>" in text and _references_ok(_CDATA.sub("", text))):
         return None
-    parts = run.split(f"<{tag}>".encode())
-    if len(parts) != n + 1:  # "<item>" inside CDATA: the lines would be wrong
+    lines = _lines(run, tag, n, laid)
+    if lines is None:
         return None
-    lines = list(accumulate(map(bytes.count, parts, repeat(b"\n"))))
     breaks = lines.pop()
     stand_in = b"\n" * breaks + b" " * (len(text) - text.rfind("\n") - 1)
     return Run(columns, n, by_layout, lines, size, stand_in)
 
 
+def _lines(run: bytes, tag: str, n: int, laid: Layout | None) -> list[int] | None:
+    """Each entry's start tag's line, counted from the run's first, and the run's line ends
+    last; None when a "<item>" inside a CDATA section would make them wrong. When one layout
+    read every entry and the run has just the line ends of its white space, entry i starts
+    i times as many lines down: no entry is looked at."""
+    if laid is not None:
+        breaks = run.count(b"\n")
+        if breaks == n * laid.breaks:
+            step, lead = laid.breaks, laid.lead_breaks
+            return [*(range(lead, lead + step * n, step) if step else [lead] * n), breaks]
+    parts = run.split(f"<{tag}>".encode())
+    if len(parts) != n + 1:
+        return None
+    return list(accumulate(map(bytes.count, parts, repeat(b"\n"))))
+
+
 def _entries(text: str, tag: str, prefixed: tuple[str, ...], layouts: bool
-             ) -> tuple[list[tuple[str, ...]], int, int, str]:
+             ) -> tuple[list[tuple[str, ...]], int, int, str, Layout | None]:
     """The plain entries at the start of ``text``: their columns (the grammar's groups, but
-    the last), their number, how many the first's layout read, and the text after them."""
+    the last), their number, how many the first's layout read, the text after them, and
+    that layout when it read them all."""
     columns: list[tuple[str, ...]] = []
     n = 0
     rest = text
+    layout = None
     if layouts:
         from .feedlayout import layout_of  # (imports this module)
 
@@ -177,13 +197,13 @@ def _entries(text: str, tag: str, prefixed: tuple[str, ...], layouts: bool
     else:
         rest = ""
     if not found:
-        return columns, n, n, rest
+        return columns, n, n, rest, layout
     read = list(zip(*found, strict=True))
     unread = ("",) * len(found)  # (a group no step reads: the same whichever path read it)
     more = [read[k] if k in READ else unread for k in range(JUNK)]
     if n:
         more = [a + b for a, b in zip(columns, more, strict=True)]
-    return more, n + len(found), n, rest
+    return more, n + len(found), n, rest, None
 
 
 def _references_ok(text: str) -> bool:
