@@ -317,7 +317,11 @@ def clean(text: str) -> str:
         text = text.encode("iso-8859-1").decode("utf-8")
     except (UnicodeEncodeError, UnicodeDecodeError):
         pass
-    return text.translate(CP1252)
+    # (translate looks each character up in the table: searched in C first, as one is rare)
+    return text.translate(CP1252) if _C1.search(text) else text
+
+
+_C1 = re.compile("[\x80-\x9f]")
 
 
 _AMP_NAME = re.compile("&([A-Za-z0-9_]+);")
