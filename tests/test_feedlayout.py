@@ -156,3 +156,35 @@ def test_entries_laid_out_differently_stop_the_layouts() -> None:
     assert layout_of.call_count == feedfeeder.UNLAID
     assert compiled == 0  # (no second item is laid out as the first: none is worth making)
     assert got == outcome(data, None, handlers=True)
+
+
+def test_an_entry_of_very_many_children_is_read_without_a_layout() -> None:
+    # a layout is one regex of all the children: 5,000 categories an item make none (the
+    # grammar reads such entries as it reads any)
+    item = ("<item><title>T {i}</title><link>https://e.example/p/{i}</link>"
+            + "<category>c</category>" * 5000 + "</item>\n")
+    data = uniform_rss(12, item)
+    region = region_of(data, "item")
+    with patch.dict(feedlayout._LAYOUTS, clear=True), \
+            patch.dict(feedlayout._RECENT, clear=True):
+        run = scan(region, "item", "UTF-8")
+        compiled = len(feedlayout._LAYOUTS)
+    assert run is not None and run.n == 11 and run.by_layout == 0 and compiled == 0
+    assert run == scan(region, "item", "UTF-8", layouts=False)
+
+
+def test_a_feed_of_ever_new_layouts_stops_making_them() -> None:
+    # 60 blocks of 50 items, each block with white space of its own: every block is a new
+    # layout that reads its run; past COMPILED of them the grammar reads the rest
+    items = "".join(
+        f"{' ' * (k + 1)}<item><title>T {k}.{i}</title><link>https://e.example/p/{k}/{i}</link>"
+        "</item>\n" for k in range(60) for i in range(50))
+    data = ('<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"><channel>\n'
+            f"<link>https://e.example/</link>\n{items}</channel>\n</rss>\n").encode()
+    before = feedlayout.compiled
+    with runs(4096) as taken, patch.dict(feedlayout._LAYOUTS, clear=True), \
+            patch.dict(feedlayout._RECENT, clear=True):
+        got = outcome(data, None, handlers=False)
+    assert got[0] == "entries" and len(got[1]) == 3000 and sum(taken) > 2500
+    assert feedlayout.compiled - before == feedfeeder.COMPILED
+    assert got == outcome(data, None, handlers=True)

@@ -14,13 +14,14 @@ from .feedcompat import ENTRY, KIND, PLAIN
 if TYPE_CHECKING:
     from .feedpass import _Pass
 
-__all__ = ["ENV", "SMALL", "UNLAID", "Feeder", "feeder"]
+__all__ = ["COMPILED", "ENV", "SMALL", "UNLAID", "Feeder", "feeder"]
 
 ENV = "FEED2SITEMAP_FEED_HANDLERS"
 # Runs start past this many bytes: a small feed (the usual cron job's) is read by the handlers
 # alone, without compiling the grammar; past it, the handlers have read ~0.2% of a 16 MB feed.
 SMALL = 32 << 10
 UNLAID = 4
+COMPILED = 8
 
 
 def feeder(p: _Pass) -> Callable[[bytes], object]:
@@ -34,7 +35,8 @@ class Feeder:
     """Gives a pass's pieces to its parser, with a run in place of plain entries wherever
     expat, with the handlers, has just read an entry's end tag (see the module's text)."""
 
-    __slots__ = ("p", "fed", "end", "wait", "backoff", "prefixed", "layouts", "unlaid")
+    __slots__ = ("p", "fed", "end", "wait", "backoff", "prefixed", "layouts", "unlaid",
+                 "compiled")
 
     def __init__(self, p: _Pass) -> None:
         self.p = p
@@ -46,10 +48,12 @@ class Feeder:
         self.backoff = 1
         self.prefixed: tuple[str, ...] = ()  # the PREFIXED names the document binds as assumed
         # Runs read the entries laid out as their first by its layout (feedlayout.py) until
-        # UNLAID runs had most of theirs read by the grammar: a feed whose entries differ
-        # (categories, say) then costs no layout more than a few times.
+        # UNLAID runs had most of theirs read by the grammar, or COMPILED layouts were made
+        # (a millisecond or more each): a feed whose entries differ (categories, say), or
+        # one made to make a new layout every run, costs layouts no more than a few times.
         self.layouts = True
         self.unlaid = 0
+        self.compiled = 0
 
     def feed(self, piece: bytes) -> None:
         p = self.p
@@ -95,14 +99,18 @@ class Feeder:
     def run(self, region: bytes) -> int | None:
         """The run at the start of ``region``, taken: its size in bytes, or None."""
         p = self.p
-        from .feedruns import NotPlain, entries, scan  # (a large feed's first run imports it)
+        from . import feedlayout  # (a large feed's first run imports them)
+        from .feedruns import NotPlain, entries, scan
 
+        compiled = feedlayout.compiled
         found = scan(region, p.tag, p.encoding, self.prefixed, self.layouts)
+        if self.layouts:
+            if found is not None and found.by_layout * 2 < found.n:
+                self.unlaid += 1
+            self.compiled += feedlayout.compiled - compiled
+            self.layouts = self.unlaid < UNLAID and self.compiled < COMPILED
         if found is None:
             return None
-        if self.layouts and found.by_layout * 2 < found.n:
-            self.unlaid += 1
-            self.layouts = self.unlaid < UNLAID
         try:
             made = entries(found, p.base, p.resolve, p.parser.CurrentLineNumber + p.shift,
                            p.html_types)

@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 from . import feedruns as fr
 
-__all__ = ["Layout", "layout_of"]
+__all__ = ["MAX_CHILDREN", "Layout", "compiled", "layout_of"]
 
 _AV, _TEXT, _VALUE, _WS = fr._AV, fr._TEXT, fr._VALUE, fr._WS
 _SPACE = re.compile(_WS)
@@ -99,16 +99,22 @@ def layout_of(text: str, tag: str, prefixed: tuple[str, ...]) -> Layout | None:
         if len(_LAYOUTS) >= 64:
             _LAYOUTS.clear()
         layout = _LAYOUTS[key] = _compiled(tag, *key)
+        global compiled
+        compiled += 1
     if layout is not None:
         _RECENT[tag, prefixed] = layout
     return layout
 
 
+# An entry with more children has no layout (the grammar reads it): a layout is one regex of
+# them all, and a hostile entry of 50,000 categories would make compiling it cost seconds.
+MAX_CHILDREN = 64
 _Key = tuple[str, tuple[tuple[str, str, str], ...], str]
 _LAYOUTS: dict[_Key, Layout] = {}
 # The layout last found for each grammar: any text's entries laid out as it says are ones the
 # grammar reads, so it is tried first, whatever feed it came from.
 _RECENT: dict[tuple[str, tuple[str, ...]], Layout] = {}
+compiled = 0  # layouts made so far (feedfeeder.py bounds them per feed)
 
 
 def _laid_out(entry: str, tag: str, prefixed: tuple[str, ...]) -> _Key | None:
@@ -124,6 +130,8 @@ def _laid_out(entry: str, tag: str, prefixed: tuple[str, ...]) -> _Key | None:
         pos += len(space)
         if entry.startswith(end_tag, pos):
             break
+        if len(children) == MAX_CHILDREN:
+            return None
         for kind, finder in finders:
             m = finder.match(entry, pos + 1)
             if m is not None:
