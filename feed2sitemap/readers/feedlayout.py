@@ -90,8 +90,10 @@ def layout_of(text: str, tag: str, prefixed: tuple[str, ...]) -> Layout | None:
     if first is None or first.group(fr.JUNK + 1) is not None:
         return None
     key = _laid_out(first.group(), tag, prefixed)
-    layout = _LAYOUTS.get(key) if key is not None else None
-    if layout is None and key is not None:
+    if key is None:
+        return None
+    layout = _LAYOUTS.get(key)
+    if layout is None:
         second = grammar.match(text, first.end())
         if (second is None or second.group(fr.JUNK + 1) is not None
                 or _laid_out(second.group(), tag, prefixed) != key):
@@ -101,8 +103,7 @@ def layout_of(text: str, tag: str, prefixed: tuple[str, ...]) -> Layout | None:
         layout = _LAYOUTS[key] = _compiled(tag, *key)
         global compiled
         compiled += 1
-    if layout is not None:
-        _RECENT[tag, prefixed] = layout
+    _RECENT[tag, prefixed] = layout
     return layout
 
 
