@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Optional
 
 from .batch import Batch
@@ -125,19 +125,24 @@ def _inputs(inputs: Sequence[Source]) -> list[Source]:
     return inputs
 
 
-@dataclass(repr=False, eq=False)  # (internal: no repr or == to make, start-up time)
-class _Run:
+class _Run:  # (internal: a plain class, as a dataclass's __init__ is compiled at start-up)
     """The parts of a run decided before any input is read."""
 
-    report: Report
-    base_url: Optional[str]
-    scope: Optional[Scope]
-    doc_url: Optional[str]  # the base of relative links: the inputs' own URL, else base_url
-    dedupe_mode: str
-    own_input: Optional[str]  # the input that is the output itself (an update in place)
-    settings: Settings
-    profile: Profile
-    scope_check: bool
+    __slots__ = ("report", "base_url", "scope", "doc_url", "dedupe_mode", "own_input",
+                 "settings", "profile", "scope_check")
+
+    def __init__(self, report: Report, base_url: Optional[str], scope: Optional[Scope],
+                 doc_url: Optional[str], dedupe_mode: str, own_input: Optional[str],
+                 settings: Settings, profile: Profile, scope_check: bool) -> None:
+        self.report = report
+        self.base_url = base_url
+        self.scope = scope
+        self.doc_url = doc_url  # the base of relative links: the inputs' own URL, else base_url
+        self.dedupe_mode = dedupe_mode
+        self.own_input = own_input  # the input that is the output itself (an update in place)
+        self.settings = settings
+        self.profile = profile
+        self.scope_check = scope_check
 
     @classmethod
     def of(cls, inputs: Sequence[Source], output: Destination, base_url: Optional[str],

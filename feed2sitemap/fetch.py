@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-from dataclasses import dataclass
 from typing import IO, Any, Optional
 from urllib.parse import urlsplit
 
@@ -56,13 +55,15 @@ def _opener() -> Any:
     return urllib.request.build_opener(Redirects)
 
 
-@dataclass(repr=False, eq=False)  # (internal: no repr or == to make, start-up time)
-class Fetched:
+class Fetched:  # (internal: a plain class, as a dataclass's __init__ is compiled at start-up)
     """An open body and what the fetch said about it."""
 
-    stream: IO[bytes]  # (an object with read and close: all that the readers call)
-    url: str  # after redirects: relative links in the document resolve against it
-    from_cache: bool = False
+    __slots__ = ("stream", "url", "from_cache")
+
+    def __init__(self, stream: IO[bytes], url: str, from_cache: bool = False) -> None:
+        self.stream = stream  # (an object with read and close: all that the readers call)
+        self.url = url  # after redirects: relative links in the document resolve against it
+        self.from_cache = from_cache
 
 
 class _Cache:

@@ -15,7 +15,6 @@ from typing import Optional
 
 from .batch import Batch
 from .merge import DEFAULT_MEMORY_LIMIT, MergeCounts, MergeStore
-from .mergecols import ColumnStore
 from .mode import reference
 from .record import check_changefreq, check_priority
 from .report import Report
@@ -235,6 +234,8 @@ def merge(batches: Iterable[Batch], counts: Optional[MergeCounts] = None, *,
     names of the output's previous version when it is also an input; ``counts`` is filled once
     the last batch has been yielded.
     """
+    from .mergecols import ColumnStore  # (only the runs that merge: start-up time)
+
     # the column store; the reference mode takes its twin, one packed int per URL (merge.py)
     store = (MergeStore if reference() else ColumnStore)(base_mode=base is not None,
                                                          memory_limit=memory_limit)

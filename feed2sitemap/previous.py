@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from dataclasses import dataclass, field
 from typing import Optional
 from urllib.parse import unquote, urlsplit
 
@@ -46,17 +45,19 @@ def part_relpath(loc: str, base_prefix: Optional[str]) -> Optional[str]:
     return "/".join(segments)
 
 
-@dataclass(repr=False, eq=False)  # (internal: no repr or == to make, start-up time)
-class Previous:
+class Previous:  # (internal: a plain class, as a dataclass's __init__ is compiled at start-up)
     """The earlier run's files beside output ``name`` in ``directory`` (see module docstring)."""
 
-    directory: str
-    name: str
-    listed: dict[str, Optional[Lastmod]] = field(default_factory=dict)  # ours, with the
-    # lastmod the earlier index gave each
-    others: list[str] = field(default_factory=list)  # listed files feed2sitemap did not name
-    pending: list[str] = field(default_factory=list)  # parts an interrupted run was creating
-    leftovers: list[str] = field(default_factory=list)  # an interrupted run's temporaries
+    __slots__ = ("directory", "name", "listed", "others", "pending", "leftovers")
+
+    def __init__(self, directory: str, name: str) -> None:
+        self.directory = directory
+        self.name = name
+        # ours, with the lastmod the earlier index gave each
+        self.listed: dict[str, Optional[Lastmod]] = {}
+        self.others: list[str] = []  # listed files feed2sitemap did not name
+        self.pending: list[str] = []  # parts an interrupted run was creating
+        self.leftovers: list[str] = []  # an interrupted run's temporaries
 
     def owns(self, name: str) -> bool:
         return name in self.listed or name in self.pending

@@ -28,7 +28,6 @@ from .options import NewsSitemap
 from .outputs import OutputSet
 from .readers import WHOLE_READERS, reader, whole_reader
 from .readers.feed import DEFAULT_MAX_FEED_BYTES, read_feed
-from .readers.robots import looks_like_robots, read_robots
 from .record import Record
 from .report import Report
 
@@ -119,8 +118,11 @@ def _read_stream(raw: IO[bytes], name: str, format: str, report: Report,
         if not head:
             raise InputError(name, None, "the input is empty")
         kind = sniff(head, name) if format == "auto" else format
-        if kind == "text" and format == "auto" and looks_like_robots(name, head):
-            kind = "robots"
+        if kind == "text" and format == "auto":
+            from .readers.robots import looks_like_robots  # (text inputs only: start-up time)
+
+            if looks_like_robots(name, head):
+                kind = "robots"
         kinds.append(kind)
         if kind == "feed" and news is not None:
             yield from read_feed(stream, name, report, base_url, max_bytes=max_feed_bytes,
@@ -129,6 +131,8 @@ def _read_stream(raw: IO[bytes], name: str, format: str, report: Report,
             yield from whole_reader(kind)(stream, name, report, base_url,
                                           max_bytes=max_feed_bytes)
         elif kind == "robots":
+            from .readers.robots import read_robots
+
             yield from read_robots(stream, name, report, base_url)
         else:
             yield from reader(kind)(stream, name, report, base_url)

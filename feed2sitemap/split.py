@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
 from itertools import filterfalse
@@ -247,12 +246,15 @@ def index_records(files: list[FileInfo], names: list[str], base_url: str) -> Ite
                    for info, name in zip(files, names, strict=True))
 
 
-@dataclass(repr=False, eq=False)  # (internal: no repr or == to make, start-up time)
-class Written:
+class Written:  # (internal: a plain class, as a dataclass's __init__ is compiled at start-up)
     """The files of a run: the sitemaps (parts) and the index files that list them."""
 
-    parts: list[FileInfo] = field(default_factory=list)
-    indexes: list[FileInfo] = field(default_factory=list)
+    __slots__ = ("parts", "indexes")
+
+    def __init__(self, parts: Optional[list[FileInfo]] = None,
+                 indexes: Optional[list[FileInfo]] = None) -> None:
+        self.parts = [] if parts is None else parts
+        self.indexes = [] if indexes is None else indexes
 
 
 def _bounds(profile: Profile, conj: str = "and") -> str:

@@ -14,7 +14,7 @@ from typing import IO, Optional, Union
 from .batch import Batch, batched
 from .errors import InputError, OptionError, UnsupportedFormat
 from .limits import Profile, get_profile, output_profile
-from .merge import MergeCounts
+from .merge import MergeCounts  # (a Summary field: its type resolves, typing.get_type_hints)
 from .naming import split_name
 from .options import Channel, Limits, WriteOptions
 from .outputs import FileInfo, OutputSet
@@ -165,15 +165,18 @@ def write(records: Iterable[Record], output: Destination, *, base_url: Optional[
                          source_name=source_name)
 
 
-@dataclass(repr=False, eq=False)  # (internal: no repr or == to make, start-up time)
-class Settings:
+class Settings:  # (internal: a plain class, as a dataclass's __init__ is compiled at start-up)
     """What the output options come to, checked before any input is read."""
 
-    fmt: Format
-    gzip_level: Optional[int]
-    always_index: bool
-    max_urls: Optional[int] = None  # lower limits asked for (which apply: limits.output_profile)
-    max_bytes: Optional[int] = None
+    __slots__ = ("fmt", "gzip_level", "always_index", "max_urls", "max_bytes")
+
+    def __init__(self, fmt: Format, gzip_level: Optional[int], always_index: bool,
+                 max_urls: Optional[int] = None, max_bytes: Optional[int] = None) -> None:
+        self.fmt = fmt
+        self.gzip_level = gzip_level
+        self.always_index = always_index
+        self.max_urls = max_urls  # lower limits asked for (which apply: limits.output_profile)
+        self.max_bytes = max_bytes
 
 
 def settings_of(path: Optional[str], writing: WriteOptions, base_url: Optional[str],

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gzip
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -31,6 +33,21 @@ def test_every_option_of_every_command_has_help() -> None:
         for param in command.params:
             if param.param_type_name == "option":
                 assert getattr(param, "help", None), f"{command.name} {param.name} has no help"
+
+
+def test_a_one_feed_run_loads_only_what_it_uses(tmp: Path) -> None:
+    # The most common run (one feed -> sitemap.xml) is mostly start-up: the merge stores, the
+    # robots.txt reader, IndexNow and feedparser are imported by the runs that use them only.
+    code = ("import sys; from feed2sitemap.cli import main\n"
+            "try:\n    main()\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[-1] in ('mergecols', "
+            "'robots', 'indexnow', 'robotsfile') or "
+            "m.startswith(('feedparser', 'sqlite3', 'urllib.request'))))")
+    out = tmp / "sitemap.xml"
+    done = subprocess.run([sys.executable, "-c", code, str(SAMPLES / "rss2.xml"), "-o", str(out)],
+                          capture_output=True, check=True)
+    assert done.stdout.strip() == b"[]"
+    assert read(out) and out.stat().st_size > 0
 
 
 def test_help_and_version() -> None:
