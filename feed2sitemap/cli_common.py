@@ -69,7 +69,7 @@ _OPTION_OF = {"scope_check": "--no-scope-check", "scope_check=False": "--no-scop
               "atomic": "--no-atomic", "atomic=False": "--no-atomic",
               "follow=True": "--follow", "gzip=True": "--gzip", "gzip=False": "--no-gzip",
               "dedupe_mode": "--merge/--keep-first/--no-dedupe", "output": "-o/--output"}
-_PARAMETER = re.compile(r"`([a-z][a-z_]*(?:=\w+)?)`")
+_PARAMETER = r"`([a-z][a-z_]*(?:=\w+)?)`"  # (compiled by re.sub when a message has one)
 
 
 def render(text: str) -> str:
@@ -82,7 +82,7 @@ def render(text: str) -> str:
         for param in ctx.command.params:
             if isinstance(param, click.Option) and param.name:
                 options[param.name] = "/".join(o for o in param.opts if o.startswith("--"))
-    return _PARAMETER.sub(lambda m: options.get(m.group(1), m.group(0)), text)
+    return re.sub(_PARAMETER, lambda m: options.get(m.group(1), m.group(0)), text)
 
 
 class ProgressLine:

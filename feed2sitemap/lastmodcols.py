@@ -13,6 +13,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import date, datetime
+from functools import cache
 from itertools import compress
 from operator import itemgetter
 from typing import Optional, Union, cast
@@ -23,9 +24,13 @@ __all__ = ["parse_common_lastmods", "parse_lastmod_column"]
 # proves their shape (offsets within ±14:00 written into it) and map() hands them to the C-coded
 # fromisoformat without a Python call per value.
 # (Years 0xxx, and the two days whose time may leave 1000-9999 in UTC, go one by one.)
-_COMMON_DATES = re.compile(r"(?:[1-9]\d{3}-\d\d-\d\d\n)*")
-_COMMON_TIMES = re.compile(
-    r"(?:(?!1000-01-01|9999-12-31)[1-9]\d{3}-\d\d-\d\dT\d\d:\d\d:\d\d(?:Z|[+-](?:(?:0\d|1[0-3]):[0-5]\d|14:00))\n)*")
+@cache  # (compiled when first used: most runs need none of it, start-up time)
+def _common_shape(dates: bool) -> re.Pattern[str]:
+    """The lines of common dates (``dates``) or common times."""
+    if dates:
+        return re.compile(r"(?:[1-9]\d{3}-\d\d-\d\d\n)*")
+    return re.compile(r"(?:(?!1000-01-01|9999-12-31)[1-9]\d{3}-\d\d-\d\dT\d\d:\d\d:\d\d"
+                      r"(?:Z|[+-](?:(?:0\d|1[0-3]):[0-5]\d|14:00))\n)*")
 
 
 def parse_common_lastmods(texts: Iterable[Optional[str]]) -> dict[str, Union[date, datetime]]:
@@ -41,7 +46,7 @@ def parse_common_lastmods(texts: Iterable[Optional[str]]) -> dict[str, Union[dat
         if layout is None:
             continue
         joined = "\n".join(group) + "\n"
-        shape = _COMMON_DATES if size == 10 else _COMMON_TIMES
+        shape = _common_shape(size == 10)
         if not _laid_out(joined, len(group), layout) and shape.fullmatch(joined) is None:
             continue
         try:
@@ -79,7 +84,7 @@ def _laid_out(joined: str, n: int, layout: str) -> bool:
     whose UTC year may leave that range: proved in C a few passes over the text (one
     translation of every digit to "d" and of "+" to "-", compared with the layout repeated;
     then the sign, "0" and "5" columns, sliced), without a regex pass over every character.
-    Implies _COMMON_DATES or _COMMON_TIMES."""
+    Implies _common_shape."""
     stride = len(layout) + 1
     if len(joined) != n * stride or not joined.isascii():
         return False
@@ -133,7 +138,7 @@ def parse_lastmod_column(raw: Sequence[Optional[str]]) -> Optional[list[Union[da
                  list(compress(texts, kinds.translate(_ONE[index]))) if count else [])
         joined = "\n".join(group) + "\n" if group else ""
         if group and not _laid_out(joined, count, _LAYOUTS[size]) and (
-                (_COMMON_DATES if size == 10 else _COMMON_TIMES).fullmatch(joined) is None):
+                _common_shape(size == 10).fullmatch(joined) is None):
             return None
         parsed.append(map(_PARSERS[index], group))
         if count == len(texts):  # one form: the rows are in order already

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime, timedelta, timezone
+from functools import cache
 from typing import Union
 
 from .lastmodcols import parse_common_lastmods, parse_lastmod_column
@@ -139,10 +140,13 @@ def xsd_priority(text: str) -> str | None:
 # instant; a date with a zone (XSD-valid "2005-01-01Z") keeps its date. A year or year-month
 # alone is W3C-valid but the XSD rejects it and it names no day, so it is not a lastmod here.
 # What we write is always XSD-valid (format_lastmod).
-_W3C = re.compile(
-    r"(\d{4})-(\d\d)-(\d\d)"
-    r"(?:T(\d\d):(\d\d)(?::(\d\d)(?:\.(\d+))?)?(Z|[+-]\d\d:\d\d)?|(?:Z|[+-]\d\d:\d\d))?"
-)
+@cache  # (compiled when first used: most runs need none of it, start-up time)
+def _w3c() -> re.Pattern[str]:
+    return re.compile(
+        r"(\d{4})-(\d\d)-(\d\d)"
+        r"(?:T(\d\d):(\d\d)(?::(\d\d)(?:\.(\d+))?)?(Z|[+-]\d\d:\d\d)?|(?:Z|[+-]\d\d:\d\d))?")
+
+
 # The two forms nearly every sitemap and feed writes, "2024-03-05" and
 # "2024-03-05T10:15:00+01:00" (or "...Z"): their shape is checked here and their values by the
 # C-coded fromisoformat, four times faster than the general path (parse_w3c).
@@ -188,7 +192,7 @@ def parse_lastmod(text: str) -> Lastmod:
 def parse_w3c(text: str) -> Lastmod:
     """The general path of parse_lastmod (every form it reads, one regex and plain Python),
     without the year check."""
-    m = _W3C.fullmatch(text.strip())
+    m = _w3c().fullmatch(text.strip())
     if m is None:
         raise ValueError(f"not a W3C Datetime: {text.strip()[:60]!r}")
     year, month, day, hh, mi, ss, frac, tz = m.groups()
@@ -244,10 +248,14 @@ def lastmod_key(value: Lastmod) -> datetime:
 
 # xsd:date and xsd:dateTime (XML Schema 1.0 part 2, 3.2.7 and 3.2.9): a year of at least four
 # digits (no leading zero beyond four, not 0000), seconds required, an optional zone.
-_XSD_DATETIME = re.compile(
-    r"(-?(?:[1-9]\d{4,}|\d{4}))-(\d\d)-(\d\d)"
-    r"(?:T(\d\d):(\d\d):(\d\d)(\.\d+)?)?"
-    r"(Z|[+-]\d\d:\d\d)?", re.ASCII)
+@cache  # (compiled when first used: most runs need none of it, start-up time)
+def _xsd_datetime() -> re.Pattern[str]:
+    return re.compile(
+        r"(-?(?:[1-9]\d{4,}|\d{4}))-(\d\d)-(\d\d)"
+        r"(?:T(\d\d):(\d\d):(\d\d)(\.\d+)?)?"
+        r"(Z|[+-]\d\d:\d\d)?", re.ASCII)
+
+
 FAR_FUTURE = datetime.max.replace(tzinfo=timezone.utc)  # a year past 9999
 _EARLIEST_ZONE = timezone(timedelta(hours=14))  # where a day begins first
 
@@ -277,7 +285,7 @@ def xsd_lastmod(text: str) -> tuple[str | None, bool, datetime | None]:
     year before 1).
     """
     value = text.strip(XML_SPACE)
-    m = _XSD_DATETIME.fullmatch(value)
+    m = _xsd_datetime().fullmatch(value)
     bad = f"{value[:60]!r} is neither an xsd:date (YYYY-MM-DD) nor an xsd:dateTime " \
           "(YYYY-MM-DDThh:mm:ss with an optional fraction and zone)"
     if m is None:

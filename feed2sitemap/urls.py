@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import cache
 from itertools import compress
 from operator import not_
 from typing import NamedTuple, Optional
@@ -36,21 +37,40 @@ _HEAD = _HOST + "/"
 # A URL that is already a clean, normalised absolute http(s) URI: a clean scheme and host, a
 # path, and nothing after the host that would need percent-encoding. Most URLs of a real site
 # pass these two regexes and skip urlsplit entirely. Dot segments are the one thing the
-# character class cannot see: each proof also looks for "/." (see _DOTS).
+# character class cannot see: each proof also looks for "/." (see _dots).
 _CLEAN_TEXT = f"{_HEAD}[{_CHARS}]*"
 _CLEAN = re.compile(_CLEAN_TEXT)
-# The same for many URLs at once, each followed by a newline (which no clean URL contains)
-_CLEAN_URLS = re.compile(f"(?:{_CLEAN_TEXT}\n)*")
 # A %XX escape already in normal form (RFC 3986 section 6.2.2.1-2): upper-case hex digits, and
 # not one of an unreserved character (ALPHA, DIGIT, "-", ".", "_", "~"), which is decoded.
 _GOOD_ESCAPE = r"%(?!3[0-9]|4[1-9A-F]|5[0-9AF]|6[1-9A-F]|7[0-9AE]|2[DE])[0-9A-F]{2}"
 # The clean URL allowing such escapes: slower (an alternation per character), so tried only for
 # URLs that contain a "%".
 _CLEAN_PCT = re.compile(f"{_HEAD}(?:[{_CHARS}]|{_GOOD_ESCAPE})*")
-_BAD_PCT = re.compile(f"%(?!(?<=%){_GOOD_ESCAPE[1:]})")  # a "%" that starts no normal escape
-# A dot segment ("/./", "/../", a final "/." or "/..", RFC 3986 section 5.2.4). Seen in a query
-# too, where it is harmless: such a URL merely takes the slow path, which gets it right.
-_DOTS = re.compile(r"/\.\.?(?=[/?#\n]|$)", re.M)
+
+# The regexes below are compiled when first used: most runs need none of them (start-up time).
+
+
+@cache
+def _clean_urls() -> re.Pattern[str]:
+    """The clean URL for many URLs at once, each followed by a newline (which no clean URL
+    contains)."""
+    return re.compile(f"(?:{_CLEAN_TEXT}\n)*")
+
+
+@cache
+def _bad_pct() -> re.Pattern[str]:
+    """A "%" that starts no normal escape."""
+    return re.compile(f"%(?!(?<=%){_GOOD_ESCAPE[1:]})")
+
+
+@cache
+def _dots() -> re.Pattern[str]:
+    """A dot segment ("/./", "/../", a final "/." or "/..", RFC 3986 section 5.2.4). Seen in a
+    query too, where it is harmless: such a URL merely takes the slow path, which gets it
+    right."""
+    return re.compile(r"/\.\.?(?=[/?#\n]|$)", re.M)
+
+
 # The clean characters and "%" as bytes: deleting them (bytes.translate) from the lines of clean
 # URLs leaves only the newlines.
 CLEAN_BYTES = bytes(b for b in range(128) if re.fullmatch(f"[{_CHARS}%]", chr(b)))
@@ -58,7 +78,7 @@ _head = re.compile(_HEAD).match
 
 
 def _no_dots(text: str) -> bool:
-    return "/." not in text or _DOTS.search(text) is None
+    return "/." not in text or _dots().search(text) is None
 
 
 def proven_clean(text: str, n: int, unclean_bytes: int) -> str | None:
@@ -72,7 +92,7 @@ def proven_clean(text: str, n: int, unclean_bytes: int) -> str | None:
     starts with a clean scheme and host, and every other line with the same (one str.count).
     All run in C at memory speed, several times faster than a regex over the lines.
     """
-    if unclean_bytes != n or ("%" in text and _BAD_PCT.search(text) is not None):
+    if unclean_bytes != n or ("%" in text and _bad_pct().search(text) is not None):
         return None
     head = _head(text)
     if head is not None and text.count("\n" + head.group()) == n - 1 and _no_dots(text):
@@ -83,7 +103,7 @@ def proven_clean(text: str, n: int, unclean_bytes: int) -> str | None:
 def all_clean(text: str) -> bool:
     """Whether every line of ``text`` (each ending in a newline, none holding a "%") is a
     normalised URI already: the proof for clean URLs of several sites."""
-    return _CLEAN_URLS.fullmatch(text) is not None and _no_dots(text)
+    return _clean_urls().fullmatch(text) is not None and _no_dots(text)
 
 
 def unclean_lines(text: str, locs: list[str]) -> list[int]:
@@ -96,7 +116,7 @@ def unclean_lines(text: str, locs: list[str]) -> list[int]:
     """
     if text.count("\n") != len(locs) or not _no_dots(text):  # rare: each loc by itself
         return [i for i, loc in enumerate(locs) if not _is_clean(loc)]
-    match = _CLEAN_URLS.match
+    match = _clean_urls().match
     unclean = []
     end = match(text).end()  # type: ignore[union-attr]  # (…)* always matches
     i = text.count("\n", 0, end)
@@ -273,9 +293,15 @@ _DEFAULT_PORT = {"http": 80, "https": 443}
 # An absolute http(s) URL whose scheme and host are already in normal form: only what follows
 # the host may need work, and urlsplit is not needed.
 _CLEAN_HEAD = re.compile(_HOST + "(?=[/?#]|$)")
-# A host as written: RFC 3986 reg-name characters (percent-escapes refused), after IDNA
-# encoding, which can map other characters to anything ("＜" to "<"); or an IPv6 literal.
-_GOOD_HOST = re.compile(r"[a-z0-9\-._~!$&'()*+,;=]+|\[[0-9a-f:.]+\]")
+
+
+@cache  # (compiled when first used: start-up time)
+def _good_host() -> re.Pattern[str]:
+    """A host as written: RFC 3986 reg-name characters (percent-escapes refused), after IDNA
+    encoding, which can map other characters to anything ("＜" to "<"); or an IPv6 literal."""
+    return re.compile(r"[a-z0-9\-._~!$&'()*+,;=]+|\[[0-9a-f:.]+\]")
+
+
 # urlsplit deletes these anywhere in a URL (WHATWG's rule); we encode them as in the rest of the
 # path, so that one URL never normalises two ways
 _SPLIT_DELETES = str.maketrans({"\t": "%09", "\n": "%0A", "\r": "%0D"})
@@ -385,7 +411,7 @@ def _normalize_slow(url: str) -> str:
     host = host.lower()
     if ":" in host:  # an IPv6 literal
         host = f"[{host}]"
-    if _GOOD_HOST.fullmatch(host) is None:  # a space, control, "%", "<"… (perhaps from IDNA)
+    if _good_host().fullmatch(host) is None:  # a space, control, "%", "<"… (perhaps from IDNA)
         raise BadURL(f"bad character in host of {shown(url)}")
     netloc = host
     if port is not None and port != _DEFAULT_PORT[scheme]:
@@ -393,13 +419,15 @@ def _normalize_slow(url: str) -> str:
     return f"{scheme}://{netloc}{_tail(rest[end:])}"
 
 
-_ABSOLUTE = re.compile(r"\s*[A-Za-z][A-Za-z0-9+.-]*:")
+@cache  # (compiled when first used: start-up time)
+def _absolute() -> re.Pattern[str]:
+    return re.compile(r"\s*[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 def resolve(base: Optional[str], link: str) -> str:
     """``link`` made absolute against ``base`` (a document's URL) if it is relative and there is
     a base; otherwise as it is (the URL check reports what stays relative)."""
-    if not base or _ABSOLUTE.match(link) is not None:
+    if not base or _absolute().match(link) is not None:
         return link
     return urljoin(base, link.strip())
 

@@ -211,7 +211,12 @@ def forbid_entities_in(data: bytes) -> None:
 
 # --------------------------------------------------------------------------- encodings
 
-_DECLARED = re.compile(rb"<\?xml[^>]*?\sencoding\s*=\s*[\"']([^\"']{0,64})[\"']")
+
+@functools.cache  # (compiled when first used: most runs need none of it, start-up time)
+def _declared() -> re.Pattern[bytes]:
+    return re.compile(rb"<\?xml[^>]*?\sencoding\s*=\s*[\"']([^\"']{0,64})[\"']")
+
+
 # Encodings expat decodes itself, by the name it knows them under (forced, so "utf8" or
 # "latin1" in a declaration need no lookup by expat).
 _EXPAT_NATIVE = {"utf-8": "UTF-8", "ascii": "US-ASCII", "iso8859-1": "ISO-8859-1"}
@@ -235,7 +240,7 @@ def expat_input(stream: IO[bytes]) -> tuple[IO[bytes], str | None]:
     head = stream.peek(1 << 10)[: 1 << 10] if hasattr(stream, "peek") else b""
     if head.startswith((codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return stream, None  # the BOM says it all (a contrary declaration is expat's error)
-    m = _DECLARED.match(head.lstrip(b" \t\r\n"))
+    m = _declared().match(head.lstrip(b" \t\r\n"))
     if m is None:
         return stream, None
     name = m.group(1).decode("ascii", "replace")

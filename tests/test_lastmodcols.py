@@ -56,7 +56,7 @@ def test_the_column_proof_accepts_only_what_the_regexes_accept(
         spot %= size
         texts.append(text[:spot] + char + text[spot + 1:])
     joined = "\n".join(texts) + "\n"
-    shape = lastmodcols._COMMON_DATES if size == 10 else lastmodcols._COMMON_TIMES
+    shape = lastmodcols._common_shape(size == 10)
     if lastmodcols._laid_out(joined, len(texts), lastmodcols._LAYOUTS[size]):
         assert shape.fullmatch(joined) is not None
     for text, value in parse_common_lastmods(texts).items():

@@ -7,7 +7,7 @@ Each value below is proven to be one whose answer by those functions is known wi
 them, and a property test holds the two equal (tests/test_feedruns_columns.py):
 
 - a link whose text (or href) is an absolute http(s) URL that urljoin leaves as it is
-  (feedcompat._PLAIN_ABS; so resolve() gives it back whatever the base), ASCII (clean() leaves
+  (feedcompat.PLAIN_ABS; so resolve() gives it back whatever the base), ASCII (clean() leaves
   it), with no reference but "&amp;" (so it is "&" to expat) and nothing that link_text
   repairs (no "&name;" after decoding);
 - a date in RFC 822's or W3C-DTF's usual shape (feeddates._RFC822, _W3CDTF), which
@@ -24,13 +24,13 @@ from datetime import datetime, timezone
 from operator import methodcaller
 from typing import Any
 
-from .feedcompat import _PLAIN_ABS
+from .feedcompat import PLAIN_ABS
 
 __all__ = ["atom_links", "dates", "rss_links"]
 
 _UTC = timezone.utc
 _EPOCH = datetime(1970, 1, 1, tzinfo=_UTC)
-_ABS = _PLAIN_ABS.pattern
+_ABS = PLAIN_ABS
 # Values as the grammar captures them, each followed by its end tag's "</" (Atom's attribute
 # strings by a NUL, which the run holds nowhere: feedruns refuses control characters)
 _RSS_LINKS = re.compile(f"(?:{_ABS}</)*")

@@ -265,7 +265,8 @@ def self_join(base: str) -> str:
 # Absolute http(s) URLs that urljoin gives back unchanged whatever the base (nothing that urlsplit
 # strips, lower-cases or drops: no whitespace, no empty "?" or "#", no ";params"), and relative
 # paths whose join is the base's directory plus the path (no ".", "..", "//", ":", "?", "#").
-_PLAIN_ABS = re.compile(
+# (The first is a pattern's text: feedcolumns builds its column regexes from it.)
+PLAIN_ABS = (
     r"https?://[A-Za-z0-9.-]+(?::[0-9]+)?(?:/[A-Za-z0-9\-._~!$&'()*+,=:@/%]*)?"
     r"(?:\?[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]+)?(?:#[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]+)?"
 )
