@@ -148,7 +148,7 @@ def _laid_out(entry: str, tag: str, prefixed: tuple[str, ...]) -> _Key | None:
 
 @lru_cache(maxsize=16)
 def _finders(prefixed: tuple[str, ...]) -> tuple[tuple[str, re.Pattern[str]], ...]:
-    names = "|".join((*fr.TEXT_NAMES.split("|")[:-1], *prefixed, "rights"))  # (as _grammar)
+    names = fr.text_names(prefixed)  # (as the grammar reads them)
     return tuple((kind, re.compile(find.replace("{names}", names)))
                  for kind, find, _ in _KINDS)
 

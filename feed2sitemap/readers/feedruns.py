@@ -80,10 +80,18 @@ def _grammar(tag: str, prefixed: tuple[str, ...]) -> re.Pattern[str]:
     key = tag + " " + " ".join(prefixed)
     pattern = _GRAMMAR.get(key)
     if pattern is None:
-        child = _CHILD.replace("|rights)", "".join("|" + n for n in prefixed) + "|rights)")
+        child = _CHILD.replace(f"({TEXT_NAMES})", f"({text_names(prefixed)})", 1)
         pattern = _GRAMMAR[key] = re.compile(
             f"{_WS}<{tag}>(?:{_WS}<(?:{child}))*{_WS}</{tag}>|((?s:.+))")
     return pattern
+
+
+def text_names(prefixed: tuple[str, ...]) -> str:
+    """The names read as text (an alternation): TEXT_NAMES with the ``prefixed`` ones before
+    its last."""
+    return TEXT_NAMES.replace("|rights", "".join("|" + n for n in prefixed) + "|rights")
+
+
 # The local names the grammar reads, and the kind (feedcompat.KIND) each must have for the
 # document's default namespace: otherwise the pass takes no runs.
 NAMES = {"link": "link", "guid": "guid", "id": "guid", "pubDate": "published",
