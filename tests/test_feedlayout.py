@@ -120,10 +120,13 @@ def test_laid_out_feeds_give_the_handlers_answer(feed: tuple[bytes, bool], chunk
     three_ways(feed[0], None, chunk)
 
 
-def uniform_rss(n: int, item: str) -> bytes:
+def rss(items: str) -> bytes:
     return ('<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"><channel>\n'
-            "<link>https://e.example/</link>\n" + "".join(item.format(i=i) for i in range(n))
-            + "</channel>\n</rss>\n").encode()
+            f"<link>https://e.example/</link>\n{items}</channel>\n</rss>\n").encode()
+
+
+def uniform_rss(n: int, item: str) -> bytes:
+    return rss("".join(item.format(i=i) for i in range(n)))
 
 
 def test_a_uniform_feed_is_read_by_its_layout() -> None:
@@ -176,11 +179,9 @@ def test_an_entry_of_very_many_children_is_read_without_a_layout() -> None:
 def test_a_feed_of_ever_new_layouts_stops_making_them() -> None:
     # 60 blocks of 50 items, each block with white space of its own: every block is a new
     # layout that reads its run; past COMPILED of them the grammar reads the rest
-    items = "".join(
+    data = rss("".join(
         f"{' ' * (k + 1)}<item><title>T {k}.{i}</title><link>https://e.example/p/{k}/{i}</link>"
-        "</item>\n" for k in range(60) for i in range(50))
-    data = ('<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"><channel>\n'
-            f"<link>https://e.example/</link>\n{items}</channel>\n</rss>\n").encode()
+        "</item>\n" for k in range(60) for i in range(50)))
     before = feedlayout.compiled
     with runs(4096) as taken, patch.dict(feedlayout._LAYOUTS, clear=True), \
             patch.dict(feedlayout._RECENT, clear=True):
