@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from .reading import Web, read, read_batches
     from .record import CHANGEFREQS, Record
     from .report import Progress, Report
-    from .urls import Scope
+    from .scope import Scope
     from .writing import Submitted, Summary, write, write_batches
 
 # The public names and the module each lives in. They are imported when first used, so that
@@ -49,7 +49,7 @@ _WHERE = {
     "FileInfo": "outputs",
     "Publish": "publish", "Web": "reading", "read": "reading", "read_batches": "reading",
     "CHANGEFREQS": "record", "Record": "record", "Progress": "report", "Report": "report",
-    "Scope": "urls", "Summary": "writing", "write": "writing", "write_batches": "writing",
+    "Scope": "scope", "Summary": "writing", "write": "writing", "write_batches": "writing",
 }
 
 

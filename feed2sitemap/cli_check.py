@@ -72,7 +72,7 @@ def check_command(files: tuple[str, ...], profile: str, base_url: str | None, fm
     )
     from .check.robots import load_robots
     from .check.site import Site
-    from .urls import scope_of
+    from .scope import scope_of
 
     if files.count("-") > 1:
         raise click.UsageError("stdin (-) can be read only once")

@@ -36,7 +36,8 @@ from .pipeline import (
 from .publish import Changes, Publish, check_publish, robots, submit
 from .reading import Reading, Source, Web, read, read_batches, source_name
 from .report import Progress, Report
-from .urls import Scope, base_directory, normalize_url, scope_of
+from .scope import Scope, base_directory, scope_of
+from .urls import normalize_url
 from .writing import (
     Destination,
     Settings,

@@ -53,7 +53,7 @@ from .naming import split_name
 from .partition import PartManifest, prepare_batches, write_partition
 from .record import CHANGEFREQS
 from .report import Report
-from .urls import scope_of
+from .scope import scope_of
 
 __all__ = ["to_sitemaps"]
 

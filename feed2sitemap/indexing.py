@@ -28,8 +28,8 @@ from .partition import PartManifest
 from .readers.sitemap import read_sitemap
 from .record import Lastmod, lastmod_key
 from .report import Progress, Report
+from .scope import scope_of
 from .split import DEFAULT_GZIP_LEVEL, write_indexes
-from .urls import scope_of
 
 __all__ = ["PartRef", "open_index_output", "read_manifest", "read_part", "write_index",
            "write_index_to"]

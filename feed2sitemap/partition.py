@@ -38,8 +38,8 @@ from .pipeline import (
 )
 from .record import Lastmod, Record, format_lastmod, parse_lastmod
 from .report import Report
+from .scope import Scope, scope_of
 from .split import write_records
-from .urls import Scope, scope_of
 from .writers import URLSET
 
 __all__ = ["PartManifest", "partition_of", "prepare", "prepare_batches", "url_key",

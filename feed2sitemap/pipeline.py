@@ -18,7 +18,8 @@ from .merge import DEFAULT_MEMORY_LIMIT, MergeCounts, MergeStore
 from .mode import reference
 from .record import check_changefreq, check_priority
 from .report import Report
-from .urls import Scope, normalize_locs, scope_of, shown
+from .scope import Scope, scope_of
+from .urls import normalize_locs, shown
 
 __all__ = ["apply_defaults", "check_length", "dedupe", "merge", "news_only", "normalize",
            "within_scope"]

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Optional
 from .errors import IndexNowError, OptionError
 from .naming import ours_pattern, split_name
 from .outputs import OutputSet
-from .urls import scope_of
+from .scope import scope_of
 
 if TYPE_CHECKING:  # (IndexNow and robots.txt: imported by the runs that use them, start-up)
     from .indexnow import IndexNow

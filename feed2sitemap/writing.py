@@ -21,8 +21,9 @@ from .outputs import FileInfo, OutputSet
 from .pipeline import check_length, normalize
 from .record import Record
 from .report import Progress, Report
+from .scope import scope_of
 from .split import DEFAULT_GZIP_LEVEL, write_output
-from .urls import normalize_url, scope_of
+from .urls import normalize_url
 from .writers import (
     INDEX,
     URLSET,

@@ -16,7 +16,8 @@ from feed2sitemap.pipeline import (
     within_scope,
 )
 from feed2sitemap.record import make_record
-from feed2sitemap.urls import normalize_url, scope_of
+from feed2sitemap.scope import scope_of
+from feed2sitemap.urls import normalize_url
 
 
 def via(step: Any, records: Any, *args: Any, **kwargs: Any) -> list[Record]:

@@ -14,7 +14,8 @@ from feed2sitemap import InputError, Record, Report, read
 from feed2sitemap.extensions import Alternate, Extensions, Image
 from feed2sitemap.pipeline import normalize, within_scope
 from feed2sitemap.readers.text import MAX_LINE, SPACE_LEADS, read_text
-from feed2sitemap.urls import normalize_url, scope_of
+from feed2sitemap.scope import scope_of
+from feed2sitemap.urls import normalize_url
 
 UTC = timezone.utc
 

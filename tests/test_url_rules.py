@@ -18,10 +18,10 @@ from feed2sitemap.check import check
 from feed2sitemap.errors import Feed2SitemapError
 from feed2sitemap.pipeline import normalize
 from feed2sitemap.readers.text import read_text
+from feed2sitemap.scope import base_directory
 from feed2sitemap.urls import (
     CLEAN_BYTES,
     all_clean,
-    base_directory,
     normalize_locs,
     normalize_url,
     proven_clean,

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..limits import Profile
 from ..report import MESSAGES_PER_KIND
-from ..urls import Scope
+from ..scope import Scope
 from .dupes import SeenURLs
 from .follow import FOLLOW_DEPTH, Part, ours_nested
 from .hreflang import HreflangLinks

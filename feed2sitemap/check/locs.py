@@ -1,9 +1,9 @@
 """The rules on one location, wherever it was read (a <loc>, a list's line, a feed's link).
 
-The grammar is the converter's own: lengths and characters from rules.py, the normal form and
-the scope from urls.py. Errors are what the XSD or RFC 3986 refuse; warnings what the converter
-would change or leave out (an IRI, a fragment, a URL off the site, a duplicate), and what
---robots and --site find.
+The grammar is the converter's own: lengths and characters from rules.py, the normal form from
+urls.py, the scope from scope.py. Errors are what the XSD or RFC 3986 refuse; warnings what the
+converter would change or leave out (an IRI, a fragment, a URL off the site, a duplicate), and
+what --robots and --site find.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..rules import BAD_URI_CHAR, LOC_MIN, XSD_LOC_MAX
-from ..urls import Scope, normalize_locs, normalize_url, scope_of
+from ..scope import Scope, scope_of
+from ..urls import normalize_locs, normalize_url
 from .follow import Part, locate_part
 
 if TYPE_CHECKING:

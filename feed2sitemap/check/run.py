@@ -18,7 +18,7 @@ from ..detect import open_input, sniff
 from ..errors import InputError, OptionError
 from ..limits import Profile, get_profile
 from ..report import MESSAGES_PER_KIND
-from ..urls import Scope, scope_of
+from ..scope import Scope, scope_of
 from .columns import check_columns, check_jsonfeed
 from .diagnostics import CheckStats, Diagnostic, FileCheck
 from .follow import FOLLOW_DEPTH, below_prefix

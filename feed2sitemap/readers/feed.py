@@ -11,7 +11,8 @@ from ..batch import BATCH, Batch
 from ..errors import InputError
 from ..record import MIN_YEAR, Lastmod
 from ..report import Report
-from ..urls import normalize_url, resolve, scope_of
+from ..scope import scope_of
+from ..urls import normalize_url, resolve
 
 if TYPE_CHECKING:
     from ..options import NewsSitemap

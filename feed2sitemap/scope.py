@@ -1,0 +1,55 @@
+"""The scope of a sitemap: the scheme, host and directory whose URLs it may list (sitemaps.org),
+and what a base URL names as that directory."""
+
+from __future__ import annotations
+
+from typing import NamedTuple, Optional
+
+from .urls import normalize_url
+
+__all__ = ["Scope", "base_directory", "scope_of"]
+
+
+class Scope(NamedTuple):
+    """The site a sitemap may speak for: a scheme, host (with port) and directory prefix."""
+
+    prefix: str  # "https://example.com/blog/" — every URL in scope starts with it
+    origin: str  # "https://example.com"
+
+    def contains(self, loc: str) -> bool:
+        """Whether a normalised URL lies in scope: under the directory, or the directory itself
+        written without its trailing slash."""
+        return loc.startswith(self.prefix) or loc + "/" == self.prefix
+
+
+def base_directory(url: str) -> tuple[str, Optional[str]]:
+    """The directory a base URL names, normalised, and a note when that is not what it says.
+
+    "https://example.com/blog" is the directory /blog/ (a last segment without a dot names a
+    directory: few servers publish files without an extension); "https://example.com/blog/
+    sitemap.xml" is a file, whose directory is the base. Raises BadURL.
+    """
+    norm = normalize_url(url)
+    after_host = norm.find("/", norm.find("://") + 3)
+    path = norm[after_host:].partition("?")[0]
+    last = path[path.rfind("/") + 1:]
+    if not last:
+        return norm[:after_host] + path, None
+    if "." not in last:
+        directory = norm[:after_host] + path + "/"
+        return directory, f"`base_url` {norm} is read as the directory {directory}"
+    directory = norm[:after_host] + path[: path.rfind("/") + 1]
+    return directory, f"`base_url` {norm} names a file; its directory {directory} is the base"
+
+
+def scope_of(url: str, *, directory: bool = True) -> Scope:
+    """The scope of a URL: its origin, and with ``directory`` the directory it names.
+
+    sitemaps.org: a sitemap at https://example.com/blog/sitemap.xml may list only URLs under
+    https://example.com/blog/ (see base_directory for what a base URL names).
+    """
+    norm = normalize_url(url)
+    origin = norm[: norm.find("/", norm.find("://") + 3)]
+    if not directory:
+        return Scope(origin + "/", origin)
+    return Scope(base_directory(norm)[0], origin)
