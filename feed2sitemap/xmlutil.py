@@ -99,10 +99,12 @@ class MarkupGuard:
 
     One guard serves every expat pass (sitemap reader, feed fast path, check), so the bounds are
     the same everywhere. ``scan`` is called with each chunk before expat sees it: it refuses a
-    stretch over MAX_TOKEN bytes without "<" or ">", and counts the "<" that may open an element
-    (every "<" except "</", "<!", "<?"), all in C. A parser without a Python start handler (the
-    sitemap reader's, for speed) learns its depth from that count less the end tags it has seen:
-    an upper bound, made exact by ``uncount`` for the "<" inside comments, CDATA and PIs.
+    stretch over MAX_TOKEN bytes without "<" or ">", in C. A parser without a Python start
+    handler (the sitemap reader's, for speed) calls ``scan_counting`` instead, which also counts
+    the "<" that may open an element (every "<" except "</", "<!", "<?"): it learns its depth
+    from that count less the end tags it has seen, an upper bound made exact by ``uncount`` for
+    the "<" inside comments, CDATA and PIs. (The others know their depth: two passes over every
+    chunk saved.)
     """
 
     __slots__ = ("opens", "namespaces", "_run", "_tail")
@@ -124,6 +126,10 @@ class MarkupGuard:
         if self._run > MAX_TOKEN:
             raise XMLTooComplex(f"more than {MAX_TOKEN:,} bytes without markup (a value, tag "
                                 "or attribute that long is refused, not held)")
+
+    def scan_counting(self, chunk: bytes) -> None:
+        """``scan``, and the "<" that may open an element counted in ``opens``."""
+        self.scan(chunk)
         if self._tail and chunk[:1] == b"/":
             self.opens -= 1  # a "<" at the end of the last chunk that began an end tag
         # (two passes in C: "<!" and "<?" are taken back by the handlers of the rare events

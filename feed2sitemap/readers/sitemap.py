@@ -215,7 +215,7 @@ class _Parse:
         elif self.utf8 and chunk and not self.entry[0]:  # the root may be in this chunk
             self.feed_first(chunk)
         else:
-            self.guard.scan(chunk)
+            self.guard.scan_counting(chunk)
             self.parser.Parse(chunk, not chunk)
         self.fed += len(chunk)
         # start tags less end tags: the depth
@@ -228,7 +228,7 @@ class _Parse:
     def parse(self, data: bytes) -> None:
         """expat reads ``data``, the guard having seen it first (its bounds, its start tags)."""
         if data:
-            self.guard.scan(data)
+            self.guard.scan_counting(data)
             self.parser.Parse(data, False)
 
     def feed_fast(self, chunk: bytes) -> None:
