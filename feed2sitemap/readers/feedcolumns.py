@@ -12,8 +12,8 @@ them, and a property test holds the two equal (tests/test_feedruns_columns.py):
   repairs (no "&name;" after decoding);
 - a date in RFC 822's or W3C-DTF's usual shape (feeddates._RFC822, _W3CDTF), which
   entry_date turns into the same instant through fromisoformat: here the whole column is made
-  ISO 8601 by C-coded substitutions and parsed by ``map``; a date out of range, at the epoch
-  (which means "unknown") or in year 1 sends the column back to entry_date.
+  ISO 8601 by C-coded replacements, splits and slices and parsed by ``map``; a date out of
+  range, at the epoch (which means "unknown") or in year 1 sends the column back to entry_date.
 """
 
 from __future__ import annotations
@@ -104,10 +104,9 @@ _MONTHS = tuple(f" {m} " for m in "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov D
 _RFC822 = re.compile(r"(?:(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), )?\d\d? "
                      r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} "
                      r"\d\d:\d\d:\d\d (?:[+-]\d{4}|GMT|UT)</)*")
-_RFC822_FIELDS = re.compile(r"(\d\d?) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{4}) "
-                            r"(\d\d:\d\d:\d\d) ([+-]\d{4}|GMT|UT)</")
-_MONTH_NUMBERS = {m.strip(): f"{n:02d}" for n, m in enumerate(_MONTHS, 1)}
-_ISO = "{2}-{1}-{0:0>2}T{3}{4}".format
+_WEEKDAYS = tuple(f"{d}, " for d in "Mon Tue Wed Thu Fri Sat Sun".split())
+_MONTH_DASHED = {m.strip(): f"-{n:02d}-" for n, m in enumerate(_MONTHS, 1)}
+_DAY_T = {k: f"{d:02d}T" for d in range(1, 32) for k in (str(d), f"{d:02d}")}
 _W3CDTF = re.compile(r"(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:Z|[+-]\d\d:\d\d)</)*")
 _TO_UTC = methodcaller("astimezone", _UTC)
 
@@ -127,20 +126,51 @@ def dates(column: Sequence[str], epoch_is_unknown: bool, odd: Odd) -> list[Any]:
 
 
 def _iso_dates(text: str, rfc: bool, epoch_is_unknown: bool) -> list[datetime] | None:
-    if rfc:  # made ISO 8601 in C: the month's number, the zone's offset, the fields in order
-        days, months, years, clocks, zones = zip(*_RFC822_FIELDS.findall(text), strict=True)
-        offsets = {z: "+00:00" if z[0] not in "+-" else z[:3] + ":" + z[3:] for z in set(zones)}
-        isos = list(map(_ISO, days, map(_MONTH_NUMBERS.__getitem__, months), years, clocks,
-                        map(offsets.__getitem__, zones)))
-    else:
-        isos = text.replace("Z</", "+00:00</").split("</")
-        isos.pop()
-    if len(isos) != text.count("</"):
+    n = text.count("</")
+    made = _rfc822_isos(text, n) if rfc else _w3cdtf_isos(text, n)
+    if made is None:
         return None
+    isos, utc = made
     try:
-        values = list(map(_TO_UTC, map(datetime.fromisoformat, isos)))
+        values = list(map(datetime.fromisoformat, isos))
+        if not utc:  # (a zero offset is read as timezone.utc already)
+            values = list(map(_TO_UTC, values))
     except (ValueError, OverflowError):
         return None
     if min(values).year <= 1 or epoch_is_unknown and _EPOCH in values:
         return None
     return values
+
+
+def _rfc822_isos(text: str, n: int) -> tuple[list[str], bool] | None:
+    """The ``n`` values of ``text`` (of _RFC822's shape) as ISO 8601 strings, made in C: the
+    weekdays dropped, the fields cut at the spaces and put in ISO's order by slices, the
+    month's number and the zone's offset looked up; and whether every offset is zero."""
+    if "," in text:
+        for weekday in _WEEKDAYS:
+            text = text.replace(weekday, "")
+    fields = text.replace("</", " ").split(" ")  # day, month, year, clock, zone; ...; ""
+    if len(fields) != 5 * n + 1:
+        return None
+    fields.pop()
+    zones = {z: ("+00:00" if z[0] not in "+-" else z[:3] + ":" + z[3:]) + "\0"
+             for z in set(fields[4::5])}
+    days = fields[0::5]
+    try:
+        fields[1::5] = map(_MONTH_DASHED.__getitem__, fields[1::5])
+        fields[0::5] = fields[2::5]
+        fields[2::5] = map(_DAY_T.__getitem__, days)  # (a day past 31: entry_date's to judge)
+    except KeyError:
+        return None
+    fields[4::5] = map(zones.__getitem__, fields[4::5])
+    isos = "".join(fields).split("\0")
+    isos.pop()
+    return isos, set(zones.values()) == {"+00:00\0"}
+
+
+def _w3cdtf_isos(text: str, n: int) -> tuple[list[str], bool]:
+    """The ``n`` values of ``text`` (of _W3CDTF's shape) as ISO 8601 strings, and whether
+    every offset is zero."""
+    isos = text.replace("Z</", "+00:00</").split("</")
+    isos.pop()
+    return isos, text.count("Z</") == n
