@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 import feedparser
@@ -216,16 +217,103 @@ def test_every_real_media_feed_maps_without_error() -> None:
             assert all(v.thumbnail_loc and v.title and v.description for v in ext.videos)
 
 
-@pytest.mark.parametrize("mark", [b"<enclosure url='x'/>", b'<link rel="enclosure" href="x"/>',
-                                  b"<link rel='enclosure' href='x'/>",
-                                  b'xmlns:media="http://search.yahoo.com/mrss/"',
-                                  b'xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"',
-                                  b'<link rel="alternate" hreflang="de" href="x"/>'])
-def test_each_extension_mark_sends_a_feed_to_feedparser(mark: bytes) -> None:
-    """What may carry images, videos or alternates is read by feedparser, whose entries the
-    extensions package maps; a feed with none of it stays on the fast pass."""
-    from feed2sitemap.readers.feedpolicy import has_extension_markup
+_IMG = 'https://example.com/i.jpg'
+# Markup that may carry an entry's image, video or alternates, in an RSS item or an Atom entry
+_MARKS = {
+    "enclosure": ("rss", f'<enclosure url="{_IMG}" type="image/jpeg" length="1"/>'),
+    "media:content": ("rss", f'<media:content url="{_IMG}" medium="image"/>'),
+    "media:thumbnail": ("rss", f'<media:thumbnail url="{_IMG}"/>'),
+    "media:player": ("rss", '<media:player url="https://example.com/player"/>'),
+    "itunes:image": ("rss", f'<itunes:image href="{_IMG}"/>'),
+    "itunes:link (feedparser's alias)": ("rss", f'<itunes:link href="{_IMG}"/>'),
+    # feedparser keys an element by its prefix when it does not know the namespace's URI
+    "media: bound to another URI": ("rss-other-media", f'<media:thumbnail url="{_IMG}"/>'),
+    "Atom enclosure link": ("atom", f'<link rel="enclosure" type="image/jpeg" href="{_IMG}"/>'),
+    # (an entry's one link: it would be in a run of plain entries, feedruns.py)
+    "the entry's only link an enclosure": (
+        "atom-one-link", f'<link rel="enclosure" type="image/jpeg" href="{_IMG}"/>'),
+    "rel in capitals": ("atom", f'<link rel="Enclosure" type="image/jpeg" href="{_IMG}"/>'),
+    "enclosure link without href": ("atom", '<link rel="enclosure" type="image/jpeg"/>'),
+    "hreflang": ("atom", '<link rel="alternate" hreflang="de" href="https://example.com/de"/>'
+                         '<link rel="alternate" hreflang="fr" href="https://example.com/fr"/>'),
+    "hrefLang": ("atom", '<link rel="alternate" hrefLang="de" href="https://example.com/de"/>'
+                         '<link rel="alternate" hrefLang="fr" href="https://example.com/fr"/>'),
+}
 
-    plain = b"<rss><channel><item><title>the enclosures of Oxford</title></item></channel></rss>"
-    assert not has_extension_markup(plain)
-    assert has_extension_markup(plain.replace(b"<title>", mark + b"<title>"))
+
+def _feed(kind: str, inner: str, entries: int = 1, marked: int = 0) -> bytes:
+    """A feed of ``entries`` plain entries, ``inner`` added to the one at index ``marked``;
+    an RSS one declares Media RSS and iTunes (an Atom one nothing)."""
+    root_ns = MEDIA + ITUNES if kind == "rss" else ""
+    if kind == "rss-other-media":
+        kind, root_ns = "rss", ' xmlns:media="https://example.com/not-media-rss"'
+    parts = []
+    for n in range(entries):
+        extra = inner if n == marked else ""
+        if kind == "rss":
+            parts.append(f"<item><title>Item {n}</title><link>https://example.com/{n}</link>"
+                         f"<pubDate>Mon, 02 Nov 2026 10:00:00 GMT</pubDate>{extra}</item>\n")
+        else:  # (the id is the page where the entry has no alternate link)
+            link = "" if extra and kind == "atom-one-link" else \
+                f'<link href="https://example.com/{n}"/>'
+            parts.append(f"<entry><title>Entry {n}</title><id>https://example.com/{n}</id>"
+                         f"{link}<updated>2026-11-02T10:00:00Z</updated>{extra}</entry>\n")
+    if kind == "rss":
+        return (f'<rss version="2.0"{root_ns}><channel><title>c</title>'
+                f"<link>https://example.com/</link>\n{''.join(parts)}</channel></rss>").encode()
+    return (f'<feed xmlns="http://www.w3.org/2005/Atom"{root_ns}><title>c</title>'
+            f'<id>urn:f</id><link href="https://example.com/"/>\n{"".join(parts)}</feed>'
+            ).encode()
+
+
+@pytest.mark.parametrize("mark", _MARKS, ids=list(_MARKS))
+@pytest.mark.parametrize("entries, marked", [(1, 0), (2000, 1500)], ids=["small", "in-a-run"])
+def test_markup_that_may_carry_an_extension_sends_a_feed_to_feedparser(
+        monkeypatch: pytest.MonkeyPatch, mark: str, entries: int, marked: int) -> None:
+    """The fast pass gives way where an entry may carry images, a video or alternates (also
+    deep in a large feed, where its runs read the entries), and feedparser's entries give the
+    extensions: the same records and extensions as the reference mode."""
+    from feed2sitemap import Report, read
+    from feed2sitemap.mode import ENV
+    from feed2sitemap.readers.feedpolicy import read_feed_entries
+
+    kind, inner = _MARKS[mark]
+    data = _feed(kind, inner, entries, marked)
+    assert read_feed_entries(data).fast is False
+    outcomes = []
+    for value in ("", "1"):
+        monkeypatch.setenv(ENV, value)
+        report = Report()
+        records = [(r.loc, r.lastmod, r.extensions) for r in read(io.BytesIO(data),
+                                                                    report=report)]
+        outcomes.append((records, dict(report.warnings)))
+    assert outcomes[0] == outcomes[1]
+    records, warnings = outcomes[0]
+    # the extension, or a warning that names what of it was left out (a player without the
+    # video's thumbnail and title); an enclosure without a URL is no image
+    carried = bool(records[marked][2]) or any("extension" in kind for kind in warnings)
+    assert carried is (mark != "enclosure link without href"), warnings
+    assert not any(ext for _, _, ext in records[:marked] + records[marked + 1:])
+
+
+@pytest.mark.parametrize("kind", ["rss", "atom"])
+def test_words_of_extensions_in_text_keep_a_feed_on_the_fast_pass(
+        monkeypatch: pytest.MonkeyPatch, kind: str) -> None:
+    """Namespaces declared but not used, and the words in titles and summaries, carry no
+    extension: the feed stays on the fast pass (before, a substring search sent it to
+    feedparser)."""
+    from feed2sitemap.mode import ENV
+    from feed2sitemap.readers.feedpolicy import read_feed_entries
+
+    monkeypatch.setenv(ENV, "")  # (the fast pass, also in CI's run of the reference mode)
+
+    words = ("<title>the enclosures of Oxford; hreflang=&quot;de&quot;, "
+             "http://search.yahoo.com/mrss/ and itunes.com/dtds/podcast</title>")
+    data = _feed(kind, words, entries=50, marked=7)
+    assert read_feed_entries(data).fast is True
+    # a feed-level hreflang or enclosure link is no entry's
+    feed_links = ('<link rel="alternate" hreflang="de" href="https://example.com/de/"/>'
+                  '<link rel="enclosure" href="https://example.com/logo.png"/>')
+    atom = _feed("atom", "", entries=3).replace(b"<id>urn:f</id>", b"<id>urn:f</id>"
+                                                 + feed_links.encode())
+    assert read_feed_entries(atom).fast is True

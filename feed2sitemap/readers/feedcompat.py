@@ -70,6 +70,11 @@ SOURCE = "source"  # an entry's <source>: its links and dates are not the entry'
 IMAGE = "image"  # <image>, <textinput>: their links are not the feed's nor the entry's
 CONTAINER = "container"  # <channel>, <feed>
 CHILDLESS = "childless"  # inert, but their handlers fail on child elements
+# What feedparser makes an entry's image, video or enclosure from (extensions/feed.py maps
+# them): noted by the pass (FeedEntries.extended), for the policy to have feedparser read the
+# feed. (An entry's <link> with rel="enclosure" or hreflang: feedpass.on_link notes it, and
+# feedruns._atom_link leaves such an entry to the handlers.)
+EXTENSION = "extension"
 UNSUPPORTED = "unsupported"  # handlers we do not replay: feedparser must read the document
 
 KIND = dict.fromkeys(_HANDLED - _INERT, UNSUPPORTED)
@@ -86,6 +91,8 @@ for _kind, _keys in {
     IMAGE: "image textinput",
     CONTAINER: "channel feed",
     CHILDLESS: "width height creativecommons_license",
+    # (itunes:link is feedparser's alias of itunes:image)
+    EXTENSION: "enclosure media_content media_thumbnail media_player itunes_image itunes_link",
     # Unhandled elements are stored under their key through FeedParserDict's key map, and these
     # would overwrite the entry's links or dates (<date_parsed> lands in updated_parsed).
     UNSUPPORTED: "links updated_parsed published_parsed date_parsed modified_parsed issued_parsed",
@@ -223,6 +230,10 @@ class Attributes:
         rel = d.setdefault("rel", "alternate")
         href = d.get("url", d.get("uri", d.get("href")))  # feedparser's _enforce_href
         return rel, href or d.get("href"), d.get("type")
+
+    def has(self, attrs: dict[str, str], key: str) -> bool:
+        """The element has an attribute feedparser stores as ``key`` (a lower-case name)."""
+        return key in attrs or not LINK_ATTRS.issuperset(attrs) and key in self.as_dict(attrs)
 
     def is_permalink(self, attrs: dict[str, str]) -> bool:
         """A <guid>'s isPermaLink, compared as feedparser does (case-sensitively)."""

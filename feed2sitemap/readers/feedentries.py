@@ -21,6 +21,9 @@ class FeedEntry(NamedTuple):
 
 class FeedEntries(list[FeedEntry]):
     """The entries, and the feed's own site link (RSS <channel><link>, Atom <feed><link
-    rel="alternate">: the first one, resolved against xml:base), or None."""
+    rel="alternate">: the first one, resolved against xml:base), or None; ``extended``: the
+    feed holds markup that may carry an entry's images, video or alternates (an enclosure,
+    Media RSS, itunes:image, an entry's hreflang link), which a fast pass does not read."""
 
     site: str | None = None
+    extended = False

@@ -8,7 +8,10 @@ policy (feedpolicy.py) asks feedparser itself: a root other than rss/rdf:RDF/fee
 that is not well-formed (once decoded as feedparser decodes it), a DOCTYPE with an internal
 subset, elements inside the text of a link/guid/date or inside markup that feedparser would
 still act on, handlers we do not replay (GeoRSS, Podlove chapters), <image> with children
-inside an entry, a namespace prefix rebound below the root. An entity declaration raises
+inside an entry, a namespace prefix rebound below the root. Markup that may carry an
+extension (feedcompat.EXTENSION; an entry's enclosure or hreflang link) is noted
+(``FeedEntries.extended``): the policy has feedparser read such a feed, for its entries'
+images, videos and alternates. An entity declaration raises
 xmlutil.EntitiesForbidden, a bound of xmlutil.MarkupGuard XMLTooComplex: refused, not parsed.
 """
 
@@ -275,6 +278,8 @@ class _Pass:
         if self.source or not self.entry and (self.image or self.entries.site is not None):
             return  # not the entry's, nor the feed's own first link
         rel, href, typ = self.attributes.link(attrs) if attrs else ("alternate", None, None)
+        if self.entry and attrs and ("enclosure" in rel or self.attributes.has(attrs, "hreflang")):
+            self.entries.extended = True
         if href is None:  # its text is the link: see end_link
             self.rel = rel
             self.link_text = []
@@ -334,6 +339,9 @@ class _Pass:
 
     def on_childless(self, key: str, attrs: dict[str, str]) -> None:
         self.open_leaf()
+
+    def on_extension(self, key: str, attrs: dict[str, str]) -> None:
+        self.entries.extended = True
 
     def on_unsupported(self, key: str, attrs: dict[str, str]) -> None:
         raise FastPathUnsupported(f"element <{key}> is not handled by the fast path")

@@ -2,7 +2,10 @@
 the converter's reader (readers/feed.py) and by ``check``.
 
 1. The fast pass (feedpass.py) is trusted whenever it answers: it gives feedparser's answer or
-   raises FastPathUnsupported. In the reference mode (mode.reference()) it is not tried.
+   raises FastPathUnsupported. A feed where it met markup that may carry a page's images,
+   video or alternates (an enclosure, Media RSS, itunes:image, an entry's hreflang link) is
+   read by feedparser too, and extensions/feed.py maps its entries. In the reference mode
+   (mode.reference()) the pass is not tried.
 2. Refused, by either path: a document that declares entities (xmlutil's one rule; feedparser
    would expand internal ones) and one past a bound of xmlutil.MarkupGuard (checked by the
    fast pass as it goes, before feedparser by a pass of its own).
@@ -15,7 +18,6 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterator
 from typing import Any, NamedTuple
 from xml.parsers import expat
 
@@ -40,7 +42,7 @@ from .feedpass import (
 )
 
 __all__ = ["FeedRead", "FeedUnreadable", "Malformed", "feedparser_entries",
-           "has_extension_markup", "read_feed_entries", "read_feed_input"]
+           "read_feed_entries", "read_feed_input"]
 
 
 class Malformed(NamedTuple):  # (a NamedTuple, not a dataclass: made faster at start-up)
@@ -61,21 +63,6 @@ class FeedRead(NamedTuple):
     parsed: Any = None  # feedparser's result, when it read the feed (entries in the same order)
 
 
-# What may carry a page's images, video or alternates (issue 17): enclosures, Media RSS,
-# iTunes' image, hreflang links. A feed holding any is read by feedparser, whose entries the
-# extensions package maps (extensions/feed.py); a substring search, in C, decides.
-# (The three enclosure marks are looked for only where "enclosure" is: a feed has none, the
-# usual case, in one search rather than three.)
-_ENCLOSURE_MARKS = (b"<enclosure", b"enclosure\"", b"enclosure'")
-_OTHER_MARKS = (b"search.yahoo.com/mrss", b"itunes.com/dtds/podcast", b"hreflang")
-
-
-def has_extension_markup(data: bytes) -> bool:
-    if b"enclosure" in data and any(mark in data for mark in _ENCLOSURE_MARKS):
-        return True
-    return any(mark in data for mark in _OTHER_MARKS)
-
-
 class FeedUnreadable(ValueError):
     """feedparser itself raised on the document (it promises not to, but hostile bytes reach
     errors inside it); ``cause`` is its exception."""
@@ -91,27 +78,13 @@ def read_feed_input(feed: FeedInput, base_url: str | None = None, *,
     feed it gives up on is read again, whole, for feedparser (feedinput.py)."""
     if not want_parsed and not mode.reference():
         try:
-            entries = parse_feed_chunks(_no_extension_markup(feed.chunks()), base_url,
-                                        feed.whole)
-            feed.close()  # (the copy kept for feedparser is not needed)
-            return FeedRead(entries, fast=True)
+            entries = parse_feed_chunks(feed.chunks(), base_url, feed.whole)
+            if not entries.extended:
+                feed.close()  # (the copy kept for feedparser is not needed)
+                return FeedRead(entries, fast=True)
         except FastPathUnsupported:
             pass
     return read_feed_entries(feed.whole(), base_url, want_parsed=want_parsed, fast=False)
-
-
-def _no_extension_markup(chunks: Iterator[bytes]) -> Iterator[bytes]:
-    """The chunks, until one holds markup of an extension (has_extension_markup): then the
-    fast pass gives way to feedparser."""
-    tail = b""
-    for chunk in chunks:
-        if has_extension_markup(tail + chunk[:_MARK_SPAN]) or has_extension_markup(chunk):
-            raise FastPathUnsupported("extension markup: feedparser reads the feed")
-        tail = chunk[-_MARK_SPAN:]
-        yield chunk
-
-
-_MARK_SPAN = max(map(len, _ENCLOSURE_MARKS + _OTHER_MARKS))
 
 
 def read_feed_entries(data: bytes, base_url: str | None = None, *,
@@ -123,9 +96,11 @@ def read_feed_entries(data: bytes, base_url: str | None = None, *,
     ``want_parsed``: feedparser's result is wanted (a news sitemap needs each entry's title).
     ``fast``: False when the fast pass has given up on the document already.
     """
-    if fast and not want_parsed and not mode.reference() and not has_extension_markup(data):
+    if fast and not want_parsed and not mode.reference():
         try:
-            return FeedRead(parse_feed_entries(data, base_url), fast=True)
+            entries = parse_feed_entries(data, base_url)
+            if not entries.extended:
+                return FeedRead(entries, fast=True)
         except FastPathUnsupported:
             pass
     forbid_entities_in(data)  # a plain substring search, in C: before feedparser sees them

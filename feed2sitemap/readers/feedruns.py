@@ -348,6 +348,8 @@ def _atom_link(attrs: str, base: str, resolve: Callable[[str, str], str],
     if "&" in attrs:
         d = {k: _REFERENCE.sub(_resolved, v) for k, v in d.items()}
     rel = d["rel"].lower() if "rel" in d else "alternate"
+    if "enclosure" in rel:  # an extension's: the handlers note it (the grammar admits no
+        raise NotPlain("an enclosure link")  # hreflang)
     if rel != "alternate":
         return None, None
     href = resolve(base, d["href"])
