@@ -144,28 +144,34 @@ def _iso_dates(text: str, rfc: bool, epoch_is_unknown: bool) -> list[datetime] |
 
 def _rfc822_isos(text: str, n: int) -> tuple[list[str], bool] | None:
     """The ``n`` values of ``text`` (of _RFC822's shape) as ISO 8601 strings, made in C: the
-    weekdays dropped, the fields cut at the spaces and put in ISO's order by slices, the
-    month's number and the zone's offset looked up; and whether every offset is zero."""
-    if "," in text:
+    fields cut at the spaces and put in ISO's order by slices, the month's number and the
+    zone's offset looked up; and whether every offset is zero."""
+    commas = text.count(",")  # (a comma only ends a weekday)
+    if commas and commas != n:  # some with a weekday, some without
         for weekday in _WEEKDAYS:
             text = text.replace(weekday, "")
-    fields = text.replace("</", " ").split(" ")  # day, month, year, clock, zone; ...; ""
-    if len(fields) != 5 * n + 1:
+        commas = 0
+    w = 6 if commas else 5  # [weekday,] day, month, year, clock, zone; ...; ""
+    fields = text.replace("</", " ").split(" ")
+    if len(fields) != w * n + 1:
         return None
     fields.pop()
-    zones = {z: ("+00:00" if z[0] not in "+-" else z[:3] + ":" + z[3:]) + "\0"
-             for z in set(fields[4::5])}
-    days = fields[0::5]
+    k = w - 5  # the day's index
+    zone = fields[k + 4 :: w]
+    offsets = {z: ("+00:00" if z[0] not in "+-" else z[:3] + ":" + z[3:]) + "\0"
+               for z in set(zone)}
+    iso = [""] * (5 * n)
+    iso[0::5] = fields[k + 2 :: w]
     try:
-        fields[1::5] = map(_MONTH_DASHED.__getitem__, fields[1::5])
-        fields[0::5] = fields[2::5]
-        fields[2::5] = map(_DAY_T.__getitem__, days)  # (a day past 31: entry_date's to judge)
+        iso[1::5] = map(_MONTH_DASHED.__getitem__, fields[k + 1 :: w])
+        iso[2::5] = map(_DAY_T.__getitem__, fields[k::w])  # (a day past 31: entry_date's)
     except KeyError:
         return None
-    fields[4::5] = map(zones.__getitem__, fields[4::5])
-    isos = "".join(fields).split("\0")
+    iso[3::5] = fields[k + 3 :: w]
+    iso[4::5] = map(offsets.__getitem__, zone)
+    isos = "".join(iso).split("\0")
     isos.pop()
-    return isos, set(zones.values()) == {"+00:00\0"}
+    return isos, set(offsets.values()) == {"+00:00\0"}
 
 
 def _w3cdtf_isos(text: str, n: int) -> tuple[list[str], bool]:
