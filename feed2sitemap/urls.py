@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import cache
-from itertools import compress
+from itertools import compress, repeat
 from operator import not_
 from typing import NamedTuple, Optional
 from urllib.parse import urljoin, urlsplit
@@ -168,18 +168,20 @@ def prove_lines(text: str, lines: list[str], unclean_bytes: int,
     return [CleanLocs(lines[i: i + size], prefix, _KEY) for i in range(0, len(lines), size)]
 
 
-def _non_ascii_only(locs: list[str]) -> list[int]:
-    """The indexes of the non-ASCII locs, if the others (most of them) are proven clean by
-    proven_clean, the proof of ASCII blocks; else [] (unclean_lines decides). A list with a few
-    IRIs is proven at memory speed rather than by a regex pass over every character."""
+def _non_ascii_only(locs: list[str]) -> tuple[list[int], str]:
+    """The indexes of the non-ASCII locs and the scheme and host all the others start with, if
+    those (most of the locs) are proven clean by proven_clean, the proof of ASCII blocks; else
+    ([], "") (unclean_lines decides). A list with a few IRIs is proven at memory speed rather
+    than by a regex pass over every character."""
     ascii_flags = list(map(str.isascii, locs))
     others = list(compress(range(len(locs)), map(not_, ascii_flags)))
     if not others or len(others) * 4 > len(locs):
-        return []
+        return [], ""
     plain = list(compress(locs, ascii_flags))
     text = "\n".join(plain) + "\n"
     unclean_bytes = len(text.encode().translate(None, CLEAN_BYTES))
-    return others if proven_clean(text, len(plain), unclean_bytes) is not None else []
+    prefix = proven_clean(text, len(plain), unclean_bytes)
+    return (others, prefix) if prefix is not None else ([], "")
 
 
 # What _quote encodes, but for the newline that joins the paths in _quote_tails
@@ -225,6 +227,8 @@ def normalize_locs(locs: list[str]) -> Normalized:
     """``normalize_url`` over a list: a block of one site's clean URLs is proven at memory
     speed, the others are found in one regex pass and normalised one by one."""
     text = "\n".join(locs) + "\n"
+    iris: list[int] = []  # the non-ASCII locs, when all the others start with ``site``
+    site = ""
     if reference():
         unclean: Sequence[int] = range(len(locs))
     else:
@@ -233,12 +237,16 @@ def normalize_locs(locs: list[str]) -> Normalized:
             prefix = proven_clean(text, len(locs), unclean_bytes)
             if prefix is not None:
                 return Normalized(CleanLocs(locs, prefix, _KEY), [], [])
-        unclean = _non_ascii_only(locs) or unclean_lines(text, locs)
+        iris, site = _non_ascii_only(locs)
+        unclean = iris or unclean_lines(text, locs)
         if not unclean:
             return Normalized(CleanLocs(locs, "", _KEY), [], [])
     fixed = list(locs)
     if not reference():
         unclean = _quote_tails(fixed, unclean)
+        if iris and not unclean and all(map(str.startswith, map(fixed.__getitem__, iris),
+                                            repeat(site))):
+            return Normalized(CleanLocs(fixed, site, _KEY), [], [])  # one site's, all
     bad: list[tuple[int, BadURL]] = []
     fragments: list[tuple[int, str]] = []
     for i in unclean:
