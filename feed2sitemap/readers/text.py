@@ -72,7 +72,7 @@ def _line_batches(block: Block, source: str, report: Report, base_url: Optional[
     for start in range(0, len(lines), BATCH):
         part = lines[start: start + BATCH]
         first_line = block.start + start
-        locs = [raw.strip() for raw in part] if strip else part
+        locs = list(map(str.strip, part)) if strip else part
         # white space inside a line: one search over the batch (no line holds a NUL)
         if plain or "" in locs or (strip and _SPACE.search("\0".join(locs)) is not None):
             keep = [i for i, loc in enumerate(locs) if _one_url(loc, source, first_line + i,
