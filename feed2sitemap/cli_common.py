@@ -188,10 +188,12 @@ def removal_lines(summary: Summary, quiet: bool) -> list[str]:
 
 def _merge_text(m: MergeCounts) -> str:
     if m.base is not None:
-        return (f"merged: {m.added:,} URLs added, {m.updated:,} updated, compared with "
-                f"{m.base}")
-    return (f"merged: {m.urls:,} distinct URLs, {m.copies:,} duplicate copies folded in, "
-            f"{m.updated:,} entries changed by a later copy")
+        return (f"merged: {count(m.added, 'URL')} added, {m.updated:,} updated, compared "
+                f"with {m.base}")
+    copies = "copy" if m.copies == 1 else "copies"
+    entries = "entry" if m.updated == 1 else "entries"
+    return (f"merged: {count(m.urls, 'distinct URL')}, {m.copies:,} duplicate {copies} folded "
+            f"in, {m.updated:,} {entries} changed by a later copy")
 
 
 def _skipped_text(report: Report) -> str:

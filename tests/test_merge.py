@@ -179,7 +179,7 @@ def test_update_in_place_is_idempotent_and_counts(tmp_path: Path) -> None:
     (tmp_path / "feed.xml").write_text(FEED)
     first = run("sitemap.xml", "feed.xml", "-o", "sitemap.xml", cwd=tmp_path)
     assert first.returncode == 0, first.stderr
-    assert "merged: 1 URLs added, 1 updated, compared with sitemap.xml" in first.stderr
+    assert "merged: 1 URL added, 1 updated, compared with sitemap.xml" in first.stderr
     after_first = (tmp_path / "sitemap.xml").read_text()
     assert after_first == SITEMAP.replace(
         "<lastmod>2024-01-01</lastmod>", "<lastmod>2024-02-05T12:00:00+00:00</lastmod>"
@@ -208,6 +208,20 @@ def test_keep_first_and_no_dedupe(tmp_path: Path) -> None:
     assert both.returncode == 2
 
 
+def test_the_merge_summary_counts_in_words(tmp_path: Path) -> None:
+    """One URL, one copy: the summary a daily cron run prints speaks in the singular."""
+    (tmp_path / "a.txt").write_text("https://example.com/x\n")
+    (tmp_path / "b.txt").write_text("https://example.com/x\n")
+    one = run("a.txt", "b.txt", "-t", "text", cwd=tmp_path)
+    assert one.returncode == 0, one.stderr
+    assert ("merged: 1 distinct URL, 1 duplicate copy folded in, 0 entries changed by a later "
+            "copy") in one.stderr
+    (tmp_path / "b.txt").write_text("https://example.com/x\nhttps://example.com/y\n"
+                                    "https://example.com/x\n")
+    more = run("a.txt", "b.txt", "-t", "text", cwd=tmp_path)
+    assert "merged: 2 distinct URLs, 2 duplicate copies folded in" in more.stderr
+
+
 def _split_set(tmp_path: Path) -> None:
     (tmp_path / "site").mkdir()
     (tmp_path / "site" / "in.xml").write_text(SITEMAP)
@@ -226,7 +240,7 @@ def test_follow_updates_a_split_set_in_place(tmp_path: Path) -> None:
             "--base-url", "https://example.com/")
     done = run(*args, cwd=site)
     assert done.returncode == 0, done.stderr
-    assert "merged: 1 URLs added, 1 updated, compared with sitemap.xml" in done.stderr
+    assert "merged: 1 URL added, 1 updated, compared with sitemap.xml" in done.stderr
     assert "https://example.com/new.html" in (site / "sitemap-2.xml").read_text()
     locs = run("sitemap.xml", "--follow", "-t", "text", cwd=site).stdout.splitlines()
     assert locs == [U, U + "old.html", U + "edited.html", U + "new.html"]

@@ -268,6 +268,6 @@ def test_the_cron_line_takes_over_a_partitioned_set_and_removes_its_parts(
     assert result.returncode == 0, result.stderr
     assert sorted(os.listdir(out)) == ["new.txt", "sitemap-1.xml", "sitemap-2.xml",
                                        "sitemap.xml"]
-    assert b"removed" in result.stderr and b"merged: 1 URLs added" in result.stderr
+    assert b"removed" in result.stderr and b"merged: 1 URL added" in result.stderr
     urls = [r.loc for p in ("sitemap-1.xml", "sitemap-2.xml") for r in read(out / p)]
     assert sorted(urls) == sorted([r.loc for r in pages(120)] + [f"{BASE}page/new"])
