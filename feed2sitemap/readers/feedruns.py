@@ -8,7 +8,8 @@ attributes, white space and these children only (no other attribute, no comment,
 element; values without markup):
 
 - ``<link>TEXT</link>``, or ``<link ATTRS/>`` (also ``></link>``) with rel, type, href, title,
-  length only, href among them; at most one link per entry;
+  length only, href among them, not rel="enclosure" (an extension's: feedpass notes it);
+  at most one link per entry;
 - ``<guid>TEXT</guid>`` (optionally ``isPermaLink="..."``) or ``<id>TEXT</id>``: at most one;
 - ``<pubDate>`` or ``<published>``; ``<updated>``: TEXT, at most one of each kind;
 - ``<title>``, ``<description>``, ``<summary>``, ``<content>``, ``<category>``,
@@ -348,8 +349,10 @@ def _atom_link(attrs: str, base: str, resolve: Callable[[str, str], str],
     if "&" in attrs:
         d = {k: _REFERENCE.sub(_resolved, v) for k, v in d.items()}
     rel = d["rel"].lower() if "rel" in d else "alternate"
-    if "enclosure" in rel:  # an extension's: the handlers note it (the grammar admits no
-        raise NotPlain("an enclosure link")  # hreflang)
+    # An extension's (an image or video): the handlers read the entry and note it (the
+    # grammar admits no hreflang, the other mark of an extension on a link)
+    if "enclosure" in rel:
+        raise NotPlain("an enclosure link")
     if rel != "alternate":
         return None, None
     href = resolve(base, d["href"])
