@@ -85,6 +85,12 @@ class Batch:
         return self.clean.prefix if self.clean is not None and self.clean.covers(self.locs) else ""
 
     @property
+    def longest(self) -> Optional[int]:
+        """How long the longest location is proven to be at most (None when not known)."""
+        return self.clean.longest if self.clean is not None and self.clean.covers(self.locs) \
+            else None
+
+    @property
     def plain(self) -> bool:
         """Only locations: no lastmod, changefreq, priority or extension in any row."""
         return (self.lastmods is None and self.changefreqs is None and self.priorities is None

@@ -130,34 +130,38 @@ def unclean_lines(text: str, locs: list[str]) -> list[int]:
 class CleanLocs:
     """The proof that every location of one list is a normalised URI (normalize_url returns
     it unchanged: no space, control character, "<", ">" or quote in it), each starting with
-    ``prefix`` ("" when the proof says nothing of the site). Only this module makes one (the
-    constructor wants a key no other module has); it covers the very list it was made for
-    (``covers`` is an identity test), so a list changed after the proof is a new, unproven one.
+    ``prefix`` ("" when the proof says nothing of the site), none longer than ``longest``
+    characters when that is known. Only this module makes one (the constructor wants a key no
+    other module has); it covers the very list it was made for (``covers`` is an identity
+    test), so a list changed after the proof is a new, unproven one.
     """
 
-    __slots__ = ("locs", "prefix")
+    __slots__ = ("locs", "prefix", "longest")
 
-    def __init__(self, locs: list[str], prefix: str, key: object) -> None:
+    def __init__(self, locs: list[str], prefix: str, key: object,
+                 longest: Optional[int] = None) -> None:
         if key is not _KEY:
             raise TypeError("only feed2sitemap.urls proves locations clean")
         self.locs = locs
         self.prefix = prefix
+        self.longest = longest
 
     def covers(self, locs: list[str]) -> bool:
         return locs is self.locs
 
     def subset(self, keep: Sequence[int]) -> CleanLocs:
         """The proof for the rows ``keep`` of the list: clean URLs stay clean when others go."""
-        return CleanLocs([self.locs[i] for i in keep], self.prefix, _KEY)
+        return CleanLocs([self.locs[i] for i in keep], self.prefix, _KEY, self.longest)
 
 
 _KEY = object()
 
 
-def prove_lines(text: str, lines: list[str], unclean_bytes: int,
-                size: int) -> Optional[list[CleanLocs]]:
+def prove_lines(text: str, lines: list[str], unclean_bytes: int, size: int,
+                longest: Optional[int] = None) -> Optional[list[CleanLocs]]:
     """Proofs for ``lines`` in slices of ``size``, if all are clean normalised URIs, else None.
-    ``text`` is the lines each followed by a newline; ``unclean_bytes`` as for proven_clean."""
+    ``text`` is the lines each followed by a newline; ``unclean_bytes`` as for proven_clean;
+    ``longest``, the length of the longest line, when the caller knows it."""
     if reference():
         return None
     prefix = proven_clean(text, len(lines), unclean_bytes)
@@ -165,7 +169,8 @@ def prove_lines(text: str, lines: list[str], unclean_bytes: int,
         prefix = ""  # clean URLs of several sites
     if prefix is None:
         return None
-    return [CleanLocs(lines[i: i + size], prefix, _KEY) for i in range(0, len(lines), size)]
+    return [CleanLocs(lines[i: i + size], prefix, _KEY, longest)
+            for i in range(0, len(lines), size)]
 
 
 def _non_ascii_only(locs: list[str]) -> tuple[list[int], str]:

@@ -1,13 +1,16 @@
 from __future__ import annotations
 
+import io
 from datetime import date
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from feed2sitemap import Record, Report
 from feed2sitemap.batch import Batch, batched, unbatched
+from feed2sitemap.mode import reference
 from feed2sitemap.pipeline import (
     apply_defaults,
     check_length,
@@ -15,6 +18,7 @@ from feed2sitemap.pipeline import (
     normalize,
     within_scope,
 )
+from feed2sitemap.readers.text import read_text
 from feed2sitemap.record import make_record
 from feed2sitemap.scope import scope_of
 from feed2sitemap.urls import normalize_url
@@ -76,6 +80,29 @@ def test_check_length_uses_the_profiles_under_rule() -> None:
     ok = "https://e.example/" + "a" * (255 - 18)
     got = via(check_length, [Record(ok), Record(ok + "b")], 256, report, "baidu")
     assert got == [Record(ok)] and report.skipped["URL too long"] == 1
+
+
+@pytest.mark.parametrize("max_loc, long, short", [
+    (256, "https://e.example/" + "a" * 238, "http://a.b/"),  # Baidu's rule
+    (2048, "https://e.example/" + "a" * 2030, "http://a.b/"),
+])
+def test_a_list_proven_clean_is_still_held_to_the_length_rules(
+        max_loc: int, long: str, short: str) -> None:
+    """A block of clean URLs comes with the reader's proof and its longest line: the length
+    rules still find the one URL too long and the one too short among them."""
+    lines = [f"https://e.example/{i}" for i in range(3000)]
+    lines[1234] = long  # (exactly max_loc characters: "under" the limit is the rule)
+    report = Report()
+    batches = list(read_text(io.BytesIO("\n".join(lines).encode() + b"\n"), "list.txt",
+                             report))
+    assert batches[0].longest is not None or reference()  # (the fast path's proof)
+    kept = [loc for b in check_length(batches, max_loc, report, "p") for loc in b.locs]
+    assert len(long) == max_loc and long not in kept and len(kept) == 2999
+    assert report.skipped["URL too long"] == 1
+    short_list = io.BytesIO(b"".join(f"{short}\n".encode() for _ in range(3)))
+    kept = [loc for b in check_length(read_text(short_list, "s.txt", report), max_loc, report)
+            for loc in b.locs]
+    assert kept == [] and report.skipped["URL too short"] == 3
 
 
 def test_defaults_fill_only_missing_fields_and_never_index_entries() -> None:

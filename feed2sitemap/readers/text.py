@@ -49,7 +49,7 @@ def _proof(block: Block) -> tuple[Optional[list[CleanLocs]], bool]:
     """(urls.py's proofs for the block's lines in batches, if all are clean URLs already, else
     None; whether some line may have white space to strip)."""
     rest = block.raw.translate(None, CLEAN_BYTES)  # the newlines, and any other byte
-    proofs = prove_lines(block.text, block.lines, len(rest), BATCH)
+    proofs = prove_lines(block.text, block.lines, len(rest), BATCH, block.longest)
     # nothing to strip on any line unless some byte may begin a white-space character
     return proofs, bool(rest.translate(None, _NOT_SPACE_LEADS))
 
