@@ -193,6 +193,15 @@ def test_multilingual_atom_entry_gives_alternates() -> None:
                               Alternate("x-default", "https://example.com/a"))
 
 
+@pytest.mark.parametrize("inner", [
+    '<enclosure type="image/jpeg" length="1"/>', '<media:content medium="image"/>',
+    "<media:thumbnail/>", '<media:thumbnail url=" "/>'])
+def test_an_image_without_its_url_is_left_out_with_a_warning(inner: str) -> None:
+    ext, problems = rss_item(inner)
+    assert not ext.images
+    assert [p.message() for p in problems] == ["images[0].loc: missing (required): left out"]
+
+
 def test_a_single_hreflang_link_is_no_alternate_set() -> None:
     data = b"""<feed xmlns="http://www.w3.org/2005/Atom"><title>t</title><entry><title>A</title>
 <id>urn:1</id><link rel="alternate" hreflang="en" href="https://example.com/en/a"/></entry>
@@ -290,9 +299,8 @@ def test_markup_that_may_carry_an_extension_sends_a_feed_to_feedparser(
     assert outcomes[0] == outcomes[1]
     records, warnings = outcomes[0]
     # the extension, or a warning that names what of it was left out (a player without the
-    # video's thumbnail and title); an enclosure without a URL is no image
-    carried = bool(records[marked][2]) or any("extension" in kind for kind in warnings)
-    assert carried is (mark != "enclosure link without href"), warnings
+    # video's thumbnail and title, an image enclosure without its URL)
+    assert records[marked][2] or any("extension" in kind for kind in warnings), warnings
     assert not any(ext for _, _, ext in records[:marked] + records[marked + 1:])
 
 

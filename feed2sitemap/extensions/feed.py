@@ -2,7 +2,8 @@
 
 Images: <enclosure>/Atom <link rel="enclosure"> with an image/* type, media:content with
 medium="image" or an image/* type, media:thumbnail, itunes:image — normalised like page URLs
-but not scope-checked (images may live on a CDN), each once, at most 1,000 (the rest counted).
+but not scope-checked (images may live on a CDN), each once, at most 1,000 (the rest counted);
+one declared without its URL is left out with a warning.
 
 Videos, mapped from Media RSS as Google reads mRSS ([VID] "Google also supports mRSS"): one
 video per entry, from its first media:content or enclosure with a video/* type or
@@ -114,6 +115,10 @@ def _images(entry: Mapping[str, Any], url: _Urls) -> list[Image]:
     raw += [m.get("url") for m in _list(entry.get("media_content")) if _kind(m, "image")]
     raw += [t.get("url") for t in _list(entry.get("media_thumbnail"))]
     raw += [i.get("href") for i in _list(entry.get("image"))]
+    for i, given in enumerate(raw):  # an image declared without its URL: none to write
+        if not isinstance(given, str) or not given.strip():
+            url.problems.append(Problem("images", "loc", "missing (required): left out", i,
+                                        drops="item"))
     locs = (url(r, "images", "loc") for r in raw)
     return [Image(loc) for loc in dict.fromkeys(loc for loc in locs if loc)]
 
