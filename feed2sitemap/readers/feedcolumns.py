@@ -25,6 +25,7 @@ from operator import methodcaller
 from typing import Any
 
 from .feedcompat import PLAIN_ABS
+from .feeddates import MONTH_DASHED
 
 __all__ = ["atom_links", "dates", "rss_links"]
 
@@ -100,12 +101,10 @@ def atom_links(column: Sequence[str], odd: Odd) -> list[Any]:
     return _links("\0".join(column) + "\0", _ATOM_LINKS, "\0", odd, _HREF.findall)
 
 
-_MONTHS = tuple(f" {m} " for m in "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split())
 _RFC822 = re.compile(r"(?:(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), )?\d\d? "
                      r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} "
                      r"\d\d:\d\d:\d\d (?:[+-]\d{4}|GMT|UT)</)*")
 _WEEKDAYS = tuple(f"{d}, " for d in "Mon Tue Wed Thu Fri Sat Sun".split())
-_MONTH_DASHED = {m.strip(): f"-{n:02d}-" for n, m in enumerate(_MONTHS, 1)}
 _DAY_T = {k: f"{d:02d}T" for d in range(1, 32) for k in (str(d), f"{d:02d}")}
 _W3CDTF = re.compile(r"(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:Z|[+-]\d\d:\d\d)</)*")
 _TO_UTC = methodcaller("astimezone", _UTC)
@@ -163,7 +162,7 @@ def _rfc822_isos(text: str, n: int) -> tuple[list[str], bool] | None:
     iso = [""] * (5 * n)
     iso[0::5] = fields[k + 2 :: w]
     try:
-        iso[1::5] = map(_MONTH_DASHED.__getitem__, fields[k + 1 :: w])
+        iso[1::5] = map(MONTH_DASHED.__getitem__, fields[k + 1 :: w])
         iso[2::5] = map(_DAY_T.__getitem__, fields[k::w])  # (a day past 31: entry_date's)
     except KeyError:
         return None

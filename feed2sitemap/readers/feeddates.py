@@ -7,7 +7,7 @@ import re
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-__all__ = ["entry_date"]
+__all__ = ["MONTH_DASHED", "entry_date"]
 
 _UTC = timezone.utc
 _EPOCH = datetime(1970, 1, 1, tzinfo=_UTC)
@@ -50,7 +50,7 @@ def _to_utc(parsed: Any) -> datetime | None:
 # given an ISO 8601 form that every supported Python reads, in UTC; the zone's offset is then
 # subtracted. A property test holds the two to the same results. Anything else, or a value out
 # of range, goes through feedparser's own _parse_date.
-_MONTHS = {m: f"-{i:02d}-" for i, m in enumerate(
+MONTH_DASHED = {m: f"-{i:02d}-" for i, m in enumerate(  # (feedcolumns.py's too)
     "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), 1)}
 _RFC822 = re.compile(r"(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), )?(\d\d?) "
                      r"(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{4}) "
@@ -76,7 +76,7 @@ def entry_date(text: str, epoch_is_unknown: bool = True) -> datetime | None:
     m = _RFC822.fullmatch(text)
     if m is not None:
         day, month, year, clock, zone = m.groups()
-        local: str | None = year + _MONTHS[month] + day.zfill(2) + "T" + clock + "+00:00"
+        local: str | None = year + MONTH_DASHED[month] + day.zfill(2) + "T" + clock + "+00:00"
     else:
         m = _W3CDTF.fullmatch(text)
         if m is not None:
