@@ -93,14 +93,20 @@ def _kind(item: Mapping[str, Any], kind: str) -> bool:
         str(item.get("type") or "").startswith(kind + "/")
 
 
+def _given(raw: Any) -> bool:
+    """Whether feedparser gave a URL's text (not None, not blank)."""
+    return isinstance(raw, str) and bool(raw.strip())
+
+
 class _Urls:
-    """Normalises the URLs of one entry, reporting those that are no URL."""
+    """Normalises the URLs of one entry, reporting those that are no URL (one not given is
+    None, unreported: most are optional)."""
 
     def __init__(self, base: Optional[str], problems: list[Problem]) -> None:
         self.base, self.problems = base, problems
 
     def __call__(self, raw: Any, kind: str, field: str) -> Optional[str]:
-        if not isinstance(raw, str) or not raw.strip():
+        if not _given(raw):
             return None
         try:
             return normalize_url(resolve(self.base, raw.strip()) if self.base else raw)
@@ -116,7 +122,7 @@ def _images(entry: Mapping[str, Any], url: _Urls) -> list[Image]:
     raw += [t.get("url") for t in _list(entry.get("media_thumbnail"))]
     raw += [i.get("href") for i in _list(entry.get("image"))]
     for i, given in enumerate(raw):  # an image declared without its URL: none to write
-        if not isinstance(given, str) or not given.strip():
+        if not _given(given):
             url.problems.append(Problem("images", "loc", "missing (required): left out", i,
                                         drops="item"))
     locs = (url(r, "images", "loc") for r in raw)
