@@ -6,6 +6,8 @@ into one Python int and unpacks it again on the way out: two passes of Python pe
 - ``_index`` maps each URL to None while it has one copy, and to the fold (merge.fold) of its
   later copies once it has more: None costs nothing beyond the dict slot, and the fold is
   associative, so the first copy's state need not be found when a later one arrives;
+- the dict is cut into shards (``_Index``), so that no table is ever more than half empty
+  nor held twice while it doubles;
 - the first copies' columns stay as the batches brought them (one ``_Segment`` per batch, its
   lines in an array), in the dict's own order: the k-th URL of the dict is the k-th row;
 - a batch of URLs none seen before (the usual case) is taken in C (dict.fromkeys,
@@ -19,8 +21,9 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterator, Sequence
-from itertools import compress, filterfalse, islice
-from typing import TYPE_CHECKING, Optional
+from itertools import chain, compress, filterfalse, islice
+from operator import or_
+from typing import TYPE_CHECKING, Optional, TypeVar
 
 from .batch import Batch
 from .extensions.value import EMPTY, Extensions
@@ -51,13 +54,70 @@ if TYPE_CHECKING:
 __all__ = ["ColumnStore"]
 
 # What a URL kept here costs besides its characters: its string object (49 bytes, pymalloc
-# rounds to 8), its dict slot (the table doubles as it grows: 16-byte entries and 4-byte
-# indexes, 40 bytes a URL at 1.5 million), its segment's list slot (8) and line (4).
-# benchmarks/merge_memory.py measured 171 bytes of peak RSS per 60-character URL over 1,500,000
-# URLs, so the default budget (256 MiB) holds 1.5 million such URLs before SQLite takes the rest.
-MEMORY_PER_URL = 110
+# rounds up to 16), its dict slot (16-byte entries and 4-byte indexes: 22 to 44 bytes a URL
+# as a shard's table fills), its segment's list slot (8) and line (4).
+# benchmarks/merge_memory.py measured 147 bytes of peak RSS per 62-character URL over
+# 1,500,000 URLs, 153 over 1,000,000: the default budget (256 MiB) holds about 1.8
+# million such URLs before SQLite takes the rest.
+MEMORY_PER_URL = 90
 
 _ONE = 1 << _MANY  # set in every later-copy state: a fold is never None nor 0
+
+# The most keys a shard takes: what a dict holds before its table grows past 2**21 slots
+# (32 MB). Past the default budget the rest spills: an in-memory merge has one or two shards.
+SHARD = (4 << 20) // 3
+
+_T = TypeVar("_T")
+
+
+class _Index:
+    """One dict of keys in shards of at most SHARD keys, new keys going to the last.
+
+    A dict's table doubles when it is two thirds full, and holds the old table and the new
+    one while it does: one dict of 1.5 million URLs costs 41 bytes of table a URL, and 61
+    while it doubles. A full shard is two thirds full (22 bytes a URL) and only the last one
+    grows. Each key is in one shard, and the shards one after the other hold the keys in the
+    order they came.
+    """
+
+    __slots__ = ("shards",)
+
+    def __init__(self) -> None:
+        self.shards: list[dict[str, Optional[int]]] = [{}]
+
+    def __contains__(self, key: str) -> bool:
+        return any(key in shard for shard in self.shards)
+
+    def isdisjoint(self, keys: dict[str, None]) -> bool:
+        return all(shard.keys().isdisjoint(keys) for shard in self.shards)
+
+    def seen(self, keys: list[str]) -> list[bool]:
+        """Per key, whether it is here."""
+        found = list(map(self.shards[0].__contains__, keys))
+        for shard in self.shards[1:]:
+            found = list(map(or_, found, map(shard.__contains__, keys)))
+        return found
+
+    def add(self, fresh: dict[str, None]) -> None:
+        """Take keys none of which is here."""
+        last = self.shards[-1]
+        if last and len(last) + len(fresh) > SHARD:
+            last = {}
+            self.shards.append(last)
+        last.update(fresh)
+
+    def holding(self, keys: list[str]) -> Iterator[tuple[dict[str, Optional[int]], Sequence[int]]]:
+        """Each shard that holds some of ``keys`` (each one here), with their positions."""
+        if len(self.shards) == 1:
+            yield self.shards[0], range(len(keys))
+            return
+        for shard in self.shards:
+            at = list(compress(range(len(keys)), map(shard.__contains__, keys)))
+            if at:
+                yield shard, at
+
+    def values(self) -> Iterator[Optional[int]]:
+        return chain.from_iterable(map(dict.values, self.shards))
 
 
 class _Segment:
@@ -99,7 +159,7 @@ class ColumnStore:
                  memory_limit: int = DEFAULT_MEMORY_LIMIT) -> None:
         self.base_mode = base_mode
         self.memory_limit = memory_limit
-        self._index: dict[str, Optional[int]] = {}
+        self._index = _Index()
         self._segments: list[_Segment] = []
         self._used = 0
         self._over: Optional[MergeStore] = None  # the URLs first seen past the budget
@@ -114,10 +174,10 @@ class ColumnStore:
         if self._over is None:
             fresh = dict.fromkeys(locs)
             if len(fresh) == len(locs):
-                if self._index.keys().isdisjoint(fresh):  # all new (the usual case): in C
+                if self._index.isdisjoint(fresh):  # all new (the usual case): in C
                     if self._take(batch, fresh, range(len(locs)), is_base):
                         return
-                seen = list(map(self._index.__contains__, locs))
+                seen = self._index.seen(locs)
                 copies = list(compress(range(len(locs)), seen))
                 new = list(filterfalse(seen.__getitem__, range(len(locs))))
                 part = _rows(batch, new)
@@ -134,7 +194,7 @@ class ColumnStore:
         if self._used + cost > self.memory_limit:
             return False
         self._used += cost
-        self._index.update(fresh)
+        self._index.add(fresh)
         if fresh:
             self._segments.append(_Segment(part, is_base))
         if part.extensions is not None and whole is None:
@@ -155,7 +215,7 @@ class ColumnStore:
             elif self._over is not None:
                 over.append(i)
             else:
-                index[loc] = None
+                index.add({loc: None})
                 new.append(i)
                 self._used += per_row + len(loc)
                 if self._used > self.memory_limit:
@@ -183,16 +243,17 @@ class ColumnStore:
             # the newest and has no field to give), and without a base it cannot make a URL
             # added or updated: folding it in would leave every entry as it is.
             return
-        index = self._index
         locs = _take_all(batch.locs, rows)
         states = self._states(batch, rows, is_base)
-        olds = list(map(index.__getitem__, locs))
-        if not any(olds) and len(set(locs)) == len(locs):  # first later copies: in C
-            index.update(zip(locs, states, strict=True))
-            return
-        for loc, state in zip(locs, states, strict=True):
-            old = index[loc]  # (the batch may hold the URL twice)
-            index[loc] = state if old is None or old is state else fold(old, state)
+        for shard, at in self._index.holding(locs):
+            keys, sts = _take_all(locs, at), _take_all(states, at)
+            olds = list(map(shard.__getitem__, keys))
+            if not any(olds) and len(set(keys)) == len(keys):  # first later copies: in C
+                shard.update(zip(keys, sts, strict=True))
+                continue
+            for key, state in zip(keys, sts, strict=True):
+                old = shard[key]  # (the batch may hold the URL twice)
+                shard[key] = state if old is None or old is state else fold(old, state)
 
     def _states(self, batch: Batch, rows: list[int], is_base: bool) -> list[int]:
         """The packed states (merge.py's layout) of some rows, less source and line (a fold
@@ -243,14 +304,14 @@ class ColumnStore:
         try:
             counts.copies += self.copies
             yield from self._emit(counts)
-            self._index, self._segments = {}, []
+            self._index, self._segments = _Index(), []
             if self._over is not None:
                 yield from self._over.batches(counts)
         finally:
             self.close()
 
     def _emit(self, counts: MergeCounts) -> Iterator[Batch]:
-        folds = iter(self._index.values())  # (the k-th URL of the dict is the k-th row)
+        folds = self._index.values()  # (the k-th URL of the dict is the k-th row)
         for seg in self._segments:
             n = len(seg.locs)
             later = list(islice(folds, n))
@@ -343,7 +404,7 @@ def _no_fields(batch: Batch) -> bool:
     return batch.lastmods is None and batch.changefreqs is None and batch.priorities is None
 
 
-def _take_all(items: list[str], rows: Sequence[int]) -> list[str]:
+def _take_all(items: list[_T], rows: Sequence[int]) -> list[_T]:
     """``items`` at ``rows``."""
     if len(rows) == len(items):
         return items

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from feed2sitemap import Report, convert
+from feed2sitemap import Report, convert, mergecols
 from feed2sitemap.batch import Batch, batched
 from feed2sitemap.extensions.model import Alternate, Foreign, Image
 from feed2sitemap.extensions.value import EMPTY, Extensions
@@ -54,12 +54,15 @@ def _extensions(rng: random.Random, i: int) -> Extensions:
 
 
 def random_records(seed: int, n: int, urls: int, *, fields: bool = True,
-                   extensions: bool = False, sources: int = 3) -> list[Record]:
-    """``n`` copies of ``urls`` URLs from ``sources`` inputs, some sitemaps of an index."""
+                   extensions: bool = False, sources: int = 3,
+                   sites: tuple[str, ...] = (U,)) -> list[Record]:
+    """``n`` copies of ``urls`` URLs from ``sources`` inputs, some sitemaps of an index; the
+    first third of the first site, the rest of any of ``sites``."""
     rng = random.Random(seed)
     out = []
     for i in range(n):
-        loc = f"{U}p{rng.randrange(urls)}"
+        site = sites[0] if i < n // 3 else rng.choice(sites)
+        loc = f"{site}p{rng.randrange(urls)}"
         plain = not fields or rng.random() < 0.3
         out.append(make_record(
             loc, None if plain else _lastmod(rng),  # type: ignore[arg-type]
@@ -102,12 +105,31 @@ def test_random_copies_merge_as_the_reference_does(monkeypatch: pytest.MonkeyPat
     rng = random.Random(seed)
     records = random_records(seed, rng.randrange(1, 400), rng.randrange(1, 120),
                              fields=seed % 4 != 0, extensions=seed % 3 == 0)
+    if seed % 2:  # the store's dict in shards of a few URLs (1.4 million unless tested)
+        monkeypatch.setattr(mergecols, "SHARD", rng.choice([1, 5, 30]))
     # the base first (the cron line), or after other inputs' copies
     base = None if seed % 3 == 0 else {f"in{seed % 2}.xml"}
     rows, counts, told = both(monkeypatch, records, rng.choice([1, 7, 64, 2048]),
                               memory_limit=memory_limit, base=base)
     assert counts[0] == len({r.loc for r in records}) == len(rows)
     assert bool(told) == bool(base is not None and (counts[1] or counts[2]))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_urls_of_several_sites_merge_as_the_reference_does(monkeypatch: pytest.MonkeyPatch,
+                                                          seed: int) -> None:
+    # URLs of two sites, the second also spelt as a path of the first
+    # (https://example.com/https://other.example/p1, which must stay apart from
+    # https://other.example/p1), in shards of a few URLs or in one.
+    rng = random.Random(seed)
+    sites = (U, "https://other.example/", f"{U}https://other.example/")
+    records = random_records(seed, rng.randrange(30, 400), rng.randrange(5, 60),
+                             fields=seed % 4 != 0, extensions=seed % 3 == 0, sites=sites)
+    base = None if seed % 2 else {"in0.xml"}
+    monkeypatch.setattr(mergecols, "SHARD", rng.choice([1, 5, 30, mergecols.SHARD]))
+    rows, counts, _ = both(monkeypatch, records, rng.choice([1, 7, 64]), base=base)
+    assert counts[0] == len({r.loc for r in records}) == len(rows)
+    assert [r[0] for r in rows] == list(dict.fromkeys(r.loc for r in records))
 
 
 def test_plain_lists_fold_in_the_batch_path(monkeypatch: pytest.MonkeyPatch) -> None:
