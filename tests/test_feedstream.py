@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from feed2sitemap.readers.feedcompat import CP1252, resolver
-from feed2sitemap.readers.feeddates import _known, _to_utc, entry_date
+from feed2sitemap.readers.feeddates import _known, entry_date, parsed_utc
 from feed2sitemap.readers.feedpass import FastPathUnsupported, FeedEntry, parse_feed_entries
 from feed2sitemap.readers.feedpolicy import feedparser_entries
 from feed2sitemap.xmlutil import EntitiesForbidden
@@ -664,7 +664,7 @@ def reference_date(text: str, epoch_is_unknown: bool = True) -> datetime | None:
     from feedparser.datetimes import _parse_date
 
     parsed = _parse_date(text)
-    return _to_utc(_known(parsed) if epoch_is_unknown else parsed)
+    return parsed_utc(_known(parsed) if epoch_is_unknown else parsed)
 
 
 _DAYS = ["Mon, ", "Tue, ", "Sun, ", ""]

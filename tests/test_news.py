@@ -98,3 +98,27 @@ def test_bad_news_options_are_option_errors(name: str, language: str | None,
     with pytest.raises(OptionError) as caught:
         NewsSitemap(name, language)
     assert caught.value.parameter == parameter
+
+
+@pytest.mark.parametrize("date", ["0000-01-01", "9999-12-31T23:59:59-14:00"])
+def test_a_publication_date_no_datetime_holds_is_no_date(tmp_path: Path, date: str) -> None:
+    # feedparser reads both (the second is 10000-01-01 in UTC); the video keeps its other
+    # fields, and a news sitemap leaves the article out as having no date (it used to end
+    # in a traceback from calendar.timegm)
+    (tmp_path / "feed.xml").write_text(
+        '<rss version="2.0" xmlns:media="http://search.yahoo.com/mrss/"><channel><title>T'
+        "</title><link>https://news.example/</link><language>en</language><item><title>Clip"
+        "</title><link>https://news.example/a</link><description>A clip</description>"
+        '<media:content url="https://news.example/v.mp4" type="video/mp4"/>'
+        f'<media:thumbnail url="https://news.example/t.jpg"/><pubDate>{date}</pubDate></item>'
+        "<item><title>Now</title><link>https://news.example/b</link><pubDate>"
+        f"{NOW:%a, %d %b %Y %H:%M:%S} GMT</pubDate></item></channel></rss>")
+    code, said = news_run("feed.xml", "-o", "sitemap.xml", cwd=tmp_path)
+    assert code == 0, said
+    (page, _) = read(tmp_path / "sitemap.xml")
+    (video,) = page.extensions.videos
+    assert (video.title, video.publication_date) == ("Clip", None)
+    code, said = news_run("feed.xml", "-o", "news.xml", "--news-name", "N", cwd=tmp_path)
+    assert code == 0, said
+    assert [r.loc for r in read(tmp_path / "news.xml")] == ["https://news.example/b"]
+    assert b"no publication date" in said

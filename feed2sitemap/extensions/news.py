@@ -9,7 +9,6 @@ published on your site", in W3C format.
 
 from __future__ import annotations
 
-import calendar
 import os
 import re
 import time
@@ -18,6 +17,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Optional
 
 from ..errors import OptionError
+from ..readers.feeddates import parsed_utc
 from ..record import Lastmod, lastmod_key
 from .model import News
 
@@ -93,7 +93,7 @@ def first_published(entry: Mapping[str, Any]) -> Optional[datetime]:
     parsed = entry.get("published_parsed")
     if not isinstance(parsed, time.struct_time):
         return None
-    return datetime.fromtimestamp(calendar.timegm(parsed), timezone.utc)
+    return parsed_utc(parsed)  # (None for a year no datetime holds: 0, or 10000 in UTC)
 
 
 def news_for_entry(entry: Mapping[str, Any], name: str, language: str,

@@ -7,7 +7,7 @@ import re
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-__all__ = ["MONTH_DASHED", "entry_date"]
+__all__ = ["MONTH_DASHED", "entry_date", "parsed_utc"]
 
 _UTC = timezone.utc
 _EPOCH = datetime(1970, 1, 1, tzinfo=_UTC)
@@ -25,8 +25,9 @@ def _known(parsed: Any) -> Any:
     return parsed
 
 
-def _to_utc(parsed: Any) -> datetime | None:
-    """feedparser's UTC 9-tuple as an aware datetime."""
+def parsed_utc(parsed: Any) -> datetime | None:
+    """feedparser's UTC 9-tuple (a ``*_parsed`` value) as an aware datetime; None for none, or
+    for one no datetime holds (a year 0 or past 9999)."""
     if not parsed:
         return None
     try:
@@ -96,4 +97,4 @@ def entry_date(text: str, epoch_is_unknown: bool = True) -> datetime | None:
     from feedparser.datetimes import _parse_date  # (imports feedparser: only for rare shapes)
 
     parsed = _parse_date(text)
-    return _to_utc(_known(parsed) if epoch_is_unknown else parsed)
+    return parsed_utc(_known(parsed) if epoch_is_unknown else parsed)

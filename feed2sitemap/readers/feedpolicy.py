@@ -30,7 +30,7 @@ from ..xmlutil import (
     forbid_entities_in,
 )
 from .feedcompat import headers, prepare
-from .feeddates import _known, _to_utc
+from .feeddates import _known, parsed_utc
 from .feedinput import FeedInput
 from .feedpass import (
     CHUNK,
@@ -213,7 +213,7 @@ def feedparser_entries(data: bytes, base_url: str | None = None) -> tuple[FeedEn
         # dict.get: FeedParserDict.get("updated_parsed") falls back to published with a warning.
         FeedEntry(
             _page_url(e),
-            _to_utc(_known(dict.get(e, "updated_parsed")) or dict.get(e, "published_parsed")),
+            parsed_utc(_known(dict.get(e, "updated_parsed")) or dict.get(e, "published_parsed")),
             0,
         )
         for e in result["entries"]
