@@ -233,6 +233,8 @@ def test_jsonl_bad_field_is_dropped_and_reported_by_line(line: bytes, kind: str,
     (b'{"lastmod": "2024-01-01"}', "no loc"),
     (b'{"loc": "https://a.example/x"}, {"loc": "https://a.example/y"}', "not valid JSON"),
     (b'{"a": ' * 5000 + b"1" + b"}" * 5000, "nested too deeply"),
+    (b'{"loc": "https://a.example/x", "priority": ' + b"1" * 4301 + b"}",
+     "a number with more digits than Python reads (4,300); refused"),
 ])
 def test_jsonl_bad_line_is_skipped_and_reported_by_line(line: bytes, message: str) -> None:
     data = b'{"loc": "https://a.example/ok"}\n' + line + b'\n{"loc": "https://a.example/z"}\n'

@@ -216,6 +216,8 @@ def test_a_home_page_that_is_no_url_is_reported_and_the_first_url_decides() -> N
      "in:1:59: not UTF-8"),
     (b'{"version": "https://jsonfeed.org/version/1.1", "items": ' + b"[" * 100_000
      + b"]" * 100_000 + b"}", "nested too deeply"),
+    (b'{"version": "https://jsonfeed.org/version/1.1", "items": [], "x": ' + b"1" * 4301
+     + b"}", r"^in: a number with more digits than Python reads \(4,300\); refused$"),
 ])
 def test_hostile_json_is_refused_with_a_clear_message(data: bytes, message: str) -> None:
     with pytest.raises(InputError, match=message):
@@ -226,7 +228,8 @@ def test_hostile_json_through_the_command_exits_1_without_a_traceback(tmp_path: 
     out = tmp_path / "sitemap.xml"
     out.write_bytes(b"old")
     deep = b'{"version": "https://jsonfeed.org/version/1.1", "items": ' + b"[" * 200_000
-    for data in (deep, b'{"version": "https://jsonfeed.org/version/1", "items": [NaN]}'):
+    huge = b'{"version": "https://jsonfeed.org/version/1", "items": [], "x": ' + b"9" * 5000 + b"}"
+    for data in (deep, b'{"version": "https://jsonfeed.org/version/1", "items": [NaN]}', huge):
         src = tmp_path / "feed.json"
         src.write_bytes(data)
         result = run(str(src), "-o", str(out))

@@ -21,6 +21,7 @@ from ..errors import InputError
 from ..record import Lastmod, parse_lastmod
 from ..report import Report
 from .feed import DEFAULT_MAX_FEED_BYTES, read_all
+from .jsonl import json_limit
 
 __all__ = ["load_jsonfeed", "read_jsonfeed"]
 
@@ -86,6 +87,8 @@ def load_jsonfeed(data: bytes, source: str) -> dict[str, Any]:
         raise InputError(source, exc.lineno, f"not valid JSON: {exc.msg}", exc.colno) from None
     except _Refused as exc:
         raise InputError(source, None, str(exc)) from None
+    except ValueError as exc:  # a number of more digits than Python converts (4,300)
+        raise InputError(source, None, json_limit(exc)) from None
     except RecursionError:
         raise InputError(source, None, "JSON nested too deeply (more levels than the parser "
                          "allows); not a JSON Feed") from None
@@ -97,6 +100,7 @@ def load_jsonfeed(data: bytes, source: str) -> dict[str, Any]:
 
 class _Refused(ValueError):
     pass
+
 
 
 def _no_constant(name: str) -> Any:

@@ -91,6 +91,14 @@ def _named_twice(text: str, columns: dict[str, list[Any]]) -> bool:
                for key, column in columns.items())
 
 
+def json_limit(exc: ValueError) -> str:
+    """What a ValueError from json.loads (not a syntax error) says, in our words for the one
+    Python raises itself: an integer of more digits than it converts to int."""
+    if "integer string conversion" in str(exc):
+        return "a number with more digits than Python reads (4,300); refused"
+    return str(exc)
+
+
 def _load_lines(lines: list[str], numbers: Sequence[int]
                 ) -> tuple[list[str], list[int], list[Any], list[Problem]]:
     """Each non-blank line's value by itself, refusing a field named twice; a line that is no
@@ -110,9 +118,9 @@ def _load_lines(lines: list[str], numbers: Sequence[int]
         except RecursionError:
             value = None
             problems.append((len(values), "", "JSON nested too deeply"))
-        except ValueError as exc:  # _DuplicateKey, NaN
+        except ValueError as exc:  # _DuplicateKey, NaN, a number of over 4,300 digits
             value = None
-            problems.append((len(values), "", str(exc)))
+            problems.append((len(values), "", json_limit(exc)))
         kept.append(line)
         kept_numbers.append(number)
         values.append(value)
