@@ -407,3 +407,15 @@ def test_a_lastmod_text_is_passed_on_only_when_it_is_what_the_writer_would_write
     for text, value, passed in zip(texts, values, kept, strict=True):
         if passed is not None:
             assert passed == text == format_lastmod(value)
+
+
+def test_unknown_jsonl_fields_are_named_in_one_order_every_run() -> None:
+    # `check` named them in a set's order, which changes from run to run (each run here has
+    # its own hash seed): eight runs, one order, the fields' sorted one
+    line = b'{"loc": "https://a.example/", "zeta": 1, "beta": 2, "mid": 3, "alpha": 4}\n'
+    orders = set()
+    for _ in range(8):
+        done = run("check", "-", input=line)
+        orders.add(tuple(m.split("'")[1] for m in done.stdout.decode().splitlines()
+                         if "unknown field" in m))
+    assert orders == {("alpha", "beta", "mid", "zeta")}

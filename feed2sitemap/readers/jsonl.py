@@ -302,8 +302,7 @@ def _unknown(objs: list[dict[str, Any]], keys: set[str], source: str, told: set[
              problems: list[Problem]) -> None:
     """Name each field we do not read once per file (at its first line), as a problem of that
     row so that it is reported in order with the rest."""
-    new = keys - _KNOWN - told
-    for key in new:
+    for key in sorted(keys - _KNOWN - told):  # (sorted: the same order in every run)
         # an empty value ("img": [] as the npm package writes) carries nothing to lose
         i = next((i for i, o in enumerate(objs) if o.get(key) not in (None, [], {}, "")), -1)
         if i < 0:
