@@ -205,6 +205,44 @@ def test_an_unknown_sitemaps_org_element_is_skipped_with_a_warning(tmp_path: Pat
     assert report.problems[0].line == 3
 
 
+@pytest.mark.parametrize("mode", ["", "1"], ids=["fast", "reference"])
+@pytest.mark.parametrize("root", [
+    'urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"', "urlset"])
+def test_an_unknown_element_of_a_plain_sitemap_is_reported_too(
+        monkeypatch: pytest.MonkeyPatch, mode: str, root: str) -> None:
+    # With no second namespace the sitemap is read without the extension pass; an element of
+    # its own namespace that the schema lacks used to go unsaid there. Each is told, with its
+    # line, in either mode and with or without the namespace (the root's end is no such
+    # element); the pages are kept, and a sitemap with none is read without a warning.
+    monkeypatch.setenv("FEED2SITEMAP_REFERENCE", mode)
+    entries = "".join(f"<url><loc>https://e.example/{i}</loc></url>\n" for i in range(3000))
+    data = (f"<?xml version='1.0'?><{root}>\n{entries}<url><loc>https://e.example/a</loc>\n"
+            f"<rating>5</rating></url>\n<url><loc>https://e.example/b</loc></url>{entries}"
+            f"</{root.split()[0]}>").encode()
+    report = Report()
+    records = list(read(io.BytesIO(data), report=report))
+    assert len(records) == 6002
+    assert report.warnings == {"unknown element": 1} if root != "urlset" else {
+        "unknown element": 1, "namespace": 1}
+    (problem,) = [p for p in report.problems if p.kind == "unknown element"]
+    assert (problem.line, problem.url) == (3003, "https://e.example/a")
+    assert "unknown element <rating>" in problem.reason
+    report = Report()
+    assert len(list(read(io.BytesIO(data.replace(b"<rating>5</rating>", b"")),
+                         report=report))) == 6002
+    assert report.warnings == ({} if root != "urlset" else {"namespace": 1})
+
+
+def test_a_changefreq_in_a_sitemap_index_is_reported() -> None:
+    data = (b'<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap>'
+            b"<loc>https://e.example/s1.xml</loc><changefreq>daily</changefreq></sitemap>"
+            b"</sitemapindex>")
+    report = Report()
+    (record,) = read(io.BytesIO(data), report=report)
+    assert (record.loc, record.changefreq) == ("https://e.example/s1.xml", None)
+    assert report.warnings == {"unknown element": 1}
+
+
 # --- feeds: enclosures, Media RSS, iTunes, multilingual Atom -----------------------------------
 
 MEDIA = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "media-feeds"

@@ -34,7 +34,7 @@ __all__ = ["SITEMAP_NS", "read_sitemap"]
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 CHUNK = 1 << 16
 
-LOC, LASTMOD, CHANGEFREQ, PRIORITY, ENTRY = range(5)
+LOC, LASTMOD, CHANGEFREQ, PRIORITY, ENTRY, ROOT = range(6)
 _FIELDS = {"loc": LOC, "lastmod": LASTMOD, "changefreq": CHANGEFREQ, "priority": PRIORITY}
 
 
@@ -191,7 +191,7 @@ class _Parse:
         self.fed = 0  # bytes given to expat before this chunk
         self.last_end = [-1]  # the byte offset of the last entry end tag the handler saw
         self.text: list[str] = []  # text since the last end tag
-        # element name → field index or ENTRY (in the root's namespace)
+        # element name → field index, ENTRY or ROOT (in the root's namespace)
         self.names: dict[str, int] = {}
         # <url> (<sitemap>) elements of another namespace than the root's: ignored, but counted
         # and reported, or "no URLs to write" would be all the user sees (issue 20, item 5)
@@ -300,6 +300,7 @@ class _Parse:
         wanted = ("loc", "lastmod") if is_index else tuple(_FIELDS)
         self.names.update({prefix + n: _FIELDS[n] for n in wanted})
         self.names[entry_name] = ENTRY
+        self.names[name] = ROOT
         self.entries.is_index = is_index
         self.entry[:] = [entry_name.rpartition(" ")[2], ns]
         parser.StartElementHandler = None  # no other start tag needs Python ...
@@ -344,7 +345,7 @@ class _Parse:
         """The end-tag handler, and a function giving the count of end tags seen. A closure,
         not a method: its state lives in cells, the fastest names Python has."""
         source, parser, foreign, entry = self.source, self.parser, self.foreign, self.entry
-        text = self.text
+        text, unknown = self.text, self.report_unknown
         get, clear, join = self.names.get, text.clear, "".join
         add_row, add_line = self.entries.rows.append, self.entries.lines.append
         fields: list[Optional[str]] = [None] * 4  # the current entry's loc, lastmod, ...
@@ -356,21 +357,23 @@ class _Parse:
             nonlocal fields, line, ends
             ends += 1
             f = get(name)
-            if f is None:  # an element of another namespace
+            if f is None:  # an element of another namespace, or one the schema has not
                 if len(name) > MAX_NAME:
                     raise InputError(source, parser.CurrentLineNumber, "an element name "
                                      f"longer than {MAX_NAME:,} characters")
                 ns, _, local = name.rpartition(" ")
                 if local == entry[0]:
                     foreign[ns] = foreign.get(ns, 0) + 1
-            elif f != ENTRY:
+                elif ns == entry[1]:
+                    unknown(local, fields[LOC])
+            elif f < ENTRY:
                 value = fields[f] = join(text)
                 if len(value) > MAX_VALUE:
                     raise InputError(source, parser.CurrentLineNumber, f"<{name.rpartition(' ')[2]}"
                                      f"> value longer than {MAX_VALUE:,} characters")
                 if f == LOC:
                     line = parser.CurrentLineNumber
-            else:
+            elif f == ENTRY:
                 add_row(fields)
                 add_line(line or parser.CurrentLineNumber)
                 last_end[0] = parser.CurrentByteIndex
@@ -388,6 +391,16 @@ class _Parse:
     def cdata_text(self, data: str) -> None:  # "<" in CDATA opens no element: the guard must know
         self.guard.uncount(data, 0)
         self.text.append(data)
+
+    def report_unknown(self, local: str, loc: Optional[str]) -> None:
+        """An element of the root's namespace that the schema does not have there (the
+        extension pass, urlext.py, says so of one inside an entry it reads)."""
+        if self.extensions is not None and self.extensions.inside:
+            return
+        where = "the sitemaps.org namespace" if self.entry[1] else "no namespace"
+        self.report.warn("unknown element", self.source, self.parser.CurrentLineNumber,
+                         f"unknown element <{local}> in {where}: left out",
+                         url=loc.strip() if loc else None)  # (the raw text: not yet stripped)
 
     def report_foreign(self) -> None:
         local, ns_root = self.entry
