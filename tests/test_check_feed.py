@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from feed2sitemap.readers.feedcompat import FastPathUnsupported
@@ -76,3 +77,16 @@ def test_check_reads_a_feed_as_the_converter_does(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert out.read_text().split() == ["http://example.com/a", "http://example.com/relative",
                                        "http://example.com/x"]
+
+
+def test_an_entry_is_placed_at_its_line_and_column_in_both_modes(tmp_path: Path) -> None:
+    # the fast path gave the entry's line with column 1, the reference (feedparser) the expat
+    # pass's line and column: the same file gave two answers
+    (tmp_path / "feed.xml").write_text(
+        '<rss version="2.0"><channel><link>https://example.com/</link>\n'
+        "  <item><link>https://example.com/a#frag</link></item>\n</channel></rss>\n")
+    said = {mode: run_command("check", "feed.xml", cwd=tmp_path,
+                              env={**os.environ, "FEED2SITEMAP_REFERENCE": mode}).stdout
+            for mode in ("", "1")}
+    assert said[""] == said["1"]
+    assert said[""].startswith(b"feed.xml:2:3: warning: loc-fragment:")

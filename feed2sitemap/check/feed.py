@@ -116,11 +116,11 @@ def _entry_starts(encoding: str | None,
 
 def _check_entries(f: FileCheck, entries: Sequence[FeedEntry],
                    starts: list[tuple[int, int]]) -> None:
-    # the fast path gives each entry's line; feedparser gives none, so the expat pass's
-    # positions are used when they are as many as the entries
+    # the expat pass's positions (line and column) when they are as many as the entries, else
+    # the line the fast path gives (feedparser gives none)
     aligned = len(starts) == len(entries)
     for i, (link, lastmod, entry_line) in enumerate(entries):
-        line, col = (entry_line, 1) if entry_line else starts[i] if aligned else (1, 1)
+        line, col = starts[i] if aligned else (entry_line, 1) if entry_line else (1, 1)
         what = "" if entry_line or aligned else f" (entry {i + 1})"
         f.entry(line, col)
         if not link:
