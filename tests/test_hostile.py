@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from feed2sitemap import Record, read, write
+from feed2sitemap.errors import InputError
 from feed2sitemap.mode import reference
 from feed2sitemap.options import WriteOptions
 
@@ -81,6 +82,19 @@ def test_deep_nesting_is_refused_with_its_line(tmp_path: Path, out: Path) -> Non
     untouched(out)
     assert_check_refused(checked(tmp_path, "deep.xml.gz", deep), "too-complex",
                          "nested more than 1,000 deep")
+
+
+@pytest.mark.parametrize("mode", ["", "1"], ids=["fast", "reference"])
+def test_deep_nesting_in_the_first_chunk_is_refused_in_both_modes(
+        mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The chunk that holds the root (read before the fast path may start) went to expat
+    # without the guard's count: 1,500 elements opened there, across the chunk's end, went
+    # unseen by the fast mode, while the reference refused them.
+    monkeypatch.setenv("FEED2SITEMAP_REFERENCE", mode)
+    data = (NS + b"<url><loc>https://e.example/</loc><!--" + b"x" * 61_000 + b"-->"
+            + b"<a>" * 1500 + b"</a>" * 1500 + b"</url></urlset>")
+    with pytest.raises(InputError, match=r"^deep\.xml:1: elements nested more than 1,000 deep"):
+        list(read(io.BytesIO(data), name="deep.xml"))
 
 
 @pytest.mark.parametrize("wrap", ["comment", "cdata", "pi"])

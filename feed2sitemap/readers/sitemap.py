@@ -272,11 +272,11 @@ class _Parse:
         when it may. (A small sitemap set is mostly first chunks.)"""
         first = chunk.find(END_TAG) + len(END_TAG)
         if first < len(END_TAG):
-            self.parser.Parse(chunk, False)
+            self.parse(chunk)
             return
-        self.parser.Parse(chunk[:first], False)
+        self.parse(chunk[:first])
         if not self.fast:
-            self.parser.Parse(chunk[first:], False)
+            self.parse(chunk[first:])
             return
         self.fed += first  # (feed_fast counts expat's byte offsets from its chunk's start)
         try:
