@@ -103,9 +103,9 @@ def read_feed_entries(data: bytes, base_url: str | None = None, *,
                 return FeedRead(entries, fast=True)
         except FastPathUnsupported:
             pass
-    forbid_entities_in(data)  # a plain substring search, in C: before feedparser sees them
     _guard_whole(data)
-    _guard_elements(data, base_url)
+    if not _guard_elements(data, base_url):  # not well-formed: declarations cannot be told
+        forbid_entities_in(data)  # from text, so "<!ENTITY" anywhere is refused (in C)
     try:
         entries, parsed = feedparser_entries(data, base_url)
     except Exception as exc:  # noqa: BLE001 - whatever it is, it is this input's fault
@@ -148,16 +148,19 @@ def _guard_whole(data: bytes) -> None:
                                 data.count(b"\n", 0, m.start()) + 1)
 
 
-def _guard_elements(data: bytes, base_url: str | None) -> None:
+def _guard_elements(data: bytes, base_url: str | None) -> bool:
     """The fast pass's bounds on elements (names, attributes, namespace declarations, depth at
-    each chunk's end), for a feed feedparser is about to read: an expat pass with nothing but
-    xmlutil.MarkupGuard, decoded as the fast pass decodes, so that both paths refuse the same
-    documents at the same lines. Where the document stops being well-formed (or readable) the
-    pass stops quietly: that is feedparser's to judge."""
+    each chunk's end) and its entity rule, for a feed feedparser is about to read: an expat
+    pass with nothing but xmlutil.MarkupGuard, decoded as the fast pass decodes, so that both
+    paths refuse the same documents at the same lines. Where the document stops being
+    well-formed (or readable) the pass stops quietly: that is feedparser's to judge.
+
+    True when the pass read the whole document: it is well-formed and declares no entity (the
+    pass would have refused it), so "<!ENTITY" in a comment or CDATA section is only text."""
     try:
         body, encoding, shift = prepare(data, base_url)
     except FastPathUnsupported:
-        return  # an encoding only feedparser reads: the bounds on the bytes stand alone
+        return False  # an encoding only feedparser reads: the bounds on the bytes stand alone
     guard = MarkupGuard()
     p = expat.ParserCreate(encoding, " ")
     p.namespace_prefixes = True
@@ -180,10 +183,12 @@ def _guard_elements(data: bytes, base_url: str | None) -> None:
         for i in range(0, len(body), CHUNK):
             p.Parse(body[i : i + CHUNK], False)
             guard.depth(depth)
+        p.Parse(b"", True)
     except (expat.ExpatError, UnicodeError, LookupError):
-        return
+        return False
     except XMLTooComplex as exc:
         raise XMLTooComplex(str(exc), p.CurrentLineNumber + shift) from None
+    return True
 
 
 # --------------------------------------------------------------------------- the reference
