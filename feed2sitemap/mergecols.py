@@ -6,8 +6,8 @@ into one Python int and unpacks it again on the way out: two passes of Python pe
 - ``_index`` maps each URL to None while it has one copy, and to the fold (merge.fold) of its
   later copies once it has more: None costs nothing beyond the dict slot, and the fold is
   associative, so the first copy's state need not be found when a later one arrives;
-- the dict is cut into shards (``_Index``), so that no table is ever more than half empty
-  nor held twice while it doubles;
+- the dict is cut into shards (``_Index``): every shard but the last is two thirds full, and
+  only the last one ever doubles (holding its old table and its new one meanwhile);
 - the first copies' columns stay as the batches brought them (one ``_Segment`` per batch, its
   lines in an array), in the dict's own order: the k-th URL of the dict is the k-th row;
 - a batch of URLs none seen before (the usual case) is taken in C (dict.fromkeys,
