@@ -23,7 +23,7 @@ from .model import SITEMAP_NS, Extensions, Foreign, Problem
 from .typed import build
 
 __all__ = ["CORE_FIELDS", "MAX_FOREIGN_DEPTH", "MAX_FOREIGN_NODES", "MAX_URL_CHARS",
-           "UrlChildren", "located"]
+           "UrlChildren", "located", "unknown_element"]
 
 CORE_FIELDS = frozenset(("loc", "lastmod", "changefreq", "priority"))
 # Per <url>: far above any real extension (a video with 32 tags is ~40 nodes; 1,000 images
@@ -58,6 +58,13 @@ def _attributes(attrs: Any) -> tuple[tuple[str, str], ...]:
     return tuple(zip(attrs[::2], attrs[1::2], strict=True))
 
 
+def unknown_element(local: str, ns: str) -> str:
+    """What is said of an element of the sitemaps.org namespace (``ns``), or of none, that the
+    schema does not have there (the sitemap reader says it of one outside this pass too)."""
+    where = "the sitemaps.org namespace" if ns else "no namespace"
+    return f"unknown element <{local}> in {where}: left out"
+
+
 class UrlChildren:
     """The extension elements of one <url>, from its children's events."""
 
@@ -78,9 +85,8 @@ class UrlChildren:
         if not self._stack:
             if ns == SITEMAP_NS or not ns:
                 if not (ns == SITEMAP_NS and local in CORE_FIELDS):
-                    where = "the sitemaps.org namespace" if ns else "no namespace"
-                    self._problems.append(Problem("url", local, f"unknown element <{local}> "
-                                                  f"in {where}: left out", None, line, "item"))
+                    self._problems.append(Problem("url", local, unknown_element(local, ns),
+                                                  None, line, "item"))
                 self._skip = 1
                 return
             if self._nodes >= MAX_FOREIGN_NODES or self._chars >= MAX_URL_CHARS:

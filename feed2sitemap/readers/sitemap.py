@@ -397,9 +397,10 @@ class _Parse:
         extension pass, urlext.py, says so of one inside an entry it reads)."""
         if self.extensions is not None and self.extensions.inside:
             return
-        where = "the sitemaps.org namespace" if self.entry[1] else "no namespace"
+        from ..extensions.xmlin import unknown_element  # (only a sitemap with such an element)
+
         self.report.warn("unknown element", self.source, self.parser.CurrentLineNumber,
-                         f"unknown element <{local}> in {where}: left out",
+                         unknown_element(local, self.entry[1]),
                          url=loc.strip() if loc else None)  # (the raw text: not yet stripped)
 
     def report_foreign(self) -> None:
