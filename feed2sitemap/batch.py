@@ -75,20 +75,26 @@ class Batch:
         return len(self.locs)
 
     @property
+    def proof(self) -> Optional[CleanLocs]:
+        """``clean`` when it covers these very locations, else None."""
+        return self.clean if self.clean is not None and self.clean.covers(self.locs) else None
+
+    @property
     def proven(self) -> bool:
         """Whether urls.py proved these very locations normalised URIs (see ``clean``)."""
-        return self.clean is not None and self.clean.covers(self.locs)
+        return self.proof is not None
 
     @property
     def prefix(self) -> str:
         """What every location is proven to start with ("" when nothing is proven)."""
-        return self.clean.prefix if self.clean is not None and self.clean.covers(self.locs) else ""
+        proof = self.proof
+        return "" if proof is None else proof.prefix
 
     @property
     def longest(self) -> Optional[int]:
         """How long the longest location is proven to be at most (None when not known)."""
-        return self.clean.longest if self.clean is not None and self.clean.covers(self.locs) \
-            else None
+        proof = self.proof
+        return None if proof is None else proof.longest
 
     @property
     def plain(self) -> bool:
@@ -140,7 +146,8 @@ class Batch:
         def take(col: Optional[Sequence]) -> Optional[list]:  # type: ignore[type-arg]
             return None if col is None else [col[i] for i in keep]
 
-        clean = self.clean.subset(keep) if self.proven else None  # type: ignore[union-attr]
+        proof = self.proof
+        clean = None if proof is None else proof.subset(keep)
         batch = Batch([self.locs[i] for i in keep] if clean is None else clean.locs,
                       self.source, take(self.lines), take(self.lastmods),
                       take(self.changefreqs), take(self.priorities), self.is_sitemap,

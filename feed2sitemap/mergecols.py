@@ -129,7 +129,7 @@ class _Segment:
                  "priorities", "source", "sources", "texts")
 
     def __init__(self, batch: Batch, is_base: bool) -> None:
-        self.locs, self.clean = batch.locs, batch.clean if batch.proven else None
+        self.locs, self.clean = batch.locs, batch.proof
         self.kind = batch.is_sitemap
         self.base = is_base
         self.source, self.sources = batch.source, batch.sources
