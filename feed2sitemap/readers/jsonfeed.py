@@ -102,7 +102,6 @@ class _Refused(ValueError):
     pass
 
 
-
 def _no_constant(name: str) -> Any:
     raise _Refused(f"{name} is not JSON (RFC 8259 has no NaN or Infinity); not a JSON Feed")
 
