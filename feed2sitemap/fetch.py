@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import os
 from typing import IO, Any, Optional
-from urllib.parse import urlsplit
 
 from .errors import InputError
 
@@ -46,7 +45,7 @@ def _opener() -> Any:
 
         def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any,
                              newurl: str) -> Any:
-            scheme = urlsplit(newurl).scheme.lower()
+            scheme = urllib.parse.urlsplit(newurl).scheme.lower()
             if scheme not in _SCHEMES:
                 raise InputError(req.full_url, None, f"redirected to {newurl[:200]}: only "
                                  "http and https are followed")
@@ -156,6 +155,8 @@ class _Tee:
 def fetch(url: str, *, timeout: float = DEFAULT_TIMEOUT,
           cache_dir: Optional[str] = None) -> Fetched:
     """Open ``url`` (http or https) for reading; raise InputError naming it on any failure."""
+    from urllib.parse import urlsplit  # (2 ms of start-up, with ipaddress)
+
     if urlsplit(url).scheme.lower() not in _SCHEMES:
         raise InputError(url, None, "only http and https URLs are fetched")
     cache = _Cache(cache_dir) if cache_dir is not None else None

@@ -16,7 +16,6 @@ import contextlib
 import os
 import re
 from typing import Optional
-from urllib.parse import unquote, urlsplit
 
 from .detect import open_input, sniff
 from .errors import Feed2SitemapError
@@ -34,6 +33,8 @@ def part_relpath(loc: str, base_prefix: Optional[str]) -> Optional[str]:
     ``base_prefix`` (the public URL of that directory) when it lies there, else its last path
     segment. None when the name would leave the directory or names no file (an index may come
     from anywhere: "..", an encoded "/" or "\\" are refused)."""
+    from urllib.parse import unquote, urlsplit  # (2 ms of start-up, with ipaddress)
+
     if base_prefix and loc.startswith(base_prefix):
         rel = urlsplit(loc[len(base_prefix) - 1:]).path.lstrip("/")
     else:

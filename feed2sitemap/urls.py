@@ -17,7 +17,6 @@ from functools import cache
 from itertools import compress, repeat
 from operator import not_
 from typing import NamedTuple, Optional
-from urllib.parse import urljoin, urlsplit
 
 from .mode import reference
 
@@ -407,6 +406,8 @@ def _normalize_slow(url: str) -> str:
                      "ambiguous URL")
     if "@" in authority:  # never written into a sitemap, never printed
         raise BadURL(f"user name or password in {shown(url)}", "has credentials")
+    from urllib.parse import urlsplit  # (2 ms of start-up, with ipaddress)
+
     try:
         parts = urlsplit(scheme + "://" + authority)
         host = parts.hostname
@@ -441,4 +442,6 @@ def resolve(base: Optional[str], link: str) -> str:
     a base; otherwise as it is (the URL check reports what stays relative)."""
     if not base or _absolute().match(link) is not None:
         return link
+    from urllib.parse import urljoin  # (2 ms of start-up, with ipaddress)
+
     return urljoin(base, link.strip())

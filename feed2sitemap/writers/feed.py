@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from datetime import datetime, timezone
-from urllib.parse import unquote, urlsplit
 
 from ..batch import Batch
 from ..record import Lastmod, Record, lastmod_key
@@ -60,6 +59,8 @@ def title_for(loc: str) -> str:
     (.html, .php …), with "-" and "_" read as spaces: ``/blog/my-first-post.html`` gives
     "my first post". The home page (no path segment) gives the host.
     """
+    from urllib.parse import unquote, urlsplit  # (2 ms of start-up, with ipaddress)
+
     parts = urlsplit(loc)
     segments = [s for s in parts.path.split("/") if s]
     if not segments:
@@ -89,6 +90,8 @@ class FeedFormat(StampedFormat):
                  description: str | None = None) -> FeedFormat:
         """This format for one site: the title defaults to the host, the description to
         "Pages of HOST". ``site_url`` must be a normalised absolute URL."""
+        from urllib.parse import urlsplit  # (2 ms of start-up, with ipaddress)
+
         host = urlsplit(site_url).hostname or site_url
         return type(self)(host if title is None else title, site_url,
                           f"Pages of {host}" if description is None else description)
