@@ -42,7 +42,7 @@ class Batch:
 
     ``lastmod_texts``, when not None, holds per row the text ``format_lastmod`` would write for
     that row's lastmod, or None where it must be formatted: a reader that proved its input
-    already in that form (record.CANONICAL_LASTMOD) saves every writer a format per row.
+    already in that form (rules.canonical_lastmod) saves every writer a format per row.
     Like ``site`` it is set after construction and kept by ``with_locs`` and ``without``.
     """
 

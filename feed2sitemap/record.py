@@ -13,7 +13,6 @@ from typing import Optional
 from .errors import OptionError
 from .extensions.value import EMPTY, Extensions
 from .rules import (
-    CANONICAL_LASTMOD,
     CHANGEFREQ_SET,
     CHANGEFREQS,
     MIN_YEAR,
@@ -28,7 +27,6 @@ from .rules import (
 )
 
 __all__ = [
-    "CANONICAL_LASTMOD",
     "CHANGEFREQS",
     "MIN_YEAR",
     "Lastmod",

@@ -4,7 +4,7 @@ Each field's grammar is read two ways, both defined here so that they cannot dri
 
 - *judged* as the sitemaps.org XSD judges a file (``check``): ``xsd_lastmod``,
   ``xsd_priority``, ``CHANGEFREQS`` exactly, a <loc> of ``LOC_MIN`` to ``XSD_LOC_MAX``
-  characters, ``BAD_URI_CHAR``;
+  characters, ``bad_uri_char``;
 - *read* by the converter, leniently where no meaning is lost (``parse_lastmod``,
   ``parse_priority``, ``parse_changefreq``), and written back in the XSD's form
   (``format_lastmod``).
@@ -25,8 +25,6 @@ from typing import Union
 from .lastmodcols import parse_common_lastmods, parse_lastmod_column
 
 __all__ = [
-    "BAD_URI_CHAR",
-    "CANONICAL_LASTMOD",
     "CHANGEFREQS",
     "CHANGEFREQ_SET",
     "COMMON_CHANGEFREQS",
@@ -36,6 +34,8 @@ __all__ = [
     "XML_SPACE",
     "XSD_LOC_MAX",
     "Lastmod",
+    "bad_uri_char",
+    "canonical_lastmod",
     "check_year",
     "format_lastmod",
     "lastmod_key",
@@ -59,9 +59,15 @@ XML_SPACE = " \t\n\r"  # what the XSD's whiteSpace="collapse" strips (XML 1.0 pr
 # maximum (sitemaps.org: "less than 2,048 characters") is limits.Profile.max_loc.
 LOC_MIN = 12
 XSD_LOC_MAX = 2048
-# RFC 3986 allows none of these anywhere in a URI (sitemaps.org: "URL-escaped"); "%" only as
-# %XX. (urls.normalize_url percent-encodes exactly these, and non-ASCII; tests/test_rules.py.)
-BAD_URI_CHAR = re.compile(r'[\x00-\x20"<>\\^`{|}\x7f-\x9f]|%(?![0-9A-Fa-f]{2})')
+
+# The regexes of this module are compiled when first used: a run needs few of them (start-up).
+
+
+@cache
+def bad_uri_char() -> re.Pattern[str]:
+    """What RFC 3986 allows nowhere in a URI (sitemaps.org: "URL-escaped"); "%" only as %XX.
+    (urls.normalize_url percent-encodes exactly these, and non-ASCII; tests/test_rules.py.)"""
+    return re.compile(r'[\x00-\x20"<>\\^`{|}\x7f-\x9f]|%(?![0-9A-Fa-f]{2})')
 
 # --- <changefreq> -----------------------------------------------------------------------------
 
@@ -147,10 +153,16 @@ def _w3c() -> re.Pattern[str]:
         r"(?:T(\d\d):(\d\d)(?::(\d\d)(?:\.(\d+))?)?(Z|[+-]\d\d:\d\d)?|(?:Z|[+-]\d\d:\d\d))?")
 
 
-# The two forms nearly every sitemap and feed writes, "2024-03-05" and
-# "2024-03-05T10:15:00+01:00" (or "...Z"): their shape is checked here and their values by the
-# C-coded fromisoformat, four times faster than the general path (parse_w3c).
-_COMMON = re.compile(r"\d{4}-\d\d-\d\d(?:T\d\d:\d\d:\d\d(?:Z|[+-]\d\d:[0-5]\d))?")
+
+
+@cache
+def _common() -> re.Pattern[str]:
+    """The two forms nearly every sitemap and feed writes, "2024-03-05" and
+    "2024-03-05T10:15:00+01:00" (or "...Z"): their shape is checked here and their values by
+    the C-coded fromisoformat, four times faster than the general path (parse_w3c)."""
+    return re.compile(r"\d{4}-\d\d-\d\d(?:T\d\d:\d\d:\d\d(?:Z|[+-]\d\d:[0-5]\d))?")
+
+
 _MAX_OFFSET = timedelta(hours=14)
 
 # A year before 1000 is no page's date but a placeholder: Hugo writes 0001-01-01T00:00:00Z for
@@ -175,7 +187,7 @@ def parse_lastmod(text: str) -> Lastmod:
     """Parse a W3C Datetime into a ``date`` or an aware ``datetime``; raise ValueError otherwise
     (a placeholder year before 1000 included)."""
     value: Lastmod | None = None
-    if _COMMON.fullmatch(text) is not None:
+    if _common().fullmatch(text) is not None:
         try:
             if len(text) == 10:
                 value = date.fromisoformat(text)
@@ -229,12 +241,14 @@ def format_lastmod(value: Lastmod) -> str:
     return value.isoformat()
 
 
-# The texts format_lastmod writes: a date, or a UTC time to the second with a fraction that
-# ends in no zero. A lastmod read in exactly this form (and valid) is written back as it was
-# read, so a reader that proves it can hand the text on (batch.Batch.lastmod_texts).
-CANONICAL_LASTMOD = re.compile(
-    r"\d{4}-\d\d-\d\d(?:T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{0,5}[1-9])?\+00:00)?",
-    re.ASCII)  # (\d alone would take "２０２４", which the lenient reader accepts)
+@cache
+def canonical_lastmod() -> re.Pattern[str]:
+    """The texts format_lastmod writes: a date, or a UTC time to the second with a fraction
+    that ends in no zero. A lastmod read in exactly this form (and valid) is written back as it
+    was read, so a reader that proves it can hand the text on (batch.Batch.lastmod_texts)."""
+    return re.compile(
+        r"\d{4}-\d\d-\d\d(?:T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{0,5}[1-9])?\+00:00)?",
+        re.ASCII)  # (\d alone would take "２０２４", which the lenient reader accepts)
 
 
 def lastmod_key(value: Lastmod) -> datetime:

@@ -41,11 +41,15 @@ _CLEAN = re.compile(_CLEAN_TEXT)
 # A %XX escape already in normal form (RFC 3986 section 6.2.2.1-2): upper-case hex digits, and
 # not one of an unreserved character (ALPHA, DIGIT, "-", ".", "_", "~"), which is decoded.
 _GOOD_ESCAPE = r"%(?!3[0-9]|4[1-9A-F]|5[0-9AF]|6[1-9A-F]|7[0-9AE]|2[DE])[0-9A-F]{2}"
-# The clean URL allowing such escapes: slower (an alternation per character), so tried only for
-# URLs that contain a "%".
-_CLEAN_PCT = re.compile(f"{_HEAD}(?:[{_CHARS}]|{_GOOD_ESCAPE})*")
 
 # The regexes below are compiled when first used: most runs need none of them (start-up time).
+
+
+@cache
+def _clean_pct() -> re.Pattern[str]:
+    """The clean URL allowing such escapes: slower (an alternation per character), so tried
+    only for URLs that contain a "%"."""
+    return re.compile(f"{_HEAD}(?:[{_CHARS}]|{_GOOD_ESCAPE})*")
 
 
 @cache
@@ -71,7 +75,7 @@ def _dots() -> re.Pattern[str]:
 
 # The clean characters and "%" as bytes: deleting them (bytes.translate) from the lines of clean
 # URLs leaves only the newlines.
-CLEAN_BYTES = bytes(b for b in range(128) if re.fullmatch(f"[{_CHARS}%]", chr(b)))
+CLEAN_BYTES = re.sub(f"[^{_CHARS}%]", "", bytes(range(128)).decode()).encode()
 _head = re.compile(_HEAD).match
 
 
@@ -188,8 +192,10 @@ def _non_ascii_only(locs: list[str]) -> tuple[list[int], str]:
     return (others, prefix) if prefix is not None else ([], "")
 
 
-# What _quote encodes, but for the newline that joins the paths in _quote_tails
-_UNSAFE_BUT_NEWLINE = re.compile(f"[^{_CHARS}%\n]+")
+@cache
+def _unsafe_but_newline() -> re.Pattern[str]:
+    """What _quote encodes, but for the newline that joins the paths in _quote_tails."""
+    return re.compile(f"[^{_CHARS}%\n]+")
 
 
 def _quote_tails(fixed: list[str], unclean: Sequence[int]) -> list[int]:
@@ -199,11 +205,12 @@ def _quote_tails(fixed: list[str], unclean: Sequence[int]) -> list[int]:
     normalize_url one by one.
 
     The same as _tail for them: with no "%", "#" or dot segment, _tail is _quote, and _quote
-    is _UNSAFE.sub(_pct) (_LONE_PCT finds nothing: _pct makes only whole escapes)."""
+    is _unsafe().sub(_pct) (_lone_pct() finds nothing: _pct makes only whole escapes)."""
     heads, tails, done, rest = [], [], [], []
+    clean_head = _clean_head().match
     for i in unclean:
         url = fixed[i]
-        head = _CLEAN_HEAD.match(url)
+        head = clean_head(url)
         tail = url[head.end():] if head is not None else ""
         if head is None or not tail.startswith("/") or "%" in tail or "#" in tail or \
                 "\n" in tail or "/." in tail or len(url.strip()) != len(url):
@@ -213,7 +220,7 @@ def _quote_tails(fixed: list[str], unclean: Sequence[int]) -> list[int]:
         tails.append(tail)
         done.append(i)
     if done:
-        quoted = _UNSAFE_BUT_NEWLINE.sub(_pct, "\n".join(tails)).split("\n")
+        quoted = _unsafe_but_newline().sub(_pct, "\n".join(tails)).split("\n")
         for i, site, path in zip(done, heads, quoted, strict=True):
             fixed[i] = site + path
     return rest
@@ -270,7 +277,7 @@ def normalize_locs(locs: list[str]) -> Normalized:
 def _is_clean(url: str) -> bool:
     """Whether ``url`` is a normalised URI already (normalize_url returns it unchanged)."""
     return (_CLEAN.fullmatch(url) is not None
-            or ("%" in url and _CLEAN_PCT.fullmatch(url) is not None)) and _no_dots(url)
+            or ("%" in url and _clean_pct().fullmatch(url) is not None)) and _no_dots(url)
 
 
 class BadURL(ValueError):
@@ -283,27 +290,48 @@ class BadURL(ValueError):
         self.hint = hint
 
 
-_USERINFO = re.compile(r"(?<=//)[^/?#@]*@")
-
-
 def shown(url: str, limit: int = 80) -> str:
     """``url`` as a message may show it: no userinfo (a password is never printed), cut."""
-    return repr(_USERINFO.sub("", url, 1)[:limit])
+    return repr(re.sub(r"(?<=//)[^/?#@]*@", "", url, count=1)[:limit])  # (re caches it)
 
 
-_CLEAN_PART = re.compile(f"[{_CHARS}]*")
-_UNSAFE = re.compile(f"[^{_CHARS}%]+")
-_LONE_PCT = re.compile(r"%(?![0-9A-Fa-f]{2})")
-_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
-# An escape not in normal form: a lower-case hex digit, or an unreserved character's code (the
-# complement of _GOOD_ESCAPE, spelt out: a double negative takes sre milliseconds to compile)
-_ODD_ESCAPE = re.compile(r"%(?:[0-9A-Fa-f][a-f]|[a-f][0-9A-F]|3[0-9]|4[1-9A-F]|5[0-9AF]|6[1-9A-F]"
-                         r"|7[0-9AE]|2[DE])")
+@cache
+def _clean_part() -> re.Pattern[str]:
+    return re.compile(f"[{_CHARS}]*")
+
+
+@cache
+def _unsafe() -> re.Pattern[str]:
+    return re.compile(f"[^{_CHARS}%]+")
+
+
+@cache
+def _lone_pct() -> re.Pattern[str]:
+    return re.compile(r"%(?![0-9A-Fa-f]{2})")
+
+
+@cache
+def _any_escape() -> re.Pattern[str]:
+    return re.compile(r"%[0-9A-Fa-f]{2}")
+
+
+@cache
+def _odd_escape() -> re.Pattern[str]:
+    """An escape not in normal form: a lower-case hex digit, or an unreserved character's code
+    (the complement of _GOOD_ESCAPE, spelt out: a double negative takes sre milliseconds to
+    compile)."""
+    return re.compile(r"%(?:[0-9A-Fa-f][a-f]|[a-f][0-9A-F]|3[0-9]|4[1-9A-F]|5[0-9AF]"
+                      r"|6[1-9A-F]|7[0-9AE]|2[DE])")
+
+
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 _DEFAULT_PORT = {"http": 80, "https": 443}
-# An absolute http(s) URL whose scheme and host are already in normal form: only what follows
-# the host may need work, and urlsplit is not needed.
-_CLEAN_HEAD = re.compile(_HOST + "(?=[/?#]|$)")
+
+@cache
+def _clean_head() -> re.Pattern[str]:
+    """An absolute http(s) URL whose scheme and host are already in normal form: only what
+    follows the host may need work, and urlsplit is not needed."""
+    return re.compile(_HOST + "(?=[/?#]|$)")
 
 
 @cache  # (compiled when first used: start-up time)
@@ -331,10 +359,10 @@ def _quote(part: str) -> str:
     """Percent-encode what a URI does not allow, as UTF-8; keep existing %XX escapes, in normal
     form (RFC 3986 section 6.2.2.1-2: hex digits upper-cased, unreserved characters decoded)."""
     # the given escapes first: the ones _pct makes are in normal form already
-    if "%" in part and _ODD_ESCAPE.search(part) is not None:
-        part = _ESCAPE.sub(_escape, part)
-    if _CLEAN_PART.fullmatch(part) is None:
-        part = _LONE_PCT.sub("%25", _UNSAFE.sub(_pct, part))
+    if "%" in part and _odd_escape().search(part) is not None:
+        part = _any_escape().sub(_escape, part)
+    if _clean_part().fullmatch(part) is None:
+        part = _lone_pct().sub("%25", _unsafe().sub(_pct, part))
     return part
 
 
@@ -382,7 +410,7 @@ def normalize_url(raw: str) -> str:
     url = raw.strip()
     if _is_clean(url):
         return url
-    head = _CLEAN_HEAD.match(url)
+    head = _clean_head().match(url)
     if head is not None:  # a plain host: only the rest needs work
         return url[: head.end()] + _tail(url[head.end():])
     return _normalize_slow(url.translate(_SPLIT_DELETES))

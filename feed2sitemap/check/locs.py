@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..rules import BAD_URI_CHAR, LOC_MIN, XSD_LOC_MAX
+from ..rules import LOC_MIN, XSD_LOC_MAX, bad_uri_char
 from ..scope import Scope, scope_of
 from ..urls import normalize_locs, normalize_url
 from .follow import Part, locate_part
@@ -34,7 +34,7 @@ def check_loc(f: FileCheck, raw: str, line: int, col: int, *, xsd: bool = False,
     value = _XML_WS.sub(" ", raw).strip(" ") if xsd else raw.strip()
     if not _length(f, value, line, col, xsd, truncated):
         return
-    bad = BAD_URI_CHAR.search(value)
+    bad = bad_uri_char().search(value)
     if bad is not None:
         f.error("loc-chars", line, col, f"{_char_name(bad.group())} at character "
                 f"{bad.start() + 1} of the URL; a URI must percent-encode it")
@@ -67,7 +67,7 @@ def check_plain_loc(f: FileCheck, value: str, line: int, col: int) -> None:
     so only its place is judged (duplicate, scope, robots, site)."""
     n = len(value)
     if LOC_MIN <= n <= XSD_LOC_MAX and n < f.profile.max_loc and "#" not in value \
-            and BAD_URI_CHAR.search(value) is None:
+            and bad_uri_char().search(value) is None:
         try:
             norm = normalize_url(value)
         except ValueError:

@@ -10,7 +10,7 @@ them, and a property test holds the two equal (tests/test_feedruns_columns.py):
   (feedcompat.PLAIN_ABS; so resolve() gives it back whatever the base), ASCII (clean() leaves
   it), with no reference but "&amp;" (so it is "&" to expat) and nothing that link_text
   repairs (no "&name;" after decoding);
-- a date in RFC 822's or W3C-DTF's usual shape (feeddates._RFC822, _W3CDTF), which
+- a date in RFC 822's or W3C-DTF's usual shape (feeddates._RFC822, _w3cdtf), which
   entry_date turns into the same instant through fromisoformat: here the whole column is made
   ISO 8601 by C-coded replacements, splits and slices and parsed by ``map``; a date out of
   range, at the epoch (which means "unknown") or in year 1 sends the column back to entry_date.

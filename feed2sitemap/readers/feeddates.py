@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta, timezone
+from functools import cache
 from typing import Any
 
 __all__ = ["MONTH_DASHED", "entry_date", "parsed_utc"]
@@ -56,7 +57,6 @@ MONTH_DASHED = {m: f"-{i:02d}-" for i, m in enumerate(  # (feedcolumns.py's too)
 _RFC822 = re.compile(r"(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), )?(\d\d?) "
                      r"(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{4}) "
                      r"(\d\d:\d\d:\d\d) ((?:[+-]\d{4})|GMT|UT)")
-_W3CDTF = re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(Z|[+-]\d\d:\d\d)")
 _ZERO = timedelta(0)
 # Zone as written -> its offset, or None where fromisoformat refuses it (say "+99:99").
 _OFFSETS: dict[str, timedelta | None] = {"Z": _ZERO, "GMT": _ZERO, "UT": _ZERO}
@@ -72,6 +72,11 @@ def _offset(zone: str) -> timedelta | None:
     return value
 
 
+@cache  # (compiled when first used: an RSS feed's run needs it not)
+def _w3cdtf() -> re.Pattern[str]:
+    return re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(Z|[+-]\d\d:\d\d)")
+
+
 def entry_date(text: str, epoch_is_unknown: bool = True) -> datetime | None:
     """feedparser's date for ``text``, as an aware UTC datetime (None: no date)."""
     m = _RFC822.fullmatch(text)
@@ -79,7 +84,7 @@ def entry_date(text: str, epoch_is_unknown: bool = True) -> datetime | None:
         day, month, year, clock, zone = m.groups()
         local: str | None = year + MONTH_DASHED[month] + day.zfill(2) + "T" + clock + "+00:00"
     else:
-        m = _W3CDTF.fullmatch(text)
+        m = _w3cdtf().fullmatch(text)
         if m is not None:
             local, zone = m.group(1) + "+00:00", m.group(2)
         else:

@@ -3,12 +3,21 @@ with one differently from expat, the pass gives way to feedparser."""
 
 from __future__ import annotations
 
+import re
+from functools import cache
 from typing import Any
 
-from .feedencoding import UNDEFINED_REF
 from .feedentries import FastPathUnsupported
 
 __all__ = ["Doctype"]
+
+
+@cache  # (compiled when first used: start-up time)
+def _undefined_ref() -> re.Pattern[bytes]:
+    """A reference to an entity other than XML's five (a character reference starts "&#").
+    Under an external DTD (never loaded) expat drops such a reference from an attribute value
+    without a word, where feedparser keeps it and calls the feed malformed."""
+    return re.compile(rb"&(?!(?:amp|lt|gt|quot|apos);|#)")
 
 
 class Doctype:
@@ -37,7 +46,7 @@ class Doctype:
         """After each piece. (A reference cut by the piece's end is taken for an undefined
         one: feedparser reads the document.)"""
         self.pieces += 1
-        if self.external and UNDEFINED_REF.search(piece):
+        if self.external and _undefined_ref().search(piece):
             raise FastPathUnsupported("an entity reference under an external DTD")
 
     def end(self) -> None:

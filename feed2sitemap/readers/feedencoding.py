@@ -9,8 +9,7 @@ from typing import Any
 
 from .feedentries import FastPathUnsupported
 
-__all__ = ["UNDEFINED_REF", "XML_PI_ENCODING", "headers", "native_encoding", "one_line_encoding",
-           "prepare"]
+__all__ = ["XML_PI_ENCODING", "headers", "native_encoding", "one_line_encoding", "prepare"]
 
 
 def headers(base_url: str | None) -> dict[str, str] | None:
@@ -112,9 +111,3 @@ def prepare(data: bytes, base_url: str | None) -> tuple[bytes, str, int]:
     except (UnicodeError, LookupError):  # "idna" is a codec without the "ignore" handler
         raise FastPathUnsupported(f"cannot decode as {result['encoding']}") from None
     return converted, "UTF-8", decl.group(0).count("\n") if decl else -1
-
-
-# A reference to an entity other than XML's five (a character reference starts "&#"). Under an
-# external DTD (never loaded) expat drops such a reference from an attribute value without a
-# word, where feedparser keeps it and calls the feed malformed.
-UNDEFINED_REF = re.compile(rb"&(?!(?:amp|lt|gt|quot|apos);|#)")

@@ -15,14 +15,18 @@ from typing import Any, Optional
 from ..batch import Batch
 from ..mode import reference
 from ..record import (
-    CANONICAL_LASTMOD,
     parse_changefreq,
     parse_common_lastmods,
     parse_lastmod,
     parse_priority,
 )
 from ..report import Report
-from ..rules import COMMON_CHANGEFREQS, COMMON_PRIORITIES, parse_lastmod_column
+from ..rules import (
+    COMMON_CHANGEFREQS,
+    COMMON_PRIORITIES,
+    canonical_lastmod,
+    parse_lastmod_column,
+)
 
 __all__ = ["COLUMNS", "COMMON_CHANGEFREQS_BULK", "COMMON_PRIORITIES_BULK", "Problem", "Rows",
            "lookup", "parse_column", "rows_to_batches"]
@@ -118,7 +122,7 @@ def _parse_each(raw: Sequence[Optional[str]], parse: Callable[[str], Any], what:
 
 def canonical_texts(raw: list[Optional[str]], parsed: list[Any]) -> Optional[list[Optional[str]]]:
     """Per row, the lastmod's text if it is the very text the writers would make of it
-    (record.CANONICAL_LASTMOD), else None; None when no row's is.
+    (rules.canonical_lastmod), else None; None when no row's is.
 
     The usual column is proved at once, in C: every text was accepted, and every one is ASCII
     and either 10 characters long (a date: no other accepted text is) or 25 ending "+00:00" and
@@ -136,7 +140,8 @@ def canonical_texts(raw: list[Optional[str]], parsed: list[Any]) -> Optional[lis
     if valid and joined.isascii() and sizes <= {10, 25} and "T24" not in joined and \
             joined.count("+00:00") == times:
         return raw
-    ok = {t for t in distinct if CANONICAL_LASTMOD.fullmatch(t)}  # type: ignore[arg-type]
+    canonical = canonical_lastmod().fullmatch
+    ok = {t for t in distinct if canonical(t)}  # type: ignore[arg-type]
     if not ok:
         return None
     return [t if t in ok and v is not None else None for t, v in zip(raw, parsed, strict=True)]
