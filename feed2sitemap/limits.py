@@ -13,6 +13,9 @@ __all__ = ["PROFILES", "UNLIMITED", "Profile", "get_profile", "output_profile"]
 
 @dataclass(frozen=True)
 class Profile:
+    """One dialect's limits per file (PROFILES): what the writers split by and ``check``
+    judges by."""
+
     name: str
     max_urls: int  # URLs per sitemap (or feed) file
     max_bytes: int  # uncompressed UTF-8 bytes per file, indexes too, declaration to closing tag

@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 from typing import Optional
 
 from .detect import open_input, sniff
 from .errors import Feed2SitemapError
-from .naming import journal_path, ours_pattern, split_name, temp_pattern
+from .naming import journal_path, ours_pattern, split_name, temp_pattern, temp_prefix
 from .record import Lastmod
 from .report import Report
 
@@ -81,18 +80,17 @@ def previous_output(path: str, base_prefix: Optional[str]) -> Previous:
     directory = os.path.dirname(os.path.abspath(path))
     name = os.path.basename(path)
     prev = Previous(directory, name)
-    ours = ours_pattern(name)
-    _read_index(prev, path, ours, base_prefix, _MAX_DEPTH)
-    prev.pending = _read_journal(journal_path(directory, name), ours)
-    temp = temp_pattern(name)
+    _read_index(prev, path, base_prefix, _MAX_DEPTH)
+    prev.pending = _read_journal(journal_path(directory, name), name)
+    # (the patterns are compiled only for names that may match: a first run has none)
+    prefix = temp_prefix(name)
     with contextlib.suppress(OSError):
         prev.leftovers = sorted(os.path.join(directory, e) for e in os.listdir(directory)
-                                if temp.fullmatch(e))
+                                if e.startswith(prefix) and temp_pattern(name).fullmatch(e))
     return prev
 
 
-def _read_index(prev: Previous, path: str, ours: re.Pattern[str],
-                base_prefix: Optional[str], depth: int) -> None:
+def _read_index(prev: Previous, path: str, base_prefix: Optional[str], depth: int) -> None:
     """Note the files the index at ``path`` lists (and, for our index files, what they list)."""
     try:
         with open(path, "rb") as raw:
@@ -106,6 +104,7 @@ def _read_index(prev: Previous, path: str, ours: re.Pattern[str],
                        if batch.is_sitemap for i, loc in enumerate(batch.locs)]
     except (OSError, Feed2SitemapError):
         return
+    ours = ours_pattern(prev.name)
     for loc, lastmod in entries:
         rel = part_relpath(loc.strip(), base_prefix)
         if rel is None:  # names no file here: nothing to keep or remove
@@ -115,14 +114,15 @@ def _read_index(prev: Previous, path: str, ours: re.Pattern[str],
             continue
         prev.listed[rel] = lastmod
         if "-index" in rel[len(split_name(prev.name)[0]):] and depth > 1:
-            _read_index(prev, os.path.join(prev.directory, rel), ours, base_prefix, depth - 1)
+            _read_index(prev, os.path.join(prev.directory, rel), base_prefix, depth - 1)
 
 
-def _read_journal(path: str, ours: re.Pattern[str]) -> list[str]:
+def _read_journal(path: str, name: str) -> list[str]:
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read(1 << 20)
     except (OSError, UnicodeDecodeError):
         return []
     # only names of our own pattern: a journal is never a way to delete other files
+    ours = ours_pattern(name)
     return [n for n in text.split("\n") if n and ours.fullmatch(n)]
