@@ -137,6 +137,7 @@ class _Parts:
                     before_split: Optional[Callable[[], None]]) -> None:
         """A batch entry by entry, opening the next file where one does not fit."""
         buf: list[str] = []
+        kept: list[int] = []  # the rows in buf, whose newest lastmod is the open file's
         for i, text in enumerate(self.entries(batch)):
             n = len(text) if text.isascii() else len(text.encode("utf-8"))
             if self.count >= self.max_urls or self.used + n > self.room:
@@ -145,17 +146,23 @@ class _Parts:
                                 f"entry of {n:,} bytes cannot fit in a file of at most "
                                 f"{self.max_bytes:,} bytes")
                     continue
-                if buf:
-                    self.write("".join(buf).encode("utf-8"))
-                    buf.clear()
+                self._add_buffered(buf, kept, batch.lastmods)
                 self.next_file(before_split)
             buf.append(text)
+            kept.append(i)
             self.used += n
             self.count += 1
-            if batch.lastmods is not None:
-                self.note_newest(batch.lastmods[i: i + 1])
+        self._add_buffered(buf, kept, batch.lastmods)
+
+    def _add_buffered(self, buf: list[str], kept: list[int],
+                      lastmods: Optional[list[Optional[Lastmod]]]) -> None:
+        """add_entries' entries for the open file, written; ``buf`` and ``kept`` emptied."""
         if buf:
             self.write("".join(buf).encode("utf-8"))
+            if lastmods is not None:
+                self.note_newest(map(lastmods.__getitem__, kept))
+            buf.clear()
+            kept.clear()
 
     def next_file(self, before_split: Optional[Callable[[], None]]) -> None:
         if self.sink is not None:

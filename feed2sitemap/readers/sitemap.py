@@ -53,6 +53,10 @@ class _Entries:
         self.parts: list[tuple[list[Sequence[Any]], Sequence[int]]] = []  # columns, in order
         self.extended = False  # the extension pass is on (a second namespace was declared)
 
+    def pending(self) -> int:
+        """How many entries the next ``take`` would give."""
+        return len(self.rows) + sum(len(lines) for _, lines in self.parts)
+
     def add_columns(self, columns: list[Sequence[Any]], lines: Sequence[int]) -> None:
         """Entries read by the fast path, after those the handlers have appended so far."""
         self._flush_rows()
@@ -132,10 +136,11 @@ def read_sitemap(stream: IO[bytes], source: str, report: Report,
                  base_url: Optional[str] = None) -> Iterator[Batch]:
     """Yield the <url> entries (or, for an index, the <sitemap> entries) in batches.
 
-    Memory does not grow with the file: expat is fed 64 KiB at a time and the entries completed
-    by each chunk are yielded before the next is read. Elements of other namespaces (image:,
-    video:, news:, xhtml:link, any other) become the entry's extensions (urlext.py). Values
-    are checked a batch at a time (_Entries).
+    Memory does not grow with the file: expat is fed 64 KiB at a time, and the entries
+    completed are yielded in batches of at most BATCH, as soon as the next chunk could take
+    them past it (a few chunks' worth: every step after the reader costs per batch too).
+    Elements of other namespaces (image:, video:, news:, xhtml:link, any other) become the
+    entry's extensions (urlext.py). Values are checked a batch at a time (_Entries).
     """
     try:
         stream, encoding = expat_input(stream)
@@ -146,12 +151,17 @@ def read_sitemap(stream: IO[bytes], source: str, report: Report,
                    encoding)
     parser = parse.parser
     read = stream.read
+    held = 0  # entries read before this chunk, not yet yielded
     try:
         while True:
             chunk = read(CHUNK)
             parse.feed(chunk)
-            # a batch per chunk: a few hundred entries (a larger batch measured slower)
-            yield from entries.take()
+            pending = entries.pending()
+            # (a batch past BATCH would be cut, and cutting counts the fast path's lines)
+            if not chunk or pending + (pending - held) > BATCH:
+                yield from entries.take()
+                pending = 0
+            held = pending
             if not chunk:
                 break
         parse.report_foreign()
