@@ -205,6 +205,22 @@ def test_entry_larger_than_a_whole_file_is_skipped_and_reported(tmp_path: Path) 
     assert summary.urls == 1 and report.skipped["entry too large"] == 1
 
 
+def test_a_part_lastmod_in_the_index_counts_only_the_entries_written_to_it(
+        tmp_path: Path) -> None:
+    # one batch across three parts (two URLs each), with an entry too large for any file: the
+    # newest lastmod of all is the skipped entry's, and each part's is its own entries'
+    day = [date(2024, 1, d) for d in range(1, 8)]
+    records = [Record(f"{BASE}{i}", day[i]) for i in range(3)]
+    records.append(Record(BASE + "x" * 1000, date(2025, 1, 1)))
+    records += [Record(f"{BASE}{i}", day[i]) for i in (6, 5, 4)]
+    limit = exact_size(URLSET, records[:2]) + 400  # (room for the index, not the long one)
+    report = Report()
+    write(records, tmp_path / "s.xml", base_url=BASE, report=report,
+          limits=Limits(max_urls=2, max_bytes=limit))
+    assert report.skipped["entry too large"] == 1
+    assert [r.lastmod for r in read(tmp_path / "s.xml")] == [day[1], day[6], day[5]]
+
+
 def test_index_files_obey_the_byte_limit_too(tmp_path: Path) -> None:
     prof = replace(PROFILES["sitemaps"], max_urls=2, max_sitemaps=2, max_bytes=400)
     summary = write(urls(6), tmp_path / "s.xml", base_url=BASE, limits=Limits(profile=prof))
