@@ -8,10 +8,11 @@ the next entry would not fit. Nothing reaches its final name until the whole run
 from __future__ import annotations
 
 import os
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from functools import partial
-from itertools import filterfalse
+from itertools import accumulate, filterfalse
 from typing import IO, Optional
 
 from .batch import Batch, batched
@@ -135,34 +136,31 @@ class _Parts:
 
     def add_entries(self, batch: Batch, report: Report,
                     before_split: Optional[Callable[[], None]]) -> None:
-        """A batch entry by entry, opening the next file where one does not fit."""
-        buf: list[str] = []
-        kept: list[int] = []  # the rows in buf, whose newest lastmod is the open file's
-        for i, text in enumerate(self.entries(batch)):
-            n = len(text) if text.isascii() else len(text.encode("utf-8"))
-            if self.count >= self.max_urls or self.used + n > self.room:
-                if n > self.room:
-                    report.skip("entry too large", *batch.where(i),
-                                f"entry of {n:,} bytes cannot fit in a file of at most "
-                                f"{self.max_bytes:,} bytes")
-                    continue
-                self._add_buffered(buf, kept, batch.lastmods)
+        """A batch that does not fit the open file: as many entries as fit go there, the next
+        file is opened for the rest, and so on; an entry larger than a whole file is skipped."""
+        texts = self.entries(batch)
+        sizes = [len(t) if t.isascii() else len(t.encode("utf-8")) for t in texts]
+        i, n = 0, len(texts)
+        while i < n:
+            # the run of entries from i that fits the open file (ends: their running sizes)
+            ends = list(accumulate(sizes[i:i + max(self.max_urls - self.count, 0)]))
+            k = bisect_right(ends, self.room - self.used)
+            if k:
+                self.write("".join(texts[i:i + k]).encode("utf-8"))
+                self.used += ends[k - 1]
+                self.count += k
+                if batch.lastmods is not None:
+                    self.note_newest(batch.lastmods[i:i + k])
+                i += k
+            if i == n:
+                break
+            if sizes[i] > self.room:
+                report.skip("entry too large", *batch.where(i),
+                            f"entry of {sizes[i]:,} bytes cannot fit in a file of at most "
+                            f"{self.max_bytes:,} bytes")
+                i += 1
+            else:
                 self.next_file(before_split)
-            buf.append(text)
-            kept.append(i)
-            self.used += n
-            self.count += 1
-        self._add_buffered(buf, kept, batch.lastmods)
-
-    def _add_buffered(self, buf: list[str], kept: list[int],
-                      lastmods: Optional[list[Optional[Lastmod]]]) -> None:
-        """add_entries' entries for the open file, written; ``buf`` and ``kept`` emptied."""
-        if buf:
-            self.write("".join(buf).encode("utf-8"))
-            if lastmods is not None:
-                self.note_newest(map(lastmods.__getitem__, kept))
-            buf.clear()
-            kept.clear()
 
     def next_file(self, before_split: Optional[Callable[[], None]]) -> None:
         if self.sink is not None:
