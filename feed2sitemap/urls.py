@@ -205,7 +205,7 @@ def _quote_tails(fixed: list[str], unclean: Sequence[int]) -> list[int]:
     normalize_url one by one.
 
     The same as _tail for them: with no "%", "#" or dot segment, _tail is _quote, and _quote
-    is _quoting().unsafe.sub(_pct) (lone_pct finds nothing: _pct makes only whole escapes)."""
+    is its ``unsafe.sub(_pct)`` (``lone_pct`` finds nothing: _pct makes only whole escapes)."""
     heads, tails, done, rest = [], [], [], []
     clean_head = _clean_head().match
     for i in unclean:
@@ -295,25 +295,16 @@ def shown(url: str, limit: int = 80) -> str:
     return repr(re.sub(r"(?<=//)[^/?#@]*@", "", url, count=1)[:limit])  # (re caches it)
 
 
-class _Quoting(NamedTuple):
-    """_quote's patterns."""
-
-    clean: re.Pattern[str]  # a part with nothing to encode
-    unsafe: re.Pattern[str]  # a run of characters to encode
-    lone_pct: re.Pattern[str]  # a "%" that starts no escape
-    escape: re.Pattern[str]  # any escape
-    # an escape not in normal form: a lower-case hex digit, or an unreserved character's code
-    # (the complement of _GOOD_ESCAPE, spelt out: a double negative takes sre milliseconds to
-    # compile)
-    odd_escape: re.Pattern[str]
-
-
-@cache  # (compiled when first used: start-up time)
-def _quoting() -> _Quoting:
-    return _Quoting(re.compile(f"[{_CHARS}]*"), re.compile(f"[^{_CHARS}%]+"),
-                    re.compile(r"%(?![0-9A-Fa-f]{2})"), re.compile(r"%[0-9A-Fa-f]{2}"),
-                    re.compile(r"%(?:[0-9A-Fa-f][a-f]|[a-f][0-9A-F]|3[0-9]|4[1-9A-F]|5[0-9AF]"
-                               r"|6[1-9A-F]|7[0-9AE]|2[DE])"))
+@cache  # (compiled when first used: start-up time; a tuple, as a class costs start-up too)
+def _quoting() -> tuple[re.Pattern[str], ...]:
+    """_quote's patterns: a part with nothing to encode, a run of characters to encode, a "%"
+    that starts no escape, any escape, and an escape not in normal form (a lower-case hex
+    digit, or an unreserved character's code: the complement of _GOOD_ESCAPE, spelt out, as a
+    double negative takes sre milliseconds to compile)."""
+    return (re.compile(f"[{_CHARS}]*"), re.compile(f"[^{_CHARS}%]+"),
+            re.compile(r"%(?![0-9A-Fa-f]{2})"), re.compile(r"%[0-9A-Fa-f]{2}"),
+            re.compile(r"%(?:[0-9A-Fa-f][a-f]|[a-f][0-9A-F]|3[0-9]|4[1-9A-F]|5[0-9AF]"
+                       r"|6[1-9A-F]|7[0-9AE]|2[DE])"))
 
 
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
@@ -351,11 +342,11 @@ def _quote(part: str) -> str:
     """Percent-encode what a URI does not allow, as UTF-8; keep existing %XX escapes, in normal
     form (RFC 3986 section 6.2.2.1-2: hex digits upper-cased, unreserved characters decoded)."""
     # the given escapes first: the ones _pct makes are in normal form already
-    q = _quoting()
-    if "%" in part and q.odd_escape.search(part) is not None:
-        part = q.escape.sub(_escape, part)
-    if q.clean.fullmatch(part) is None:
-        part = q.lone_pct.sub("%25", q.unsafe.sub(_pct, part))
+    clean, unsafe, lone_pct, escape, odd_escape = _quoting()
+    if "%" in part and odd_escape.search(part) is not None:
+        part = escape.sub(_escape, part)
+    if clean.fullmatch(part) is None:
+        part = lone_pct.sub("%25", unsafe.sub(_pct, part))
     return part
 
 
