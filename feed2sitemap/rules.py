@@ -60,14 +60,13 @@ XML_SPACE = " \t\n\r"  # what the XSD's whiteSpace="collapse" strips (XML 1.0 pr
 LOC_MIN = 12
 XSD_LOC_MAX = 2048
 
-# The regexes of this module are compiled when first used: a run needs few of them (start-up).
 
-
-@cache
+@cache  # (compiled when first used: start-up time)
 def bad_uri_char() -> re.Pattern[str]:
     """What RFC 3986 allows nowhere in a URI (sitemaps.org: "URL-escaped"); "%" only as %XX.
     (urls.normalize_url percent-encodes exactly these, and non-ASCII; tests/test_rules.py.)"""
     return re.compile(r'[\x00-\x20"<>\\^`{|}\x7f-\x9f]|%(?![0-9A-Fa-f]{2})')
+
 
 # --- <changefreq> -----------------------------------------------------------------------------
 
@@ -153,9 +152,7 @@ def _w3c() -> re.Pattern[str]:
         r"(?:T(\d\d):(\d\d)(?::(\d\d)(?:\.(\d+))?)?(Z|[+-]\d\d:\d\d)?|(?:Z|[+-]\d\d:\d\d))?")
 
 
-
-
-@cache
+@cache  # (compiled when first used: start-up time)
 def _common() -> re.Pattern[str]:
     """The two forms nearly every sitemap and feed writes, "2024-03-05" and
     "2024-03-05T10:15:00+01:00" (or "...Z"): their shape is checked here and their values by
@@ -241,7 +238,7 @@ def format_lastmod(value: Lastmod) -> str:
     return value.isoformat()
 
 
-@cache
+@cache  # (compiled when first used: start-up time)
 def canonical_lastmod() -> re.Pattern[str]:
     """The texts format_lastmod writes: a date, or a UTC time to the second with a fraction
     that ends in no zero. A lastmod read in exactly this form (and valid) is written back as it

@@ -192,7 +192,7 @@ def _non_ascii_only(locs: list[str]) -> tuple[list[int], str]:
     return (others, prefix) if prefix is not None else ([], "")
 
 
-@cache
+@cache  # (compiled when first used: start-up time)
 def _unsafe_but_newline() -> re.Pattern[str]:
     """What _quote encodes, but for the newline that joins the paths in _quote_tails."""
     return re.compile(f"[^{_CHARS}%\n]+")
@@ -310,7 +310,8 @@ def _quoting() -> tuple[re.Pattern[str], ...]:
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 _DEFAULT_PORT = {"http": 80, "https": 443}
 
-@cache
+
+@cache  # (compiled when first used: start-up time)
 def _clean_head() -> re.Pattern[str]:
     """An absolute http(s) URL whose scheme and host are already in normal form: only what
     follows the host may need work, and urlsplit is not needed."""
