@@ -56,12 +56,13 @@ def check_length(batches: Iterable[Batch], max_loc: int, report: Optional[Report
     or shorter than ``min_loc`` (the XSD's minLength: "http://a.b/" cannot be in a sitemap)."""
     report = report if report is not None else Report()
     for batch in batches:
-        longest = batch.longest
-        # proven by the reader: no location longer than its block's longest line, none
-        # shorter than the site it starts with
-        if longest is not None and longest < max_loc and len(batch.prefix) >= min_loc:
-            yield batch
-            continue
+        # proven (urls.py): none shorter than the site all start with; and, from the text
+        # reader, none longer than its block's longest line, else the longest is looked for
+        if len(batch.prefix) >= min_loc and batch.locs:
+            longest = batch.longest
+            if (longest if longest is not None else max(map(len, batch.locs))) < max_loc:
+                yield batch
+                continue
         sizes = list(map(len, batch.locs))
         if not sizes:
             continue
