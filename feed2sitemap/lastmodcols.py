@@ -12,13 +12,13 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Sequence
-from datetime import date, datetime
+from datetime import date, datetime, timezone
 from functools import cache
 from itertools import compress
 from operator import itemgetter
 from typing import Optional, Union, cast
 
-__all__ = ["parse_common_lastmods", "parse_lastmod_column"]
+__all__ = ["Lastmods", "lastmod_key", "parse_common_lastmods", "parse_lastmod_column"]
 
 # The same two forms, for many values at once: one regex over the values joined by newlines
 # proves their shape (offsets within ±14:00 written into it) and map() hands them to the C-coded
@@ -115,7 +115,34 @@ _ONE = [bytes(int(k == index) for k in range(256)) for index in range(3)]
 _OTHER_LENGTHS = bytes(i for i in range(256) if i not in _INDEX)
 
 
-def parse_lastmod_column(raw: Sequence[Optional[str]]) -> Optional[list[Union[date, datetime]]]:
+def lastmod_key(value: Union[date, datetime]) -> datetime:
+    """A comparable instant for 'newest' decisions; a date counts as its midnight UTC."""
+    if isinstance(value, datetime):
+        return value
+    return datetime(value.year, value.month, value.day, tzinfo=timezone.utc)
+
+
+class Lastmods(list[Union[date, datetime]]):
+    """A column parse_lastmod_column made, with its ``newest`` value (the first of equal
+    instants), found form by form as the column was parsed; None when the newest of two forms
+    are the same instant (the row order decides, which the forms do not keep). The hint goes
+    with this very list: a slice, or any list made from it, is a plain list; and no step
+    changes a batch's column in place (each makes a new one)."""
+
+    __slots__ = ("newest",)
+
+    def __init__(self, values: Iterable[Union[date, datetime]],
+                 forms: Optional[Sequence[list[Union[date, datetime]]]] = None) -> None:
+        """``forms``: the values of each form (None: ``values`` are of one form)."""
+        super().__init__(values)
+        tops = [max(form) for form in (forms or [self]) if form]  # (in C: one type per form)
+        keys = list(map(lastmod_key, tops))
+        best = max(keys, default=None)
+        self.newest = tops[keys.index(best)] if best is not None and keys.count(best) == 1 \
+            else None
+
+
+def parse_lastmod_column(raw: Sequence[Optional[str]]) -> Optional[Lastmods]:
     """Every row's lastmod, parsed as parse_lastmod parses it, when every row holds a text in
     one of the common forms (the usual column of a sitemap); else None.
 
@@ -131,7 +158,7 @@ def parse_lastmod_column(raw: Sequence[Optional[str]]) -> Optional[list[Union[da
     if sizes.translate(None, _OTHER_LENGTHS) != sizes:
         return None
     kinds = sizes.translate(_KIND)
-    parsed: list[Iterator[Union[date, datetime]]] = []
+    forms: list[list[Union[date, datetime]]] = []
     for size, index in _INDEX.items():
         count = kinds.count(index)
         group = (texts if count == len(texts) else
@@ -140,16 +167,13 @@ def parse_lastmod_column(raw: Sequence[Optional[str]]) -> Optional[list[Union[da
         if group and not _laid_out(joined, count, _LAYOUTS[size]) and (
                 _common_shape(size == 10).fullmatch(joined) is None):
             return None
-        parsed.append(map(_PARSERS[index], group))
-        if count == len(texts):  # one form: the rows are in order already
-            return _all(parsed[-1])
+        try:
+            if count == len(texts):  # one form: the rows are in order already
+                return Lastmods(map(_PARSERS[index], group))
+            forms.append(list(map(_PARSERS[index], group)))
+        except ValueError:  # a value out of range (a 30 February): each distinct one alone
+            return None
     # one iterator per row, the one of its form (itemgetter: a tuple in one C call)
-    rows = itemgetter(*kinds)(tuple(parsed)) if len(kinds) > 1 else (parsed[kinds[0]],)
-    return _all(map(next, rows))
-
-
-def _all(values: Iterator[Union[date, datetime]]) -> Optional[list[Union[date, datetime]]]:
-    try:
-        return list(values)
-    except ValueError:  # a value out of range (a 30 February): each distinct one alone
-        return None
+    starts = tuple(map(iter, forms))
+    rows = itemgetter(*kinds)(starts) if len(kinds) > 1 else (starts[kinds[0]],)
+    return Lastmods(map(next, rows), forms)

@@ -22,7 +22,7 @@ from datetime import date, datetime, timedelta, timezone
 from functools import cache
 from typing import Union
 
-from .lastmodcols import parse_common_lastmods, parse_lastmod_column
+from .lastmodcols import lastmod_key, parse_common_lastmods, parse_lastmod_column
 
 __all__ = [
     "CHANGEFREQS",
@@ -246,13 +246,6 @@ def canonical_lastmod() -> re.Pattern[str]:
     return re.compile(
         r"\d{4}-\d\d-\d\d(?:T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{0,5}[1-9])?\+00:00)?",
         re.ASCII)  # (\d alone would take "２０２４", which the lenient reader accepts)
-
-
-def lastmod_key(value: Lastmod) -> datetime:
-    """A comparable instant for 'newest' decisions; a date counts as its midnight UTC."""
-    if isinstance(value, datetime):
-        return value
-    return datetime(value.year, value.month, value.day, tzinfo=timezone.utc)
 
 
 # --- <lastmod>, as the XSD judges it ----------------------------------------------------------

@@ -17,6 +17,7 @@ from typing import IO, Optional
 
 from .batch import Batch, batched
 from .errors import LimitError, OutputError
+from .lastmodcols import Lastmods
 from .limits import UNLIMITED, Profile
 from .naming import part_names
 from .outputs import BinaryOut, FileInfo, OutputSet
@@ -229,7 +230,10 @@ class _Parts:
 
 
 def _newest(lastmods: Iterable[Optional[Lastmod]]) -> Optional[Lastmod]:
-    """The newest of the lastmods (the first of equal instants); None when there is none."""
+    """The newest of the lastmods (the first of equal instants); None when there is none.
+    A whole column as the reader parsed it knows it already (lastmodcols.Lastmods)."""
+    if isinstance(lastmods, Lastmods) and lastmods.newest is not None:
+        return lastmods.newest
     present = list(filter(None, lastmods))  # (no date or datetime is false)
     if not present:
         return None
