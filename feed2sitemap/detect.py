@@ -100,6 +100,9 @@ class _Replay(io.RawIOBase):
     def __init__(self, head: bytes, rest: IO[bytes]) -> None:
         self._head = memoryview(head)
         self._rest = rest
+        # (a buffered stream's readinto is its read, into our buffer: BufferedIOBase derives
+        # one from the other; any other object is only asked to read)
+        self._readinto = rest.readinto if isinstance(rest, io.BufferedIOBase) else None
 
     def readable(self) -> bool:
         return True
@@ -110,6 +113,8 @@ class _Replay(io.RawIOBase):
             buf[:n] = self._head[:n]
             self._head = self._head[n:]
             return n
+        if self._readinto is not None:  # (the bytes go to the buffer once, not via a copy)
+            return self._readinto(buf)
         data = self._rest.read(len(buf))
         n = len(data)
         buf[:n] = data

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gzip
 import io
+from functools import partial
+from pathlib import Path
 
 import pytest
 
@@ -48,7 +50,8 @@ class Trickle(io.RawIOBase):
         return True
 
     def readinto(self, buf: object) -> int:
-        chunk, self.data = self.data[: self.step], self.data[self.step:]
+        n = min(self.step, len(buf))  # type: ignore[arg-type]
+        chunk, self.data = self.data[:n], self.data[n:]
         buf[: len(chunk)] = chunk  # type: ignore[index]
         return len(chunk)
 
@@ -59,6 +62,31 @@ def test_the_head_is_read_in_full_from_a_trickling_pipe_and_replayed() -> None:
     assert head == doc[:PEEK]
     assert sniff(head, "pipe") == "feed"
     assert stream.read() == doc
+
+
+class ReadOnly:
+    """A file-like object of the library's users that has read() alone."""
+
+    def __init__(self, data: bytes) -> None:
+        self.rest = io.BytesIO(data)
+
+    def read(self, n: int = -1) -> bytes:
+        return self.rest.read(n)
+
+
+def test_the_rest_after_the_head_comes_whole_from_every_kind_of_stream(tmp_path: Path) -> None:
+    """Past the head, a buffered stream (a file, BytesIO, a trickling pipe behind a buffer)
+    is read into the reader's buffer directly; an object with read() alone is read: the
+    bytes are the input's, in order, read a 64 KiB chunk at a time."""
+    doc = b"https://e.example/" + bytes(range(48, 123)) * (3 * PEEK // 75) + b"\n"
+    (tmp_path / "in.txt").write_bytes(doc)
+    with open(tmp_path / "in.txt", "rb") as f:
+        streams = [f, io.BytesIO(doc), io.BufferedReader(Trickle(doc, 1000)), ReadOnly(doc)]
+        for raw in streams:
+            stream, head = open_input(raw, "in")  # type: ignore[arg-type]
+            assert head == doc[:PEEK]
+            chunks = iter(partial(stream.read, 1 << 16), b"")
+            assert b"".join(chunks) == doc, type(raw)
 
 
 def test_gzip_is_unpacked_as_a_stream_with_concatenated_members() -> None:
