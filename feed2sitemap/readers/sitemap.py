@@ -102,9 +102,11 @@ class _Entries:
 
     def _batch(self, columns: list[Sequence[Any]], lines: Sequence[int]) -> Optional[Batch]:
         raw_locs, raw_lastmods, raw_changefreqs, raw_priorities = columns[:4]
-        locs = (list(map(str.strip, raw_locs)) if None not in raw_locs
+        # (all(): a truth test per value, in C, costs a fraction of `None in` or `"" in`,
+        # each a rich comparison per value)
+        locs = (list(map(str.strip, raw_locs)) if all(raw_locs)
                 else [loc.strip() if loc is not None else "" for loc in raw_locs])
-        missing = [i for i, loc in enumerate(locs) if not loc] if "" in locs else []
+        missing = [] if all(locs) else [i for i, loc in enumerate(locs) if not loc]
         kind = "sitemap" if self.is_index else "url"
         # (row, kind, message), reported in row order
         problems = [(i, "", f"<{kind}> without a <loc>") for i in missing]
