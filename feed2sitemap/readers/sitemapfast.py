@@ -31,10 +31,10 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from itertools import accumulate, chain, compress, repeat
 from operator import contains
-from typing import Optional, Union, overload
+from typing import Any, Optional, Union, overload
 
-__all__ = ["END_TAG", "REFERENCE", "JoinedLines", "RegionLines", "Scanned", "decoded_region",
-           "reference_character", "scan"]
+__all__ = ["END_TAG", "REFERENCE", "JoinedLines", "RegionLines", "Scanned", "concatenated",
+           "decoded_region", "reference_character", "scan"]
 
 END_TAG = b"</url>"
 
@@ -269,6 +269,15 @@ class RegionLines(_LazyLines):
         return self._lines
 
 
+def concatenated(columns: Sequence[Sequence[Any]]) -> list[Any]:
+    """The columns one after the other, in one list (grown by extend once per column: a
+    third of the time of list(chain(...)), which grows it value by value)."""
+    joined: list[Any] = []
+    for column in columns:
+        joined += column
+    return joined
+
+
 class JoinedLines(_LazyLines):
     """Line columns one after the other (the handlers' lists and RegionLines), unread until
     a line is asked for; then made one list (a step that asks for every record's line, as
@@ -283,7 +292,7 @@ class JoinedLines(_LazyLines):
 
     def _counted(self) -> list[int]:
         if self._flat is None:
-            self._flat = list(chain.from_iterable(self._parts))
+            self._flat = concatenated(self._parts)
             self._parts = []
         return self._flat
 
