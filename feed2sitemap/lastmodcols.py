@@ -138,8 +138,8 @@ class Lastmods(list[Union[date, datetime]]):
         tops = [max(form) for form in (forms or [self]) if form]  # (in C: one type per form)
         keys = list(map(lastmod_key, tops))
         best = max(keys, default=None)
-        self.newest = tops[keys.index(best)] if best is not None and keys.count(best) == 1 \
-            else None
+        # (a tie of two forms: the row order decides, which the forms do not keep)
+        self.newest = None if best is None or keys.count(best) > 1 else tops[keys.index(best)]
 
 
 def parse_lastmod_column(raw: Sequence[Optional[str]]) -> Optional[Lastmods]:
