@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from typing import Optional
 
 __all__ = ["DirectoryLock", "LockTimeout", "deferred_signals", "find_base", "is_special",
-           "keep_metadata", "make_temp", "move_into_place", "real_target", "same_bytes",
+           "keep_metadata", "leaves", "make_temp", "move_into_place", "real_target", "same_bytes",
            "same_file"]
 
 
@@ -27,6 +27,13 @@ def real_target(path: str) -> str:
     """Where writing ``path`` must land: the file a symlink points to (followed to the end),
     so that replacing it keeps the link; ``path`` itself otherwise."""
     return os.path.realpath(path) if os.path.islink(path) else path
+
+
+def leaves(path: str, directory: str) -> bool:
+    """True when ``path``, its links followed, lies outside ``directory`` (links followed
+    too): a part planted as a link to /etc/passwd, or in a linked folder, is not the set's."""
+    top = os.path.realpath(directory)
+    return os.path.commonpath([os.path.realpath(path), top]) != top
 
 
 def is_special(path: str) -> bool:

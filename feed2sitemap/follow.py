@@ -15,6 +15,7 @@ from typing import Optional, Protocol
 
 from .batch import Batch, batched, unbatched
 from .errors import InputError
+from .filesafety import leaves
 from .previous import part_relpath
 from .record import Record
 from .report import Report
@@ -42,14 +43,21 @@ def part_path(index: Record, directory: str, base_prefix: Optional[str] = None) 
     beside the index (the index being read may not lie where --base-url points).
 
     Percent-escapes are decoded; a name that would leave the directory ("..", an encoded "/")
-    is refused, since the index may come from anywhere.
+    is refused, since the index may come from anywhere, and so is a symbolic link that leads
+    out of it: in an in-place run the part read would then be replaced through the link.
     """
     candidates = [part_relpath(index.loc, base_prefix), part_relpath(index.loc, None)]
     paths = [os.path.join(directory, *rel.split("/")) for rel in candidates if rel is not None]
     if not paths:
         raise InputError(index.source, index.line,
                          f"{index.loc[:200]} names no file of this directory (`follow`)")
-    return next((p for p in paths if os.path.isfile(p)), paths[0])
+    path = next((p for p in paths if os.path.isfile(p)), paths[0])
+    if os.path.lexists(path) and leaves(path, directory):
+        raise InputError(index.source, index.line,
+                         f"part {path} is a symbolic link out of {directory} (to "
+                         f"{os.path.realpath(path)}): refused, as a part is read and replaced "
+                         "in its index's directory; nothing was written")
+    return path
 
 
 class LocalParts:
@@ -105,14 +113,14 @@ class RemoteParts:
             raise InputError(index.source, index.line,
                              f"part {loc[:200]} is on another host than its index "
                              f"({self.host}); `scope_check=False` to fetch it anyway")
-        if self.left[0] <= 0:
+        return loc
+
+    def read(self, where: str, index: Record) -> Iterator[Batch]:
+        if self.left[0] <= 0:  # (counted here: a part listed again is not fetched again)
             raise InputError(index.source, index.line,
                              "the index lists more parts than one run fetches "
                              f"({DEFAULT_MAX_PARTS:,})")
         self.left[0] -= 1
-        return loc
-
-    def read(self, where: str, index: Record) -> Iterator[Batch]:
         try:
             yield from self.read_part(where)
         except InputError as exc:
@@ -123,10 +131,14 @@ class RemoteParts:
         return self
 
 
-def follow_index_batches(batches: Iterable[Batch], parts: Parts,
-                         depth: int = 2) -> Iterator[Batch]:
+def follow_index_batches(batches: Iterable[Batch], parts: Parts, depth: int = 2,
+                         report: Optional[Report] = None,
+                         seen: Optional[set[str]] = None) -> Iterator[Batch]:
     """Replace each sitemap of an index by the records of its part. A part may itself be an
-    index (ours are, past 50,000 parts), down to ``depth`` levels."""
+    index (ours are, past 50,000 parts), down to ``depth`` levels. Each part is read once
+    however often it is listed (an index naming one part 20,000 times would otherwise cost
+    20,000 reads); a repeat is a counted warning."""
+    seen = set() if seen is None else seen
     for batch in batches:
         if not batch.is_sitemap:
             yield batch
@@ -136,8 +148,14 @@ def follow_index_batches(batches: Iterable[Batch], parts: Parts,
                 raise InputError(record.source, record.line,
                                  "indexes nested deeper than two levels (`follow`)")
             where = parts.locate(record)
+            if where in seen:
+                if report is not None:
+                    report.warn("repeated part", record.source, record.line,
+                                f"part {where[:200]} is listed again: read once", record.loc)
+                continue
+            seen.add(where)
             yield from follow_index_batches(parts.read(where, record), parts.below(where),
-                                            depth - 1)
+                                            depth - 1, report, seen)
 
 
 def follow_index(records: Iterable[Record], directory: Optional[str],

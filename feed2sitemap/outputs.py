@@ -19,6 +19,7 @@ from .filesafety import (
     deferred_signals,
     is_special,
     keep_metadata,
+    leaves,
     make_temp,
     move_into_place,
     real_target,
@@ -258,6 +259,9 @@ class OutputSet:
                                   "changed")
             if name == own or not os.path.lexists(final):
                 continue
+            if leaves(final, self.directory or "."):
+                raise OutputError(f"{final}: cannot write a part there: it is a symbolic link "
+                                  f"out of {self.directory} (to {target}); nothing was changed")
             if is_special(final):
                 raise OutputError(f"{final}: cannot write a part there: it is not a regular "
                                   "file; nothing was changed")

@@ -18,6 +18,7 @@ from typing import Optional
 
 from .detect import open_input, sniff
 from .errors import Feed2SitemapError
+from .filesafety import leaves
 from .naming import journal_path, ours_pattern, split_name, temp_pattern, temp_prefix
 from .record import Lastmod
 from .report import Report
@@ -68,7 +69,8 @@ class Previous:  # (internal: a plain class, as a dataclass's __init__ is compil
         stem = split_name(self.name)[0]
         return [n for n in self.pending if n not in self.listed
                 and not n[len(stem):].startswith("-index")
-                and os.path.isfile(os.path.join(self.directory, n))]
+                and os.path.isfile(os.path.join(self.directory, n))
+                and not leaves(os.path.join(self.directory, n), self.directory)]
 
     def owned(self) -> list[str]:
         return sorted(set(self.listed) | set(self.pending))
@@ -113,8 +115,10 @@ def _read_index(prev: Previous, path: str, base_prefix: Optional[str], depth: in
             prev.others.append(rel)
             continue
         prev.listed[rel] = lastmod
-        if "-index" in rel[len(split_name(prev.name)[0]):] and depth > 1:
-            _read_index(prev, os.path.join(prev.directory, rel), base_prefix, depth - 1)
+        nested = os.path.join(prev.directory, rel)
+        if ("-index" in rel[len(split_name(prev.name)[0]):] and depth > 1
+                and not leaves(nested, prev.directory)):
+            _read_index(prev, nested, base_prefix, depth - 1)
 
 
 def _read_journal(path: str, name: str) -> list[str]:

@@ -182,9 +182,9 @@ class Reading:
         it = self.read(source, name, kinds)
         parts = self.parts_of(source, path, is_output)
         if self.follow or is_output:
-            it = follow_index_batches(it, parts)
+            it = follow_index_batches(it, parts, report=self.report)
         else:  # robots.txt stands for the sitemaps it names
-            it = _follow_if(it, lambda: kinds == ["robots"], parts)
+            it = _follow_if(it, lambda: kinds == ["robots"], parts, self.report)
         yield from it
         if is_output:
             prev = self.out.previous
@@ -215,9 +215,10 @@ class Reading:
 
 
 def _follow_if(batches: Iterable[Batch], decide: Callable[[], bool],
-               parts: Parts) -> Iterator[Batch]:
+               parts: Parts, report: Report) -> Iterator[Batch]:
+    seen: set[str] = set()
     for batch in batches:
         if batch.is_sitemap and decide():
-            yield from follow_index_batches([batch], parts)
+            yield from follow_index_batches([batch], parts, report=report, seen=seen)
         else:
             yield batch

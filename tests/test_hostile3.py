@@ -1,0 +1,179 @@
+"""Hostile input, round 3 (issue 35): each attack through the installed command, and through
+the library where it applies. Each case failed before its fix.
+"""
+
+from __future__ import annotations
+
+import http.server
+import io
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from feed2sitemap import InputError, ReadOptions, Report, WriteOptions, convert
+
+from .conftest import run
+
+NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+PASSWD = b"root:x:0:0:root:/root:/bin/bash\nsecret:x:1000:1000::/home/secret:/bin/sh\n"
+
+
+def _urls(n: int, start: int = 0) -> bytes:
+    return "".join(f"https://example.com/p{i}\n" for i in range(start, start + n)).encode()
+
+
+@pytest.fixture
+def split_set(tmp_path: Path) -> Path:
+    """A live set of two parts and an index in site/, as the cron line leaves it."""
+    src = tmp_path / "urls.txt"
+    src.write_bytes(_urls(50_010))
+    index = tmp_path / "site" / "sitemap.xml"
+    index.parent.mkdir()
+    done = run(str(src), "-o", str(index), "--base-url", "https://example.com/", "-q")
+    assert done.returncode == 0, done.stderr
+    assert (index.parent / "sitemap-2.xml").is_file()
+    return index
+
+
+# --- 1. a part planted as a symlink out of the output's directory -----------------------------
+
+def test_a_part_linked_out_of_the_directory_is_neither_read_nor_overwritten(
+        split_set: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "etc" / "passwd"
+    elsewhere.parent.mkdir()
+    elsewhere.write_bytes(PASSWD)
+    part = split_set.parent / "sitemap-2.xml"
+    part.unlink()
+    part.symlink_to(elsewhere)
+    index_before = split_set.read_bytes()
+    feed = tmp_path / "feed.txt"
+    feed.write_bytes(b"https://example.com/new\n")
+    done = run(str(split_set), str(feed), "-o", str(split_set),
+               "--base-url", "https://example.com/")
+    err = done.stderr.decode()
+    assert done.returncode == 1, err
+    assert "symbolic link out of" in err and "Traceback" not in err
+    assert "secret" not in err  # the linked file's lines are never echoed
+    assert elsewhere.read_bytes() == PASSWD
+    assert part.is_symlink() and split_set.read_bytes() == index_before
+    # reading the set (no output there) and check refuse it the same way
+    done = run(str(split_set), "--follow", "-t", "text")
+    assert done.returncode == 1 and b"symbolic link out of" in done.stderr
+    done = run("check", str(split_set), "--follow")
+    assert done.returncode == 1 and b"symbolic link out of" in done.stdout
+
+
+def test_a_part_linked_within_the_directory_is_still_followed(split_set: Path) -> None:
+    directory = split_set.parent
+    (directory / "real-2.xml").write_bytes((directory / "sitemap-2.xml").read_bytes())
+    (directory / "sitemap-2.xml").unlink()
+    (directory / "sitemap-2.xml").symlink_to("real-2.xml")
+    done = run(str(split_set), "--follow", "-t", "text")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count(b"\n") == 50_010
+
+
+def test_the_writer_refuses_to_replace_a_listed_part_linked_out(split_set: Path,
+                                                               tmp_path: Path) -> None:
+    """Even when nothing reads it first (a library run that does not update in place), a
+    part name that links out of the directory is not written through."""
+    elsewhere = tmp_path / "victim"
+    elsewhere.write_bytes(PASSWD)
+    part = split_set.parent / "sitemap-2.xml"
+    part.unlink()
+    part.symlink_to(elsewhere)
+    with pytest.raises(Exception) as caught:
+        convert([io.BytesIO(_urls(50_020))], str(split_set),
+                base_url="https://example.com/")
+    assert "symbolic link out of" in str(caught.value)
+    assert elsewhere.read_bytes() == PASSWD
+
+
+# --- 2. an index that names one part many times --------------------------------------------------
+
+def _index(locs: list[str]) -> bytes:
+    body = "".join(f"<sitemap><loc>{loc}</loc></sitemap>\n" for loc in locs)
+    return (f'<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="{NS}">\n{body}'
+            "</sitemapindex>\n").encode()
+
+
+def _urlset(n: int) -> bytes:
+    body = "".join(f"<url><loc>https://example.com/u{i}</loc></url>\n" for i in range(n))
+    return (f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}">\n{body}'
+            "</urlset>\n").encode()
+
+
+class _Counting(http.server.BaseHTTPRequestHandler):
+    files: dict[str, bytes] = {}
+    hits: dict[str, int] = {}
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        body = self.files.get(self.path)
+        self.hits[self.path] = self.hits.get(self.path, 0) + 1
+        if body is None:
+            self.send_response(404)
+            self.end_headers()
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "application/xml")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def server() -> Iterator[tuple[str, type[_Counting]]]:
+    handler = type("Handler", (_Counting,), {"files": {}, "hits": {}})
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}", handler
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_a_part_listed_2000_times_is_read_once_and_the_repeats_reported(tmp_path: Path) -> None:
+    (tmp_path / "part.xml").write_bytes(_urlset(1000))
+    index = tmp_path / "index.xml"
+    index.write_bytes(_index(["https://example.com/part.xml"] * 2000))
+    done = run(str(index), "--follow", "-t", "text", timeout=60)
+    err = done.stderr.decode()
+    assert done.returncode == 0, err
+    assert done.stdout.count(b"\n") == 1000
+    assert "1,999 repeated part" in err and "listed again" in err
+    report = Report()
+    out = io.BytesIO()
+    summary = convert([str(index)], out, report=report, reading=ReadOptions(follow=True),
+                      writing=WriteOptions(to="text"))
+    assert sum(p.count for p in summary.parts) == 1000
+    assert out.getvalue().count(b"\n") == 1000 and report.warnings["repeated part"] == 1999
+
+
+def test_a_part_listed_again_by_url_is_fetched_once(server: tuple[str, type[_Counting]]) -> None:
+    base, handler = server
+    handler.files["/part.xml"] = _urlset(10).replace(b"https://example.com", base.encode())
+    handler.files["/index.xml"] = _index([f"{base}/part.xml"] * 50)
+    done = run(f"{base}/index.xml", "--follow", "-t", "text")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count(b"\n") == 10
+    assert handler.hits["/part.xml"] == 1
+    assert b"49 repeated part" in done.stderr
+
+
+def test_an_error_from_read_names_the_file_for_the_linked_part(split_set: Path,
+                                                               tmp_path: Path) -> None:
+    target = tmp_path / "outside.xml"
+    target.write_bytes(_urlset(3))
+    part = split_set.parent / "sitemap-1.xml"
+    part.unlink()
+    part.symlink_to(target)
+    with pytest.raises(InputError) as caught:
+        convert([str(split_set)], io.BytesIO(), reading=ReadOptions(follow=True))
+    assert "sitemap.xml" in str(caught.value) and "symbolic link out of" in str(caught.value)
