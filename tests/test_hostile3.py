@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import http.server
 import io
+import json
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -165,6 +166,67 @@ def test_a_part_listed_again_by_url_is_fetched_once(server: tuple[str, type[_Cou
     assert done.stdout.count(b"\n") == 10
     assert handler.hits["/part.xml"] == 1
     assert b"49 repeated part" in done.stderr
+
+
+# --- 3. JSON Lines foreign elements write only XML names -----------------------------------------
+
+INJECTION = ("x/></url><url><loc>https://evil.example.org/i</loc></url>"
+             "<url><loc>https://example.com/b")
+
+
+@pytest.mark.parametrize("foreign", [
+    {"namespace": "urn:x", "name": INJECTION},
+    {"namespace": "urn:x", "name": "ok", "attributes": [['a" b="c', "v"]]},
+    {"namespace": "urn:x", "name": "ok", "attributes": [["a", "1"], ["a", "2"]]},
+    {"namespace": "urn:x", "name": "ok", "attributes": [["xmlns", "urn:evil"]]},
+    {"namespace": NS, "name": "url"},
+    {"namespace": "urn:x", "name": "a:b"},
+    {"namespace": "urn:x", "name": "ok", "children": [{"namespace": "urn:x", "name": "<i>"}]},
+    {"namespace": "urn:x", "name": 5},
+    {"namespace": "urn:x", "name": "ok", "attributes": [[1, 2]]},
+    {"namespace": "urn:x", "name": "ok", "attributes": {"a": "b"}},
+])
+def test_a_foreign_element_with_a_name_that_is_not_xml_is_dropped_with_a_warning(
+        foreign: dict[str, object], tmp_path: Path) -> None:
+    src = tmp_path / "in.jsonl"
+    lines = [{"loc": "https://example.com/a", "foreign": [foreign]},
+             {"loc": "https://example.com/c"}]
+    src.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    out = tmp_path / "sitemap.xml"
+    done = run(str(src), "-o", str(out), "--base-url", "https://example.com/")
+    err = done.stderr.decode()
+    assert done.returncode == 0, err
+    assert "warnings: 1 bad extension" in err and "Traceback" not in err
+    written = out.read_bytes()
+    assert b"evil" not in written
+    assert written.count(b"<url>") == 2
+    assert run("check", str(out)).returncode == 0
+
+
+def test_foreign_values_are_escaped_and_the_file_checks(tmp_path: Path) -> None:
+    src = tmp_path / "in.jsonl"
+    foreign = {"namespace": 'urn:x?"<&', "name": "ok", "attributes": [["a", 'v<&"\'']],
+               "children": ["t<&>]]>", {"namespace": "", "name": "inner"}]}
+    src.write_text(json.dumps({"loc": "https://example.com/a", "foreign": [foreign]}) + "\n")
+    out = tmp_path / "sitemap.xml"
+    done = run(str(src), "-o", str(out), "--base-url", "https://example.com/")
+    assert done.returncode == 0, done.stderr
+    import xml.etree.ElementTree as ET
+
+    url = ET.parse(out).getroot()[0]
+    element = url[1]
+    assert element.tag == '{urn:x?"<&}ok' and element.get("a") == 'v<&"\''
+    assert element.text == "t<&>]]>" and element[0].tag == "inner"
+
+
+def test_the_library_writer_refuses_a_foreign_name_it_would_write_raw() -> None:
+    from feed2sitemap import Record, write
+    from feed2sitemap.extensions.model import Extensions, Foreign
+
+    record = Record("https://example.com/a",
+                    extensions=Extensions(foreign=(Foreign("urn:x", "a><b"),)))
+    with pytest.raises(ValueError, match="not an XML name"):
+        write([record], io.BytesIO())
 
 
 def test_an_error_from_read_names_the_file_for_the_linked_part(split_set: Path,

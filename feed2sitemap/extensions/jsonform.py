@@ -29,6 +29,7 @@ from .model import (
     Platform,
     Restriction,
     Video,
+    check_foreign_name,
 )
 
 __all__ = ["KINDS", "from_json", "to_json"]
@@ -134,10 +135,38 @@ def _date(text: Any) -> date:
 
 
 def _foreign(obj: Any) -> Foreign:
+    """A foreign element from its JSON form. Its names are written into the markup as they
+    are, so each must be an XML name (NCName) and its namespace one we may declare: a name
+    such as ``x/></url><url>…`` would otherwise write markup of its own."""
     if not isinstance(obj, dict):
         raise TypeError("a foreign element is an object")
+    namespace, name = _text_member(obj, "namespace"), _text_member(obj, "name")
+    check_foreign_name(namespace, name)
     children: list[Any] = []
-    for child in obj.get("children", []):
+    for child in _list_member(obj, "children"):
         children.append(child if isinstance(child, str) else _foreign(child))
-    attributes = tuple((str(k), str(v)) for k, v in obj.get("attributes", []))
-    return Foreign(str(obj["namespace"]), str(obj["name"]), attributes, tuple(children))
+    attributes: list[tuple[str, str]] = []
+    for pair in _list_member(obj, "attributes"):
+        if not (isinstance(pair, list) and len(pair) == 2
+                and all(isinstance(v, str) for v in pair)):
+            raise TypeError("an attribute is a pair of strings [name, value]")
+        ns, _, local = pair[0].rpartition(" ")
+        check_foreign_name(ns, local, attribute=True)
+        if any(key == pair[0] for key, _ in attributes):
+            raise ValueError(f"the attribute {local[:80]!r} is given twice")
+        attributes.append((pair[0], pair[1]))
+    return Foreign(namespace, name, tuple(attributes), tuple(children))
+
+
+def _text_member(obj: dict[str, Any], key: str) -> str:
+    value = obj.get(key, "" if key == "namespace" else None)
+    if not isinstance(value, str):
+        raise TypeError(f"a foreign element's {key} is a string")
+    return value
+
+
+def _list_member(obj: dict[str, Any], key: str) -> list[Any]:
+    value = obj.get(key, [])
+    if not isinstance(value, list):
+        raise TypeError(f"a foreign element's {key} is a list")
+    return value

@@ -8,8 +8,10 @@ so they compare as instants whatever text they were read from.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date, datetime
+from functools import cache
 from typing import Optional, Union
 
 from .value import EMPTY, Extensions
@@ -19,7 +21,8 @@ Lastmod = Union[date, datetime]
 
 __all__ = ["EMPTY", "IMAGE_NS", "KIND_NAMESPACES", "MOBILE_NS", "NEWS_NS", "SITEMAP_NS",
            "VIDEO_NS", "XHTML_NS", "XML_NS", "Alternate", "Extensions", "Foreign", "Image",
-           "Mobile", "News", "Platform", "Problem", "Restriction", "Video"]
+           "Mobile", "News", "Platform", "Problem", "Restriction", "Video",
+           "check_foreign_name"]
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 # The namespaces Google documents for its extensions (Search Central, "Image sitemaps", "Video
@@ -58,6 +61,34 @@ class Foreign:
             if key == name:
                 return value
         return None
+
+
+# XML 1.0 (fifth edition) names without a colon: what a foreign element's or attribute's
+# local name must be, since it is written into the markup as it is
+_NAME_START = ("A-Z_a-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u02ff\u0370-\u037d"
+               "\u037f-\u1fff\u200c\u200d\u2070-\u218f\u2c00-\u2fef\u3001-\ud7ff"
+               "\uf900-\ufdcf\ufdf0-\ufffd\U00010000-\U000effff")
+_NAME_MORE = "\\-.0-9\u00b7\u0300-\u036f\u203f\u2040"
+# namespaces a foreign element may not be in: sitemaps.org's own (the schema allows only
+# other namespaces there) and the two that XML reserves
+_RESERVED_NS = frozenset({SITEMAP_NS, XML_NS, "http://www.w3.org/2000/xmlns/"})
+
+
+@cache
+def _ncname() -> re.Pattern[str]:
+    return re.compile(f"[{_NAME_START}][{_NAME_START}{_NAME_MORE}]*")
+
+
+def check_foreign_name(namespace: str, name: str, attribute: bool = False) -> None:
+    """ValueError unless ``name`` is an XML name without a colon and ``namespace`` one a
+    foreign element (or attribute) may be written in (an attribute may be xml:)."""
+    what = "attribute" if attribute else "element"
+    if len(name) > 256 or not _ncname().fullmatch(name):
+        raise ValueError(f"{name[:80]!r} is not an XML name for a foreign {what}")
+    if attribute and not namespace and name == "xmlns":
+        raise ValueError("xmlns is a namespace declaration, not a foreign attribute")
+    if namespace in _RESERVED_NS and not (attribute and namespace == XML_NS):
+        raise ValueError(f"a foreign {what} may not be in the namespace {namespace[:80]}")
 
 
 @dataclass(frozen=True, slots=True)

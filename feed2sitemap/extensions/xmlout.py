@@ -31,6 +31,7 @@ from .model import (
     Image,
     News,
     Video,
+    check_foreign_name,
 )
 
 __all__ = ["NEWS_ORDER", "PREFIXES", "VIDEO_ORDER", "declarations", "serialize"]
@@ -218,7 +219,9 @@ def _news(out: list[str], news: News, scope: dict[str, str]) -> None:
 
 def _foreign(out: list[str], element: Foreign, scope: dict[str, str]) -> None:
     """An element as read: namespace, name, attributes, text and order kept; prefixes are
-    ours. Nesting is bounded where it is read (xmlin.MAX_FOREIGN_DEPTH)."""
+    ours. Nesting is bounded where it is read (xmlin.MAX_FOREIGN_DEPTH). Names are checked
+    again here, for a Foreign a library caller built: they are written as they are."""
+    check_foreign_name(element.namespace, element.name)
     decls = ""
     if element.namespace:
         p, decl = _prefix(element.namespace, scope)
