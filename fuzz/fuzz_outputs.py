@@ -41,6 +41,7 @@ import tempfile
 import time
 import traceback
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -317,10 +318,9 @@ def campaign(seed: int, seconds: float, findings: str, command_every: int) -> tu
         cases += 1
         job: Callable[[], None]
         if exe and command_every and cases % command_every == 0:
-            job = lambda: command_case(data, exe)  # noqa: E731
+            job = partial(command_case, data, exe)
         else:
-            state = random.Random(r.random())
-            job = lambda: run_case(data, state, xsd)  # noqa: E731
+            job = partial(run_case, data, random.Random(r.random()), xsd)
         started = time.monotonic()
         try:
             job()
@@ -356,10 +356,11 @@ def main() -> int:
             for i in range(args.workers)]
     with multiprocessing.Pool(args.workers) as pool:
         results = pool.starmap(campaign, jobs)
-    cases, found = (sum(x) for x in zip(*results))
+    cases, found = (sum(x) for x in zip(*results, strict=True))
     cpu = args.seconds * args.workers
-    print(f"{cases:,} cases in {cpu:.0f} CPU-seconds (seed {args.seed}, {len(schemas())} XSDs): "
-          f"{found} findings" + (f" in {args.findings}" if found else ""))
+    print(f"{cases:,} cases in {cpu:.0f} CPU-seconds (seed {args.seed}, "
+          f"{len(schemas())} XSDs): {found} findings"
+          + (f" in {args.findings}" if found else ""))
     return 1 if found else 0
 
 
