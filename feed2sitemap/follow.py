@@ -13,14 +13,14 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Optional, Protocol
 
-from .batch import Batch, batched, unbatched
+from .batch import Batch
 from .errors import InputError
 from .filesafety import leaves
 from .previous import part_relpath
 from .record import Record
 from .report import Report
 
-__all__ = ["DEFAULT_MAX_PARTS", "LocalParts", "NoParts", "Parts", "RemoteParts", "follow_index",
+__all__ = ["DEFAULT_MAX_PARTS", "LocalParts", "NoParts", "Parts", "RemoteParts",
            "follow_index_batches", "part_path"]
 
 DEFAULT_MAX_PARTS = 1000  # parts fetched by URL in one run (each is a request to the site)
@@ -156,19 +156,6 @@ def follow_index_batches(batches: Iterable[Batch], parts: Parts, depth: int = 2,
             seen.add(where)
             yield from follow_index_batches(parts.read(where, record), parts.below(where),
                                             depth - 1, report, seen)
-
-
-def follow_index(records: Iterable[Record], directory: Optional[str],
-                 read_part: Callable[[str], Iterable[Record]], depth: int = 2,
-                 base_prefix: Optional[str] = None) -> Iterator[Record]:
-    """Records version of follow_index_batches, for an index read from ``directory`` (None
-    for a stream, whose index cannot be followed)."""
-    def reader(path: str) -> Iterable[Batch]:
-        return batched(read_part(path))
-
-    parts: Parts = LocalParts(directory, reader, base_prefix) if directory is not None \
-        else NoParts()
-    return unbatched(follow_index_batches(batched(records), parts, depth))
 
 
 class NoParts:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 
-__all__ = ["journal_path", "ours_pattern", "partition_part_name", "partition_pattern",
+__all__ = ["journal_path", "ours_pattern", "partition_part_name",
            "part_names", "split_name", "temp_pattern", "temp_prefix"]
 
 _GZ = ".gz"
@@ -40,12 +40,6 @@ def partition_part_name(name: str, partition: int, k: int) -> str:
     output ``name``: STEM-PARTITION-K.EXT (see partition.py)."""
     stem, ext = split_name(name)
     return f"{stem}-{partition}-{k}{ext}"
-
-
-def partition_pattern(name: str) -> re.Pattern[str]:
-    """The names ``partition_part_name`` gives beside ``name``; groups: partition, k."""
-    stem, ext = split_name(name)
-    return re.compile(re.escape(stem) + r"-(0|[1-9][0-9]*)-([1-9][0-9]*)" + re.escape(ext))
 
 
 def ours_pattern(name: str) -> re.Pattern[str]:

@@ -81,7 +81,6 @@ class FileCheck:
         self.name = name
         self.profile = profile
         self.scope = scope  # from --base-url; else the first URL's origin, set on the way
-        self.base_scope = scope
         self.now = now
         self.stats = stats
         self.follow_dir = follow_dir
