@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-import types
 from importlib import import_module
 
 # Nothing here imports more than the interpreter has already loaded (typing alone costs 20 ms):
@@ -13,7 +11,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from .batch import Batch, batched, unbatched
-    from .convert import convert
+    from .converting import convert
     from .errors import (
         Feed2SitemapError,
         InputError,
@@ -39,7 +37,7 @@ if TYPE_CHECKING:
 # the command starts without paying for what a run does not need (and a Ctrl-C at start-up
 # meets our own handler, not an import in progress; see _entry.py).
 _WHERE = {
-    "Batch": "batch", "batched": "batch", "unbatched": "batch", "convert": "convert",
+    "Batch": "batch", "batched": "batch", "unbatched": "batch", "convert": "converting",
     "Feed2SitemapError": "errors", "InputError": "errors", "LimitError": "errors",
     "OptionError": "errors", "OutputError": "errors", "Problem": "errors",
     "UnsupportedFormat": "errors", "IndexNow": "indexnow", "Submitted": "writing",
@@ -68,21 +66,6 @@ def __getattr__(name: str) -> Any:
         except PackageNotFoundError:  # a source tree that was not installed
             return "0.0.0+unknown"
     raise AttributeError(name)
-
-
-class _Package(types.ModuleType):
-    """The package's public names win over its submodules of the same name: importing the
-    module feed2sitemap.convert sets the package's attribute "convert" to that module, and
-    ``from feed2sitemap import convert`` must still give the function."""
-
-    def __getattribute__(self, name: str) -> Any:
-        value = super().__getattribute__(name)
-        if isinstance(value, types.ModuleType) and _WHERE.get(name) == name:
-            return getattr(value, name)
-        return value
-
-
-sys.modules[__name__].__class__ = _Package
 
 
 def __dir__() -> list[str]:

@@ -20,7 +20,7 @@ from .cli_common import (
     say,
     say_summary,
 )
-from .convert import Publish, Web, convert
+from .converting import Publish, Web, convert
 from .detect import FORMATS as INPUT_FORMATS
 from .errors import IndexNowError
 from .fetch import DEFAULT_TIMEOUT

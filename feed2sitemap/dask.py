@@ -43,7 +43,7 @@ except ImportError as exc:  # the optional extra is not installed
                       f"'feed2sitemap[dask]' ({exc})") from None
 
 from .batch import Batch
-from .convert import Summary
+from .converting import Summary
 from .dask_rows import partition_batch
 from .errors import OptionError, OutputError
 from .indexing import open_index_output, write_index_to

@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import IO, Optional, Union
 
-from .convert import Summary
+from .converting import Summary
 from .detect import open_input, sniff
 from .errors import InputError, LimitError, OptionError, OutputError
 from .filesafety import same_file
