@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from feed2sitemap import Report, convert
+from feed2sitemap import Report, WriteOptions, convert
 from feed2sitemap.extensions import from_json
 
 from .conftest import run
@@ -94,3 +94,72 @@ def test_hostile_extension_members_through_the_library(mode: str) -> None:
     convert([io.BytesIO(_hostile_lines())], out, report=report, scope_check=False)
     assert sum(report.warnings.values()) == len(HOSTILE)
     assert b"True" not in out.getvalue() and out.getvalue().count(b"<video:video>") == 1
+
+
+# --- item 15: what -t jsonl writes reads back -------------------------------------------------
+
+def _urlset(*urls: str) -> bytes:
+    return (f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}" '
+            f'xmlns:image="{IMAGE_NS}">\n' + "".join(u + "\n" for u in urls)
+            + "</urlset>\n").encode()
+
+
+def _images(page: str, n: int, length: int, caption: str = "") -> str:
+    images = "".join(f"<image:image><image:loc>https://example.com/i/{i:04d}/"
+                     f"{'a' * (length - 30)}</image:loc>{caption}</image:image>"
+                     for i in range(n))
+    return f"<url><loc>{page}</loc>{images}</url>"
+
+
+def test_a_url_with_1000_images_round_trips_through_jsonl(tmp_path: Path, mode: str) -> None:
+    sitemap = tmp_path / "in.xml"
+    sitemap.write_bytes(_urlset(_images("https://example.com/a", 1000, 2000)))
+    assert run(str(sitemap), "-o", str(tmp_path / "want.xml")).returncode == 0
+    lines = tmp_path / "out.jsonl"
+    done = run(str(sitemap), "-t", "jsonl", "-o", str(lines))
+    assert done.returncode == 0, done.stderr
+    assert lines.stat().st_size > 2_000_000  # one line, far past the 64 KiB of other lists
+    back = run(str(lines), "-o", str(tmp_path / "back.xml"))
+    assert back.returncode == 0, back.stderr
+    assert (tmp_path / "back.xml").read_bytes() == (tmp_path / "want.xml").read_bytes()
+    assert run("check", str(lines)).returncode == 0
+
+
+def test_a_jsonl_entry_longer_than_the_reader_reads_is_skipped_and_counted(
+        tmp_path: Path, mode: str) -> None:
+    # 1,000 captions of 2,100 backslashes: 2.1 MB of XML, 4.2 MB of JSON (each one escaped)
+    caption = "<image:caption>" + "\\" * 2100 + "</image:caption>"
+    sitemap = tmp_path / "in.xml"
+    sitemap.write_bytes(_urlset("<url><loc>https://example.com/a</loc></url>",
+                                _images("https://example.com/b", 1000, 40, caption),
+                                "<url><loc>https://example.com/c</loc></url>"))
+    lines = tmp_path / "out.jsonl"
+    done = run(str(sitemap), "-t", "jsonl", "-o", str(lines))
+    assert done.returncode == 0, done.stderr
+    assert b"in.xml:4: skipped: entry of 4,2" in done.stderr
+    assert b"skipped 1: 1 entry too large" in done.stderr
+    assert lines.read_text().splitlines() == ['{"loc":"https://example.com/a"}',
+                                              '{"loc":"https://example.com/c"}']
+    # the library: the same skip, counted
+    report = Report()
+    out = io.BytesIO()
+    convert([str(sitemap)], out, report=report, writing=WriteOptions(to="jsonl"))
+    assert out.getvalue().count(b"\n") == 2 and report.total_skipped == 1
+
+
+def test_a_jsonl_first_line_past_the_sniffed_head_is_read_as_jsonl(tmp_path: Path,
+                                                                    mode: str) -> None:
+    images = [{"loc": f"https://example.com/i/{i}/{'a' * 1900}"} for i in range(40)]
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"loc": "https://example.com/a", "images": images}) + "\n"
+                   + json.dumps({"loc": "https://example.com/b"}) + "\n")
+    assert src.stat().st_size > 64 * 1024
+    done = run(str(src), "-o", str(tmp_path / "out.xml"))
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "out.xml").read_text().count("<image:image>") == 40
+    # a first line past the JSON Lines bound says so, not "not a JSON Feed"
+    src.write_text(json.dumps({"loc": "https://example.com/a", "x": "a" * (5 << 20)}) + "\n")
+    done = run(str(src), "-o", str(tmp_path / "out.xml"))
+    assert done.returncode == 1
+    assert done.stderr.decode().splitlines() == [
+        f"feed2sitemap: {src}:1: line longer than 4,194,304 bytes; not a JSON Lines list"]
