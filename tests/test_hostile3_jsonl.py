@@ -8,13 +8,27 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
+from dataclasses import replace
+from datetime import date
 from pathlib import Path
 
 import pytest
 
-from feed2sitemap import Report, WriteOptions, convert
+from feed2sitemap import (
+    InputError,
+    OptionError,
+    Record,
+    Report,
+    WriteOptions,
+    convert,
+)
 from feed2sitemap.extensions import from_json
+from feed2sitemap.indexing import read_manifest, write_index
+from feed2sitemap.partition import PartManifest, write_partition
 
 from .conftest import run
 
@@ -163,3 +177,115 @@ def test_a_jsonl_first_line_past_the_sniffed_head_is_read_as_jsonl(tmp_path: Pat
     assert done.returncode == 1
     assert done.stderr.decode().splitlines() == [
         f"feed2sitemap: {src}:1: line longer than 4,194,304 bytes; not a JSON Lines list"]
+
+
+# --- item 16 (and 26): the index step ----------------------------------------------------------
+
+BASE = "https://example.com/"
+
+
+def _staged(tmp_path: Path) -> tuple[Path, list[PartManifest]]:
+    """A partition's parts and their manifest file, in stage/."""
+    stage = tmp_path / "stage"
+    stage.mkdir()
+    records = [Record(f"{BASE}p{i}", lastmod=date(2024, 1, 1 + i)) for i in range(20)]
+    manifests = write_partition(records, str(stage), "sitemap", 0)
+    (stage / "manifest.jsonl").write_text(
+        "".join(json.dumps(m.as_dict()) + "\n" for m in manifests))
+    return stage, manifests
+
+
+def _index(tmp_path: Path, *sources: str) -> subprocess.CompletedProcess[bytes]:
+    return run("index", *sources, "-o", str(tmp_path / "site" / "sitemap.xml"),
+               "--base-url", BASE)
+
+
+def _one_line(done: subprocess.CompletedProcess[bytes], name: Path, why: str) -> None:
+    assert done.returncode == 1, done.stderr
+    lines = done.stderr.decode().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"feed2sitemap: {name}") and why in lines[0]
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    (tmp_path / "site").mkdir()
+    return tmp_path / "site"
+
+
+def test_index_refuses_a_utf7_part_in_one_line(tmp_path: Path, site: Path) -> None:
+    part = site / "sitemap-0-1.xml"
+    part.write_bytes(b'<?xml version="1.0" encoding="UTF-7"?>\n'
+                     b'<urlset xmlns="' + NS.encode() + b'"><url><loc>' + BASE.encode()
+                     + b"a</loc></url></urlset>\n")
+    _one_line(_index(tmp_path, str(part)), part, "encoding 'UTF-7'")
+    assert os.listdir(site) == ["sitemap-0-1.xml"]
+    with pytest.raises(InputError, match="UTF-7"):
+        write_index([str(part)], str(site / "sitemap.xml"), base_url=BASE)
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000 + "]" * 100_000,
+                                  '{"name": ' + "[" * 100_000 + "]" * 100_000 + "}"])
+def test_index_refuses_a_manifest_nested_too_deeply(tmp_path: Path, site: Path,
+                                                    text: str) -> None:
+    manifest = tmp_path / "manifest.jsonl"
+    manifest.write_text(text + "\n")
+    _one_line(_index(tmp_path, str(manifest)), manifest, "nested too deeply")
+    with pytest.raises(InputError, match="nested too deeply"):
+        read_manifest(str(manifest))
+
+
+def test_index_refuses_a_nul_in_a_manifest_name(tmp_path: Path, site: Path) -> None:
+    stage, manifests = _staged(tmp_path)
+    row = {**manifests[0].as_dict(), "name": manifests[0].name + "\0"}
+    manifest = stage / "manifest.jsonl"
+    manifest.write_text(json.dumps(row) + "\n")
+    _one_line(_index(tmp_path, str(manifest)), manifest, '"name" must be a file name')
+    with pytest.raises(InputError, match="file name"):
+        PartManifest.from_dict(row)
+    # a manifest built in the library with one: refused too, in the same words as the command
+    with pytest.raises(InputError, match="NUL"):
+        write_index([replace(manifests[0], name=manifests[0].name + "\0")],
+                    str(site / "sitemap.xml"), base_url=BASE, directory=str(stage))
+
+
+@pytest.mark.parametrize("field, change", [("urls", 1), ("bytes", 7), ("newest", None)])
+def test_index_checks_every_number_of_a_manifest_against_its_part(
+        tmp_path: Path, site: Path, field: str, change: int | None) -> None:
+    stage, manifests = _staged(tmp_path)
+    (site / "sitemap.xml").write_text("mine")  # an index already there: left untouched
+    m = manifests[0]
+    wrong = replace(m, **{field: change if change is None else getattr(m, field) + change})
+    (stage / "manifest.jsonl").write_text(json.dumps(wrong.as_dict()) + "\n")
+    part = stage / m.name
+    _one_line(_index(tmp_path, str(stage / "manifest.jsonl")), part, "its manifest says")
+    assert (site / "sitemap.xml").read_text() == "mine" and part.is_file()
+    with pytest.raises(InputError, match="its manifest says"):
+        write_index([wrong], str(site / "sitemap.xml"), base_url=BASE, directory=str(stage))
+    # the truth is listed as before
+    assert _index(tmp_path, str(part)).returncode == 0
+
+
+def test_index_says_what_a_fifo_or_a_directory_is(tmp_path: Path, site: Path) -> None:
+    fifo = site / "sitemap-0-1.xml"
+    os.mkfifo(fifo)
+    _one_line(_index(tmp_path, str(fifo)), fifo, "is a FIFO")  # (it waited for a writer)
+    folder = site / "sitemap-0-2.xml"
+    folder.mkdir()
+    _one_line(_index(tmp_path, str(folder)), folder, "is a directory")
+    _one_line(_index(tmp_path, str(site / "gone.xml")), site / "gone.xml", "no such file")
+    # the library too (in a process of its own: before the fix it waited for ever)
+    code = ("import sys; from feed2sitemap import PROFILES, InputError;"
+            "from feed2sitemap.indexing import read_part\n"
+            "try: read_part(sys.argv[1], PROFILES['sitemaps'])\n"
+            "except InputError as exc: print(exc)")
+    done = subprocess.run([sys.executable, "-c", code, str(fifo)], capture_output=True,
+                          timeout=20, stdin=subprocess.DEVNULL)
+    assert b"is a FIFO" in done.stdout
+
+
+@pytest.mark.parametrize("stem", ["sitemap\0", "", "..", "a/b", "site\nmap"])
+def test_write_partition_refuses_a_bad_stem_with_option_error(tmp_path: Path,
+                                                              stem: str) -> None:
+    with pytest.raises(OptionError, match="stem|file name"):
+        write_partition([Record(BASE + "a")], str(tmp_path), stem, 0)
+    assert os.listdir(tmp_path) == []
