@@ -26,9 +26,11 @@ from feed2sitemap import (
     WriteOptions,
     convert,
 )
+from feed2sitemap.check import check
 from feed2sitemap.extensions import from_json
 from feed2sitemap.indexing import read_manifest, write_index
 from feed2sitemap.partition import PartManifest, write_partition
+from feed2sitemap.rules import FAR_FUTURE, xsd_lastmod
 
 from .conftest import run
 
@@ -289,3 +291,29 @@ def test_write_partition_refuses_a_bad_stem_with_option_error(tmp_path: Path,
     with pytest.raises(OptionError, match="stem|file name"):
         write_partition([Record(BASE + "a")], str(tmp_path), stem, 0)
     assert os.listdir(tmp_path) == []
+
+
+# --- item 18: a lastmod year of absurd length ---------------------------------------------------
+
+LONG_YEAR = "1" * 5000 + "-01-01"
+
+
+@pytest.mark.parametrize("name, data", [
+    ("in.xml", _urlset(f"<url><loc>{BASE}a</loc><lastmod>{LONG_YEAR}</lastmod></url>")),
+    ("in.txt", f"{BASE}a\t{LONG_YEAR}\n".encode()),
+    ("in.jsonl", json.dumps({"loc": BASE + "a", "lastmod": LONG_YEAR}).encode() + b"\n"),
+])
+def test_check_calls_a_lastmod_year_of_5000_digits_invalid(tmp_path: Path, mode: str,
+                                                           name: str, data: bytes) -> None:
+    src = tmp_path / name
+    src.write_bytes(data)
+    done = run("check", str(src))
+    assert done.returncode == 1 and b"Traceback" not in done.stderr
+    diagnostics = done.stdout.decode().splitlines()
+    assert len(diagnostics) == 1 and ": error: lastmod-format: " in diagnostics[0]
+    assert "a year of 5,000 digits" in diagnostics[0]
+    # the library: the same verdict; the XSD's own reading places it past 9999, no crash
+    [found] = check(io.BytesIO(data), name=name)
+    assert (found.severity, found.rule) == ("error", "lastmod-format")
+    assert xsd_lastmod(LONG_YEAR) == (None, False, FAR_FUTURE)
+    assert xsd_lastmod("1" * 5000 + "-02-30")[0] is not None  # (a bad day is still bad)
