@@ -317,3 +317,33 @@ def test_check_calls_a_lastmod_year_of_5000_digits_invalid(tmp_path: Path, mode:
     assert (found.severity, found.rule) == ("error", "lastmod-format")
     assert xsd_lastmod(LONG_YEAR) == (None, False, FAR_FUTURE)
     assert xsd_lastmod("1" * 5000 + "-02-30")[0] is not None  # (a bad day is still bad)
+
+
+# --- item 26: check on a directory, check --site beside a FIFO ----------------------------------
+
+def test_check_reports_a_directory_as_unreadable(tmp_path: Path) -> None:
+    (tmp_path / "sitemaps").mkdir()
+    good = tmp_path / "good.xml"
+    good.write_bytes(_urlset(f"<url><loc>{BASE}a</loc></url>"))
+    done = run("check", str(tmp_path / "sitemaps"), str(good))
+    assert done.returncode == 1  # bad data, like any unreadable file: not a usage error (2)
+    assert done.stdout.decode().splitlines() == [
+        f"{tmp_path / 'sitemaps'}:1:1: error: unreadable: cannot read: Is a directory"]
+    assert b"2 files checked, 1 URL, 1 error" in done.stderr
+    [found] = check(str(tmp_path / "sitemaps"))
+    assert found.rule == "unreadable"
+
+
+def test_check_site_never_opens_a_fifo(tmp_path: Path, mode: str) -> None:
+    public = tmp_path / "public"
+    public.mkdir()
+    (public / "index.html").write_text("<html><head></head><body>home</body></html>")
+    os.mkfifo(public / "trap.html")  # opening it waits for a writer that never comes
+    sitemap = tmp_path / "sitemap.xml"
+    sitemap.write_bytes(_urlset(f"<url><loc>{BASE}</loc></url>"))
+    done = run("check", str(sitemap), "--site", str(public), "--base-url", BASE, timeout=30)
+    assert done.returncode == 0, done.stdout
+    assert done.stdout.decode().splitlines() == [
+        f"{public}:1:1: warning: site-not-regular: 1 *.html name of the site not read: not "
+        "regular files (a FIFO, a socket or a device): trap.html"]
+    assert b"1 warning" in done.stderr
