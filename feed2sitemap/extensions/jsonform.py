@@ -83,7 +83,8 @@ def _foreign_json(element: Foreign) -> dict[str, Any]:
 
 def from_json(obj: dict[str, Any]) -> tuple[Extensions, list[str]]:
     """The Extensions in a JSON object's members (other members ignored), and a message for
-    each value that could not be read (that item is left out)."""
+    each value that could not be read (that item is left out): a member of another type than
+    the model's field (a number for a URL, true for a duration) is one, naming the member."""
     found: dict[str, list[Any]] = {}
     problems: list[str] = []
     for key, value in obj.items():
@@ -112,11 +113,12 @@ def _read(kind: str, key: str, item: Any) -> Any:
         return Image(item)
     if not isinstance(item, dict):
         raise TypeError(f"an object is expected, not {_shown(item)}")
-    cls = KINDS[kind]
-    fields = _schema(cls)
-    values = {name: _typed(name, item.get(name), *fields[name]) for name in fields
-              if name in item or fields[name][1]}
-    return cls(**{name: v for name, v in values.items() if v is not None or fields[name][1]})
+    values = {}
+    for name, (want, required) in _schema(KINDS[kind]).items():
+        value = _typed(name, item.get(name), want, required)
+        if value is not None or required:  # (null is the default left out)
+            values[name] = value
+    return KINDS[kind](**values)
 
 
 @cache
