@@ -31,7 +31,7 @@ class CheckProgressLine(ProgressLine):
 
 @click.command("check", cls=Command, context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("files", nargs=-1, required=True, metavar="FILE...",
-                type=click.Path(dir_okay=False, allow_dash=True))
+                type=click.Path(allow_dash=True))  # (a directory: an unreadable file)
 @click.option("--profile", type=click.Choice(sorted(PROFILES)), default="sitemaps",
               show_default=True, help="Limits to check against: sitemaps.org or Baidu's.")
 @click.option("--base-url", metavar="URL",

@@ -8,8 +8,7 @@ from typing import Optional, Union
 import click
 
 from .cli_common import PROG, PROGRESS_KEY, Command, removal_lines, say, summary_lines
-from .errors import InputError
-from .indexing import is_manifest, read_manifest, write_index
+from .indexing import is_manifest, open_regular, read_manifest, write_index
 from .limits import PROFILES
 from .partition import PartManifest
 from .report import Progress, Report
@@ -42,8 +41,7 @@ def index_command(sources: tuple[str, ...], output: str, base_url: str, profile:
     """
     parts: list[Union[PartManifest, str]] = []
     for source in sources:
-        if not os.path.isfile(source):
-            raise InputError(source, None, "no such file")
+        open_regular(source).close()  # (an InputError saying what it is, when not a file)
         if is_manifest(source):
             parts += read_manifest(source)
         else:

@@ -207,6 +207,15 @@ def _json_kind(text: str) -> str:
         value = None
     if isinstance(value, dict) or (first.startswith("{") and first.endswith("}")):
         return "jsonl"
+    # A first line longer than the head (a URL with many images) is cut: its first member
+    # still says which it is (a JSON Feed has none of a JSON Lines row's), so its reader, not
+    # the JSON Feed's, says what is wrong with it (issue 35, item 26)
+    member = re.match(r'\{\s*"(\w{1,20})"\s*:', first)
+    if member is not None:
+        from .readers.jsonl import EXTENSION_FIELDS, JSON_FIELDS
+
+        if member.group(1) in JSON_FIELDS or member.group(1) in EXTENSION_FIELDS:
+            return "jsonl"
     return "jsonfeed"
 
 

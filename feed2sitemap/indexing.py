@@ -14,8 +14,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 from collections.abc import Iterable, Sequence
-from typing import IO, Optional, Union
+from typing import IO, Any, Optional, Union
 
 from .converting import Summary
 from .detect import open_input, sniff
@@ -31,8 +32,8 @@ from .report import Progress, Report
 from .scope import scope_of
 from .split import DEFAULT_GZIP_LEVEL, write_indexes
 
-__all__ = ["PartRef", "open_index_output", "read_manifest", "read_part", "write_index",
-           "write_index_to"]
+__all__ = ["PartRef", "open_index_output", "open_regular", "read_manifest", "read_part",
+           "write_index", "write_index_to"]
 
 PartRef = Union[PartManifest, str, "os.PathLike[str]"]
 
@@ -41,26 +42,18 @@ def read_manifest(path: str) -> list[PartManifest]:
     """The manifests in a JSON Lines file (one ``PartManifest.as_dict`` object a line, or one
     JSON list of them), each ``name`` made a path relative to the manifest's own directory."""
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read(64 << 20)
-    except OSError as exc:
-        raise InputError(path, None, f"cannot open: {exc.strerror}") from None
+        with open_regular(path) as raw:
+            text = raw.read(64 << 20).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(path, None, f"not UTF-8 text (byte {exc.start})") from None
     rows: list[tuple[object, Optional[int]]] = []
     line: Optional[int]
     if text.lstrip().startswith("["):
-        try:
-            rows = [(d, None) for d in json.loads(text)]
-        except (ValueError, TypeError) as exc:
-            raise InputError(path, None, f"not a part manifest: {exc}") from None
+        rows = [(d, None) for d in _manifest_json(text, path, None)]
     else:
         for n, row in enumerate(text.splitlines(), 1):
             if row.strip():
-                try:
-                    rows.append((json.loads(row), n))
-                except ValueError as exc:
-                    raise InputError(path, n, f"not a part manifest: {exc}") from None
+                rows.append((_manifest_json(row, path, n), n))
     here = os.path.dirname(os.path.abspath(path))
     out = []
     for data, line in rows:
@@ -70,12 +63,49 @@ def read_manifest(path: str) -> list[PartManifest]:
     return out
 
 
+def _manifest_json(text: str, path: str, line: Optional[int]) -> Any:
+    """The JSON value of a manifest (or of one of its lines); an InputError for anything json
+    refuses, nesting too deep for it included (RecursionError: 100,000 "[" on a line)."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise InputError(path, line, "not a part manifest: JSON nested too deeply") from None
+    except ValueError as exc:
+        raise InputError(path, line, f"not a part manifest: {exc}") from None
+    if line is None and not isinstance(value, list):
+        raise InputError(path, None, "not a part manifest: not a JSON list")
+    return value
+
+
+def open_regular(path: str) -> IO[bytes]:
+    """``path`` opened for reading when it is a regular file; else an InputError saying what
+    it is. Opened without blocking and judged by the file opened: a FIFO would wait for a
+    writer forever, a directory is no manifest or part (issue 35, items 16 and 26)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except ValueError:  # a NUL in the name: no file can have it
+        raise InputError(path.replace("\0", "\\0"), None, "a file name cannot hold a NUL "
+                         "byte") from None
+    except FileNotFoundError:
+        raise InputError(path, None, "no such file") from None
+    except OSError as exc:
+        raise InputError(path, None, f"cannot open: {exc.strerror or exc}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise InputError(path, None, "is a directory, not a file" if stat.S_ISDIR(mode) else
+                         "is a FIFO (a named pipe), not a file: reading it would wait for a "
+                         "writer; refused" if stat.S_ISFIFO(mode) else
+                         "is not a regular file (a socket or a device); refused")
+    return os.fdopen(fd, "rb")
+
+
 def is_manifest(path: str) -> bool:
     """Whether a file given to the index step is a manifest (JSON) rather than a part."""
     try:
-        with open(path, "rb") as f:
+        with open_regular(path) as f:
             head = f.read(64).lstrip()
-    except OSError:
+    except InputError:
         return False
     return head[:1] in (b"{", b"[")
 
@@ -92,6 +122,11 @@ class _Counting:
         self.count += len(data)
         return data
 
+    def peek(self, n: int = 0) -> bytes:
+        """The stream's next bytes, not read (the sitemap reader looks for the XML
+        declaration's encoding this way: without it, expat met a UTF-7 part's own)."""
+        return self.stream.peek(n)  # type: ignore[attr-defined,no-any-return]
+
 
 def read_part(path: str, profile: Profile) -> PartManifest:
     """A part's manifest, read from the part itself (streaming): its URLs counted, its
@@ -101,7 +136,7 @@ def read_part(path: str, profile: Profile) -> PartManifest:
     urls = 0
     newest: Optional[Lastmod] = None
     try:
-        with open(path, "rb") as raw:
+        with open_regular(path) as raw:
             stream, head = open_input(raw, path)
             if not head or sniff(head, path) != "sitemap":
                 raise InputError(path, None, "not an XML sitemap: only sitemaps (<urlset>) can "
@@ -208,7 +243,7 @@ def _resolve(parts: Iterable[PartRef], directory: str, name: str,
         if isinstance(ref, PartManifest):
             path = os.path.join(directory, ref.name)
             m = PartManifest(path, ref.urls, ref.bytes, ref.file_bytes, ref.newest)
-            _check_file(m)
+            _check_file(m, prof)
         else:
             m = read_part(os.fspath(ref), prof)
         base = os.path.basename(m.name)
@@ -228,14 +263,30 @@ def _resolve(parts: Iterable[PartRef], directory: str, name: str,
     return out
 
 
-def _check_file(m: PartManifest) -> None:
+def _check_file(m: PartManifest, prof: Profile) -> None:
+    """The part a manifest describes, read: every number of the manifest must be the file's
+    own (the index lists its URLs and lastmod; a manifest is no proof of what a file holds)."""
     try:
         size = os.stat(m.name).st_size
+    except ValueError:
+        raise InputError(m.name.replace("\0", "\\0"), None, "the manifest lists it, but a "
+                         "file name cannot hold a NUL byte") from None
     except OSError as exc:
         raise InputError(m.name, None, f"the manifest lists it, but it cannot be read: "
                          f"{exc.strerror}") from None
     if size != m.file_bytes:
         raise InputError(m.name, None, f"is {size:,} bytes, its manifest says {m.file_bytes:,}: "
+                         "it changed since it was written")
+    read = read_part(m.name, prof)
+    for what, found, said in (("URLs", read.urls, m.urls),
+                              ("uncompressed bytes", read.bytes, m.bytes)):
+        if found != said:
+            raise InputError(m.name, None, f"holds {found:,} {what}, its manifest says "
+                             f"{said:,}: it changed since it was written")
+    if (read.newest is None) != (m.newest is None) or (
+            read.newest is not None and m.newest is not None
+            and lastmod_key(read.newest) != lastmod_key(m.newest)):
+        raise InputError(m.name, None, "its newest lastmod is not the one its manifest says: "
                          "it changed since it was written")
 
 

@@ -131,7 +131,7 @@ class PartManifest:
         if not isinstance(data, dict):
             raise bad("not a JSON object")
         name = data.get("name")
-        if not isinstance(name, str) or not name:
+        if not isinstance(name, str) or not name or "\0" in name:  # (no file has a NUL)
             raise bad('"name" must be a file name')
         numbers = []
         for key in ("urls", "bytes", "file_bytes"):
@@ -193,9 +193,7 @@ def write_partition(items: Items, directory: str, stem: str, partition: int, *,
     if dedupe not in ("merge", "first", "none"):
         raise OptionError(f"unknown mode {dedupe!r}; choose merge, first or none",
                           parameter="dedupe")
-    if not stem or "/" in stem or os.sep in stem:
-        raise OptionError(f"must be a file name without its extension, not {stem!r}",
-                          parameter="stem")
+    _check_stem(stem)
     if not os.path.isdir(directory):
         raise OutputError(f"{directory}: cannot write parts: not a directory")
     prof = _profile(profile)
@@ -237,6 +235,17 @@ def write_partition(items: Items, directory: str, stem: str, partition: int, *,
         for temp in temps:
             with contextlib.suppress(OSError):
                 os.unlink(temp)
+
+
+def _check_stem(stem: Any) -> None:
+    """OptionError unless ``stem`` can begin a file's name in the directory: a string, not
+    empty, "." or "..", with no path separator and no NUL (which os.open refuses with a bare
+    ValueError) or other control character (issue 35, item 16)."""
+    if not isinstance(stem, str) or stem in ("", ".", "..") or "/" in stem or \
+            os.sep in stem or (os.altsep is not None and os.altsep in stem) or \
+            any(ord(c) < 32 or ord(c) == 127 for c in stem):
+        raise OptionError(f"must be a file name without its extension, not {stem!r}",
+                          parameter="stem")
 
 
 def _mkstemp(directory: str, final: str) -> tuple[int, str]:

@@ -281,6 +281,18 @@ def _xsd_zone(tz: str | None) -> timezone | None:
     return timezone((-1 if tz[0] == "-" else 1) * timedelta(hours=oh, minutes=om))
 
 
+def _xsd_year(year: str) -> tuple[int, int]:
+    """An XSD year as (the year, a year with the same leap days). One of more than four
+    digits is never made an int (Python refuses past 4,300 digits: issue 35, item 18): past
+    9999 (or before -9999) is all that matters of it, and the calendar repeats every 400
+    years, which divide 10,000, so its last four digits give its leap days."""
+    digits = year.lstrip("-")
+    if len(digits) <= 4:
+        return int(year), int(year)
+    negative = year.startswith("-")
+    return (-10_000 if negative else 10_000), (-1 if negative else 1) * int(digits[-4:])
+
+
 def xsd_lastmod(text: str) -> tuple[str | None, bool, datetime | None]:
     """Judge a <lastmod> as tLastmod does: (XSD error or None, time without zone, earliest instant).
 
@@ -295,12 +307,12 @@ def xsd_lastmod(text: str) -> tuple[str | None, bool, datetime | None]:
     if m is None:
         return bad, False, None
     year, month, day, hh, mi, ss, frac, tz = m.groups()
-    y, mo, d = int(year), int(month), int(day)
+    y, leap, mo, d = *_xsd_year(year), int(month), int(day)
     try:
         tzinfo = _xsd_zone(tz)
     except ValueError:
         return bad, False, None
-    if y == 0 or not 1 <= mo <= 12 or not 1 <= d <= _days_in(y, mo):
+    if y == 0 or not 1 <= mo <= 12 or not 1 <= d <= _days_in(leap, mo):
         return bad, False, None
     extra = timedelta(0)
     h = mn = s = 0

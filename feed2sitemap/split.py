@@ -86,6 +86,8 @@ def write_records(batches: Iterable[Batch], fmt: Format, profile: Profile,
     parts = _Parts(fmt, stamped, max_urls, profile.max_bytes, open_part, gzip_level,
                    [] if files is None else files)
     block = fmt.block
+    # (a batch no longer than one entry may be cannot hold an entry longer than that)
+    max_block = parts.room if fmt.max_entry is None else min(parts.room, fmt.max_entry)
     try:
         for batch in batches:
             # A batch is formatted at once: one join and one encode give its exact size, and
@@ -93,7 +95,7 @@ def write_records(batches: Iterable[Batch], fmt: Format, profile: Profile,
             # piece. Only the batch that crosses a file boundary is measured entry by entry.
             if parts.count + len(batch.locs) <= max_urls:
                 data = block(batch).encode("utf-8")
-                if parts.used + len(data) <= parts.room:
+                if len(data) <= max_block and parts.used + len(data) <= parts.room:
                     parts.add_block(data, len(batch.locs), batch.lastmods)
                     continue
             parts.add_entries(batch, report, before_split)
@@ -141,10 +143,20 @@ class _Parts:
         file is opened for the rest, and so on; an entry larger than a whole file is skipped."""
         texts = self.entries(batch)
         sizes = [len(t) if t.isascii() else len(t.encode("utf-8")) for t in texts]
+        limit = self.fmt.max_entry
+        too_long = {j for j, size in enumerate(sizes) if limit is not None and size > limit}
         i, n = 0, len(texts)
         while i < n:
-            # the run of entries from i that fits the open file (ends: their running sizes)
-            ends = list(accumulate(sizes[i:i + max(self.max_urls - self.count, 0)]))
+            if i in too_long:
+                report.skip("entry too large", *batch.where(i),
+                            f"entry of {sizes[i]:,} bytes: a {self.fmt.name} entry may have "
+                            f"at most {limit:,} (its reader reads no longer line back)")
+                i += 1
+                continue
+            # the run of entries from i that fits the open file (ends: their running sizes),
+            # up to the next entry too long to write
+            stop = min([j for j in too_long if j > i] + [i + max(self.max_urls - self.count, 0)])
+            ends = list(accumulate(sizes[i:stop]))
             k = bisect_right(ends, self.room - self.used)
             if k:
                 self.write("".join(texts[i:i + k]).encode("utf-8"))
@@ -153,8 +165,8 @@ class _Parts:
                 if batch.lastmods is not None:
                     self.note_newest(batch.lastmods[i:i + k])
                 i += k
-            if i == n:
-                break
+            if i == n or i in too_long:  # (one too long: skipped at the top)
+                continue
             if sizes[i] > self.room:
                 report.skip("entry too large", *batch.where(i),
                             f"entry of {sizes[i]:,} bytes cannot fit in a file of at most "

@@ -104,6 +104,10 @@ def _lastmod_verdict(text: str, now: datetime) -> _Verdict:
     if naive:
         return "error", "lastmod-timezone", f"{shown!r} has a time without a timezone; " \
                "sitemaps.org requires one (Z or +hh:mm)"
+    digits = len(text.strip().lstrip("-").partition("-")[0])
+    if digits > 4:  # the XSD takes any year; W3C Datetime, which sitemaps.org names, YYYY
+        return "error", "lastmod-format", f"{shown!r} has a year of {digits:,} digits; " \
+               "sitemaps.org requires W3C Datetime (YYYY-MM-DD): four"
     try:
         parse_lastmod(text)
     except ValueError as exc:  # valid for the XSD; no date for the converter (a year 0001)

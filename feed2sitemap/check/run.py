@@ -120,6 +120,13 @@ def site_diagnostics(stats: CheckStats) -> Iterator[Diagnostic]:
         yield Diagnostic(site.root, 1, 1, "warning", "site-unlisted",
                          f"{count:,} HTML page{'s' if count != 1 else ''} no sitemap lists: "
                          f"{', '.join(first)}{more}")
+    if site.not_regular:
+        stats.warnings += 1
+        more = f" and {site.not_regular - SHOWN:,} more" if site.not_regular > SHOWN else ""
+        yield Diagnostic(site.root, 1, 1, "warning", "site-not-regular",
+                         f"{site.not_regular:,} *.html name{'s' if site.not_regular != 1 else ''}"
+                         " of the site not read: not regular files (a FIFO, a socket or a "
+                         f"device): {', '.join(site.not_regular_names)}{more}")
 
 
 def _check_parts(f: FileCheck, prof: Profile, scope: Scope | None, base_url: str | None,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import html
 import os
 import re
+import stat
 from collections.abc import Iterator
 from urllib.parse import unquote, urljoin, urlsplit
 
@@ -40,11 +41,21 @@ class Page:
     def __init__(self, path: str) -> None:
         self.noindex = False
         self.canonical: str | None = None
+        self.regular = True  # False: a FIFO, socket or device, never read
         try:
-            with open(path, "rb") as f:
-                head = f.read(HEAD_BYTES)
+            # without blocking, and judged by what was opened: a FIFO named *.html would wait
+            # for a writer for ever (issue 35, item 26)
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         except OSError:
             return
+        with os.fdopen(fd, "rb") as f:
+            self.regular = stat.S_ISREG(os.fstat(fd).st_mode)
+            if not self.regular:
+                return
+            try:
+                head = f.read(HEAD_BYTES)
+            except OSError:
+                return
         if b"noindex" not in head and b"canonical" not in head:
             return
         end = _HEAD_END.search(head)
@@ -66,6 +77,9 @@ class Site:
         self.root = root
         self.prefix = prefix
         self.listed: set[str] = set()  # files (relative, "/"-separated) the sitemaps list
+        # *.html entries that are no regular file (a FIFO…): not read, counted, the first named
+        self.not_regular = 0
+        self.not_regular_names: list[str] = []
 
     def candidates(self, url: str) -> list[str]:
         """The files a static server might answer ``url`` with, most likely first."""
@@ -114,5 +128,9 @@ class Site:
                 if not name.endswith(_HTML) or rel in self.listed or rel in _NOT_PAGES:
                     continue
                 page = self.page(rel)
-                if page is None or not page.noindex:
+                if page is not None and not page.regular:
+                    self.not_regular += 1
+                    if self.not_regular <= SHOWN:
+                        self.not_regular_names.append(rel)
+                elif page is None or not page.noindex:
                     yield rel

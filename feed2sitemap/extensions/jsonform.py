@@ -14,8 +14,10 @@ out. The npm ``sitemap`` package's ``img``, ``video``, ``news`` and ``links`` (`
 from __future__ import annotations
 
 import dataclasses
+import json
 from datetime import date
-from typing import Any
+from functools import cache
+from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from ..record import format_lastmod, parse_lastmod
 from .model import (
@@ -81,7 +83,8 @@ def _foreign_json(element: Foreign) -> dict[str, Any]:
 
 def from_json(obj: dict[str, Any]) -> tuple[Extensions, list[str]]:
     """The Extensions in a JSON object's members (other members ignored), and a message for
-    each value that could not be read (that item is left out)."""
+    each value that could not be read (that item is left out): a member of another type than
+    the model's field (a number for a URL, true for a duration) is one, naming the member."""
     found: dict[str, list[Any]] = {}
     problems: list[str] = []
     for key, value in obj.items():
@@ -103,35 +106,104 @@ def _read(kind: str, key: str, item: Any) -> Any:
     if kind == "foreign":
         return _foreign(item)
     if key == "links":  # npm: {"lang": "de", "url": "…"}
-        return Alternate(str(item["lang"]), str(item["url"]))
+        if not isinstance(item, dict):
+            raise TypeError(f"an object is expected, not {_shown(item)}")
+        return Alternate(*(_typed(name, item.get(name), str, True) for name in ("lang", "url")))
     if key == "img" and isinstance(item, str):  # npm: a URL alone
         return Image(item)
     if not isinstance(item, dict):
-        raise TypeError(f"an object is expected, not {type(item).__name__}")
-    cls = KINDS[kind]
-    names = {f.name for f in dataclasses.fields(cls)}
-    values = {name: _value(name, v) for name, v in item.items() if name in names}
-    return cls(**values)
+        raise TypeError(f"an object is expected, not {_shown(item)}")
+    values = {}
+    for name, (want, required) in _schema(KINDS[kind]).items():
+        value = _typed(name, item.get(name), want, required)
+        if value is not None or required:  # (null is the default left out)
+            values[name] = value
+    return KINDS[kind](**values)
 
 
-def _value(name: str, value: Any) -> Any:
+@cache
+def _schema(cls: type) -> dict[str, tuple[Any, bool]]:
+    """Each field of a kind: the type its JSON value must have (Optional taken off) and
+    whether it is required (no default)."""
+    hints = get_type_hints(cls)
+    out = {}
+    for f in dataclasses.fields(cls):
+        hint = hints[f.name]
+        args = [a for a in get_args(hint) if a is not type(None)]
+        base = args[0] if get_origin(hint) is Union and len(args) == 1 else hint
+        out[f.name] = (base, f.default is dataclasses.MISSING)
+    return out
+
+
+# The model's types as JSON says them; a value of another type is refused, naming the member
+# (issue 35: a number for a URL, true for a duration crashed the rules or was written "True")
+_WANTED = {str: "a string", int: "a whole number", float: "a number", bool: "true or false"}
+# what the XML reader takes for a whole number (typed._INT): a bigger one would be written
+# into a sitemap that reads back as no number at all
+_MAX_WHOLE = 10 ** 15
+
+
+def _typed(name: str, value: Any, want: Any, required: bool) -> Any:
+    """A member's value as the model holds it; TypeError/ValueError naming ``name`` when it
+    is not one."""
+    if value is None:
+        if required and name != "publication_date":  # (a news date: rules.check_news says)
+            raise ValueError(f"{name} is missing (required)")
+        return None
     if name in _DATES:
-        return None if value is None else _date(value)
-    if name in _NESTED:
-        cls = _NESTED[name]
-        items = value.get("countries" if name == "restriction" else "platforms", [])
-        return cls(str(value["relationship"]), tuple(map(str, items)))
+        return _date(name, value)
     if name == "extra":
-        return tuple(_foreign(e) for e in value)
-    if isinstance(value, list):
-        return tuple(value)
+        return tuple(_foreign(e) for e in _array(name, value))
+    if want in (Restriction, Platform):
+        return _nested(name, value, want)
+    if get_origin(want) is tuple:  # tags: a list of strings
+        items = _array(name, value)
+        if any(type(v) is not str for v in items):
+            raise TypeError(f"{name} must be a list of strings")
+        return tuple(items)
+    if want is float and type(value) in (int, float):
+        return float(value)
+    if type(value) is not want:  # (type, not isinstance: true is no number here)
+        raise TypeError(f"{name} must be {_WANTED.get(want, want)}, not {_shown(value)}")
+    if want is int and not -_MAX_WHOLE < value < _MAX_WHOLE:
+        raise ValueError(f"{name} has more than 15 digits")
     return value
 
 
-def _date(text: Any) -> date:
+def _nested(name: str, value: Any, cls: Any) -> Any:
+    """A video's restriction or platform: {"relationship": …, "countries"/"platforms": […]}."""
+    if not isinstance(value, dict):
+        raise TypeError(f"{name} must be an object, not {_shown(value)}")
+    key = "countries" if cls is Restriction else "platforms"
+    items = _array(f"{name}.{key}", value.get(key, []))
+    if any(type(v) is not str for v in items):
+        raise TypeError(f"{name}.{key} must be a list of strings")
+    return cls(_typed(f"{name}.relationship", value.get("relationship"), str, True),
+               tuple(items))
+
+
+def _array(name: str, value: Any) -> list[Any]:
+    if not isinstance(value, list):
+        raise TypeError(f"{name} must be a list, not {_shown(value)}")
+    return value
+
+
+def _shown(value: Any) -> str:
+    """A JSON value in a message: its kind for a container, else its JSON text (cut)."""
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    return json.dumps(value)[:40]
+
+
+def _date(name: str, text: Any) -> date:
     if not isinstance(text, str):
-        raise TypeError("a date is W3C Datetime text")
-    return parse_lastmod(text)
+        raise TypeError(f"{name} must be W3C Datetime text, not {_shown(text)}")
+    try:
+        return parse_lastmod(text)
+    except ValueError as exc:
+        raise ValueError(f"{name}: {exc}") from None
 
 
 def _foreign(obj: Any) -> Foreign:

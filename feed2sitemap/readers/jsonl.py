@@ -22,15 +22,16 @@ from ..batch import BATCH, Batch
 from ..mode import reference
 from ..report import Report
 from .fields import COLUMNS, Problem, Rows, rows_to_batches
-from .lines import blocks
+from .lines import MAX_JSON_LINE, blocks
 
-__all__ = ["EXTENSION_FIELDS", "jsonl_rows", "read_jsonl"]
+__all__ = ["EXTENSION_FIELDS", "JSON_FIELDS", "jsonl_rows", "read_jsonl"]
 
 # JSON Lines fields that belong to the sitemap extensions (image:, video:, news:, xhtml:link).
 # A JSON Lines row's extensions (extensions/jsonform.py); the last three: npm sitemap's names
 EXTENSION_FIELDS = ("images", "videos", "news", "alternates", "mobile", "foreign",
                     "img", "video", "links")
-_JSON_FIELDS = frozenset(COLUMNS) | {"url", "sitemap"}
+JSON_FIELDS = frozenset(COLUMNS) | {"url", "sitemap"}
+_JSON_FIELDS = JSON_FIELDS
 _KNOWN = _JSON_FIELDS | frozenset(EXTENSION_FIELDS)
 
 
@@ -135,7 +136,7 @@ _STRING_TYPES = {str, type(None)}
 def jsonl_rows(stream: IO[bytes], source: str) -> Iterator[Rows]:
     """The JSON Lines list's rows, a block at a time (blank lines left out)."""
     told: set[str] = set()
-    for block in blocks(stream, source, "a JSON Lines list"):
+    for block in blocks(stream, source, "a JSON Lines list", MAX_JSON_LINE):
         start, lines = block.start, block.lines
         for k in range(0, len(lines), BATCH):
             part = lines[k: k + BATCH]

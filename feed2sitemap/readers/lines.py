@@ -13,9 +13,14 @@ from typing import IO, NoReturn
 
 from ..errors import InputError
 
-__all__ = ["CHUNK", "MAX_LINE", "Block", "blocks", "too_long"]
+__all__ = ["CHUNK", "MAX_JSON_LINE", "MAX_LINE", "Block", "blocks", "too_long"]
 
 MAX_LINE = 64 * 1024  # a longer line is refused without being held in memory
+# A JSON Lines line carries a URL's extensions: 1,000 images of 2,048-character locations
+# alone (Google's maxima) make some 2 MiB. It may hold what one <url> of a sitemap may
+# (extensions/xmlin.py: MAX_URL_CHARS, 4 Mi characters of text), and the writer writes no
+# longer line (writers/jsonl.py), so whatever -t jsonl writes reads back (issue 35, item 15).
+MAX_JSON_LINE = 4 * 1024 * 1024
 CHUNK = 1 << 20
 
 
@@ -31,12 +36,13 @@ class Block:
     longest: int  # the length of its longest line, in characters
 
 
-def blocks(stream: IO[bytes], source: str, what: str) -> Iterator[Block]:
+def blocks(stream: IO[bytes], source: str, what: str,
+           max_line: int = MAX_LINE) -> Iterator[Block]:
     """Yield the input's lines a block at a time. ``what`` names the format in messages.
 
     UTF-8 only (an error names the line and byte offset; UTF-16 and binary data are named as
     such), a BOM ignored; ``\\n``, ``\\r\\n`` and a lone ``\\r`` (old Macs, some spreadsheet
-    exports) each end a line; no NUL byte; no line longer than MAX_LINE bytes.
+    exports) each end a line; no NUL byte; no line longer than ``max_line`` bytes.
     """
     # read1: whatever a pipe has now (up to CHUNK), rather than block until a megabyte arrives
     read = getattr(stream, "read1", stream.read)
@@ -48,13 +54,13 @@ def blocks(stream: IO[bytes], source: str, what: str) -> Iterator[Block]:
         if chunk:
             cut = _cut(block)
             if cut == 0:  # no line end at all yet
-                if len(block) > MAX_LINE:
-                    too_long(source, lineno + 1, what)
+                if len(block) > max_line:
+                    too_long(source, lineno + 1, what, max_line)
                 tail = block
                 continue
             block, tail = block[:cut], block[cut:]
-            if len(tail) > MAX_LINE:
-                too_long(source, lineno + block.count(b"\n") + 1, what)
+            if len(tail) > max_line:
+                too_long(source, lineno + block.count(b"\n") + 1, what, max_line)
         elif not block:
             return
         else:
@@ -69,9 +75,9 @@ def blocks(stream: IO[bytes], source: str, what: str) -> Iterator[Block]:
         if ended:
             lines.pop()
         longest = max(map(len, lines))
-        if longest > MAX_LINE:
-            too_long(source, lineno + 1 + next(i for i, s in enumerate(lines) if len(s) > MAX_LINE),
-                     what)
+        if longest > max_line:
+            too_long(source, lineno + 1 + next(i for i, s in enumerate(lines) if len(s) > max_line),
+                     what, max_line)
         yield Block(lineno + 1, block, text, lines, ended, longest)
         lineno += len(lines)
         offset += len(block)
@@ -104,5 +110,5 @@ def _decode(block: bytes, source: str, lineno: int, offset: int, what: str) -> s
     return text
 
 
-def too_long(source: str, line: int, what: str) -> NoReturn:
-    raise InputError(source, line, f"line longer than {MAX_LINE:,} bytes; not {what}")
+def too_long(source: str, line: int, what: str, max_line: int = MAX_LINE) -> NoReturn:
+    raise InputError(source, line, f"line longer than {max_line:,} bytes; not {what}")

@@ -32,6 +32,9 @@ class Format(ABC):
     # Whether entries carry a record's extensions (images, videos, …); where not, the writer
     # counts each URL whose extensions are left out.
     carries_extensions = False
+    # The most UTF-8 bytes one entry may have (None: only the file's limit): an entry past it
+    # is skipped and counted, as one larger than a whole file is (split.py).
+    max_entry: int | None = None
 
     @abstractmethod
     def header(self) -> str: ...

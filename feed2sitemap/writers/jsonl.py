@@ -16,6 +16,7 @@ from functools import cached_property
 
 from ..batch import Batch
 from ..mode import reference
+from ..readers.lines import MAX_JSON_LINE
 from ..record import Record, format_lastmod
 from .base import Format
 
@@ -26,6 +27,9 @@ class JsonLinesFormat(Format):
     extension = ".jsonl"
     limits = "data"
     carries_extensions = True
+    # the reader's bound (readers/lines.py), newline included: a longer line would be written
+    # and then refused when read back (issue 35, item 15)
+    max_entry = MAX_JSON_LINE + 1
 
     @cached_property
     def _dumps(self) -> Callable[[object], str]:
