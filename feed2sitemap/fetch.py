@@ -265,27 +265,18 @@ def _refused_redirect(old: str, new: str, policy: _Policy) -> Optional[str]:
     to, was = urlsplit(new), urlsplit(old)
     if to.scheme.lower() not in _SCHEMES:
         return "only http and https are followed"
-    if _host_port(to) == _host_port(was):
-        return None
+    if (to.hostname or "").lower() == (was.hostname or "").lower():
+        return None  # (another port or scheme of the same host too: http to https)
     if policy.same_host:
         return (f"a part is fetched from its index's host only ({was.hostname}; "
                 "`scope_check=False` to follow it anyway)")
-    if not policy.private_redirects and not _public(to.hostname or "", to.port):
+    if not policy.private_redirects and not _public(to.hostname or ""):
         return ("a loopback, private or link-local address, refused "
                 "(`allow_private_redirects`)")
     return None
 
 
-def _host_port(parts: Any) -> tuple[str, int]:
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    return ((parts.hostname or "").lower(),
-            port or (443 if parts.scheme.lower() == "https" else 80))
-
-
-def _public(host: str, port: Optional[int]) -> bool:
+def _public(host: str) -> bool:
     """Whether every address of ``host`` is a global one (an unknown host is left to fail
     when it is fetched)."""
     import ipaddress
@@ -293,7 +284,7 @@ def _public(host: str, port: Optional[int]) -> bool:
 
     try:
         addresses = {str(info[4][0]) for info in socket.getaddrinfo(
-            host, port or 80, type=socket.SOCK_STREAM)}
+            host, 80, type=socket.SOCK_STREAM)}
     except (OSError, UnicodeError):
         return True
     for text in addresses:

@@ -456,19 +456,32 @@ def test_a_redirect_on_the_same_host_is_followed(server: RawServer, tmp_path: Pa
     assert out == urls(2)
 
 
+def test_a_redirect_to_another_port_of_the_same_host_is_followed(server: RawServer,
+                                                                 tmp_path: Path) -> None:
+    other = RawServer()  # (as http to https would be: same host, another port)
+    try:
+        other.answers["/real"] = ok(urls(2))
+        server.answers["/in"] = moved(other.url("/real"))
+        code, err, out = convert(tmp_path, server.url("/in"))
+    finally:
+        other.close()
+    assert code == 0, err
+    assert out == urls(2)
+
+
 @pytest.mark.parametrize("address", ["169.254.169.254", "10.0.0.1", "192.168.1.1", "127.0.0.2",
                                      "::1", "fe80::1", "::ffff:127.0.0.1", "100.64.0.1",
                                      "0.0.0.0"])
 def test_addresses_of_the_machines_own_network_are_not_public(address: str) -> None:
     from feed2sitemap.fetch import _public
 
-    assert not _public(address, 80)  # (an address: nothing is resolved or reached)
+    assert not _public(address)  # (an address: nothing is resolved or reached)
 
 
 def test_a_public_address_is_public() -> None:
     from feed2sitemap.fetch import _public
 
-    assert _public("93.184.215.14", 80)
+    assert _public("93.184.215.14")
 
 
 def sitemap_index(*locs: str) -> bytes:
