@@ -41,10 +41,10 @@ def is_url(source: object) -> bool:
 def redact(url: str) -> str:
     """``url`` without its user and password: what every message and the cache show."""
     scheme, sep, rest = url.partition("://")
-    authority, slash, tail = rest.partition("/")
-    if not sep or "@" not in authority:
+    end = min((i for i in map(rest.find, "/?#") if i >= 0), default=len(rest))
+    if not sep or "@" not in rest[:end]:  # (the authority ends at the path, query or fragment)
         return url
-    return f"{scheme}://{authority.rpartition('@')[2]}{slash}{tail}"
+    return f"{scheme}://{rest[:end].rpartition('@')[2]}{rest[end:]}"
 
 
 def user_agent() -> str:
@@ -437,7 +437,7 @@ class _Cache:
         """The body, copied to the cache as it is read; kept only when read to its end (a run
         that stops part-way, or a body cut short, leaves the earlier copy)."""
         meta_path, body_path, key = self._paths(url)
-        meta = {"key": key, "url": redact(url).partition("?")[0],
+        meta = {"key": key, "url": redact(url).split("?")[0].split("#")[0],
                 "etag": headers.get("ETag"), "last_modified": headers.get("Last-Modified")}
         if not (meta["etag"] or meta["last_modified"]):
             return body  # nothing to validate it by later

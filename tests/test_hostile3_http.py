@@ -376,6 +376,16 @@ def test_a_password_in_a_url_is_sent_but_never_shown(server: RawServer, tmp_path
     assert "s3cr" not in str(caught.value) and caught.value.source == server.url("/gone")
 
 
+@pytest.mark.parametrize("url,shown", [
+    ("http://u:p@h/x", "http://h/x"), ("https://u:p%40q@h:8/x?t=1#f", "https://h:8/x?t=1#f"),
+    ("http://h/x?a=b@c", "http://h/x?a=b@c"), ("http://h?a=b@c", "http://h?a=b@c"),
+    ("http://a@b@h", "http://h"), ("http://h/x", "http://h/x")])
+def test_redact_drops_the_user_and_password_only(url: str, shown: str) -> None:
+    from feed2sitemap.fetch import redact
+
+    assert redact(url) == shown
+
+
 def test_a_password_is_not_sent_where_the_url_redirects(server: RawServer,
                                                         tmp_path: Path) -> None:
     server.answers["/old"] = raw(b"HTTP/1.1 301 Moved\r\nLocation: /in\r\n"
