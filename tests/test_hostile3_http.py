@@ -547,3 +547,22 @@ def test_the_library_checks_the_bounds_when_they_are_made() -> None:
             Web(**bad)  # type: ignore[arg-type]
         assert caught.value.parameter == next(iter(bad))
     assert Web(max_time=0).max_time == 0  # no limit, when asked for
+
+
+def test_a_cache_entry_planted_as_a_link_is_replaced_not_written_through(
+        server: RawServer, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    target = tmp_path / "someone-elses.json"
+    target.write_bytes(b"keep me")
+    server.answers["/in"] = ok(urls(2), 'ETag: "v1"')
+    assert convert(tmp_path, server.url("/in"), "--cache", str(cache))[0] == 0
+    entry = next(cache.glob("*.json"))
+    entry.unlink()
+    entry.symlink_to(target)
+    code, err, out = convert(tmp_path, server.url("/in"), "--cache", str(cache))
+    assert code == 0, err
+    assert out == urls(2)
+    assert "If-None-Match" not in server.requests[-1][1]
+    assert target.read_bytes() == b"keep me"
+    assert not entry.is_symlink() and stat.S_IMODE(entry.stat().st_mode) == 0o600
