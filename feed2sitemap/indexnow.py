@@ -57,6 +57,8 @@ class IndexNow:
         check_key(self.key)
         if urlsplit(self.endpoint).scheme not in ("http", "https"):
             raise OptionError("the IndexNow endpoint must be an http(s) URL")
+        if "@" in urlsplit(self.endpoint).netloc:  # (it would be shown in every message)
+            raise OptionError("the IndexNow endpoint must not hold a user or a password")
 
     def bodies(self, urls: Iterable[str]) -> Iterator[dict[str, object]]:
         """The requests to send: URLs grouped by host (in first-seen order), 10,000 a request."""

@@ -566,3 +566,14 @@ def test_a_cache_entry_planted_as_a_link_is_replaced_not_written_through(
     assert "If-None-Match" not in server.requests[-1][1]
     assert target.read_bytes() == b"keep me"
     assert not entry.is_symlink() and stat.S_IMODE(entry.stat().st_mode) == 0o600
+
+
+def test_an_indexnow_endpoint_with_a_password_is_refused_and_not_shown(tmp_path: Path) -> None:
+    (tmp_path / "in.txt").write_bytes(urls(1))
+    done = run("sitemap.xml", "in.txt", "-o", "sitemap.xml", "--base-url", SITE, "--indexnow",
+               "0123456789abcdef0123456789abcdef", "--indexnow-endpoint",
+               "http://user:s3cret@127.0.0.1:9/indexnow", cwd=tmp_path, env=env(), timeout=60)
+    err = done.stderr.decode()
+    assert done.returncode == 2 and "Traceback" not in err and "s3cret" not in err
+    assert "must not hold a user or a password" in err
+    assert not (tmp_path / "sitemap.xml").exists()
