@@ -76,7 +76,11 @@ def fetch(url: str, *, timeout: float = DEFAULT_TIMEOUT, cache_dir: Optional[str
     from urllib.parse import urlsplit  # (2 ms of start-up, with ipaddress)
 
     shown = redact(url)
-    if urlsplit(url).scheme.lower() not in _SCHEMES:
+    try:
+        scheme = urlsplit(url).scheme.lower()
+    except ValueError as exc:  # (an unclosed "[" of an IPv6 address)
+        raise InputError(shown, None, f"not a valid URL: {exc}") from None
+    if scheme not in _SCHEMES:
         raise InputError(shown, None, "only http and https URLs are fetched")
     cache = _Cache(cache_dir) if cache_dir is not None else None
     deadline = _Deadline(MAX_TIME_FACTOR * timeout if max_time is None else max_time)
@@ -169,14 +173,14 @@ def _status(exc: Any) -> str:
     if exc.code in (301, 302, 303, 307, 308):  # urllib did not follow it
         to = exc.headers.get("Location") or exc.headers.get("URI")
         if not to:
-            return f"HTTP {exc.code} {exc.reason}: a redirect without a Location"
+            return f"HTTP {exc.code} {_clean(str(exc.reason))}: a redirect without a Location"
         from urllib.parse import urlsplit
 
         if urlsplit(to).scheme.lower() not in ("", *_SCHEMES):  # (urllib refused it itself)
-            return f"redirected to {redact(to)[:200]}: only http and https are followed"
+            return f"redirected to {_clean(redact(to))}: only http and https are followed"
         return (f"more than {MAX_REDIRECTS} redirects (or a loop); the last pointed to "
-                f"{redact(to)[:200]}")
-    return f"HTTP {exc.code} {exc.reason}"
+                f"{_clean(redact(to))}")
+    return f"HTTP {exc.code} {_clean(str(exc.reason))}"
 
 
 def _failure(exc: BaseException, policy: _Policy, opening: bool) -> str:
@@ -198,18 +202,25 @@ def _failure(exc: BaseException, policy: _Policy, opening: bool) -> str:
         # (http.client says so of a chunk size that is no number, too)
         return "the body is cut short, or its chunked encoding is malformed"
     if isinstance(exc, http.client.InvalidURL):
-        return f"not a valid URL: {exc}"
+        return f"not a valid URL: {_clean(str(exc))}"
     if isinstance(exc, http.client.BadStatusLine):
         return f"not an HTTP answer (it began {str(exc)[:40]!r})"
     if isinstance(exc, http.client.HTTPException):
-        return f"not a valid HTTP answer: {str(exc)[:200]}"
+        return f"not a valid HTTP answer: {_clean(str(exc))}"
+    if isinstance(exc, ValueError) and opening:  # (a Location that is no URL)
+        return f"not a valid URL: {_clean(str(exc))}"
     if isinstance(exc, (ValueError, OverflowError)):  # a chunk size that is no size
         return "not a valid HTTP answer: a bad chunk size in its chunked body"
     if isinstance(exc, OSError):  # a connection reset, a TLS failure
         return f"{'cannot fetch' if opening else 'read error'}: {exc.strerror or exc}"
     if isinstance(exc, urllib.error.URLError):
-        return f"cannot fetch: {exc.reason}"
+        return f"cannot fetch: {_clean(str(exc.reason))}"
     raise exc  # (a fault of ours: not hidden behind a message)
+
+
+def _clean(text: str) -> str:
+    """What a server said, fit for a one-line message: no control characters, 200 at most."""
+    return "".join(c if c.isprintable() else "?" for c in text[:200])
 
 
 def _too_big(policy: _Policy, size: Optional[int] = None) -> str:
@@ -231,7 +242,7 @@ def _opener(shown: str, policy: _Policy) -> Any:
             why = _refused_redirect(req.full_url, newurl, policy)
             if why is not None:
                 fp.close()
-                raise InputError(shown, None, f"redirected to {redact(newurl)[:200]}: {why}")
+                raise InputError(shown, None, f"redirected to {_clean(redact(newurl))}: {why}")
             return super().redirect_request(req, fp, code, msg, headers, newurl)
 
     def watched(base: Any) -> Any:

@@ -98,7 +98,10 @@ class RemoteParts:
                  same_host: bool = True, max_parts: int = DEFAULT_MAX_PARTS) -> None:
         from urllib.parse import urlsplit  # (2 ms of start-up, with ipaddress)
 
-        self.host = _host(urlsplit(index_url).netloc)
+        try:
+            self.host = _host(urlsplit(index_url).netloc)
+        except ValueError:  # (the index's own fetch says what is wrong with it)
+            self.host = ""
         self.read_part = read_part
         self.report = report
         self.same_host = same_host
@@ -108,10 +111,15 @@ class RemoteParts:
         from urllib.parse import urlsplit
 
         loc = index.loc.strip()
-        if urlsplit(loc).scheme.lower() not in ("http", "https"):
+        try:
+            parts = urlsplit(loc)
+        except ValueError as exc:  # (an unclosed "[" of an IPv6 address)
+            raise InputError(index.source, index.line,
+                             f"part {redact(loc)[:200]} is not a valid URL: {exc}") from None
+        if parts.scheme.lower() not in ("http", "https"):
             raise InputError(index.source, index.line, f"part {redact(loc)[:200]} is not an "
                              "http(s) URL")
-        if self.same_host and _host(urlsplit(loc).netloc) != self.host:
+        if self.same_host and _host(parts.netloc) != self.host:
             raise InputError(index.source, index.line,
                              f"part {redact(loc)[:200]} is on another host than its index "
                              f"({self.host}); `scope_check=False` to fetch it anyway")

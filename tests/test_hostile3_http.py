@@ -577,3 +577,30 @@ def test_an_indexnow_endpoint_with_a_password_is_refused_and_not_shown(tmp_path:
     assert done.returncode == 2 and "Traceback" not in err and "s3cret" not in err
     assert "must not hold a user or a password" in err
     assert not (tmp_path / "sitemap.xml").exists()
+
+
+def test_a_url_that_does_not_parse_is_a_one_line_error(server: RawServer,
+                                                       tmp_path: Path) -> None:
+    code, err, out = convert(tmp_path, "http://[::1/feed")
+    assert code == 1 and out == OLD
+    one_line_error(err, "http://[::1/feed")
+    assert "not a valid URL" in err
+    server.answers["/in"] = moved("http://[::1/feed")
+    code, err, out = convert(tmp_path, server.url("/in"))
+    assert code == 1 and out == OLD
+    one_line_error(err, server.url("/in"))
+    assert "not a valid URL" in err
+    server.answers["/index.xml"] = ok(sitemap_index("http://[::1/part.xml"))
+    code, err, out = convert(tmp_path, server.url("/index.xml"), "--follow")
+    assert code == 1 and out == OLD and "Traceback" not in err
+    assert "part http://[::1/part.xml is not a valid URL" in err
+
+
+def test_what_a_server_says_is_shown_without_control_characters(server: RawServer,
+                                                                tmp_path: Path) -> None:
+    server.answers["/in"] = raw(b"HTTP/1.1 404 \x1b[2J\x1b]0;pwned\x07\r\n"
+                                b"Content-Length: 0\r\n\r\n")
+    code, err, out = convert(tmp_path, server.url("/in"))
+    assert code == 1 and out == OLD
+    one_line_error(err, server.url("/in"))
+    assert "HTTP 404" in err and "\x1b" not in err and "\x07" not in err
