@@ -23,7 +23,7 @@ from .cli_common import (
 from .converting import Publish, Web, convert
 from .detect import FORMATS as INPUT_FORMATS
 from .errors import IndexNowError
-from .fetch import DEFAULT_TIMEOUT
+from .fetch import DEFAULT_MAX_FETCH_BYTES, DEFAULT_TIMEOUT, MAX_TIME_FACTOR
 from .limits import PROFILES
 from .options import Channel, Defaults, Limits, NewsSitemap, ReadOptions, WriteOptions
 from .publish import DEFAULT_ENDPOINT
@@ -96,6 +96,15 @@ __all__ = ["Interrupted", "StdoutGone", "check_command", "convert_command", "mai
               show_default=True, metavar="SECONDS",
               help="Inputs by URL: give up when the server has not answered (or sent more) "
                    "for this long.")
+@click.option("--max-time", type=click.FloatRange(min=0), metavar="SECONDS",
+              help=f"Inputs by URL: give up on one that takes longer than this in all, its "
+                   f"whole body read (default: {MAX_TIME_FACTOR} times --timeout; 0: no limit).")
+@click.option("--max-fetch-bytes", type=click.IntRange(min=1), default=DEFAULT_MAX_FETCH_BYTES,
+              show_default=True, metavar="N",
+              help="Inputs by URL: give up on one whose body, as sent, is larger.")
+@click.option("--allow-private-redirects", is_flag=True,
+              help="Inputs by URL: follow redirects to loopback, private and link-local "
+                   "addresses on another host too (refused by default).")
 @click.option("--cache", "cache_dir", metavar="DIR",
               help="Inputs by URL: keep each one's ETag, Last-Modified and body in DIR and ask "
                    "again conditionally; an unchanged input is read from DIR.")
@@ -132,7 +141,9 @@ __all__ = ["Interrupted", "StdoutGone", "check_command", "convert_command", "mai
 @click.version_option(None, "--version", package_name="feed2sitemap", prog_name=PROG)
 def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
                     no_scope_check: bool, merge_copies: bool, keep_first: bool,
-                    no_dedupe: bool, no_atomic: bool, timeout: float, cache_dir: Optional[str],
+                    no_dedupe: bool, no_atomic: bool, timeout: float, max_time: Optional[float],
+                    max_fetch_bytes: int, allow_private_redirects: bool,
+                    cache_dir: Optional[str],
                     robots: Optional[str], indexnow_key: Optional[str], indexnow_endpoint: str,
                     indexnow_key_location: Optional[str], dry_run: bool, strict: bool,
                     base_url: Optional[str], news_name: Optional[str],
@@ -170,12 +181,14 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
         from .indexnow import IndexNow  # (the runs that submit import it: start-up time)
 
         indexnow = IndexNow(indexnow_key, indexnow_endpoint, indexnow_key_location, timeout)
+    web = Web(timeout, cache_dir, max_time=max_time, max_fetch_bytes=max_fetch_bytes,
+              allow_private_redirects=allow_private_redirects)
     try:
         summary = convert(
             [_stdin() if s == "-" else s for s in inputs or ["-"]],
             sys.stdout.buffer if output in (None, "-") else output,
             base_url=base_url, scope_check=not no_scope_check, dedupe_mode=mode,
-            report=report, progress=progress, web=Web(timeout, cache_dir),
+            report=report, progress=progress, web=web,
             publish=Publish(robots, indexnow, dry_run),
             news=None if news_name is None else NewsSitemap(news_name, news_language),
             **_option_groups(options, no_atomic))

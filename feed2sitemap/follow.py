@@ -15,6 +15,7 @@ from typing import Optional, Protocol
 
 from .batch import Batch
 from .errors import InputError
+from .fetch import redact
 from .filesafety import leaves
 from .previous import part_relpath
 from .record import Record
@@ -97,7 +98,10 @@ class RemoteParts:
                  same_host: bool = True, max_parts: int = DEFAULT_MAX_PARTS) -> None:
         from urllib.parse import urlsplit  # (2 ms of start-up, with ipaddress)
 
-        self.host = urlsplit(index_url).netloc.lower()
+        try:
+            self.host = _host(urlsplit(index_url).netloc)
+        except ValueError:  # (the index's own fetch says what is wrong with it)
+            self.host = ""
         self.read_part = read_part
         self.report = report
         self.same_host = same_host
@@ -107,11 +111,17 @@ class RemoteParts:
         from urllib.parse import urlsplit
 
         loc = index.loc.strip()
-        if urlsplit(loc).scheme.lower() not in ("http", "https"):
-            raise InputError(index.source, index.line, f"part {loc[:200]} is not an http(s) URL")
-        if self.same_host and urlsplit(loc).netloc.lower() != self.host:
+        try:
+            parts = urlsplit(loc)
+        except ValueError as exc:  # (an unclosed "[" of an IPv6 address)
             raise InputError(index.source, index.line,
-                             f"part {loc[:200]} is on another host than its index "
+                             f"part {redact(loc)[:200]} is not a valid URL: {exc}") from None
+        if parts.scheme.lower() not in ("http", "https"):
+            raise InputError(index.source, index.line, f"part {redact(loc)[:200]} is not an "
+                             "http(s) URL")
+        if self.same_host and _host(parts.netloc) != self.host:
+            raise InputError(index.source, index.line,
+                             f"part {redact(loc)[:200]} is on another host than its index "
                              f"({self.host}); `scope_check=False` to fetch it anyway")
         return loc
 
@@ -125,10 +135,15 @@ class RemoteParts:
             yield from self.read_part(where)
         except InputError as exc:
             self.report.skip("unreadable part", index.source, index.line,
-                             f"part {where[:200]}: {exc}")
+                             f"part {redact(where)[:200]}: {exc}")
 
     def below(self, where: str) -> RemoteParts:
         return self
+
+
+def _host(netloc: str) -> str:
+    """A URL's host[:port], without the user and password that messages never show."""
+    return netloc.rpartition("@")[2].lower()
 
 
 def follow_index_batches(batches: Iterable[Batch], parts: Parts, depth: int = 2,
@@ -151,7 +166,8 @@ def follow_index_batches(batches: Iterable[Batch], parts: Parts, depth: int = 2,
             if where in seen:
                 if report is not None:
                     report.warn("repeated part", record.source, record.line,
-                                f"part {where[:200]} is listed again: read once", record.loc)
+                                f"part {redact(where)[:200]} is listed again: read once",
+                                record.loc)
                 continue
             seen.add(where)
             yield from follow_index_batches(parts.read(where, record), parts.below(where),

@@ -57,6 +57,8 @@ class IndexNow:
         check_key(self.key)
         if urlsplit(self.endpoint).scheme not in ("http", "https"):
             raise OptionError("the IndexNow endpoint must be an http(s) URL")
+        if "@" in urlsplit(self.endpoint).netloc:  # (it would be shown in every message)
+            raise OptionError("the IndexNow endpoint must not hold a user or a password")
 
     def bodies(self, urls: Iterable[str]) -> Iterator[dict[str, object]]:
         """The requests to send: URLs grouped by host (in first-seen order), 10,000 a request."""
@@ -93,7 +95,8 @@ class IndexNow:
         return done
 
     def _post(self, body: dict[str, object]) -> None:
-        import urllib.error  # (imported by the runs that submit only: 50 ms)
+        import http.client  # (imported by the runs that submit only: 50 ms)
+        import urllib.error
         import urllib.request
 
         data = json.dumps(body).encode("utf-8")
@@ -116,8 +119,8 @@ class IndexNow:
                 why = _WHY.get(exc.code, exc.reason)
                 raise IndexNowError(f"IndexNow: {self.endpoint} answered HTTP {exc.code}: {why}"
                                     ) from None
-            except (urllib.error.URLError, OSError) as exc:
-                reason = getattr(exc, "reason", exc)
+            except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
+                reason = getattr(exc, "reason", exc)  # (a malformed answer too: issue 35, item 4)
                 raise IndexNowError(f"IndexNow: cannot reach {self.endpoint}: {reason}"
                                     ) from None
 

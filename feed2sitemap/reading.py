@@ -8,13 +8,13 @@ import contextlib
 import io
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import IO, Optional, Union
 
 from .batch import Batch, unbatched
 from .detect import check_format, open_input, sniff
 from .errors import InputError, OptionError
-from .fetch import DEFAULT_TIMEOUT, fetch, is_url
+from .fetch import DEFAULT_MAX_FETCH_BYTES, DEFAULT_TIMEOUT, fetch, is_url, redact
 from .filesafety import same_file
 from .follow import (
     DEFAULT_MAX_PARTS,
@@ -38,7 +38,8 @@ Source = Union[str, "os.PathLike[str]", IO[bytes]]
 
 def source_name(source: Source) -> str:
     if isinstance(source, (str, os.PathLike)):
-        return os.fspath(source)
+        name = os.fspath(source)
+        return redact(name) if is_url(name) else name  # (a password is never shown)
     return str(getattr(source, "name", "<stream>"))
 
 
@@ -49,6 +50,21 @@ class Web:
     timeout: float = DEFAULT_TIMEOUT
     cache_dir: Optional[str] = None  # keep ETag/Last-Modified and bodies for conditional GETs
     max_parts: int = DEFAULT_MAX_PARTS  # parts of a remote index fetched in one run
+    max_time: Optional[float] = None  # per input, body included (None: 10 timeouts; 0: none)
+    max_fetch_bytes: int = DEFAULT_MAX_FETCH_BYTES  # per input, as sent
+    allow_private_redirects: bool = False  # redirects into loopback/private/link-local hosts
+    same_host: bool = False  # redirects off the URL's host refused (a remote index's parts)
+
+    def __post_init__(self) -> None:  # (the new bounds of issue 35, item 8: checked when made)
+        if self.max_time is not None and (
+                isinstance(self.max_time, bool) or not isinstance(self.max_time, (int, float))
+                or not 0 <= self.max_time < float("inf")):
+            raise OptionError(f"must be a number of seconds (0: no limit) or None, not "
+                              f"{self.max_time!r}", "max_time")
+        if (isinstance(self.max_fetch_bytes, bool) or not isinstance(self.max_fetch_bytes, int)
+                or self.max_fetch_bytes < 1):
+            raise OptionError(f"must be a positive integer, not {self.max_fetch_bytes!r}",
+                              "max_fetch_bytes")
 
 
 def read(source: Source, from_format: str = "auto", *, report: Optional[Report] = None,
@@ -80,9 +96,12 @@ def read_batches(source: Source, from_format: str = "auto", *,
     kinds = kinds if kinds is not None else []
     if is_url(source):
         assert isinstance(source, str)
-        fetched = fetch(source, timeout=web.timeout, cache_dir=web.cache_dir)
+        fetched = fetch(source, timeout=web.timeout, cache_dir=web.cache_dir,
+                        max_time=web.max_time, max_bytes=web.max_fetch_bytes,
+                        private_redirects=web.allow_private_redirects,
+                        same_host=web.same_host)
         if fetched.from_cache:
-            report.note("not modified since the last run: the cached copy was read", source)
+            report.note("not modified since the last run: the cached copy was read", name)
         with contextlib.closing(fetched.stream):
             # relative links resolve against the document's own URL, after redirects
             yield from _read_stream(fetched.stream, name, from_format, report, fetched.url,
@@ -199,18 +218,21 @@ class Reading:
     def parts_of(self, source: Source, path: Optional[str], is_output: bool) -> Parts:
         if is_url(source):
             assert isinstance(source, str)
-            return RemoteParts(source, self.part_reader(False), self.report,
+            # a part on the index's host may not redirect off it either (issue 35, item 25)
+            web = replace(self.web, same_host=self.scope_check)
+            return RemoteParts(source, self.part_reader(False, web), self.report,
                                same_host=self.scope_check, max_parts=self.web.max_parts)
         if path is None:
             return NoParts()
         return LocalParts(os.path.dirname(path), self.part_reader(is_output), self.base_prefix)
 
-    def part_reader(self, of_output: bool) -> Callable[[str], Iterator[Batch]]:
+    def part_reader(self, of_output: bool,
+                    web: Optional[Web] = None) -> Callable[[str], Iterator[Batch]]:
         def read_part(where: str) -> Iterator[Batch]:
             if of_output and self.base is not None:
                 self.base.add(where)  # the parts of the output's previous version are the base
             return read_batches(where, report=self.report, base_url=self.base_url,
-                                max_feed_bytes=self.max_feed_bytes, web=self.web)
+                                max_feed_bytes=self.max_feed_bytes, web=web or self.web)
         return read_part
 
 
