@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from .errors import IndexNowError, OptionError
-from .naming import ours_pattern, split_name
+from .naming import ours_pattern, split_name, url_segment
 from .outputs import OutputSet
 from .scope import scope_of
 
@@ -80,12 +80,14 @@ def robots(path: str, summary: Summary, out: OutputSet, base_url: str,
     # the top file first (the index, or the one sitemap), then the index files it lists
     names = [name] + [os.path.basename(f.path or "") for f in summary.indexes[:-1]
                       if level_one.fullmatch(os.path.basename(f.path or ""))]
-    urls = [prefix + n for n in names]
+    urls = [prefix + url_segment(n) for n in names]  # as the index lists them (split.py)
     ours = ours_pattern(name)
+    from urllib.parse import unquote  # (only a run that edits robots.txt)
 
     def is_ours(url: str) -> bool:
-        return url.startswith(prefix) and (url[len(prefix):] == name
-                                           or ours.fullmatch(url[len(prefix):]) is not None)
+        # decoded: a line of an earlier version (a raw "é") or encoded otherwise is still ours
+        rest = unquote(url[len(prefix):], errors="surrogateescape")
+        return url.startswith(prefix) and (rest == name or ours.fullmatch(rest) is not None)
 
     if dry_run:
         return None

@@ -34,8 +34,12 @@ class Robots:
     def lists(self, file_name: str, url: str | None) -> bool:
         """Whether a Sitemap: line names this sitemap: its public URL when known (from
         --base-url), else any URL whose last segment is the file's name."""
+        from urllib.parse import unquote
+
+        # robotparser decodes the Sitemap: lines' escapes, and names are percent-encoded in
+        # them (naming.url_segment): a name with a space is listed as "%20"
         if url is not None:
-            return url in self.sitemaps
+            return unquote(url) in self.sitemaps
         name = os.path.basename(file_name)
         return any(s.rstrip("/").rpartition("/")[2] == name for s in self.sitemaps)
 
