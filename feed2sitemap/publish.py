@@ -37,6 +37,10 @@ def check_publish(publish: Publish, out_path: Optional[str], base_url: Optional[
     if publish.robots is not None and (out_path is None or base_url is None):
         raise OptionError("needs an `output` file and `base_url`: the Sitemap: lines name "
                           "the files' public URLs", "robots")
+    if publish.robots is not None:
+        from .robotsfile import check_robots_path  # (only a run that edits robots.txt)
+
+        check_robots_path(publish.robots)  # a FIFO, a device, too large: before any write
     if publish.indexnow is not None and base_name is None:
         raise OptionError("needs the output among the inputs (feed2sitemap sitemap.xml "
                           "feed.xml -o sitemap.xml): what changed is what the run adds to or "
@@ -69,7 +73,7 @@ class Changes:
 
 
 def robots(path: str, summary: Summary, out: OutputSet, base_url: str,
-            dry_run: bool) -> Optional[bool]:
+           dry_run: bool, lock_timeout: float = 60.0) -> Optional[bool]:
     """Name the index (or the one sitemap) in robots.txt, and the -index-N files when the
     index split (Google does not follow an index of indexes)."""
     prefix = scope_of(base_url).prefix
@@ -93,7 +97,7 @@ def robots(path: str, summary: Summary, out: OutputSet, base_url: str,
         return None
     from .robotsfile import update_robots
 
-    return update_robots(path, urls, is_ours)
+    return update_robots(path, urls, is_ours, lock_timeout)
 
 
 def submit(summary: Summary, indexnow: IndexNow, changes: Changes, dry_run: bool) -> None:
