@@ -366,3 +366,40 @@ def test_check_reads_a_robots_txt_behind_a_byte_order_mark(site: Path) -> None:
     (site / "robots.txt").write_bytes(f"\ufeffSitemap: {SITE}sitemap.xml\n".encode())
     done = run("check", str(site / "sitemap.xml"), "--robots", str(site / "robots.txt"))
     assert done.returncode == 0 and b"robots-unlisted" not in done.stdout, done.stdout
+
+
+@pytest.mark.parametrize("text", [
+    b"\xef\xbb\xbfSitemap: https://example.com/a.xml\nSitemap: https://example.com/b.xml\n",
+    b"Sitemap: https://example.com/a.xml\rSitemap: https://example.com/b.xml",
+    b"\xef\xbb\xbfSitemap: https://example.com/a.xml\r\nSitemap: https://example.com/b.xml\r\n",
+    b"User-agent: *\r" * 20_000 + b"Sitemap: https://example.com/a.xml\r"
+    b"Sitemap: https://example.com/b.xml\r",
+], ids=["bom", "cr", "bom-crlf", "cr-past-a-line-bound"])
+def test_a_robots_txt_input_reads_every_sitemap_line_whatever_its_line_ending(
+        tmp_path: Path, text: bytes) -> None:
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.xml").write_text(
+            f'<urlset xmlns="{NS}"><url><loc>{SITE}{name}-page</loc></url></urlset>')
+    (tmp_path / "robots.txt").write_bytes(text)
+    done = run("robots.txt", "-t", "text", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [f"{SITE}a-page".encode(), f"{SITE}b-page".encode()]
+
+
+def test_a_robots_txt_input_line_over_the_bound_is_refused_naming_its_line(
+        tmp_path: Path) -> None:
+    (tmp_path / "robots.txt").write_bytes(b"User-agent: *\r" + b"#" * 70_000 + b"\r")
+    done = run("robots.txt", "-t", "text", cwd=tmp_path)
+    _one_line_error(done, "robots.txt:2: line longer than 65,536 bytes")
+
+
+def test_the_library_reads_a_robots_txt_behind_a_byte_order_mark(tmp_path: Path) -> None:
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.xml").write_text(
+            f'<urlset xmlns="{NS}"><url><loc>{SITE}{name}-page</loc></url></urlset>')
+    robots = tmp_path / "robots.txt"
+    robots.write_bytes(b"\xef\xbb\xbfSitemap: https://example.com/a.xml\r"
+                       b"Sitemap: https://example.com/b.xml\r")
+    out = tmp_path / "all.xml"
+    convert([str(robots)], str(out))
+    assert _locs(out) == [f"{SITE}a-page", f"{SITE}b-page"]
