@@ -136,6 +136,8 @@ def _locked(path: str, target: str, timeout: float) -> Iterator[bytes]:
                 data = _read(fd, path)
                 yield data
                 return
+            if time.monotonic() >= deadline:  # renamed over again and again
+                raise _busy(path, timeout)
         except BaseException:
             if created:  # the empty file made to be locked, if no run has replaced it
                 with contextlib.suppress(OSError):
@@ -182,11 +184,14 @@ def _lock(fd: int, path: str, deadline: float, timeout: float) -> bool:
             return True
         except BlockingIOError:
             if time.monotonic() >= deadline:
-                raise OutputError(f"{path}: another run is editing it (waited {timeout:g} s)"
-                                  f"{_UNTOUCHED}") from None
+                raise _busy(path, timeout) from None
             time.sleep(0.05)
         except OSError:
             return False
+
+
+def _busy(path: str, timeout: float) -> OutputError:
+    return OutputError(f"{path}: another run is editing it (waited {timeout:g} s){_UNTOUCHED}")
 
 
 def _same(fd: int, target: str) -> bool:
