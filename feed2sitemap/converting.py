@@ -108,7 +108,7 @@ def convert(inputs: Sequence[Source], output: Destination, *,
         summary.dry_run = publish.dry_run
         if publish.robots is not None and run.base_url is not None:
             summary.robots = robots(publish.robots, summary, out, run.base_url,
-                                    publish.dry_run)
+                                    publish.dry_run, writing.lock_timeout)
     finally:
         out.close()
     if changes is not None and publish.indexnow is not None:

@@ -8,7 +8,8 @@ from typing import Optional
 from .errors import OptionError
 from .rules import LOC_MIN
 
-__all__ = ["PROFILES", "UNLIMITED", "Profile", "get_profile", "output_profile"]
+__all__ = ["MAX_ROBOTS_BYTES", "PROFILES", "UNLIMITED", "Profile", "get_profile",
+           "output_profile"]
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,9 @@ def get_profile(name: str) -> Profile:
             f"unknown profile {name!r}; choose one of: {', '.join(sorted(PROFILES))}") from None
 
 
+# Google reads the first 500 KiB of a robots.txt: check reads no more, and --robots edits no
+# larger file (a Sitemap: line past it is never seen)
+MAX_ROBOTS_BYTES = 500 * 1024
 UNLIMITED = 1 << 62  # "no limit": larger than any count or size a run can reach
 
 

@@ -11,9 +11,12 @@ import os
 import re
 
 __all__ = ["journal_path", "ours_pattern", "partition_part_name",
-           "part_names", "split_name", "temp_pattern", "temp_prefix"]
+           "part_names", "split_name", "temp_pattern", "temp_prefix", "url_segment"]
 
 _GZ = ".gz"
+# RFC 3986 section 3.3: what a path segment holds unencoded (unreserved, sub-delims, ":", "@")
+_SEGMENT = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
+                     "!$&'()*+,;=:@")
 
 
 def split_name(name: str) -> tuple[str, str]:
@@ -26,6 +29,18 @@ def split_name(name: str) -> tuple[str, str]:
     if not dot or not stem:
         return name, gz
     return stem, "." + ext + gz
+
+
+def url_segment(name: str) -> str:
+    """A file name as one segment of its public URL: every other character percent-encoded as
+    UTF-8 (a name that is not UTF-8 by its own bytes), so that no name can end its URL early
+    ("#", "?"), add a segment ("/") or break the line it is written on (a newline in robots.txt
+    or an index's <loc>). previous.part_relpath and follow.part_path decode it back."""
+    if all(c in _SEGMENT for c in name):
+        return name
+    return "".join(c if c in _SEGMENT else
+                   "".join(f"%{b:02X}" for b in c.encode("utf-8", "surrogateescape"))
+                   for c in name)
 
 
 def part_names(name: str, n: int, kind: str = "") -> list[str]:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional
 
 from .errors import IndexNowError, OptionError
-from .naming import ours_pattern, split_name
+from .naming import ours_pattern, split_name, url_segment
 from .outputs import OutputSet
 from .scope import scope_of
 
@@ -37,6 +37,10 @@ def check_publish(publish: Publish, out_path: Optional[str], base_url: Optional[
     if publish.robots is not None and (out_path is None or base_url is None):
         raise OptionError("needs an `output` file and `base_url`: the Sitemap: lines name "
                           "the files' public URLs", "robots")
+    if publish.robots is not None:
+        from .robotsfile import check_robots_path  # (only a run that edits robots.txt)
+
+        check_robots_path(publish.robots)  # a FIFO, a device, too large: before any write
     if publish.indexnow is not None and base_name is None:
         raise OptionError("needs the output among the inputs (feed2sitemap sitemap.xml "
                           "feed.xml -o sitemap.xml): what changed is what the run adds to or "
@@ -69,7 +73,7 @@ class Changes:
 
 
 def robots(path: str, summary: Summary, out: OutputSet, base_url: str,
-            dry_run: bool) -> Optional[bool]:
+           dry_run: bool, lock_timeout: float = 60.0) -> Optional[bool]:
     """Name the index (or the one sitemap) in robots.txt, and the -index-N files when the
     index split (Google does not follow an index of indexes)."""
     prefix = scope_of(base_url).prefix
@@ -80,18 +84,20 @@ def robots(path: str, summary: Summary, out: OutputSet, base_url: str,
     # the top file first (the index, or the one sitemap), then the index files it lists
     names = [name] + [os.path.basename(f.path or "") for f in summary.indexes[:-1]
                       if level_one.fullmatch(os.path.basename(f.path or ""))]
-    urls = [prefix + n for n in names]
+    urls = [prefix + url_segment(n) for n in names]  # as the index lists them (split.py)
     ours = ours_pattern(name)
+    from urllib.parse import unquote  # (only a run that edits robots.txt)
 
     def is_ours(url: str) -> bool:
-        return url.startswith(prefix) and (url[len(prefix):] == name
-                                           or ours.fullmatch(url[len(prefix):]) is not None)
+        # decoded: a line of an earlier version (a raw "é") or encoded otherwise is still ours
+        rest = unquote(url[len(prefix):], errors="surrogateescape")
+        return url.startswith(prefix) and (rest == name or ours.fullmatch(rest) is not None)
 
     if dry_run:
         return None
     from .robotsfile import update_robots
 
-    return update_robots(path, urls, is_ours)
+    return update_robots(path, urls, is_ours, lock_timeout)
 
 
 def submit(summary: Summary, indexnow: IndexNow, changes: Changes, dry_run: bool) -> None:

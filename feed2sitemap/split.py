@@ -19,7 +19,7 @@ from .batch import Batch, batched
 from .errors import LimitError, OutputError
 from .lastmodcols import Lastmods
 from .limits import UNLIMITED, Profile
-from .naming import part_names
+from .naming import part_names, url_segment
 from .outputs import BinaryOut, FileInfo, OutputSet
 from .record import Lastmod, lastmod_key, make_record
 from .report import Report
@@ -263,7 +263,8 @@ def _newest(lastmods: Iterable[Optional[Lastmod]]) -> Optional[Lastmod]:
 def index_records(files: list[FileInfo], names: list[str], base_url: str) -> Iterator[Batch]:
     """The index entries for ``files``: each one's URL under base_url, and its newest lastmod."""
     base = base_url if base_url.endswith("/") else base_url[: base_url.rfind("/") + 1]
-    return batched(make_record(base + name, info.newest, is_sitemap=True)
+    # percent-encoded: a name is the user's choice of -o, and may hold anything but "/"
+    return batched(make_record(base + url_segment(name), info.newest, is_sitemap=True)
                    for info, name in zip(files, names, strict=True))
 
 

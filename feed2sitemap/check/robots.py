@@ -10,10 +10,10 @@ from __future__ import annotations
 import os
 
 from ..errors import InputError
+from ..limits import MAX_ROBOTS_BYTES
 
 __all__ = ["MAX_ROBOTS_BYTES", "Robots", "load_robots"]
 
-MAX_ROBOTS_BYTES = 500 * 1024  # Google reads the first 500 KiB of a robots.txt
 AGENT = "Googlebot"
 
 
@@ -34,8 +34,12 @@ class Robots:
     def lists(self, file_name: str, url: str | None) -> bool:
         """Whether a Sitemap: line names this sitemap: its public URL when known (from
         --base-url), else any URL whose last segment is the file's name."""
+        from urllib.parse import unquote
+
+        # robotparser decodes the Sitemap: lines' escapes, and names are percent-encoded in
+        # them (naming.url_segment): a name with a space is listed as "%20"
         if url is not None:
-            return url in self.sitemaps
+            return unquote(url) in self.sitemaps
         name = os.path.basename(file_name)
         return any(s.rstrip("/").rpartition("/")[2] == name for s in self.sitemaps)
 
@@ -57,5 +61,6 @@ def load_robots(robots_txt: str) -> Robots:
         except OSError as exc:
             raise InputError(robots_txt, None, f"`robots_txt`: cannot read: {exc.strerror}",
                              parameter="robots_txt") from None
-    # RFC 9309: UTF-8; a stray byte must not stop the check of the sitemaps
-    return Robots(data.decode("utf-8", "replace"), robots_txt)
+    # RFC 9309: UTF-8; a stray byte must not stop the check of the sitemaps; a byte order mark
+    # is no part of the first line (Google skips it too)
+    return Robots(data.decode("utf-8-sig", "replace"), robots_txt)

@@ -17,6 +17,7 @@ from typing import IO, Union
 from ..detect import open_input, sniff
 from ..errors import InputError, OptionError
 from ..limits import Profile, get_profile
+from ..naming import url_segment
 from ..report import MESSAGES_PER_KIND
 from ..scope import Scope, scope_of
 from .columns import check_columns, check_jsonfeed
@@ -73,7 +74,8 @@ def iter_check(source: Source, *, profile: str = "sitemaps", base_url: str | Non
         # the sitemaps named on the command line are the ones robots.txt should announce
         # (their parts are found through them); at 1:1, so first of the file's diagnostics
         shown = name or os.fspath(source)
-        url = scope.prefix + os.path.basename(shown) if scope is not None else None
+        # encoded as the converter names it there (publish.py)
+        url = scope.prefix + url_segment(os.path.basename(shown)) if scope is not None else None
         if not robots.lists(shown, url):
             stats.warnings += 1
             yield Diagnostic(shown, 1, 1, "warning", "robots-unlisted", f"{robots.where} has "

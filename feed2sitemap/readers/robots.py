@@ -2,6 +2,8 @@
 
 Google's robots.txt rules: a ``Sitemap:`` line may stand anywhere in the file, its field name
 in any case, with a full URL; it is not part of any group. Other lines are not ours to read.
+Lines end as they do in the file (LF, CRLF or CR), and a byte order mark is no part of the first
+(RFC 9309 reads UTF-8; Google skips the mark): either would otherwise hide Sitemap: lines.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from ..report import Report
 __all__ = ["looks_like_robots", "read_robots"]
 
 MAX_LINE = 64 * 1024  # a longer line is refused, not held (as in URL lists)
+_BOM = b"\xef\xbb\xbf"
 _FIELD = re.compile(r"^\s*(user-agent|disallow|allow|sitemap|crawl-delay|host)\s*:",
                     re.IGNORECASE | re.MULTILINE)
 _SITEMAP = re.compile(rb"^\s*sitemap\s*:\s*(\S*)", re.IGNORECASE)
@@ -26,7 +29,7 @@ def looks_like_robots(name: str, head: bytes) -> bool:
     """A file named robots.txt, or text whose first field line is a robots.txt field."""
     if name.rstrip("/").rsplit("/", 1)[-1].split("?")[0].lower() == "robots.txt":
         return True
-    text = head[:4096].decode("utf-8", "replace")
+    text = head[:4096].decode("utf-8-sig", "replace")
     for line in text.splitlines():
         line = line.strip()
         if line and not line.startswith("#"):
@@ -39,9 +42,7 @@ def read_robots(stream: IO[bytes], source: str, report: Report,
     """Yield the sitemaps of the ``Sitemap:`` lines, as index entries (``is_sitemap``)."""
     locs: list[str] = []
     lines: list[Optional[int]] = []
-    for number, raw in enumerate(iter(lambda: stream.readline(MAX_LINE + 1), b""), 1):
-        if len(raw) > MAX_LINE:
-            raise InputError(source, number, f"line longer than {MAX_LINE:,} bytes")
+    for number, raw in _lines(stream, source):
         m = _SITEMAP.match(raw)
         if m is None:
             continue
@@ -54,3 +55,23 @@ def read_robots(stream: IO[bytes], source: str, report: Report,
     if not locs:
         raise InputError(source, None, "robots.txt without a Sitemap: line")
     yield Batch(locs, source, lines, is_sitemap=True)
+
+
+def _lines(stream: IO[bytes], source: str) -> Iterator[tuple[int, bytes]]:
+    """The file's lines, numbered from 1, whatever their ending (a CR-only file is read by
+    chunks of LF-ended lines or MAX_LINE bytes); the byte order mark left out."""
+    number = 0
+    carry = b""  # the last line of a chunk, perhaps not complete yet (or a CR a LF may follow)
+    while raw := stream.readline(MAX_LINE + 1):
+        if number == 0 and not carry and raw.startswith(_BOM):
+            raw = raw[len(_BOM):]
+        parts = (carry + raw).splitlines(keepends=True)
+        carry = b"" if parts[-1].endswith(b"\n") else parts.pop()
+        if len(carry) > MAX_LINE:
+            raise InputError(source, number + len(parts) + 1,
+                             f"line longer than {MAX_LINE:,} bytes")
+        for part in parts:
+            number += 1
+            yield number, part
+    if carry:
+        yield number + 1, carry
