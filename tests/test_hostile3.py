@@ -185,6 +185,7 @@ INJECTION = ("x/></url><url><loc>https://evil.example.org/i</loc></url>"
     {"namespace": "urn:x", "name": 5},
     {"namespace": "urn:x", "name": "ok", "attributes": [[1, 2]]},
     {"namespace": "urn:x", "name": "ok", "attributes": {"a": "b"}},
+    {"namespace": "", "name": "plain"},  # the schema's ##other: never no namespace
 ])
 def test_a_foreign_element_with_a_name_that_is_not_xml_is_dropped_with_a_warning(
         foreign: dict[str, object], tmp_path: Path) -> None:
@@ -239,3 +240,31 @@ def test_an_error_from_read_names_the_file_for_the_linked_part(split_set: Path,
     with pytest.raises(InputError) as caught:
         convert([str(split_set)], io.BytesIO(), reading=ReadOptions(follow=True))
     assert "sitemap.xml" in str(caught.value) and "symbolic link out of" in str(caught.value)
+
+
+def test_a_foreign_element_may_hold_children_of_no_namespace(tmp_path: Path) -> None:
+    src = tmp_path / "in.jsonl"
+    foreign = {"namespace": "urn:x", "name": "ok", "children": [{"namespace": "",
+                                                                 "name": "inner"}]}
+    src.write_text(json.dumps({"loc": "https://example.com/a", "foreign": [foreign]}) + "\n")
+    out = tmp_path / "sitemap.xml"
+    done = run(str(src), "-o", str(out), "--base-url", "https://example.com/")
+    assert done.returncode == 0 and b"warning" not in done.stderr, done.stderr
+    assert b'<inner xmlns=""/>' in out.read_bytes()
+    assert run("check", str(out)).returncode == 0
+
+
+def test_a_json_line_with_half_a_surrogate_pair_is_skipped_naming_its_line(
+        tmp_path: Path) -> None:
+    """json reads "\\ud800" as a lone surrogate, which no writer can encode as UTF-8: the
+    JSON Lines output crashed on it. A proper pair (an emoji) is read."""
+    src = tmp_path / "in.jsonl"
+    src.write_text('{"loc": "https://example.com/a", "images": [{"loc": '
+                   '"https://example.com/i.jpg", "caption": "x\\udfff"}]}\n'
+                   '{"loc": "https://example.com/b\\ud83d\\ude00"}\n')
+    for fmt in ("jsonl", "xml"):
+        done = run(str(src), "-t", fmt)
+        err = done.stderr.decode()
+        assert done.returncode == 0, err
+        assert "in.jsonl:1: skipped: a \\uD800-\\uDFFF escape" in err and "Traceback" not in err
+        assert b"example.com/b%F0%9F%98%80" in done.stdout and b"/a" not in done.stdout

@@ -206,17 +206,17 @@ def _date(name: str, text: Any) -> date:
         raise ValueError(f"{name}: {exc}") from None
 
 
-def _foreign(obj: Any) -> Foreign:
+def _foreign(obj: Any, nested: bool = False) -> Foreign:
     """A foreign element from its JSON form. Its names are written into the markup as they
     are, so each must be an XML name (NCName) and its namespace one we may declare: a name
     such as ``x/></url><url>…`` would otherwise write markup of its own."""
     if not isinstance(obj, dict):
         raise TypeError("a foreign element is an object")
     namespace, name = _text_member(obj, "namespace"), _text_member(obj, "name")
-    check_foreign_name(namespace, name)
+    check_foreign_name(namespace, name, nested=nested)
     children: list[Any] = []
     for child in _list_member(obj, "children"):
-        children.append(child if isinstance(child, str) else _foreign(child))
+        children.append(child if isinstance(child, str) else _foreign(child, nested=True))
     attributes: list[tuple[str, str]] = []
     for pair in _list_member(obj, "attributes"):
         if not (isinstance(pair, list) and len(pair) == 2

@@ -79,12 +79,19 @@ def _ncname() -> re.Pattern[str]:
     return re.compile(f"[{_NAME_START}][{_NAME_START}{_NAME_MORE}]*")
 
 
-def check_foreign_name(namespace: str, name: str, attribute: bool = False) -> None:
+def check_foreign_name(namespace: str, name: str, attribute: bool = False,
+                       nested: bool = False) -> None:
     """ValueError unless ``name`` is an XML name without a colon and ``namespace`` one a
-    foreign element (or attribute) may be written in (an attribute may be xml:)."""
+    foreign element (or attribute) may be written in (an attribute may be xml:). An element
+    directly in <url> (or in an image, video or news item) needs a namespace: the schemas
+    allow only other namespaces' elements there (``##other`` excludes no namespace); one
+    ``nested`` inside a foreign element may have none."""
     what = "attribute" if attribute else "element"
     if len(name) > 256 or not _ncname().fullmatch(name):
         raise ValueError(f"{name[:80]!r} is not an XML name for a foreign {what}")
+    if not namespace and not attribute and not nested:
+        raise ValueError(f"the foreign element {name[:80]!r} has no namespace: only elements "
+                         "of another namespace may stand there")
     if attribute and not namespace and name == "xmlns":
         raise ValueError("xmlns is a namespace declaration, not a foreign attribute")
     if namespace in _RESERVED_NS and not (attribute and namespace == XML_NS):

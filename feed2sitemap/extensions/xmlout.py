@@ -217,11 +217,12 @@ def _news(out: list[str], news: News, scope: dict[str, str]) -> None:
     out.append(f"<{p}:news{decl}>" + "".join(c for _, c in children) + f"</{p}:news>")
 
 
-def _foreign(out: list[str], element: Foreign, scope: dict[str, str]) -> None:
+def _foreign(out: list[str], element: Foreign, scope: dict[str, str],
+             nested: bool = False) -> None:
     """An element as read: namespace, name, attributes, text and order kept; prefixes are
     ours. Nesting is bounded where it is read (xmlin.MAX_FOREIGN_DEPTH). Names are checked
     again here, for a Foreign a library caller built: they are written as they are."""
-    check_foreign_name(element.namespace, element.name)
+    check_foreign_name(element.namespace, element.name, nested=nested)
     decls = ""
     if element.namespace:
         p, decl = _prefix(element.namespace, scope)
@@ -256,5 +257,5 @@ def _foreign(out: list[str], element: Foreign, scope: dict[str, str]) -> None:
         if isinstance(child, str):
             out.append(_text(child))
         else:
-            _foreign(out, child, scope)
+            _foreign(out, child, scope, nested=True)
     out.append(f"</{tag}>")

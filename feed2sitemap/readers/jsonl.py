@@ -14,6 +14,7 @@ import json
 import re
 from collections.abc import Iterator, Sequence
 from decimal import Decimal
+from functools import cache
 from itertools import repeat
 from operator import itemgetter
 from typing import IO, Any, Optional
@@ -122,10 +123,31 @@ def _load_lines(lines: list[str], numbers: Sequence[int]
         except ValueError as exc:  # _DuplicateKey, NaN, a number of over 4,300 digits
             value = None
             problems.append((len(values), "", json_limit(exc)))
+        if value is not None and _lone_surrogate(line, value):
+            value = None
+            problems.append((len(values), "", "a \\uD800-\\uDFFF escape that is not half of a "
+                             "pair is no character (RFC 8259, section 8.2); refused"))
         kept.append(line)
         kept_numbers.append(number)
         values.append(value)
     return kept, kept_numbers, values, problems
+
+
+def _lone_surrogate(line: str, value: Any) -> bool:
+    """Whether ``value`` holds half a surrogate pair (json reads a lone "\\ud800" as one):
+    no writer can encode it as UTF-8. Only lines with such an escape are looked at."""
+    if "\\u" not in line or _surrogate_escape().search(line) is None:
+        return False
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+@cache
+def _surrogate_escape() -> re.Pattern[str]:
+    return re.compile(r"\\u[dD][89a-fA-F]")
 
 
 _TYPE_NAMES = {dict: "an object", list: "an array", bool: "true or false", type(None): "null",
