@@ -6,9 +6,11 @@ the converter's reader (readers/feed.py) and by ``check``.
    video or alternates (an enclosure, Media RSS, itunes:image, an entry's hreflang link) is
    read by feedparser too, and extensions/feed.py maps its entries. In the reference mode
    (mode.reference()) the pass is not tried.
-2. Refused, by either path: a document that declares entities (xmlutil's one rule; feedparser
-   would expand internal ones) and one past a bound of xmlutil.MarkupGuard (checked by the
-   fast pass as it goes, before feedparser by a pass of its own).
+2. Refused, by either path: a declared encoding that is unknown or no ASCII-compatible
+   character encoding (xmlutil.declared_encoding, the sitemaps' rule), a document that
+   declares entities (xmlutil's one rule; feedparser would expand internal ones) and one
+   past a bound of xmlutil.MarkupGuard (checked by the fast pass as it goes, before
+   feedparser by a pass of its own).
 3. Otherwise feedparser reads it. A feed it calls malformed (``bozo``) is read as far as it
    goes, and the complaint returned as ``Malformed`` for the caller to warn about or report;
    one where it finds neither a feed version nor an entry is no feed (``is_feed``).
@@ -26,6 +28,7 @@ from ..xmlutil import (
     MAX_NAMESPACES,
     MarkupGuard,
     XMLTooComplex,
+    declared_encoding,
     forbid_entities,
     forbid_entities_in,
 )
@@ -76,6 +79,7 @@ def read_feed_input(feed: FeedInput, base_url: str | None = None, *,
                     want_parsed: bool = False) -> FeedRead:
     """read_feed_entries over a stream: the fast pass reads it a chunk at a time, and only a
     feed it gives up on is read again, whole, for feedparser (feedinput.py)."""
+    declared_encoding(next(feed.chunks(), b""))  # (the first chunk is kept, and read again)
     if not want_parsed and not mode.reference():
         try:
             entries = parse_feed_chunks(feed.chunks(), base_url, feed.whole)
@@ -96,6 +100,9 @@ def read_feed_entries(data: bytes, base_url: str | None = None, *,
     ``want_parsed``: feedparser's result is wanted (a news sitemap needs each entry's title).
     ``fast``: False when the fast pass has given up on the document already.
     """
+    # Refused, by either path: an unknown or unusable declared encoding (xmlutil's one rule);
+    # feedparser would read such a feed as UTF-8 or Windows-1252, silently (issue 35, item 19)
+    declared_encoding(data[:1024])
     if fast and not want_parsed and not mode.reference():
         try:
             entries = parse_feed_entries(data, base_url)
