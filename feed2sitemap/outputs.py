@@ -130,7 +130,8 @@ class OutputSet:
         """Make sure a temporary can be made where the output lies, before reading anything."""
         assert self.directory is not None
         try:
-            os.unlink(make_temp(self.directory, temp_prefix(os.path.basename(path))))
+            with deferred_signals():  # (made and removed: no signal between leaves it behind)
+                os.unlink(make_temp(self.directory, temp_prefix(os.path.basename(path))))
         except OSError as exc:
             raise OutputError(
                 f"{path}: cannot write: no temporary file can be made in {self.directory} "
@@ -162,10 +163,13 @@ class OutputSet:
 
             where = tempfile.gettempdir()
         try:
-            temp = make_temp(where, temp_prefix(os.path.basename(self.path)))
+            # made and listed for abort() at once: a signal between the two left an empty
+            # temporary behind (issue 35, item 21)
+            with deferred_signals():
+                temp = make_temp(where, temp_prefix(os.path.basename(self.path)))
+                self._temps.append(temp)
         except OSError as exc:
             raise OutputError(f"cannot write in {where}: {exc.strerror}") from None
-        self._temps.append(temp)
         info.temp = temp
         return open(temp, "wb"), info
 
@@ -325,10 +329,11 @@ class OutputSet:
                 self.not_removed.append((path, str(exc.strerror or exc)))
 
     def abort(self) -> None:
-        for temp in self._temps:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-        self._temps.clear()
+        with deferred_signals():  # (a signal now would leave the rest of them behind)
+            for temp in self._temps:
+                with contextlib.suppress(OSError):
+                    os.unlink(temp)
+            self._temps.clear()
         for spool in self._spools:
             spool.close()
         self._spools.clear()

@@ -6,6 +6,11 @@ through the library."""
 from __future__ import annotations
 
 import os
+import random
+import signal
+import subprocess
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -14,7 +19,7 @@ from feed2sitemap import Report
 from feed2sitemap.errors import InputError
 from feed2sitemap.readers.feed import read_feed
 
-from .conftest import run
+from .conftest import command, run
 
 OLD = b"the earlier, good sitemap"
 
@@ -61,6 +66,14 @@ def library_links(data: bytes, *args: str) -> list[str]:
     report = Report()
     return [loc for batch in read_feed(io.BytesIO(data), "feed.xml", report)
             for loc in batch.locs]
+
+
+def _feed(n: int) -> bytes:
+    items = "".join(f"<item><link>https://e.example/p/{i}</link>"
+                    f"<pubDate>Tue, 05 Mar 2024 10:15:00 GMT</pubDate></item>\n"
+                    for i in range(n))
+    return ('<?xml version="1.0" encoding="utf-8"?>\n<rss version="2.0"><channel><title>t'
+            f"</title><link>https://e.example/</link>\n{items}</channel></rss>\n").encode()
 
 
 # --- 19. a declared encoding that is unknown or unusable ------------------------------------------
@@ -194,3 +207,86 @@ def test_an_escaped_reference_in_an_rss_link_is_read_as_feedparser_reads_it(
     # "?a=1&b;=2") stands, in both paths; only an undefined reference gets its ";" back
     data = _rss_items("", "https://e.example/q?a=1&amp;b;=2")
     assert library_links(data) == ["https://e.example/q?a=1&b=2", "https://e.example/c"]
+
+
+# --- 21. signals at any moment of a run -----------------------------------------------------------
+
+_STARTED = "import 'feed2sitemap._entry'"  # (PYTHONVERBOSE's line once the module has run)
+
+
+def _signalled_run(args: list[str], env: dict[str, str], signum: int, delay: float
+                   ) -> tuple[int, list[str]]:
+    """Run the command, and send ``signum`` ``delay`` seconds after our code has started
+    running (Python's verbose import trace says when: before that moment a signal meets
+    Python's own start-up). The command's own stderr lines, without the trace."""
+    lines: list[str] = []
+    started = threading.Event()
+    with subprocess.Popen(command() + args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, env={**env, "PYTHONVERBOSE": "1"}) as proc:
+
+        def drain() -> None:
+            assert proc.stderr is not None
+            for raw in proc.stderr:
+                line = raw.decode(errors="replace")
+                lines.append(line)
+                if line.startswith(_STARTED):
+                    started.set()
+            started.set()
+
+        reader = threading.Thread(target=drain, daemon=True)
+        reader.start()
+        assert started.wait(30), "the command never started"
+        time.sleep(delay)
+        proc.send_signal(signum)
+        code = proc.wait(60)
+        reader.join(30)
+    # the command's own lines (one written as the process ends may follow a line of the
+    # import trace that was not ended yet), and any traceback
+    ours = [line[line.find("feed2sitemap: "):].rstrip("\n") if "feed2sitemap: " in line
+            else line for line in lines if "feed2sitemap: " in line or "Traceback" in line
+            or "Error" in line or "Interrupt" in line]
+    return code, ours
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_at_any_moment_ends_cleanly(signum: int, tmp_path: Path, out: Path,
+                                             mode_env: dict[str, str]) -> None:
+    # Ctrl-C at start-up gave a KeyboardInterrupt traceback and exit 1; SIGHUP killed without
+    # cleanup; a late SIGTERM left an empty temporary behind
+    src = tmp_path / "in.rss"
+    src.write_bytes(_feed(3_000))
+    more = ["--max-urls", "1000", "--base-url", "https://e.example/"]  # an index, 3 parts
+    args = [str(src), "-o", str(out), *more]
+    new = tmp_path / "new" / "sitemap.xml"
+    new.parent.mkdir()
+    done = run(str(src), "-o", str(new), *more, env=mode_env)
+    assert done.returncode == 0, done.stderr
+    expected = {p.name: p.read_bytes() for p in new.parent.iterdir()}
+    parts = sorted(expected)
+    assert len(parts) == 4
+    how = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated",
+           signal.SIGHUP: "hung up"}[signum]
+    rng = random.Random(signum)
+    span = 0.0
+    for attempt in range(7):
+        for p in out.parent.iterdir():
+            p.unlink()
+        out.write_bytes(OLD)
+        delay = 0.0 if attempt == 0 else rng.uniform(0, max(span, 0.05) * 1.2)
+        started = time.monotonic()
+        code, err = _signalled_run(args, mode_env, signum, delay)
+        span = max(span, time.monotonic() - started)
+        assert not [line for line in err if "Traceback" in line], (delay, err)
+        names = sorted(p.name for p in out.parent.iterdir())
+        assert not [n for n in names if n.endswith(".tmp")], (delay, names)
+        if code in (0, -signum):  # the signal came once the run was over (its last moments:
+            # Python's shutdown puts the default actions back, the shell reports 128 + n)
+            assert names == parts
+            assert {n: (out.parent / n).read_bytes() for n in names} == expected
+            continue
+        assert code == 128 + signum, (delay, code, err)
+        assert err and err[-1].startswith(f"feed2sitemap: {how}"), err
+        if "after the output was written" in err[-1]:
+            assert {n: (out.parent / n).read_bytes() for n in names} == expected
+        else:
+            assert names == ["sitemap.xml"] and out.read_bytes() == OLD, (delay, names)
