@@ -290,3 +290,82 @@ def test_a_signal_at_any_moment_ends_cleanly(signum: int, tmp_path: Path, out: P
             assert {n: (out.parent / n).read_bytes() for n in names} == expected
         else:
             assert names == ["sitemap.xml"] and out.read_bytes() == OLD, (delay, names)
+
+
+# --- 22. a rename that fails half-way through a commit ------------------------------------------
+
+SPLIT = ["--max-urls", "1000", "--base-url", "https://e.example/"]
+
+
+def _urls(tmp_path: Path, name: str, version: int) -> Path:
+    path = tmp_path / name
+    path.write_text("".join(f"https://e.example/p/{i}?v={version}\n" for i in range(3000)))
+    return path
+
+
+def _first_set(tmp_path: Path, env: dict[str, str]) -> tuple[Path, dict[str, bytes]]:
+    out = tmp_path / "set" / "sitemap.xml"
+    out.parent.mkdir()
+    first = run(str(_urls(tmp_path, "a.txt", 1)), "-o", str(out), *SPLIT, env=env)
+    assert first.returncode == 0, first.stderr
+    files = {p.name: p.read_bytes() for p in out.parent.iterdir()}
+    assert sorted(files) == ["sitemap-1.xml", "sitemap-2.xml", "sitemap-3.xml", "sitemap.xml"]
+    return out, files
+
+
+def _as_it_was(out: Path, files: dict[str, bytes]) -> None:
+    assert {p.name: p.read_bytes() for p in out.parent.iterdir()} == files
+
+
+def _root_tool(*args: str) -> bool:
+    try:
+        return subprocess.run(args, capture_output=True, timeout=20).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def test_an_immutable_part_is_found_before_the_first_rename(tmp_path: Path,
+                                                           mode_env: dict[str, str]) -> None:
+    # the rename of part 3 failed after parts 1 and 2 had been replaced
+    out, files = _first_set(tmp_path, mode_env)
+    part = out.parent / "sitemap-3.xml"
+    if not _root_tool("chattr", "+i", str(part)):
+        pytest.skip("chattr +i needs root and a file system with inode flags")
+    try:
+        result = run(str(_urls(tmp_path, "b.txt", 2)), "-o", str(out), *SPLIT, env=mode_env)
+    finally:
+        _root_tool("chattr", "-i", str(part))
+    assert result.returncode == 1
+    one_line(result.stderr, "sitemap-3.xml: cannot write: it is immutable",
+             "nothing was changed")
+    _as_it_was(out, files)
+
+
+def test_a_rename_that_fails_half_way_is_rolled_back(tmp_path: Path,
+                                                     mode_env: dict[str, str]) -> None:
+    # a file mounted over part 2 (EBUSY on rename): a failure no check before the commit sees
+    out, files = _first_set(tmp_path, mode_env)
+    part = out.parent / "sitemap-2.xml"
+    blocker = tmp_path / "blocker"
+    blocker.write_bytes(files["sitemap-2.xml"])
+    if not _root_tool("mount", "--bind", str(blocker), str(part)):
+        pytest.skip("a bind mount needs root")
+    try:
+        result = run(str(_urls(tmp_path, "b.txt", 2)), "-o", str(out), *SPLIT, env=mode_env)
+        library = _library_write(out)
+    finally:
+        _root_tool("umount", str(part))
+    assert result.returncode == 1
+    one_line(result.stderr, "sitemap-2.xml: cannot write:", "nothing was changed")
+    assert "nothing was changed" in library
+    _as_it_was(out, files)  # part 1 put back, no temporary or backup left, no journal
+
+
+def _library_write(out: Path) -> str:
+    from feed2sitemap import Limits, Record, write
+    from feed2sitemap.errors import OutputError
+
+    records = [Record(f"https://e.example/p/{i}?v=3") for i in range(3000)]
+    with pytest.raises(OutputError) as caught:
+        write(records, str(out), base_url="https://e.example/", limits=Limits(max_urls=1000))
+    return str(caught.value)
