@@ -369,3 +369,49 @@ def _library_write(out: Path) -> str:
     with pytest.raises(OutputError) as caught:
         write(records, str(out), base_url="https://e.example/", limits=Limits(max_urls=1000))
     return str(caught.value)
+
+
+# --- 23. the memory a feed's entries take ---------------------------------------------------------
+
+CAP = 64 * 1024 * 1024
+
+
+def _over_the_cap(kind: str) -> bytes:
+    """A feed just past 64 MiB that reads quickly: few entries, each with a long text."""
+    text = "x" * 60_000
+    if kind == "json":
+        items = ",".join(f'{{"id": "{i}", "url": "https://e.example/p/{i}", '
+                         f'"content_text": "{text}"}}' for i in range(1130))
+        return ('{"version": "https://jsonfeed.org/version/1.1", "title": "t", "items": ['
+                + items + "]}").encode()
+    items = "".join(f"<item><link>https://e.example/p/{i}</link><description>{text}"
+                    "</description></item>\n" for i in range(1130))
+    return ('<?xml version="1.0"?>\n<rss version="2.0"><channel><title>t</title>\n' + items
+            + "</channel></rss>\n").encode()
+
+
+@pytest.mark.parametrize("kind", ["rss", "json"])
+def test_a_feed_past_the_default_cap_is_refused_in_bounded_memory(
+        kind: str, tmp_path: Path, out: Path, mode_env: dict[str, str]) -> None:
+    # at the former 256 MiB default a feed of bare items took 918 MB, a JSON Feed 2 GB: the
+    # default is 64 MiB (the densest RSS at the cap: 278 MB; a JSON Feed: 569 MB)
+    from feed2sitemap.readers.feed import DEFAULT_MAX_FEED_BYTES
+
+    from .test_security import run_measured
+
+    assert DEFAULT_MAX_FEED_BYTES == CAP
+    data = _over_the_cap(kind)
+    assert CAP < len(data) < CAP + (2 << 20)
+    src = tmp_path / f"big.{kind}"
+    src.write_bytes(data)
+    # (run_measured starts the command in this process's environment: mode_env's mode)
+    result = run_measured([str(src), "-o", str(out)])
+    assert result.code == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "larger than 67,108,864 bytes" in lines[0], lines
+    assert "--max-feed-bytes" in lines[0]
+    assert result.peak_mb < 200
+    untouched(out)
+    taken = run(str(src), "-t", "text", "--max-feed-bytes", str(len(data)), env=mode_env)
+    assert taken.returncode == 0, taken.stderr
+    assert taken.stdout.count(b"\n") == 1130
