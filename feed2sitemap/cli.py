@@ -153,7 +153,7 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
     INPUT is a file, an http(s) URL, a robots.txt (its Sitemap: lines) or - for stdin (the
     default), plain or gzip-compressed. Messages go to
     stderr. Exit status: 0 success (warnings allowed), 1 bad data or nothing to write,
-    2 bad usage, 130/143 interrupted.
+    2 bad usage, 130/143/129 interrupted (Ctrl-C, SIGTERM, SIGHUP).
 
     Several inputs are read in order and a URL's copies are merged (newest lastmod wins); with
     one input the first copy wins. Grow a sitemap from a feed in place:

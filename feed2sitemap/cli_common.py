@@ -1,6 +1,6 @@
 """What the commands share: messages in the command line's terms, the progress line, the
 summary, and how library errors and signals become exit codes (1 bad data, 2 bad usage,
-130 Ctrl-C, 143 SIGTERM)."""
+130 Ctrl-C, 143 SIGTERM, 129 SIGHUP)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,12 @@ PROG = "feed2sitemap"
 
 
 class Terminated(BaseException):
-    """SIGTERM, raised in the main thread so that temporaries are removed on the way out."""
+    """SIGTERM, or SIGHUP (a closed terminal or ssh session), raised in the main thread so
+    that temporaries are removed on the way out, as they are for Ctrl-C."""
+
+    def __init__(self, signum: int = 15) -> None:
+        super().__init__(signum)
+        self.signum = signum
 
 
 class Interrupted(BaseException):
@@ -33,29 +38,72 @@ class Interrupted(BaseException):
     turns that into "Aborted!" and exit 1 while it parses the options."""
 
 
-def on_sigint(signum: int, frame: Optional[FrameType]) -> None:
-    raise Interrupted
+# The run's state for the signal handler: "running" (a signal raises, once), "stopping" (the
+# first one is being handled: the cleanup runs to its end, later signals are ignored) or
+# "done" (the run is over: a signal changes nothing).
+_run_state = "running"
+
+
+def on_signal(signum: int, frame: Optional[FrameType]) -> None:
+    """SIGINT raises Interrupted, SIGTERM and SIGHUP Terminated, the first time only: a second
+    Ctrl-C must not cut short the removal of the temporaries (issue 35, item 21)."""
+    global _run_state
+    if _run_state != "running":
+        return
+    _run_state = "stopping"
+    import signal
+
+    raise Interrupted if signum == signal.SIGINT else Terminated(signum)
+
+
+on_sigint = on_sigterm = on_signal  # (their earlier names)
+
+
+def start_run(signums: tuple[int, ...]) -> None:
+    """The console script's command is about to run: ``signums`` raise from now on."""
+    import signal
+
+    global _run_state
+    _run_state = "running"
+    for signum in signums:
+        signal.signal(signum, on_signal)
+
+
+def end_run() -> None:
+    """The command has ended (its output in place, or its failure reported)."""
+    global _run_state
+    _run_state = "done"
+
+
+def signal_code(exc: BaseException) -> Optional[int]:
+    """The exit code of a run a signal ended (128 + its number), None for other exceptions."""
+    if isinstance(exc, (KeyboardInterrupt, Interrupted)):
+        return 130
+    if isinstance(exc, Terminated):
+        return 128 + exc.signum
+    return None
+
+
+def _how(code: int) -> str:
+    return {130: "interrupted", 129: "hung up"}.get(code, "terminated")
 
 
 def prepare_process() -> None:
-    """What a command's own process sets up before it runs: SIGTERM ends it as Ctrl-C does,
-    and the modules loaded so far (click, feedparser, ...), which live as long as the process,
-    are moved out of the collector's sight, so that its full collections, which a run of a
-    million records triggers a few dozen times, walk only what the run itself holds."""
+    """What a command's own process sets up before it runs: SIGTERM and SIGHUP end it as
+    Ctrl-C does, and the modules loaded so far (click, feedparser, ...), which live as long as
+    the process, are moved out of the collector's sight, so that its full collections, which a
+    run of a million records triggers a few dozen times, walk only what the run itself holds."""
     import gc
     import signal
 
-    signal.signal(signal.SIGTERM, on_sigterm)
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGHUP, on_signal)
     gc.freeze()
 
 
 class StdoutGone(BaseException):
     """stdout's reader has gone (`feed2sitemap ... | head -1`). Not an Exception: click would
     turn a broken pipe into exit 1; the console script ends the way other filters do."""
-
-
-def on_sigterm(signum: int, frame: Optional[FrameType]) -> None:
-    raise Terminated
 
 
 def say(text: str) -> None:
@@ -223,27 +271,27 @@ class _Failed(click.ClickException):
 
 class Command(click.Command):
     """A click command that turns the library's errors and signals into messages and exit codes
-    (1 bad data, 2 bad usage, 130 Ctrl-C, 143 SIGTERM) instead of tracebacks."""
+    (1 bad data, 2 bad usage, 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP) instead of tracebacks."""
 
     def invoke(self, ctx: click.Context) -> Any:
         progress = ctx.meta.setdefault(PROGRESS_KEY, Progress())
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            end_run()  # done: a signal from here on finds the output in place
+            return result
         except Feed2SitemapError as exc:
             raise _Failed(render(str(exc)), 2 if isinstance(exc, OptionError) else 1) from None
-        except (KeyboardInterrupt, Interrupted):
-            raise _Failed(_stopped("interrupted", progress), 130) from None
-        except Terminated:
-            raise _Failed(_stopped("terminated", progress), 143) from None
+        except (KeyboardInterrupt, Interrupted, Terminated) as exc:
+            code = signal_code(exc) or 130
+            raise _Failed(_stopped(_how(code), progress), code) from None
         except BrokenPipeError:
             raise StdoutGone from None
         except RuntimeError as exc:  # a signal while a class was made (see unwrapped_signal)
             caught = unwrapped_signal(exc)
             if caught is None:
                 raise
-            how, code = ("terminated", 143) if isinstance(caught, Terminated) else \
-                ("interrupted", 130)
-            raise _Failed(_stopped(how, progress), code) from None
+            code = signal_code(caught) or 130
+            raise _Failed(_stopped(_how(code), progress), code) from None
 
 
 def unwrapped_signal(exc: RuntimeError) -> Optional[BaseException]:
@@ -258,7 +306,7 @@ PROGRESS_KEY = "feed2sitemap.progress"
 
 
 def _stopped(how: str, progress: Progress) -> str:
-    # Ctrl-C and SIGTERM are held while files are put in place (filesafety.deferred_signals),
+    # Ctrl-C, SIGTERM and SIGHUP are held while files are put in place (deferred_signals),
     # so either all of the output is in place or none of it.
     if progress.written:
         return f"{how} after the output was written"

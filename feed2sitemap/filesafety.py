@@ -13,14 +13,15 @@ import fcntl
 import os
 import signal
 import stat
+import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
 from typing import Optional
 
 __all__ = ["DirectoryLock", "LockTimeout", "deferred_signals", "find_base", "is_special",
-           "keep_metadata", "leaves", "make_temp", "move_into_place", "real_target", "same_bytes",
-           "same_file"]
+           "keep_metadata", "leaves", "link_backup", "make_temp", "move_into_place", "pinned",
+           "real_target", "same_bytes", "same_file"]
 
 
 def real_target(path: str) -> str:
@@ -124,6 +125,47 @@ def move_into_place(temp: str, target: str) -> None:
             os.unlink(near)
         raise
     os.unlink(temp)
+
+
+def link_backup(target: str, prefix: str) -> Optional[str]:
+    """A second name for ``target`` beside it (a hard link, named like make_temp's
+    temporaries, so that a run killed before it is removed leaves what the next run cleans),
+    through which a rename over ``target`` can be undone; None when there is no file or the
+    file system links none."""
+    directory = os.path.dirname(os.path.abspath(target))
+    for _ in range(100):
+        name = prefix + "".join(_TEMP_CHARS[b % len(_TEMP_CHARS)] for b in os.urandom(8))
+        path = os.path.join(directory, name + ".tmp")
+        try:
+            os.link(target, path, follow_symlinks=False)
+        except FileExistsError:
+            continue
+        except OSError:
+            return None
+        return path
+    return None
+
+
+# Linux's inode flags (linux/fs.h): FS_IOC_GETFLAGS, and the immutable and append-only bits
+_FS_IOC_GETFLAGS = 0x80086601
+_PINNED_FLAGS = 0x10 | 0x20
+
+
+def pinned(path: str) -> bool:
+    """Whether ``path`` is immutable or append-only (chattr +i / +a): then not even root may
+    rename over it, or create or remove a name in it when it is a directory. False where the
+    file system or the system keeps no such flags."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        flags = int.from_bytes(fcntl.ioctl(fd, _FS_IOC_GETFLAGS, bytes(4)), sys.byteorder)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return bool(flags & _PINNED_FLAGS)
 
 
 _DEFERRED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)

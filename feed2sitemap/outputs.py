@@ -10,7 +10,7 @@ import os
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import IO, Optional, Protocol
+from typing import IO, NamedTuple, Optional, Protocol
 
 from .errors import OptionError, OutputError
 from .filesafety import (
@@ -20,8 +20,10 @@ from .filesafety import (
     is_special,
     keep_metadata,
     leaves,
+    link_backup,
     make_temp,
     move_into_place,
+    pinned,
     real_target,
     same_bytes,
 )
@@ -130,7 +132,8 @@ class OutputSet:
         """Make sure a temporary can be made where the output lies, before reading anything."""
         assert self.directory is not None
         try:
-            os.unlink(make_temp(self.directory, temp_prefix(os.path.basename(path))))
+            with deferred_signals():  # (made and removed: no signal between leaves it behind)
+                os.unlink(make_temp(self.directory, temp_prefix(os.path.basename(path))))
         except OSError as exc:
             raise OutputError(
                 f"{path}: cannot write: no temporary file can be made in {self.directory} "
@@ -162,10 +165,13 @@ class OutputSet:
 
             where = tempfile.gettempdir()
         try:
-            temp = make_temp(where, temp_prefix(os.path.basename(self.path)))
+            # made and listed for abort() at once: a signal between the two left an empty
+            # temporary behind (issue 35, item 21)
+            with deferred_signals():
+                temp = make_temp(where, temp_prefix(os.path.basename(self.path)))
+                self._temps.append(temp)
         except OSError as exc:
             raise OutputError(f"cannot write in {where}: {exc.strerror}") from None
-        self._temps.append(temp)
         info.temp = temp
         return open(temp, "wb"), info
 
@@ -205,10 +211,11 @@ class OutputSet:
         creating = [n for _, n, t in changed if not os.path.lexists(self._final(n))]
         creating += [n for n in kept if not self.previous.owns(n)]
         journal = journal_path(self.previous.directory, self.previous.name)
+        self._check_replaceable(changed)
         with deferred_signals():
             if len(plan) + len(kept) > 1 and creating:
                 self._write_journal(journal, creating)
-            self._put_in_place(plan)
+            self._put_in_place(plan, journal)
             if self.progress is not None:
                 self.progress.committed()
             self._remove_stale(set(names) | set(kept))
@@ -271,6 +278,25 @@ class OutputSet:
                     "feed2sitemap replaces only the parts it wrote. Move it away or choose "
                     "another -o name; nothing was changed")
 
+    def _check_replaceable(self, changed: list[tuple[FileInfo, str, str]]) -> None:
+        """Before the first rename, that every file to be replaced can be: a rename that
+        failed at the third part left the first two new and the rest old (issue 35, item 22).
+        Its directory must be writable (access() also says no on a read-only file system, even
+        to root), and neither the file nor the directory immutable or append-only (chattr,
+        which stops root too). Without ``atomic`` a file that exists is written in place:
+        only the file counts. What no check foresees is undone (_put_in_place)."""
+        for _, name, target in changed:
+            final = self._final(name)
+            directory = os.path.dirname(os.path.abspath(target))
+            in_place = not self.atomic and os.path.exists(target)
+            why = ("its directory is not writable"
+                   if not in_place and not os.access(directory, os.W_OK)
+                   else "it is immutable or append-only (chattr)" if pinned(target)
+                   else "its directory is immutable or append-only (chattr)"
+                   if not in_place and pinned(directory) else None)
+            if why is not None:
+                raise OutputError(f"{final}: cannot write: {why}; nothing was changed")
+
     def _write_journal(self, journal: str, names: list[str]) -> None:
         temp = make_temp(os.path.dirname(journal), temp_prefix(self.previous.name))
         with open(temp, "w", encoding="utf-8") as f:
@@ -278,33 +304,67 @@ class OutputSet:
         os.chmod(temp, self._mode)
         os.replace(temp, journal)
 
-    def _put_in_place(self, plan: list[tuple[FileInfo, str, str]]) -> None:
-        done: list[str] = []
-        for info, name, target in plan:
-            final = self._final(name)
-            assert info.temp is not None
-            try:
+    def _put_in_place(self, plan: list[tuple[FileInfo, str, str]], journal: str) -> None:
+        """Rename (copy, without ``atomic``) each file over its target, in order. Should one
+        fail, the files renamed before it are put back from the second name each old file
+        was given first (link_backup), and those this run created are removed (with the
+        journal that named them): all old, or all new (issue 35, item 22)."""
+        done: list[_Done] = []
+        prefix = temp_prefix(os.path.basename(self.path or ""))
+        try:
+            for info, name, target in plan:
+                final = self._final(name)
+                assert info.temp is not None
                 if info.unchanged:
                     os.unlink(info.temp)
                     self.unchanged.append(final)
                 elif self.atomic:
                     keep_metadata(info.temp, target, self._mode)
-                    move_into_place(info.temp, target)
-                    done.append(final)
+                    existed = os.path.lexists(target)
+                    backup = link_backup(target, prefix) if existed else None
+                    try:
+                        move_into_place(info.temp, target)
+                    except OSError:
+                        if backup is not None:
+                            os.unlink(backup)
+                        raise
+                    done.append(_Done(final, target, existed, backup))
                 else:
                     _copy_over(info.temp, target)
                     os.unlink(info.temp)
-                    done.append(final)
-            except OSError as exc:
-                left = [self._final(n) for i, n, _ in plan if i.temp in self._temps
-                        and not i.unchanged]
-                raise OutputError(
-                    f"{final}: cannot write: {exc.strerror or exc}; "
-                    + (f"replaced {', '.join(done)}; " if done else "")
-                    + f"not replaced: {', '.join(left)}") from None
-            (self._adopted if info.temp in self._adopted else self._temps).remove(info.temp)
-            info.temp = None
-            info.path = final
+                    done.append(_Done(final, target, True, None))
+                (self._adopted if info.temp in self._adopted else self._temps).remove(info.temp)
+                info.temp = None
+                info.path = final
+        except OSError as exc:
+            left = self._roll_back(done)
+            if not left:
+                with contextlib.suppress(OSError):
+                    os.unlink(journal)
+            raise OutputError(f"{final}: cannot write: {exc.strerror or exc}; " + (
+                f"replaced {', '.join(left)}, the rest left as it was" if left
+                else "nothing was changed")) from None
+        for step in done:
+            if step.backup is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(step.backup)
+
+    @staticmethod
+    def _roll_back(done: list[_Done]) -> list[str]:
+        """Undo the steps in ``done``, last first; the files left replaced (a copy over a
+        file, without ``atomic``, cannot be undone)."""
+        left: list[str] = []
+        for step in reversed(done):
+            try:
+                if step.backup is not None:
+                    os.replace(step.backup, step.target)
+                elif not step.existed:  # created by this run
+                    os.unlink(step.target)
+                else:
+                    left.append(step.final)
+            except OSError:
+                left.append(step.final)
+        return left[::-1]
 
     def _remove_stale(self, written: set[str]) -> None:
         """Remove the earlier run's files (ours: listed by its index, or named in an interrupted
@@ -325,13 +385,23 @@ class OutputSet:
                 self.not_removed.append((path, str(exc.strerror or exc)))
 
     def abort(self) -> None:
-        for temp in self._temps:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-        self._temps.clear()
+        with deferred_signals():  # (a signal now would leave the rest of them behind)
+            for temp in self._temps:
+                with contextlib.suppress(OSError):
+                    os.unlink(temp)
+            self._temps.clear()
         for spool in self._spools:
             spool.close()
         self._spools.clear()
+
+
+class _Done(NamedTuple):
+    """One file put in place by a commit, and how to undo it."""
+
+    final: str  # the name in the output's directory
+    target: str  # the file renamed over (a link's target)
+    existed: bool  # a file was there before
+    backup: Optional[str]  # the old file's second name (link_backup), or None
 
 
 def _copy_over(temp: str, target: str) -> None:

@@ -22,6 +22,7 @@ from typing import Any, Optional, Union
 
 from .batch import Batch, batched, unbatched
 from .errors import InputError, OptionError, OutputError
+from .filesafety import deferred_signals
 from .limits import Profile, get_profile
 from .merge import DEFAULT_MEMORY_LIMIT, MergeCounts
 from .naming import partition_part_name, temp_prefix
@@ -210,8 +211,9 @@ def write_partition(items: Items, directory: str, stem: str, partition: int, *,
 
     def open_part(k: int) -> tuple[Any, FileInfo]:
         final = partition_part_name(name, partition, k)
-        fd, temp = _mkstemp(directory, final)
-        temps.append(temp)
+        with deferred_signals():  # made and listed at once (issue 35, item 21)
+            fd, temp = _mkstemp(directory, final)
+            temps.append(temp)
         return os.fdopen(fd, "wb"), FileInfo(os.path.join(directory, final))
 
     try:
@@ -232,9 +234,10 @@ def write_partition(items: Items, directory: str, stem: str, partition: int, *,
         raise OutputError(f"{directory}: cannot write partition {partition}: "
                           f"{exc.strerror or exc}") from None
     finally:
-        for temp in temps:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
+        with deferred_signals():  # (a signal now would leave the rest of them behind)
+            for temp in temps:
+                with contextlib.suppress(OSError):
+                    os.unlink(temp)
 
 
 def _check_stem(stem: Any) -> None:

@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterator
 
 from .errors import OutputError
-from .filesafety import keep_metadata, make_temp, move_into_place, real_target
+from .filesafety import deferred_signals, keep_metadata, make_temp, move_into_place, real_target
 from .limits import MAX_ROBOTS_BYTES
 
 __all__ = ["MAX_ROBOTS_BYTES", "check_robots_path", "update_robots"]
@@ -218,17 +218,21 @@ def _replace(path: str, target: str, data: bytes) -> None:
     directory = os.path.dirname(os.path.abspath(target))
     mask = os.umask(0)
     os.umask(mask)
-    try:
-        temp = make_temp(directory, f".{os.path.basename(target)}.")
-    except OSError as exc:
-        raise OutputError(f"{path}: cannot write: no temporary file can be made in {directory} "
-                          f"({exc.strerror}){_UNTOUCHED}") from None
-    try:
-        with open(temp, "wb") as f:
-            f.write(data)
-        keep_metadata(temp, target, 0o666 & ~mask)
-        move_into_place(temp, target)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise OutputError(f"{path}: cannot write: {exc.strerror or exc}{_UNTOUCHED}") from None
+    # Held: a signal while the temporary exists (an interrupted run raises there) left it
+    # behind, empty or not (issue 35, item 21); the file is small, the hold short.
+    with deferred_signals():
+        try:
+            temp = make_temp(directory, f".{os.path.basename(target)}.")
+        except OSError as exc:
+            raise OutputError(f"{path}: cannot write: no temporary file can be made in "
+                              f"{directory} ({exc.strerror}){_UNTOUCHED}") from None
+        try:
+            with open(temp, "wb") as f:
+                f.write(data)
+            keep_metadata(temp, target, 0o666 & ~mask)
+            move_into_place(temp, target)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            why = exc.strerror or exc
+            raise OutputError(f"{path}: cannot write: {why}{_UNTOUCHED}") from None

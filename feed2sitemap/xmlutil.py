@@ -10,8 +10,8 @@ from typing import IO, Any
 from xml.parsers import expat
 
 __all__ = ["ENTITIES_REFUSED", "EntitiesForbidden", "MarkupGuard", "XMLRefused", "XMLTooComplex",
-           "escape_specials", "expat_input", "forbid_entities", "forbid_entities_in",
-           "needs_escaping", "safe_expat_parser", "xml_escape"]
+           "declared_encoding", "escape_specials", "expat_input", "forbid_entities",
+           "forbid_entities_in", "needs_escaping", "safe_expat_parser", "xml_escape"]
 
 # Bounds on what a parser must hold for hostile XML, far above any real sitemap or feed (the
 # deepest we have seen is about 12 levels, the most namespaces about 40). They are checked in the
@@ -220,7 +220,9 @@ def forbid_entities_in(data: bytes) -> None:
 
 @functools.cache  # (compiled when first used: most runs need none of it, start-up time)
 def _declared() -> re.Pattern[bytes]:
-    return re.compile(rb"<\?xml[^>]*?\sencoding\s*=\s*[\"']([^\"']{0,64})[\"']")
+    # the whole name, however long (a bounded regex would let a longer one through to expat,
+    # which then asks Python for it: a LookupError); the head read is bounded instead
+    return re.compile(rb"<\?xml[^>]*?\sencoding\s*=\s*[\"']([^\"']*)[\"']")
 
 
 # Encodings expat decodes itself, by the name it knows them under (forced, so "utf8" or
@@ -230,6 +232,73 @@ _EXPAT_NATIVE = {"utf-8": "UTF-8", "ascii": "US-ASCII", "iso8859-1": "ISO-8859-1
 # are no character set at all.
 _NOT_CHARSETS = {"utf-7", "idna", "punycode", "unicode-escape", "raw-unicode-escape"}
 _ASCII_PROBE = "<?xml version='1.0' encoding=\"x\"?><a:b c='&#38;'>/\n</a:b>"
+_HEAD = 1 << 10  # bytes in which the XML declaration must end
+_MAX_ENCODING_NAME = 64  # characters: the longest name Python knows is 23 ("iso2022_jp_2004"...)
+# A byte-order mark, and the encoding it forces on expat (a declaration cannot override it).
+_BOMS = ((codecs.BOM_UTF8, "UTF-8", "utf-8-sig"), (codecs.BOM_UTF16_LE, "UTF-16", "utf-16"),
+         (codecs.BOM_UTF16_BE, "UTF-16", "utf-16"))
+
+
+def declared_encoding(head: bytes) -> tuple[str | None, str | None]:
+    """The one rule on a declared encoding (sitemaps, feeds by either path, ``check``):
+    (Python's codec name to transcode from, or None; the encoding to force on expat, or None:
+    expat reads the document as it is). ``head`` is the document's first bytes (1 KiB or all).
+
+    A byte-order mark decides the bytes; the declaration must still name a known character
+    encoding (feedparser would otherwise try the name first). Without one, the declared name
+    must be a known ASCII-compatible character encoding: an unknown name, a codec that is no
+    character set (rot13, idna, UTF-7) or one whose bytes are not ASCII-compatible (EBCDIC, a
+    UTF-16 declaration in ASCII bytes) raises XMLRefused naming it: read as UTF-8 anyway, the
+    document would say something else than its author meant (issue 35, item 19). Bytes that are
+    not ASCII-compatible from the start (UTF-16 or EBCDIC without a BOM) hold no declaration
+    this can read: expat, or feedparser's sniffing, decides them.
+    """
+    head = head[:_HEAD]
+    for bom, forced, codec in _BOMS:
+        if head.startswith(bom):
+            text = head.decode(codec, "replace").encode("utf-8", "replace")
+            name = _declared_name(text)
+            if name is not None:
+                _usable(name, ascii_bytes=False)
+            return None, forced
+    name = _declared_name(head)
+    if name is None:
+        return None, None
+    codec = _usable(name, ascii_bytes=True)
+    if codec in _EXPAT_NATIVE:
+        return None, _EXPAT_NATIVE[codec]
+    return codec, "UTF-8"
+
+
+def _declared_name(head: bytes) -> str | None:
+    body = head.lstrip(b" \t\r\n")
+    m = _declared().match(body)
+    if m is None:
+        if len(head) >= _HEAD and body.startswith(b"<?xml") and b"?>" not in body:
+            raise XMLRefused(f"an XML declaration longer than {_HEAD:,} bytes", 1)
+        return None
+    return m.group(1).decode("ascii", "replace")
+
+
+def _usable(name: str, *, ascii_bytes: bool) -> str:
+    """Python's name of the codec ``name`` declares, or XMLRefused."""
+    shown = repr(name if len(name) <= _MAX_ENCODING_NAME else name[:_MAX_ENCODING_NAME] + "...")
+    try:
+        if len(name) > _MAX_ENCODING_NAME:
+            raise LookupError(name)
+        info = codecs.lookup(name)
+    except (LookupError, ValueError):  # ValueError: a NUL in the name
+        raise XMLRefused(f"unknown encoding {shown} in the XML declaration", 1) from None
+    codec = info.name
+    try:
+        usable = getattr(info, "_is_text_encoding", True) and codec not in _NOT_CHARSETS and (
+            not ascii_bytes or _ASCII_PROBE.encode(codec) == _ASCII_PROBE.encode("ascii"))
+    except (UnicodeError, LookupError):
+        usable = False
+    if not usable:
+        raise XMLRefused(f"encoding {shown} in the XML declaration cannot be read: not an "
+                         "ASCII-compatible character encoding", 1)
+    return codec
 
 
 def expat_input(stream: IO[bytes]) -> tuple[IO[bytes], str | None]:
@@ -239,33 +308,13 @@ def expat_input(stream: IO[bytes]) -> tuple[IO[bytes], str | None]:
     expat decodes UTF-8, UTF-16, ISO-8859-1 and ASCII, and asks Python for other single-byte
     codecs; a multi-byte one (Shift_JIS, EUC-JP, GBK, Big5: legitimate for a sitemap) made
     pyexpat raise. Any ASCII-compatible character encoding Python knows is therefore decoded
-    here and handed over as UTF-8; an unknown name, a codec that is no character set (rot13,
-    idna, UTF-7) or one whose bytes are not ASCII-compatible (EBCDIC, a UTF-16 declaration in
-    ASCII bytes) raises XMLRefused naming the encoding.
+    here and handed over as UTF-8; what declared_encoding refuses raises XMLRefused.
     """
-    head = stream.peek(1 << 10)[: 1 << 10] if hasattr(stream, "peek") else b""
-    if head.startswith((codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return stream, None  # the BOM says it all (a contrary declaration is expat's error)
-    m = _declared().match(head.lstrip(b" \t\r\n"))
-    if m is None:
-        return stream, None
-    name = m.group(1).decode("ascii", "replace")
-    try:
-        info = codecs.lookup(name)
-    except (LookupError, ValueError):  # ValueError: a NUL in the name
-        raise XMLRefused(f"unknown encoding {name!r} in the XML declaration") from None
-    codec = info.name
-    if codec in _EXPAT_NATIVE:
-        return stream, _EXPAT_NATIVE[codec]
-    try:
-        usable = (getattr(info, "_is_text_encoding", True) and codec not in _NOT_CHARSETS
-                  and _ASCII_PROBE.encode(codec) == _ASCII_PROBE.encode("ascii"))
-    except (UnicodeError, LookupError):
-        usable = False
-    if not usable:
-        raise XMLRefused(f"encoding {name!r} in the XML declaration cannot be read: not an "
-                         "ASCII-compatible character encoding")
-    return io.BufferedReader(_Transcoder(stream, codec), 1 << 16), "UTF-8"
+    head = stream.peek(_HEAD)[:_HEAD] if hasattr(stream, "peek") else b""
+    codec, forced = declared_encoding(head)
+    if codec is None:
+        return stream, forced
+    return io.BufferedReader(_Transcoder(stream, codec), 1 << 16), forced
 
 
 class _Transcoder(io.RawIOBase):

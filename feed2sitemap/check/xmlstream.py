@@ -44,6 +44,7 @@ def check_encoding(head: bytes, f: FileCheck) -> bool:
     m = _DECL_ENCODING.match(body)
     if m is not None and m.group(1).lower().replace(b"_", b"-") not in (b"utf-8", b"utf8"):
         name = m.group(1).decode("ascii", "replace")
+        name = name if len(name) <= 64 else name[:64] + "..."  # (one line, however long)
         f.error("encoding", 1, m.start(1) + 1,
                 f"the XML declaration names encoding {name!r}; sitemaps.org requires UTF-8")
         return False
@@ -112,6 +113,8 @@ def parse_xml(stream: IO[bytes], parser: Any, guard: MarkupGuard, f: FileCheck,
     except UnicodeDecodeError as exc:  # transcoded by expat_input from another encoding
         f.error("encoding", parser.CurrentLineNumber, parser.CurrentColumnNumber + 1,
                 f"bytes that are not {exc.encoding}: {exc.reason}")
+    except LookupError as exc:  # expat asked Python for an encoding expat_input did not see
+        f.error("encoding", 1, 1, f"{str(exc)[:200]}; checking stopped here")
     except InputError as exc:  # a gzip stream that breaks off, a read error
         f.error("input", parser.CurrentLineNumber, parser.CurrentColumnNumber + 1, exc.reason)
     yield from f.pop_all()

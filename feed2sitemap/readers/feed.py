@@ -21,11 +21,14 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_MAX_FEED_BYTES", "read_feed"]
 
-# The fast pass streams a feed (feedinput.py), so its size costs no memory; feedparser, for the
-# feeds the pass gives up on, needs it whole and about ten times its size while parsing. So a
-# feed is refused above this size: 256 MiB is five times a 50,000-entry Atom feed with summaries
-# and content (49 MB); `max_feed_bytes` changes it. (A JSON Feed is read whole: jsonfeed.py.)
-DEFAULT_MAX_FEED_BYTES = 256 * 1024 * 1024
+# The fast pass streams a feed's bytes (feedinput.py), but holds each entry (about 200 bytes)
+# to the end, since it may still give the feed to feedparser, which needs it whole and about
+# fifteen times its size; a JSON Feed is parsed whole (jsonfeed.py), about nine times. At
+# 256 MiB a feed of bare items took 918 MB (2 GB as a JSON Feed): far past the memory a run
+# is documented to take (issue 35, item 23). 64 MiB is still above a 50,000-entry Atom feed
+# with summaries and content (49 MB); measured at the cap, with --no-dedupe: the densest RSS
+# 278 MB, a JSON Feed 569 MB, RSS read by feedparser 1.0 GB. `max_feed_bytes` changes it.
+DEFAULT_MAX_FEED_BYTES = 64 * 1024 * 1024
 
 
 def read_all(stream: IO[bytes], source: str, max_bytes: int) -> bytes:

@@ -37,7 +37,9 @@ class Doctype:
         # feedparser keeps it and calls the feed malformed: any such reference, feedparser.
         # Searched in this piece and each one after it (a DOCTYPE comes before the root); one
         # after the first piece could follow a reference read before: feedparser decides.
-        if sysid or pubid:
+        # (an empty system literal, SYSTEM "", names an external DTD all the same for expat:
+        # the reference was dropped silently, issue 35, item 20)
+        if sysid is not None or pubid is not None:
             if self.pieces:
                 raise FastPathUnsupported("a DOCTYPE with an external DTD after 64 KiB")
             self.external = True

@@ -6,9 +6,11 @@ the converter's reader (readers/feed.py) and by ``check``.
    video or alternates (an enclosure, Media RSS, itunes:image, an entry's hreflang link) is
    read by feedparser too, and extensions/feed.py maps its entries. In the reference mode
    (mode.reference()) the pass is not tried.
-2. Refused, by either path: a document that declares entities (xmlutil's one rule; feedparser
-   would expand internal ones) and one past a bound of xmlutil.MarkupGuard (checked by the
-   fast pass as it goes, before feedparser by a pass of its own).
+2. Refused, by either path: a declared encoding that is unknown or no ASCII-compatible
+   character encoding (xmlutil.declared_encoding, the sitemaps' rule), a document that
+   declares entities (xmlutil's one rule; feedparser would expand internal ones) and one
+   past a bound of xmlutil.MarkupGuard (checked by the fast pass as it goes, before
+   feedparser by a pass of its own).
 3. Otherwise feedparser reads it. A feed it calls malformed (``bozo``) is read as far as it
    goes, and the complaint returned as ``Malformed`` for the caller to warn about or report;
    one where it finds neither a feed version nor an entry is no feed (``is_feed``).
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Callable
 from typing import Any, NamedTuple
 from xml.parsers import expat
 
@@ -26,6 +29,7 @@ from ..xmlutil import (
     MAX_NAMESPACES,
     MarkupGuard,
     XMLTooComplex,
+    declared_encoding,
     forbid_entities,
     forbid_entities_in,
 )
@@ -76,6 +80,7 @@ def read_feed_input(feed: FeedInput, base_url: str | None = None, *,
                     want_parsed: bool = False) -> FeedRead:
     """read_feed_entries over a stream: the fast pass reads it a chunk at a time, and only a
     feed it gives up on is read again, whole, for feedparser (feedinput.py)."""
+    declared_encoding(next(feed.chunks(), b""))  # (the first chunk is kept, and read again)
     if not want_parsed and not mode.reference():
         try:
             entries = parse_feed_chunks(feed.chunks(), base_url, feed.whole)
@@ -96,6 +101,9 @@ def read_feed_entries(data: bytes, base_url: str | None = None, *,
     ``want_parsed``: feedparser's result is wanted (a news sitemap needs each entry's title).
     ``fast``: False when the fast pass has given up on the document already.
     """
+    # Refused, by either path: an unknown or unusable declared encoding (xmlutil's one rule);
+    # feedparser would read such a feed as UTF-8 or Windows-1252, silently (issue 35, item 19)
+    declared_encoding(data[:1024])
     if fast and not want_parsed and not mode.reference():
         try:
             entries = parse_feed_entries(data, base_url)
@@ -205,6 +213,36 @@ def _page_url(entry: dict[str, Any]) -> str | None:
     return link if isinstance(link, str) else None
 
 
+_NAME_REF = rb"&([A-Za-z0-9_]+);"  # (what feedparser's rewrite of an RSS <link> matches)
+
+
+def _kept_references(data: bytes) -> Callable[[str | None], str | None] | None:
+    """For a malformed feed (read by feedparser's loose parser, which keeps a reference to an
+    undefined entity as text): a function that gives such a reference back its ";" in a page
+    link, or None when the document holds none.
+
+    feedparser rewrites "&name;" to "&name" in the text of an RSS <link> (its fix for the
+    "?a=1&b;=2" its loose parser makes of "?a=1&b=2"), so "/a/&secret;/b" became "/a/&secret/b"
+    where an Atom href keeps "&secret;": the README promises the reference kept as text, with
+    the "malformed feed" warning (issue 35, item 20). Only names the document itself writes as
+    "&name;" and that are no entity feedparser knows (XML's five, HTML's) are given it back.
+    """
+    from html.entities import name2codepoint
+
+    names = {m.decode("ascii") for m in set(re.findall(_NAME_REF, data))}
+    undefined = names - name2codepoint.keys() - {"apos"}
+    if not undefined:
+        return None
+    cut = re.compile(r"&([A-Za-z0-9_]+)(?![A-Za-z0-9_;])")
+
+    def kept(link: str | None) -> str | None:
+        if not link or "&" not in link:
+            return link
+        return cut.sub(lambda m: m[0] + ";" if m[1] in undefined else m[0], link)
+
+    return kept
+
+
 def feedparser_entries(data: bytes, base_url: str | None = None) -> tuple[FeedEntries, Any]:
     """The entries as feedparser sees them, and feedparser's result. This defines "correct".
 
@@ -214,10 +252,11 @@ def feedparser_entries(data: bytes, base_url: str | None = None) -> tuple[FeedEn
 
     # A BytesIO, not the bytes: given bytes, feedparser first tries them as a file name.
     result = feedparser.parse(io.BytesIO(data), response_headers=headers(base_url))
+    kept = _kept_references(data) if result.get("bozo") else None
     entries = FeedEntries(
         # dict.get: FeedParserDict.get("updated_parsed") falls back to published with a warning.
         FeedEntry(
-            _page_url(e),
+            _page_url(e) if kept is None else kept(_page_url(e)),
             parsed_utc(_known(dict.get(e, "updated_parsed")) or dict.get(e, "published_parsed")),
             0,
         )

@@ -179,7 +179,7 @@ def read_sitemap(stream: IO[bytes], source: str, report: Report,
         raise InputError(source, parser.CurrentLineNumber, f"cannot decode as {exc.encoding}: "
                          f"{exc.reason}") from None
     except LookupError as exc:  # expat asks Python for an encoding the declaration names
-        raise InputError(source, 1, f"unknown encoding: {exc}") from None
+        raise InputError(source, 1, str(exc)[:200]) from None
 
 
 class _Parse:
