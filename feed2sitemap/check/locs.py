@@ -44,8 +44,11 @@ def check_loc(f: FileCheck, raw: str, line: int, col: int, *, xsd: bool = False,
     try:
         norm = normalize_url(value)
     except ValueError as exc:
+        if getattr(exc, "kind", None) == "bad host":  # IDNA refuses it (issue 33, item 7)
+            f.error("loc-host", line, col, f"{exc}: no browser reaches it; the converter "
+                    "leaves it out")
         # "http://a.com&<>/" fails for its characters, already reported
-        if bad is None or not _HTTP.match(value):
+        elif bad is None or not _HTTP.match(value):
             f.error("loc-not-http", line, col, f"{exc}; a sitemap lists absolute "
                     "http(s) URLs only")
         return
