@@ -24,11 +24,13 @@ __all__ = ["CLEAN_BYTES", "BadURL", "CleanLocs", "Normalized", "all_clean", "nor
            "normalize_url", "prove_lines", "proven_clean", "resolve", "shown", "unclean_lines"]
 
 # Characters left as they are inside path and query (as a regex character class's contents);
-# everything else is encoded. RFC 3986 reserved and unreserved characters, plus "%" (handled
-# separately so that an existing %XX escape is never encoded twice) and "[" "]" which browsers
-# and servers pass through. Not "#": a fragment is removed (RFC 3986 section 3.5: it names a
-# part of the page, and is never sent to the server), so a URL holding one is never clean.
-_CHARS = r"A-Za-z0-9\-._~!$&'()*+,;=:@/?\[\]"
+# everything else is encoded. RFC 3986 reserved and unreserved characters but "[" and "]", plus
+# "%" (handled separately so that an existing %XX escape is never encoded twice). Not "[" "]":
+# RFC 3986 allows them only around an IPv6 host (section 3.2.2), so "?q=x[]=1" (PHP's arrays)
+# is written "?q=x%5B%5D=1", an equivalent URI every server decodes alike. Not "#": a fragment
+# is removed (RFC 3986 section 3.5: it names a part of the page, and is never sent to the
+# server), so a URL holding one is never clean.
+_CHARS = r"A-Za-z0-9\-._~!$&'()*+,;=:@/?"
 # A scheme and host already in normal form: lower case, no port, userinfo or IPv6 literal.
 _HOST = r"https?://[a-z0-9][a-z0-9.-]*"
 _HEAD = _HOST + "/"
@@ -387,8 +389,9 @@ def normalize_url(raw: str) -> str:
     """Return the normalised absolute http(s) URI for ``raw``, or raise BadURL saying why.
 
     Strips surrounding whitespace, lower-cases scheme and host, drops a default port, writes an
-    empty path as "/", IDNA-encodes a non-ASCII host, percent-encodes (as UTF-8) characters a
-    URI may not contain, never encoding an existing %XX escape twice, and applies RFC 3986
+    empty path as "/", IDNA-encodes a non-ASCII host (_idna_host), percent-encodes (as UTF-8)
+    characters a URI may not contain ("[" and "]" too: only an IPv6 host may hold them), never
+    encoding an existing %XX escape twice, and applies RFC 3986
     section 6.2.2: escapes upper-cased or decoded, dot segments removed. The fragment is
     dropped. A URL with userinfo, or a backslash in its authority, is refused.
     """

@@ -18,7 +18,7 @@ import pytest
 from feed2sitemap import Report, convert
 from feed2sitemap.check import check
 from feed2sitemap.mode import ENV
-from feed2sitemap.urls import BadURL, normalize_url
+from feed2sitemap.urls import BadURL, normalize_locs, normalize_url
 
 from .conftest import run
 
@@ -146,3 +146,53 @@ def test_check_reports_a_host_idna_refuses_as_an_error(tmp_path: Path) -> None:
     good = tmp_path / "good.xml"
     good.write_bytes(_urlset("https://xn--fa-hia.de/a"))
     assert run("check", str(good)).returncode == 0
+
+
+# --- issue 35, item 14: "[" and "]" outside an IPv6 host ---------------------------------------
+
+@pytest.mark.parametrize("raw,want", [
+    ("https://example.com/p?q=x[]=1", "https://example.com/p?q=x%5B%5D=1"),
+    ("https://example.com/[a]/b", "https://example.com/%5Ba%5D/b"),
+    ("HTTPS://EXAMPLE.COM/a[0]", "https://example.com/a%5B0%5D"),  # the slow path alike
+    ("http://[::1]:8080/a[b]", "http://[::1]:8080/a%5Bb%5D"),  # the IPv6 host keeps its own
+])
+def test_brackets_are_percent_encoded_outside_an_ipv6_host(raw: str, want: str) -> None:
+    assert normalize_url(raw) == want
+
+
+def test_a_block_of_clean_urls_with_brackets_is_encoded_by_the_batch_path() -> None:
+    locs = [f"https://example.com/p{i}" for i in range(2000)] + ["https://example.com/q?a[]=1"]
+    got = normalize_locs(locs)
+    assert got.clean.locs[-1] == "https://example.com/q?a%5B%5D=1" and not got.bad
+    assert got.clean.locs[:-1] == locs[:-1]
+
+
+@pytest.mark.parametrize("n", [1, 3000])  # one line, and a block the fast paths prove at once
+def test_the_converter_writes_no_raw_bracket_and_check_accepts_it(tmp_path: Path,
+                                                                  n: int) -> None:
+    src = tmp_path / "list.txt"
+    lines = [f"https://example.com/p{i}?q=x[]={i}" for i in range(n)]
+    src.write_text("".join(line + "\n" for line in lines))
+    code, err, out = _both(str(src), "-o", "-")
+    assert code == 0, err
+    assert b"[" not in out and b"]" not in out
+    assert b"<loc>https://example.com/p0?q=x%5B%5D=0</loc>" in out
+    written = tmp_path / "sitemap.xml"
+    written.write_bytes(out)
+    done = run("check", str(written))
+    assert done.returncode == 0, done.stdout
+
+
+@pytest.mark.parametrize("n", [1, 3000])
+def test_check_flags_a_raw_bracket_in_a_loc(tmp_path: Path, n: int) -> None:
+    path = tmp_path / "sitemap.xml"
+    locs = [f"https://example.com/p{i}" for i in range(n - 1)] + ["https://example.com/q?a[]=1"]
+    path.write_bytes(_urlset(*locs, "http://[::1]/ipv6-is-fine"))
+    done = run("check", str(path))
+    assert done.returncode == 1
+    lines = [line for line in done.stdout.decode().splitlines() if ": error: " in line]
+    assert len(lines) == 1 and "loc-chars: '[' at character 24" in lines[0], lines
+    assert "%5B" in lines[0]
+    listed = tmp_path / "list.txt"
+    listed.write_text("https://example.com/a]\n")
+    assert [d.rule for d in check(listed)] == ["loc-chars"]
