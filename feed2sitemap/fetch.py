@@ -157,8 +157,14 @@ def fetch(url: str, *, timeout: float = DEFAULT_TIMEOUT,
     """Open ``url`` (http or https) for reading; raise InputError naming it on any failure."""
     from urllib.parse import urlsplit  # (2 ms of start-up, with ipaddress)
 
-    if urlsplit(url).scheme.lower() not in _SCHEMES:
+    from .urls import request_url, shown
+
+    if url.strip().partition(":")[0].lower() not in _SCHEMES:
         raise InputError(url, None, "only http and https URLs are fetched")
+    try:  # what http.client would refuse with a traceback (issue 35, item 5)
+        target = request_url(url)
+    except ValueError as exc:  # (named as shown: no password, no line break in the message)
+        raise InputError(shown(url, 200), None, f"cannot be fetched: {exc}") from None
     cache = _Cache(cache_dir) if cache_dir is not None else None
     headers = {"User-Agent": user_agent(), "Accept-Encoding": "gzip"}
     if cache is not None:
@@ -167,7 +173,7 @@ def fetch(url: str, *, timeout: float = DEFAULT_TIMEOUT,
     import urllib.request
 
     opener = _opener()
-    request = urllib.request.Request(url, headers=headers)
+    request = urllib.request.Request(target, headers=headers)
     try:
         response = opener.open(request, timeout=timeout)
     except urllib.error.HTTPError as exc:

@@ -19,6 +19,7 @@ from .filesafety import leaves
 from .previous import part_relpath
 from .record import Record
 from .report import Report
+from .urls import shown
 
 __all__ = ["DEFAULT_MAX_PARTS", "LocalParts", "NoParts", "Parts", "RemoteParts", "follow_index",
            "follow_index_batches", "part_path"]
@@ -97,7 +98,10 @@ class RemoteParts:
                  same_host: bool = True, max_parts: int = DEFAULT_MAX_PARTS) -> None:
         from urllib.parse import urlsplit  # (2 ms of start-up, with ipaddress)
 
-        self.host = urlsplit(index_url).netloc.lower()
+        try:
+            self.host = urlsplit(index_url).netloc.lower()
+        except ValueError:  # "http://[x/": fetch refuses it, saying why (issue 35, item 5)
+            self.host = ""
         self.read_part = read_part
         self.report = report
         self.same_host = same_host
@@ -107,9 +111,14 @@ class RemoteParts:
         from urllib.parse import urlsplit
 
         loc = index.loc.strip()
-        if urlsplit(loc).scheme.lower() not in ("http", "https"):
+        try:
+            parts = urlsplit(loc)
+        except ValueError as exc:  # "http://[x/" (issue 35, item 5)
+            raise InputError(index.source, index.line, f"part {shown(loc, 200)} is not a URL "
+                             f"({exc})") from None
+        if parts.scheme.lower() not in ("http", "https"):
             raise InputError(index.source, index.line, f"part {loc[:200]} is not an http(s) URL")
-        if self.same_host and urlsplit(loc).netloc.lower() != self.host:
+        if self.same_host and parts.netloc.lower() != self.host:
             raise InputError(index.source, index.line,
                              f"part {loc[:200]} is on another host than its index "
                              f"({self.host}); `scope_check=False` to fetch it anyway")

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 from .errors import IndexNowError, OptionError
 from .publish import DEFAULT_ENDPOINT
+from .urls import request_url
 from .writing import Submitted
 
 __all__ = ["DEFAULT_ENDPOINT", "IndexNow", "IndexNowError", "Submitted", "check_key", "mask"]
@@ -55,8 +56,14 @@ class IndexNow:
 
     def __post_init__(self) -> None:
         check_key(self.key)
-        if urlsplit(self.endpoint).scheme not in ("http", "https"):
+        try:  # what http.client would refuse with a traceback (issue 35, item 5)
+            http = urlsplit(self.endpoint).scheme in ("http", "https")
+            target = request_url(self.endpoint) if http else ""
+        except ValueError as exc:
+            raise OptionError(f"the IndexNow endpoint cannot take a request: {exc}") from None
+        if not target:
             raise OptionError("the IndexNow endpoint must be an http(s) URL")
+        self.endpoint = target
 
     def bodies(self, urls: Iterable[str]) -> Iterator[dict[str, object]]:
         """The requests to send: URLs grouped by host (in first-seen order), 10,000 a request."""

@@ -20,8 +20,9 @@ from typing import NamedTuple, Optional
 
 from .mode import reference
 
-__all__ = ["CLEAN_BYTES", "BadURL", "CleanLocs", "Normalized", "all_clean", "normalize_locs",
-           "normalize_url", "prove_lines", "proven_clean", "resolve", "shown", "unclean_lines"]
+__all__ = ["CLEAN_BYTES", "BadURL", "CleanLocs", "Normalized", "all_clean", "base_problem",
+           "normalize_locs", "normalize_url", "prove_lines", "proven_clean", "request_url",
+           "resolve", "shown", "unclean_lines"]
 
 # Characters left as they are inside path and query (as a regex character class's contents);
 # everything else is encoded. RFC 3986 reserved and unreserved characters but "[" and "]", plus
@@ -327,6 +328,12 @@ def _good_host() -> re.Pattern[str]:
     return re.compile(r"[a-z0-9\-._~!$&'()*+,;=]+|\[[0-9a-f:.]+\]")
 
 
+@cache  # (compiled when first used: start-up time)
+def _ipv6_authority() -> re.Pattern[str]:
+    """An authority whose host is an IPv6 literal, maybe with a port (checked by urlsplit)."""
+    return re.compile(r"\[[0-9A-Fa-f.]*:[0-9A-Fa-f:.]*\](?::[^\[\]]*)?")
+
+
 # urlsplit deletes these anywhere in a URL (WHATWG's rule); we encode them as in the rest of the
 # path, so that one URL never normalises two ways
 _SPLIT_DELETES = str.maketrans({"\t": "%09", "\n": "%0A", "\r": "%0D"})
@@ -422,6 +429,10 @@ def _normalize_slow(url: str) -> str:
                      "ambiguous URL")
     if "@" in authority:  # never written into a sitemap, never printed
         raise BadURL(f"user name or password in {shown(url)}", "has credentials")
+    if ("[" in authority or "]" in authority) and _ipv6_authority().fullmatch(authority) is None:
+        # urlsplit reads "a[::1]x" and "[v1.x]" as other hosts (::1, v1.x) without a word
+        raise BadURL(f"bad host in {shown(url)}: \"[\" and \"]\" may only enclose a whole "
+                     "IPv6 host (RFC 3986 section 3.2.2)")
     from urllib.parse import urlsplit  # (2 ms of start-up, with ipaddress)
 
     try:
@@ -472,6 +483,44 @@ def _encoded_host(host: str) -> tuple[str, str]:
         return "", str(exc)
 
 
+def request_url(url: str) -> str:
+    """``url`` as a request can carry it: normalize_url's URI (an IRI's host in IDNA, a space
+    or an IRI's characters in its path percent-encoded as browsers do, no fragment) with a host
+    name a resolver accepts, every label of 1 to 63 characters (RFC 1035 section 2.3.4). BadURL
+    otherwise, saying why, where http.client and the socket layer would end the run with a
+    traceback: a space in the host, a port that is no number, a broken IPv6 literal, an empty
+    or 64-character label, a host IDNA refuses. A control character (CR, LF, tab...) inside
+    the URL is refused rather than encoded: it is a mangled argument, not a page's address."""
+    bad = re.search("[\x00-\x1f\x7f]", url.strip())  # (re caches it)
+    if bad is not None:
+        raise BadURL(f"control character U+{ord(bad.group()):04X} in {shown(url)}: a URL is "
+                     "one line of printable characters")
+    norm = normalize_url(url)
+    start = norm.find("//") + 2
+    netloc = norm[start: norm.find("/", start)]
+    if not netloc.startswith("["):  # (an IPv6 literal has no labels)
+        name = netloc.rpartition(":")[0] if ":" in netloc else netloc
+        labels = (name[:-1] if name.endswith(".") else name).split(".")
+        if not all(0 < len(label) < 64 for label in labels):
+            raise BadURL(f"bad host in {shown(url)}: every label between dots must have 1 to "
+                         "63 characters (RFC 1035)", "bad host")
+    return norm
+
+
+def base_problem(url: str) -> Optional[str]:
+    """Why ``url`` cannot be the base that links are resolved against (urllib's urljoin would
+    raise: a "[" that opens no IPv6 literal in the host), or None."""
+    if url.isascii() and "[" not in url and "]" not in url:  # what urlsplit takes, unimported
+        return None
+    from urllib.parse import urlsplit  # (2 ms of start-up, with ipaddress)
+
+    try:
+        urlsplit(url)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
 @cache  # (compiled when first used: start-up time)
 def _absolute() -> re.Pattern[str]:
     return re.compile(r"\s*[A-Za-z][A-Za-z0-9+.-]*:")
@@ -484,4 +533,7 @@ def resolve(base: Optional[str], link: str) -> str:
         return link
     from urllib.parse import urljoin  # (2 ms of start-up, with ipaddress)
 
-    return urljoin(base, link.strip())
+    try:
+        return urljoin(base, link.strip())
+    except ValueError:  # "//[x/": a host urllib cannot split; the URL check refuses it as given
+        return link

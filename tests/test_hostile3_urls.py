@@ -7,6 +7,7 @@ before any connection (a test of them never reaches the network).
 from __future__ import annotations
 
 import io
+import json
 import os
 import threading
 from collections.abc import Iterator
@@ -15,10 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from feed2sitemap import Report, convert
+from feed2sitemap import InputError, Report, convert, read
 from feed2sitemap.check import check
+from feed2sitemap.errors import OptionError
 from feed2sitemap.mode import ENV
-from feed2sitemap.urls import BadURL, normalize_locs, normalize_url
+from feed2sitemap.urls import BadURL, normalize_locs, normalize_url, request_url
 
 from .conftest import run
 
@@ -56,11 +58,13 @@ def _urlset(*locs: str) -> bytes:
 
 
 class _Server:
-    """A local server answering every GET with a URL list, recording the paths asked for."""
+    """A local server answering a GET with the body set for its path, else a URL list;
+    it records the paths asked for."""
 
     def __init__(self) -> None:
         self.paths: list[str] = []
-        paths = self.paths
+        self.bodies: dict[str, bytes] = {}
+        paths, bodies = self.paths, self.bodies
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args: object) -> None:
@@ -68,7 +72,7 @@ class _Server:
 
             def do_GET(self) -> None:  # noqa: N802  (http.server's name)
                 paths.append(self.path)
-                data = b"https://example.com/from-the-server\n"
+                data = bodies.get(self.path, b"https://example.com/from-the-server\n")
                 self.send_response(200)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
@@ -196,3 +200,140 @@ def test_check_flags_a_raw_bracket_in_a_loc(tmp_path: Path, n: int) -> None:
     listed = tmp_path / "list.txt"
     listed.write_text("https://example.com/a]\n")
     assert [d.rule for d in check(listed)] == ["loc-chars"]
+
+
+# --- issue 35, item 5: URLs http.client or IDNA refuse -----------------------------------------
+
+_REFUSED = [
+    "http://127.0.0.1:abc/list.txt",  # a port that is no number
+    "http://[::1/list.txt",  # an IPv6 literal never closed
+    "http://[::1]x/list.txt",
+    "http://127.0.0.1 x/list.txt",  # a space in the host
+    "http://127.0.0.1:1/a\r\nHost: x",  # CR/LF: a header smuggled in the path
+    "http://127.0.0.1:1/a\tb",
+    "http://a..invalid/list.txt",  # an empty label
+    "http://" + "a" * 64 + ".invalid/list.txt",  # a 64-character label
+    "http://ex€.invalid/list.txt",  # a host IDNA refuses (and not Latin-1)
+    "http://user:secret@127.0.0.1:1/list.txt",  # credentials: never sent, never shown
+]
+
+
+@pytest.mark.parametrize("url", _REFUSED)
+def test_an_input_url_no_request_can_carry_is_one_line_and_exit_1(tmp_path: Path,
+                                                                  url: str) -> None:
+    out = tmp_path / "sitemap.xml"
+    done = run(url, "-o", str(out), env=_env(), timeout=30)
+    err = _one_line(done.stderr.decode())
+    assert done.returncode == 1 and "cannot be fetched" in err, err
+    assert "secret" not in err
+    assert not out.exists()
+    with pytest.raises(InputError):
+        list(read(url))
+
+
+@pytest.mark.parametrize("url", _REFUSED)
+def test_check_robots_url_no_request_can_carry_is_bad_usage(tmp_path: Path, url: str) -> None:
+    path = tmp_path / "sitemap.xml"
+    path.write_bytes(_urlset("https://example.com/a"))
+    done = run("check", str(path), "--robots", url, env=_env(), timeout=30)
+    err = _one_line(done.stderr.decode())
+    assert done.returncode == 2 and err.startswith("feed2sitemap: --robots: cannot be fetched")
+    assert "secret" not in err
+
+
+@pytest.mark.parametrize("url", _REFUSED)
+def test_an_indexnow_endpoint_no_request_can_carry_is_bad_usage(tmp_path: Path,
+                                                                url: str) -> None:
+    (tmp_path / "list.txt").write_text("https://example.com/a\nhttps://example.com/b\n")
+    out = tmp_path / "sitemap.xml"
+    out.write_bytes(_urlset("https://example.com/a"))
+    before = out.read_bytes()
+    done = run("sitemap.xml", "list.txt", "-o", "sitemap.xml", "--indexnow", KEY,
+               "--indexnow-endpoint", url, cwd=tmp_path, env=_env(), timeout=30)
+    err = _one_line(done.stderr.decode())
+    assert done.returncode == 2 and "IndexNow endpoint cannot take a request" in err, err
+    assert "secret" not in err
+    assert out.read_bytes() == before  # refused before anything is written
+    from feed2sitemap.indexnow import IndexNow
+
+    with pytest.raises(OptionError):
+        IndexNow(KEY, url)
+
+
+def test_a_space_or_an_iri_in_an_input_urls_path_is_sent_encoded(server: _Server) -> None:
+    """As a browser sends them (urls.request_url): the page is fetched, not refused."""
+    for path, sent in [("/a b.txt", "/a%20b.txt"), ("/café.txt", "/caf%C3%A9.txt"),
+                       ("/q?a[]=1", "/q?a%5B%5D=1")]:
+        done = run(server.base + path, "-o", "-", env=_env(), timeout=30)
+        assert done.returncode == 0, done.stderr
+        assert b"<loc>https://example.com/from-the-server</loc>" in done.stdout
+        assert server.paths[-1] == sent
+
+
+def test_a_remote_index_part_urllib_cannot_split_is_one_line_and_exit_1(
+        server: _Server) -> None:
+    server.bodies["/index.xml"] = (
+        f'<?xml version="1.0"?><sitemapindex xmlns="{NS}">'
+        f"<sitemap><loc>{server.base}/good.xml</loc></sitemap>"
+        "<sitemap><loc>http://[127.0.0.1/p.xml</loc></sitemap></sitemapindex>").encode()
+    server.bodies["/good.xml"] = _urlset(server.base + "/a")
+    done = run(server.base + "/index.xml", "--follow", "-o", "-", env=_env(), timeout=30)
+    err = _one_line(done.stderr.decode())
+    assert done.returncode == 1 and done.stdout == b""
+    assert "part 'http://[127.0.0.1/p.xml' is not a URL (Invalid IPv6 URL)" in err
+    assert "/p.xml" not in "".join(server.paths)
+
+
+def test_request_url_says_why() -> None:
+    assert request_url("http://Example.com./a b#x") == "http://example.com./a%20b"
+    for url, kind in [("http://a..b.com/", "bad host"), ("http://ex€.com/", "bad host"),
+                      ("http://x.com/\n/", "invalid URL"), ("http://x.com:99999/", "invalid URL")]:
+        with pytest.raises(BadURL) as err:
+            request_url(url)
+        assert err.value.kind == kind
+
+
+# --- issue 35, item 5: "[" in a feed's site link or a JSON Feed's home_page_url ---------------
+
+def test_a_bracket_in_a_feeds_site_link_is_a_counted_warning(tmp_path: Path) -> None:
+    feed = tmp_path / "feed.xml"
+    feed.write_text('<?xml version="1.0"?><rss version="2.0"><channel><title>t</title>'
+                    "<link>http://[example.com/</link><description>d</description>"
+                    "<item><link>https://example.com/a</link></item>"
+                    "<item><link>b</link></item><item><link>//[x/</link></item>"
+                    "</channel></rss>")
+    code, err, out = _both(str(feed), "-o", "-")
+    assert code == 0 and "Traceback" not in err, err
+    assert out.count(b"<loc>") == 1 and b"<loc>https://example.com/a</loc>" in out
+    assert "the feed's site link 'http://[example.com/' is not a URL (Invalid IPv6 URL)" in err
+    assert "warnings: 1 bad site URL" in err and "skipped 2: 2 invalid URL" in err
+    report = Report()
+    assert [r.loc for r in read(feed, report=report)] == ["https://example.com/a", "b", "//[x/"]
+    assert report.warnings["bad site URL"] == 1
+
+
+def test_a_bracket_in_a_json_feeds_home_page_url_is_a_counted_warning(tmp_path: Path) -> None:
+    feed = tmp_path / "feed.json"
+    feed.write_text(json.dumps({
+        "version": "https://jsonfeed.org/version/1.1", "title": "t",
+        "home_page_url": "http://[example.com/",
+        "items": [{"id": "1", "url": "https://example.com/a"}, {"id": "2", "url": "b"}]}))
+    code, err, out = _both(str(feed), "-o", "-")
+    assert code == 0 and "Traceback" not in err, err
+    assert out.count(b"<loc>") == 1 and b"<loc>https://example.com/a</loc>" in out
+    assert "home_page_url 'http://[example.com/' is not a URL (Invalid IPv6 URL); ignored" in err
+    assert "warnings: 1 bad home_page_url" in err
+    done = run("check", str(feed))
+    assert done.returncode == 1 and b"Traceback" not in done.stderr
+    assert b"home_page_url 'http://[example.com/' is not a URL" in done.stdout
+
+
+def test_a_json_feed_item_url_urllib_cannot_split_is_skipped(tmp_path: Path) -> None:
+    feed = tmp_path / "feed.json"
+    feed.write_text(json.dumps({
+        "version": "https://jsonfeed.org/version/1.1", "title": "t",
+        "home_page_url": "https://example.com/",
+        "items": [{"id": "1", "url": "https://example.com/a"}, {"id": "2", "url": "//[x/"}]}))
+    code, err, out = _both(str(feed), "-o", "-")
+    assert code == 0 and "Traceback" not in err, err
+    assert out.count(b"<loc>") == 1 and "skipped 1: 1 invalid URL" in err
