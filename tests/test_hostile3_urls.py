@@ -284,6 +284,19 @@ def test_a_remote_index_part_urllib_cannot_split_is_one_line_and_exit_1(
     assert "/p.xml" not in "".join(server.paths)
 
 
+def test_a_local_index_part_urllib_cannot_split_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    index = tmp_path / "sitemap.xml"
+    index.write_text(f'<?xml version="1.0"?><sitemapindex xmlns="{NS}">'
+                     "<sitemap><loc>http://[x/s.xml</loc></sitemap></sitemapindex>")
+    robots = tmp_path / "robots.txt"
+    robots.write_text("User-agent: *\nSitemap: http://[x/s.xml\n")
+    for args in ([str(index), "--follow"], [str(robots)]):
+        for reference in (False, True):
+            done = run(*args, "-o", "-", env=_env(reference), timeout=30)
+            err = _one_line(done.stderr.decode())
+            assert done.returncode == 1 and "http://[x/s.xml names no file" in err, err
+
+
 def test_request_url_says_why() -> None:
     assert request_url("http://Example.com./a b#x") == "http://example.com./a%20b"
     for url, kind in [("http://a..b.com/", "bad host"), ("http://ex€.com/", "bad host"),
