@@ -20,6 +20,7 @@ import os
 from typing import IO, Any, Optional
 
 from .errors import InputError
+from .urls import request_url
 
 __all__ = ["DEFAULT_MAX_FETCH_BYTES", "DEFAULT_TIMEOUT", "MAX_REDIRECTS", "MAX_TIME_FACTOR",
            "Fetched", "fetch", "is_url", "redact", "user_agent"]
@@ -82,6 +83,10 @@ def fetch(url: str, *, timeout: float = DEFAULT_TIMEOUT, cache_dir: Optional[str
         raise InputError(shown, None, f"not a valid URL: {exc}") from None
     if scheme not in _SCHEMES:
         raise InputError(shown, None, "only http and https URLs are fetched")
+    try:  # what http.client would refuse with a traceback (issue 35, item 5)
+        request_url(shown)
+    except ValueError as exc:
+        raise InputError(shown, None, f"cannot be fetched: {exc}") from None
     cache = _Cache(cache_dir) if cache_dir is not None else None
     deadline = _Deadline(MAX_TIME_FACTOR * timeout if max_time is None else max_time)
     try:
@@ -143,8 +148,8 @@ def _request(url: str, shown: str, validators: dict[str, str], policy: _Policy) 
     from urllib.parse import unquote, urlsplit
 
     parts = urlsplit(url)
-    request = urllib.request.Request(
-        redact(url), headers={"User-Agent": user_agent(), "Accept-Encoding": "gzip",
+    request = urllib.request.Request(  # (the URI form: a space or an IRI's characters encoded)
+        request_url(redact(url)), headers={"User-Agent": user_agent(), "Accept-Encoding": "gzip",
                               **validators})
     if parts.username is not None:  # sent to this URL only, never to where it redirects
         pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}"

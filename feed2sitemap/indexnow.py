@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 from .errors import IndexNowError, OptionError
 from .publish import DEFAULT_ENDPOINT
+from .urls import request_url
 from .writing import Submitted
 
 __all__ = ["DEFAULT_ENDPOINT", "IndexNow", "IndexNowError", "Submitted", "check_key", "mask"]
@@ -55,10 +56,18 @@ class IndexNow:
 
     def __post_init__(self) -> None:
         check_key(self.key)
-        if urlsplit(self.endpoint).scheme not in ("http", "https"):
+        try:  # what http.client would refuse with a traceback (issue 35, item 5)
+            parts = urlsplit(self.endpoint)
+        except ValueError as exc:
+            raise OptionError(f"the IndexNow endpoint cannot take a request: {exc}") from None
+        if parts.scheme not in ("http", "https"):
             raise OptionError("the IndexNow endpoint must be an http(s) URL")
-        if "@" in urlsplit(self.endpoint).netloc:  # (it would be shown in every message)
+        if "@" in parts.netloc:  # (it would be shown in every message)
             raise OptionError("the IndexNow endpoint must not hold a user or a password")
+        try:
+            self.endpoint = request_url(self.endpoint)
+        except ValueError as exc:
+            raise OptionError(f"the IndexNow endpoint cannot take a request: {exc}") from None
 
     def bodies(self, urls: Iterable[str]) -> Iterator[dict[str, object]]:
         """The requests to send: URLs grouped by host (in first-seen order), 10,000 a request."""

@@ -35,10 +35,13 @@ def part_relpath(loc: str, base_prefix: Optional[str]) -> Optional[str]:
     from anywhere: "..", an encoded "/" or "\\" are refused)."""
     from urllib.parse import unquote, urlsplit  # (2 ms of start-up, with ipaddress)
 
-    if base_prefix and loc.startswith(base_prefix):
-        rel = urlsplit(loc[len(base_prefix) - 1:]).path.lstrip("/")
-    else:
-        rel = urlsplit(loc).path.rpartition("/")[2]
+    try:
+        if base_prefix and loc.startswith(base_prefix):
+            rel = urlsplit(loc[len(base_prefix) - 1:]).path.lstrip("/")
+        else:
+            rel = urlsplit(loc).path.rpartition("/")[2]
+    except ValueError:  # "http://[x/s.xml": urllib cannot split it, so it names no file
+        return None
     segments = [unquote(s) for s in rel.split("/")]
     for s in segments:
         if s in ("", ".", "..") or "/" in s or "\\" in s or "\0" in s:

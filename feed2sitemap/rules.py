@@ -4,7 +4,7 @@ Each field's grammar is read two ways, both defined here so that they cannot dri
 
 - *judged* as the sitemaps.org XSD judges a file (``check``): ``xsd_lastmod``,
   ``xsd_priority``, ``CHANGEFREQS`` exactly, a <loc> of ``LOC_MIN`` to ``XSD_LOC_MAX``
-  characters, ``bad_uri_char``;
+  characters, ``bad_uri_char``, ``bad_bracket``;
 - *read* by the converter, leniently where no meaning is lost (``parse_lastmod``,
   ``parse_priority``, ``parse_changefreq``), and written back in the XSD's form
   (``format_lastmod``).
@@ -34,6 +34,7 @@ __all__ = [
     "XML_SPACE",
     "XSD_LOC_MAX",
     "Lastmod",
+    "bad_bracket",
     "bad_uri_char",
     "canonical_lastmod",
     "check_year",
@@ -66,6 +67,24 @@ def bad_uri_char() -> re.Pattern[str]:
     """What RFC 3986 allows nowhere in a URI (sitemaps.org: "URL-escaped"); "%" only as %XX.
     (urls.normalize_url percent-encodes exactly these, and non-ASCII; tests/test_rules.py.)"""
     return re.compile(r'[\x00-\x20"<>\\^`{|}\x7f-\x9f]|%(?![0-9A-Fa-f]{2})')
+
+
+@cache  # (compiled when first used: start-up time)
+def _ip_literal() -> re.Pattern[str]:
+    """A URL's start up to the end of an IPv6 (or IPvFuture) host, the one place RFC 3986
+    allows "[" and "]" (section 3.2.2)."""
+    return re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://(?:[^/?#\[\]@]*@)?\[[^/?#\[\]]*\]")
+
+
+def bad_bracket(value: str) -> int:
+    """Where ``value`` has a "[" or "]" outside an IPv6 host, -1 if nowhere. RFC 3986 allows
+    them nowhere else ("?q=x[]=1" must be "?q=x%5B%5D=1"); urls.normalize_url encodes them."""
+    if "[" not in value and "]" not in value:  # (the usual: two scans in C)
+        return -1
+    literal = _ip_literal().match(value)
+    start = literal.end() if literal is not None else 0
+    found = [i for i in (value.find("[", start), value.find("]", start)) if i >= 0]
+    return min(found, default=-1)
 
 
 # --- <changefreq> -----------------------------------------------------------------------------

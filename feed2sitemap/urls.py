@@ -13,22 +13,25 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, lru_cache
 from itertools import compress, repeat
 from operator import not_
 from typing import NamedTuple, Optional
 
 from .mode import reference
 
-__all__ = ["CLEAN_BYTES", "BadURL", "CleanLocs", "Normalized", "all_clean", "normalize_locs",
-           "normalize_url", "prove_lines", "proven_clean", "resolve", "shown", "unclean_lines"]
+__all__ = ["CLEAN_BYTES", "BadURL", "CleanLocs", "Normalized", "all_clean", "base_problem",
+           "normalize_locs", "normalize_url", "prove_lines", "proven_clean", "request_url",
+           "resolve", "shown", "unclean_lines"]
 
 # Characters left as they are inside path and query (as a regex character class's contents);
-# everything else is encoded. RFC 3986 reserved and unreserved characters, plus "%" (handled
-# separately so that an existing %XX escape is never encoded twice) and "[" "]" which browsers
-# and servers pass through. Not "#": a fragment is removed (RFC 3986 section 3.5: it names a
-# part of the page, and is never sent to the server), so a URL holding one is never clean.
-_CHARS = r"A-Za-z0-9\-._~!$&'()*+,;=:@/?\[\]"
+# everything else is encoded. RFC 3986 reserved and unreserved characters but "[" and "]", plus
+# "%" (handled separately so that an existing %XX escape is never encoded twice). Not "[" "]":
+# RFC 3986 allows them only around an IPv6 host (section 3.2.2), so "?q=x[]=1" (PHP's arrays)
+# is written "?q=x%5B%5D=1", an equivalent URI every server decodes alike. Not "#": a fragment
+# is removed (RFC 3986 section 3.5: it names a part of the page, and is never sent to the
+# server), so a URL holding one is never clean.
+_CHARS = r"A-Za-z0-9\-._~!$&'()*+,;=:@/?"
 # A scheme and host already in normal form: lower case, no port, userinfo or IPv6 literal.
 _HOST = r"https?://[a-z0-9][a-z0-9.-]*"
 _HEAD = _HOST + "/"
@@ -325,6 +328,12 @@ def _good_host() -> re.Pattern[str]:
     return re.compile(r"[a-z0-9\-._~!$&'()*+,;=]+|\[[0-9a-f:.]+\]")
 
 
+@cache  # (compiled when first used: start-up time)
+def _ipv6_authority() -> re.Pattern[str]:
+    """An authority whose host is an IPv6 literal, maybe with a port (checked by urlsplit)."""
+    return re.compile(r"\[[0-9A-Fa-f.]*:[0-9A-Fa-f:.]*\](?::[^\[\]]*)?")
+
+
 # urlsplit deletes these anywhere in a URL (WHATWG's rule); we encode them as in the rest of the
 # path, so that one URL never normalises two ways
 _SPLIT_DELETES = str.maketrans({"\t": "%09", "\n": "%0A", "\r": "%0D"})
@@ -387,8 +396,9 @@ def normalize_url(raw: str) -> str:
     """Return the normalised absolute http(s) URI for ``raw``, or raise BadURL saying why.
 
     Strips surrounding whitespace, lower-cases scheme and host, drops a default port, writes an
-    empty path as "/", IDNA-encodes a non-ASCII host, percent-encodes (as UTF-8) characters a
-    URI may not contain, never encoding an existing %XX escape twice, and applies RFC 3986
+    empty path as "/", IDNA-encodes a non-ASCII host (_idna_host), percent-encodes (as UTF-8)
+    characters a URI may not contain ("[" and "]" too: only an IPv6 host may hold them), never
+    encoding an existing %XX escape twice, and applies RFC 3986
     section 6.2.2: escapes upper-cased or decoded, dot segments removed. The fragment is
     dropped. A URL with userinfo, or a backslash in its authority, is refused.
     """
@@ -419,6 +429,10 @@ def _normalize_slow(url: str) -> str:
                      "ambiguous URL")
     if "@" in authority:  # never written into a sitemap, never printed
         raise BadURL(f"user name or password in {shown(url)}", "has credentials")
+    if ("[" in authority or "]" in authority) and _ipv6_authority().fullmatch(authority) is None:
+        # urlsplit reads "a[::1]x" and "[v1.x]" as other hosts (::1, v1.x) without a word
+        raise BadURL(f"bad host in {shown(url)}: \"[\" and \"]\" may only enclose a whole "
+                     "IPv6 host (RFC 3986 section 3.2.2)")
     from urllib.parse import urlsplit  # (2 ms of start-up, with ipaddress)
 
     try:
@@ -430,10 +444,7 @@ def _normalize_slow(url: str) -> str:
     if not host:
         raise BadURL(f"no host in {shown(url)}")
     if not host.isascii():
-        try:
-            host = host.encode("idna").decode("ascii")
-        except UnicodeError:
-            raise BadURL(f"host cannot be IDNA-encoded: {host[:80]!r}") from None
+        host = _idna_host(host)
     host = host.lower()
     if ":" in host:  # an IPv6 literal
         host = f"[{host}]"
@@ -443,6 +454,71 @@ def _normalize_slow(url: str) -> str:
     if port is not None and port != _DEFAULT_PORT[scheme]:
         netloc = f"{host}:{port}"
     return f"{scheme}://{netloc}{_tail(rest[end:])}"
+
+
+def _idna_host(host: str) -> str:
+    """A host with non-ASCII characters in its ASCII form: IDNA 2008 after the mapping of UTS
+    #46, non-transitional, as browsers and the ``idna`` package read it: "faß.de" is
+    xn--fa-hia.de (the standard library's IDNA 2003 codec makes it fass.de, another host, and
+    drops a zero-width joiner). BadURL, kind "bad host", when a label breaks those rules."""
+    ascii_host, why = _encoded_host(host)
+    if why:
+        raise BadURL(f"bad host {host[:80]!r}: {why[:200]} (IDNA 2008 with UTS #46)", "bad host")
+    return ascii_host
+
+
+@lru_cache(maxsize=1024)  # one site's URLs share their host: it is encoded once
+def _encoded_host(host: str) -> tuple[str, str]:
+    """(the ASCII host, "") or ("", why not). Only the labels with non-ASCII characters (after
+    the mapping) are encoded and judged: an ASCII label is taken as it is, as every label of an
+    ASCII host is (the block proofs pass them unseen), "_" and "xn--" labels included (real
+    hosts have "_", which IDNA 2008 refuses)."""
+    import idna  # (7 ms: only a run with a non-ASCII host pays for it)
+
+    try:
+        labels = idna.uts46_remap(host, std3_rules=False).split(".")
+        return ".".join(label if label.isascii() else idna.alabel(label).decode("ascii")
+                        for label in labels), ""
+    except ValueError as exc:  # idna.IDNAError and its kinds are UnicodeErrors
+        return "", str(exc)
+
+
+def request_url(url: str) -> str:
+    """``url`` as a request can carry it: normalize_url's URI (an IRI's host in IDNA, a space
+    or an IRI's characters in its path percent-encoded as browsers do, no fragment) with a host
+    name a resolver accepts, every label of 1 to 63 characters (RFC 1035 section 2.3.4). BadURL
+    otherwise, saying why, where http.client and the socket layer would end the run with a
+    traceback: a space in the host, a port that is no number, a broken IPv6 literal, an empty
+    or 64-character label, a host IDNA refuses. A control character (CR, LF, tab...) inside
+    the URL is refused rather than encoded: it is a mangled argument, not a page's address."""
+    bad = re.search("[\x00-\x1f\x7f]", url.strip())  # (re caches it)
+    if bad is not None:
+        raise BadURL(f"control character U+{ord(bad.group()):04X} in {shown(url)}: a URL is "
+                     "one line of printable characters")
+    norm = normalize_url(url)
+    start = norm.find("//") + 2
+    netloc = norm[start: norm.find("/", start)]
+    if not netloc.startswith("["):  # (an IPv6 literal has no labels)
+        name = netloc.rpartition(":")[0] if ":" in netloc else netloc
+        labels = (name[:-1] if name.endswith(".") else name).split(".")
+        if not all(0 < len(label) < 64 for label in labels):
+            raise BadURL(f"bad host in {shown(url)}: every label between dots must have 1 to "
+                         "63 characters (RFC 1035)", "bad host")
+    return norm
+
+
+def base_problem(url: str) -> Optional[str]:
+    """Why ``url`` cannot be the base that links are resolved against (urllib's urljoin would
+    raise: a "[" that opens no IPv6 literal in the host), or None."""
+    if url.isascii() and "[" not in url and "]" not in url:  # what urlsplit takes, unimported
+        return None
+    from urllib.parse import urlsplit  # (2 ms of start-up, with ipaddress)
+
+    try:
+        urlsplit(url)
+    except ValueError as exc:
+        return str(exc)
+    return None
 
 
 @cache  # (compiled when first used: start-up time)
@@ -457,4 +533,7 @@ def resolve(base: Optional[str], link: str) -> str:
         return link
     from urllib.parse import urljoin  # (2 ms of start-up, with ipaddress)
 
-    return urljoin(base, link.strip())
+    try:
+        return urljoin(base, link.strip())
+    except ValueError:  # "//[x/": a host urllib cannot split; the URL check refuses it as given
+        return link

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..rules import LOC_MIN, XSD_LOC_MAX, bad_uri_char
+from ..rules import LOC_MIN, XSD_LOC_MAX, bad_bracket, bad_uri_char
 from ..scope import Scope, scope_of
 from ..urls import normalize_locs, normalize_url
 from .follow import Part, locate_part
@@ -34,18 +34,15 @@ def check_loc(f: FileCheck, raw: str, line: int, col: int, *, xsd: bool = False,
     value = _XML_WS.sub(" ", raw).strip(" ") if xsd else raw.strip()
     if not _length(f, value, line, col, xsd, truncated):
         return
-    bad = bad_uri_char().search(value)
-    if bad is not None:
-        f.error("loc-chars", line, col, f"{_char_name(bad.group())} at character "
-                f"{bad.start() + 1} of the URL; a URI must percent-encode it")
-    elif not value.isascii():
-        f.warn("loc-iri", line, col, "non-ASCII characters: an IRI, not a URI; "
-               "percent-encode them as UTF-8")
+    bad = _chars(f, value, line, col)
     try:
         norm = normalize_url(value)
     except ValueError as exc:
+        if getattr(exc, "kind", None) == "bad host":  # IDNA refuses it (issue 33, item 7)
+            f.error("loc-host", line, col, f"{exc}: no browser reaches it; the converter "
+                    "leaves it out")
         # "http://a.com&<>/" fails for its characters, already reported
-        if bad is None or not _HTTP.match(value):
+        elif not bad or not _HTTP.match(value):
             f.error("loc-not-http", line, col, f"{exc}; a sitemap lists absolute "
                     "http(s) URLs only")
         return
@@ -61,13 +58,32 @@ def check_loc(f: FileCheck, raw: str, line: int, col: int, *, xsd: bool = False,
     _placed(f, norm, line, col, index)
 
 
+def _chars(f: FileCheck, value: str, line: int, col: int) -> bool:
+    """The character rules; whether an error was reported."""
+    bad = bad_uri_char().search(value)
+    if bad is not None:
+        f.error("loc-chars", line, col, f"{_char_name(bad.group())} at character "
+                f"{bad.start() + 1} of the URL; a URI must percent-encode it")
+        return True
+    at = bad_bracket(value)
+    if at >= 0:  # the XSD's anyURI lets it pass; RFC 3986 does not (issue 35, item 14)
+        f.error("loc-chars", line, col, f"{value[at]!r} at character {at + 1} of the URL; "
+                "RFC 3986 allows it only around an IPv6 host: percent-encode it "
+                f"({'%5B' if value[at] == '[' else '%5D'})")
+        return True
+    if not value.isascii():
+        f.warn("loc-iri", line, col, "non-ASCII characters: an IRI, not a URI; "
+               "percent-encode them as UTF-8")
+    return False
+
+
 def check_plain_loc(f: FileCheck, value: str, line: int, col: int) -> None:
     """check_loc for a <loc> of a urlset (``xsd``) whose value is printable ASCII without
     white space (the fast path's, xmlfast.py): a clean URI of legal length has nothing to fix,
     so only its place is judged (duplicate, scope, robots, site)."""
     n = len(value)
     if LOC_MIN <= n <= XSD_LOC_MAX and n < f.profile.max_loc and "#" not in value \
-            and bad_uri_char().search(value) is None:
+            and bad_uri_char().search(value) is None and bad_bracket(value) < 0:
         try:
             norm = normalize_url(value)
         except ValueError:

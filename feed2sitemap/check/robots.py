@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from ..errors import InputError
+from ..errors import InputError, OptionError
 from ..limits import MAX_ROBOTS_BYTES
 
 __all__ = ["MAX_ROBOTS_BYTES", "Robots", "load_robots"]
@@ -47,8 +47,13 @@ class Robots:
 def load_robots(robots_txt: str) -> Robots:
     """Read a robots.txt from a file or an http(s) URL; InputError when it cannot be read."""
     from ..fetch import fetch, is_url
+    from ..urls import request_url
 
     if is_url(robots_txt):
+        try:  # a URL no request can carry is the option's fault: exit 2 (issue 35, item 5)
+            request_url(robots_txt)
+        except ValueError as exc:
+            raise OptionError(f"cannot be fetched: {exc}", parameter="robots_txt") from None
         fetched = fetch(robots_txt)
         try:
             data = fetched.stream.read(MAX_ROBOTS_BYTES)

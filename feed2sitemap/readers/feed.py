@@ -12,7 +12,7 @@ from ..errors import InputError
 from ..record import MIN_YEAR, Lastmod
 from ..report import Report
 from ..scope import scope_of
-from ..urls import normalize_url, resolve
+from ..urls import base_problem, normalize_url, resolve, shown
 
 if TYPE_CHECKING:
     from ..options import NewsSitemap
@@ -62,7 +62,7 @@ def read_feed(stream: IO[bytes], source: str, report: Report,
     """
     read = _policy(stream, source, base_url, max_bytes, news is not None)
     entries = _entries(read, source, report)
-    site = _site(entries)
+    site = _site(entries, source, report)
     if site is not None and not base_url and not all(  # (in C: most feeds' links are absolute)
             map(_HTTP.match, filter(None, map(itemgetter(0), entries)))):
         # the feed's own site is the base of what is left
@@ -159,10 +159,18 @@ def _entries(read: FeedRead, source: str, report: Report) -> FeedEntries:
     return read.entries
 
 
-def _site(entries: list[FeedEntry]) -> Optional[str]:
-    """The feed's own site link, if it is an absolute http(s) URL."""
-    site = getattr(entries, "site", None)
-    return site if site and _HTTP.match(site) else None
+def _site(entries: list[FeedEntry], source: str, report: Report) -> Optional[str]:
+    """The feed's own site link, if it is an absolute http(s) URL that links can be resolved
+    against; one urllib cannot split (a "[" that opens no IPv6 literal) is left out, counted."""
+    site: Optional[str] = getattr(entries, "site", None)
+    if not site or not _HTTP.match(site):
+        return None
+    why = base_problem(site)
+    if why is not None:
+        report.warn("bad site URL", source, None, f"the feed's site link {shown(site, 200)} is "
+                    f"not a URL ({why}): not used to resolve links or as the scope")
+        return None
+    return site
 
 
 _HTTP = re.compile(r"\s*https?://", re.I)

@@ -20,6 +20,7 @@ from ..detect import JSONFEED_VERSION
 from ..errors import InputError
 from ..record import Lastmod, parse_lastmod
 from ..report import Report
+from ..urls import base_problem, shown
 from .feed import DEFAULT_MAX_FEED_BYTES, read_all
 from .jsonl import json_limit
 
@@ -49,8 +50,13 @@ def read_jsonfeed(stream: Any, source: str, report: Report, base_url: Optional[s
     base = base_url
     site = None
     if isinstance(home, str) and home.strip():
-        site = urljoin(base_url or "", home.strip())
-        base = site
+        why = base_problem(home.strip())
+        if why is None:
+            site = urljoin(base_url or "", home.strip())
+            base = site
+        else:  # a "[" that opens no IPv6 literal: nothing can be resolved against it
+            report.warn("bad home_page_url", source, None, f"home_page_url "
+                        f"{shown(home.strip(), 200)} is not a URL ({why}); ignored")
     elif home is not None:
         report.warn("bad home_page_url", source, None, "home_page_url is not a string; ignored")
     for start in range(0, len(items), BATCH):
@@ -145,7 +151,7 @@ def _page(item: Any, n: int, source: str, report: Report, base: Optional[str]) -
     if isinstance(url, str) and url.strip():
         # A relative URL is resolved; with no base it stays relative, for the URL check to
         # report. The extensions issue reads image, banner_image and attachments here.
-        return urljoin(base, url.strip()) if base else url.strip()
+        return _join(base, url.strip()) if base else url.strip()
     if url is not None and not isinstance(url, str):
         report.skip("no link", source, None, f"item {n}: url is {_kind(url)}, not a string")
     elif isinstance(item.get("external_url"), str):
@@ -154,6 +160,13 @@ def _page(item: Any, n: int, source: str, report: Report, base: Optional[str]) -
     else:
         report.skip("no link", source, None, f"item {n} has no url")
     return None
+
+
+def _join(base: str, url: str) -> str:
+    try:
+        return urljoin(base, url)
+    except ValueError:  # "//[x/": a host urllib cannot split; the URL check refuses it as given
+        return url
 
 
 def _lastmod(item: dict[str, Any], n: int, source: str, report: Report) -> Optional[Lastmod]:
