@@ -80,13 +80,13 @@ def fetch(url: str, *, timeout: float = DEFAULT_TIMEOUT, cache_dir: Optional[str
     try:
         scheme = urlsplit(url).scheme.lower()
     except ValueError as exc:  # (an unclosed "[" of an IPv6 address)
-        raise InputError(shown, None, f"not a valid URL: {exc}") from None
+        raise InputError(shown, None, f"cannot be fetched: not a valid URL: {exc}") from None
     if scheme not in _SCHEMES:
         raise InputError(shown, None, "only http and https URLs are fetched")
     try:  # what http.client would refuse with a traceback (issue 35, item 5)
         request_url(shown)
-    except ValueError as exc:
-        raise InputError(shown, None, f"cannot be fetched: {exc}") from None
+    except ValueError as exc:  # (named in one line: a CR or LF in it is shown as "?")
+        raise InputError(_clean(shown), None, f"cannot be fetched: {exc}") from None
     cache = _Cache(cache_dir) if cache_dir is not None else None
     deadline = _Deadline(MAX_TIME_FACTOR * timeout if max_time is None else max_time)
     try:

@@ -243,7 +243,7 @@ def run_case(data: bytes, r: random.Random, xsd: dict[str, Any]) -> None:
         for path in convert_case(data, directory, dict(options)):
             oracle(path, xsd, gz)
         if not gz and "limits" not in options:
-            round_trip(data, directory)
+            round_trip(data, directory, options.get("dedupe_mode", "auto"))
 
 
 def case_options(r: random.Random) -> dict[str, Any]:
@@ -274,16 +274,17 @@ def oracle(path: str, xsd: dict[str, Any], gz: bool) -> None:
                           + str(errors[0])[:2000])
 
 
-def round_trip(data: bytes, directory: str) -> None:
-    """The JSON Lines output reads back to the same sitemap."""
+def round_trip(data: bytes, directory: str, dedupe_mode: str) -> None:
+    """The JSON Lines output reads back to the same sitemap (with the same dedupe mode)."""
     first = os.path.join(directory, "sitemap.xml")
     if not os.path.exists(first):
         return
     lines = os.path.join(directory, "all.jsonl")
     again = os.path.join(directory, "again.xml")
     try:
-        convert([io.BytesIO(data)], lines, base_url=BASE, writing=WriteOptions(to="jsonl"))
-        convert([lines], again, base_url=BASE)
+        convert([io.BytesIO(data)], lines, base_url=BASE, writing=WriteOptions(to="jsonl"),
+                dedupe_mode=dedupe_mode)
+        convert([lines], again, base_url=BASE, dedupe_mode=dedupe_mode)
     except Feed2SitemapError as exc:
         raise Finding(f"the JSON Lines output does not read back: {exc}") from None
     except Exception:
