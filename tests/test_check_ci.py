@@ -151,8 +151,7 @@ def test_our_nested_index_is_a_warning_and_followed(tmp_path: Path) -> None:
     assert _diags(result.stdout) == [("more.xml", "error", "nested-index", 2)]
 
 
-@pytest.mark.skipif(not os.environ.get("FEED2SITEMAP_SLOW_TESTS"),
-                    reason="about a minute: set FEED2SITEMAP_SLOW_TESTS=1")
+@pytest.mark.slow  # (about a minute)
 def test_split_into_more_than_50000_parts_passes_its_own_check(tmp_path: Path) -> None:
     src = tmp_path / "urls.txt"
     src.write_bytes(b"".join(b"https://e.example/s/%d\n" % i for i in range(50001)))

@@ -16,12 +16,16 @@ import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import pytest
+
 from feed2sitemap import read
 
 from .conftest import command, run
 
 BASE = "https://example.com/"
 START = datetime(2026, 1, 1, tzinfo=timezone.utc)
+pytestmark = pytest.mark.slow  # (minutes: CI runs it as a step of its own)
+
 RUNS = int(os.environ.get("FEED2SITEMAP_SOAK_RUNS", "200"))
 KILLS = int(os.environ.get("FEED2SITEMAP_SOAK_KILLS", "10"))
 CRON = ("sitemap.xml", "feed.xml", "-o", "sitemap.xml", "--base-url", BASE, "-q")
