@@ -68,9 +68,10 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def _load_block(lines: list[str]) -> Optional[tuple[list[dict[str, Any]], str]]:
     """The block's objects in one C call, and the block's text; None when the per-line parse
     must decide: a syntax error somewhere, a line that is not exactly one object, a blank line,
-    a backslash (see _named_twice)."""
+    an escape that may spell a letter of a field name (see _named_twice), half a surrogate
+    pair (_lone_surrogate)."""
     text = ",".join(lines)
-    if "\\" in text or "" in lines:
+    if "" in lines or "\\u00" in text and _letter_escape().search(text) is not None:
         return None
     try:
         values: list[Any] = json.loads("[" + text + "]", parse_constant=_no_constant)
@@ -78,16 +79,21 @@ def _load_block(lines: list[str]) -> Optional[tuple[list[dict[str, Any]], str]]:
         return None
     if len(values) != len(lines) or set(map(type, values)) != {dict}:
         return None
+    if _lone_surrogate(text, values):
+        return None
     return values, text
 
 
 def _named_twice(text: str, columns: dict[str, list[Any]]) -> bool:
     """Whether some object may name one of our fields twice (json keeps the last silently).
 
-    Found without a Python call per object: with no backslash in the block (_load_block), every
-    ``"`` delimits a string, so ``"loc"`` appears once per object holding a loc unless one
-    holds it twice (or some value is the word "loc" itself: then the per-line parse decides).
-    A value of null counts as absent here, so it too sends the block to the per-line parse.
+    Found without a Python call per object: each object holding a loc spells the key
+    ``"loc"`` in its text, so ``"loc"`` appears once per such object unless one holds it twice
+    (or it also appears elsewhere, as a value, in a nested object or after an escaped quote:
+    then the per-line parse decides). Only an escape can spell the key otherwise
+    (``"\\u006coc"``), so a block with an escape of a letter is not counted (_load_block);
+    ``\\/``, ``\\u00e9`` and the like cannot hide one. A value of null counts as absent here,
+    so it too sends the block to the per-line parse.
     """
     return any(text.count(f'"{key}"') != len(column) - column.count(None)
                for key, column in columns.items())
@@ -148,6 +154,12 @@ def _lone_surrogate(line: str, value: Any) -> bool:
 @cache
 def _surrogate_escape() -> re.Pattern[str]:
     return re.compile(r"\\u[dD][89a-fA-F]")
+
+
+@cache
+def _letter_escape() -> re.Pattern[str]:
+    # \u0041-\u007F: our field names are ASCII letters (A-Z is 41-5A, a-z is 61-7A)
+    return re.compile(r"\\u00[4-7]")
 
 
 _TYPE_NAMES = {dict: "an object", list: "an array", bool: "true or false", type(None): "null",
