@@ -332,6 +332,7 @@ def test_the_same_site_repaired_passes(tmp_path: Path) -> None:
     assert err.endswith(b"0 errors, 0 warnings\n")
 
 
+@pytest.mark.slow
 def test_converter_output_of_every_sample_passes_check_follow(tmp_path: Path) -> None:
     from .conftest import SAMPLES
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 from datetime import date, datetime, timezone
 
+import pytest
+
 from feed2sitemap import Record, write
 from feed2sitemap.check import check
 from feed2sitemap.extensions import Extensions, News
@@ -46,6 +48,7 @@ def test_news_older_than_two_days_is_a_warning_and_recent_news_passes() -> None:
     assert [r[:2] for r in rules(news_sitemap(date(2026, 1, 1)))] == [("warning", "news-old")]
 
 
+@pytest.mark.slow
 def test_more_than_1000_news_urls_in_a_file_is_an_error() -> None:
     recent = Extensions(news=(News("The Times", "en", date(2026, 1, 9), "T"),))
     out = io.BytesIO()

@@ -111,6 +111,7 @@ def _both(path: Path, monkeypatch: pytest.MonkeyPatch,
     return fast, plain
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bad", [0.0, 0.05, 0.3])
 @pytest.mark.parametrize("seed", range(12))
 def test_fast_and_plain_paths_give_the_same_diagnostics(

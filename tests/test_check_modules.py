@@ -60,6 +60,7 @@ def test_no_import_cycle_between_the_modules() -> None:
         visit(m, ())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("module", MODULES)
 def test_each_module_imports_on_its_own(module: str) -> None:
     result = subprocess.run([sys.executable, "-c", f"import feed2sitemap.check.{module}"],

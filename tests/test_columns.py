@@ -318,6 +318,7 @@ RECORDS = st.builds(make_record, URLS, DATES, st.one_of(st.none(), st.sampled_fr
                     st.one_of(st.none(), st.floats(0.0, 1.0)))
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(RECORDS, min_size=1, max_size=20))
 def test_any_records_round_trip_through_jsonl(recs: list[Record]) -> None:
@@ -390,6 +391,7 @@ LASTMOD_TEXTS = st.one_of(
                      "２０２４-01-01T10:00:00+00:00", "2024-01-01T10:00:00+01:00"]))
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(LASTMOD_TEXTS, min_size=1, max_size=8))
 def test_a_lastmod_text_is_passed_on_only_when_it_is_what_the_writer_would_write(
@@ -410,6 +412,7 @@ def test_a_lastmod_text_is_passed_on_only_when_it_is_what_the_writer_would_write
             assert passed == text == format_lastmod(value)
 
 
+@pytest.mark.slow
 def test_unknown_jsonl_fields_are_named_in_one_order_every_run() -> None:
     # `check` named them in a set's order, which changes from run to run (each run here has
     # its own hash seed): eight runs, one order, the fields' sorted one

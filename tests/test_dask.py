@@ -185,6 +185,7 @@ def test_progress_shows_in_dasks_own_task_stream(client: Any, tmp_path: Path) ->
     assert {"feed2sitemap-prepare", "feed2sitemap-write"} <= names
 
 
+@pytest.mark.slow
 def test_rows_that_are_not_urls_are_skipped_and_named(client: Any, tmp_path: Path) -> None:
     messages: list[str] = []
     from feed2sitemap import Report

@@ -275,6 +275,7 @@ def _feed(kind: str, inner: str, entries: int = 1, marked: int = 0) -> bytes:
             ).encode()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mark", _MARKS, ids=list(_MARKS))
 @pytest.mark.parametrize("entries, marked", [(1, 0), (2000, 1500)], ids=["small", "in-a-run"])
 def test_markup_that_may_carry_an_extension_sends_a_feed_to_feedparser(

@@ -125,6 +125,7 @@ def test_outputs_without_a_place_for_extensions_count_what_they_leave_out(to: st
     assert problem.url == PAGE and "images" in problem.reason
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(EXTENSIONS)
 def test_json_lines_carry_any_extensions_losslessly(ext: Extensions) -> None:

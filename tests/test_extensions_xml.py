@@ -333,6 +333,7 @@ EXTENSIONS = st.builds(
     foreign=st.lists(_element(INNER, top=True), max_size=3).map(tuple))
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(EXTENSIONS)
 def test_round_trip_of_any_valid_value(ext: Extensions) -> None:

@@ -163,6 +163,7 @@ def test_entity_text_in_a_well_formed_feed_is_read_the_same_both_ways(
 FEED_EXAMPLES = int(os.environ.get("FEED2SITEMAP_FEED_EXAMPLES", "200"))
 
 
+@pytest.mark.slow
 def test_generated_feeds_read_the_same_both_ways(monkeypatch: pytest.MonkeyPatch) -> None:
     @settings(max_examples=FEED_EXAMPLES, deadline=None,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
@@ -189,6 +190,7 @@ def converted(feed: Path, out: Path, reference: bool, *extra: str) -> bytes:
     return out.read_bytes()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", [*SAMPLES, *media_feeds()], ids=lambda p: p.name)
 def test_the_command_writes_the_same_bytes_both_ways(path: Path, tmp_path: Path) -> None:
     # every sample and media feed holds absolute links: no --base-url needed

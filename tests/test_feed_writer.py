@@ -176,6 +176,7 @@ def test_output_name_selects_the_feed_format(tmp_path: Path, name: str, kind: st
     assert parsed(data).version == kind
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("to, ext", [("rss", ".rss"), ("atom", ".atom")])
 @pytest.mark.parametrize("gz", [False, True])
 def test_feeds_are_written_whole_and_refused_rather_than_split(tmp_path: Path, to: str,
@@ -245,6 +246,7 @@ def kept_by(to: str, r: Record) -> Record:
     return make_record(r.loc, None if r.lastmod is None else lastmod_key(r.lastmod))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("to", ["xml", "text", "rss", "atom"])
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(recs=st.lists(_RECORD, min_size=1, max_size=8))

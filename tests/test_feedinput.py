@@ -116,6 +116,7 @@ def assert_streamed(data: bytes, entries: int) -> None:
     assert peak < len(data) / 3, f"peak {peak:,} bytes for a {len(data):,}-byte feed"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(mode.reference(), reason="the reference mode reads every feed whole")
 def test_the_fast_pass_never_holds_the_feed_whole(small_spool: None) -> None:
     data = feed(3000, content=2000)  # 6.5 MB
@@ -148,6 +149,7 @@ def _one_line(data: bytes) -> bytes:
     return data.replace(b"\n", b"")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(mode.reference(), reason="the reference mode reads every feed whole")
 def test_a_minified_feed_streams_too(small_spool: None) -> None:
     # one line: feedparser's declaration regex would read the whole line, so the pass reads

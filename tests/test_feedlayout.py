@@ -7,6 +7,7 @@ import re
 from typing import Any
 from unittest.mock import patch
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -80,6 +81,7 @@ def region_of(data: bytes, tag: str) -> bytes:
     return data[data.index(end) + len(end): data.rindex(end) + len(end)]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(laid_out_feeds())
 def test_a_layout_gives_the_grammars_run(feed: tuple[bytes, bool]) -> None:
@@ -96,6 +98,7 @@ def test_a_layout_gives_the_grammars_run(feed: tuple[bytes, bool]) -> None:
     assert by_layout._replace(by_layout=0) == by_grammar
 
 
+@pytest.mark.slow
 def test_generated_layouts_are_taken() -> None:
     # (the property test above would pass vacuously if no layout were ever taken)
     seen = [0, 0]  # entries of runs, and of those read by a layout
@@ -114,6 +117,7 @@ def test_generated_layouts_are_taken() -> None:
     assert seen[1] > 0.15 * seen[0], seen  # (a third to a half of them, as drawn)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(laid_out_feeds(), st.sampled_from([333, 4096, 1 << 16]))
 def test_laid_out_feeds_give_the_handlers_answer(feed: tuple[bytes, bool], chunk: int) -> None:
@@ -129,6 +133,7 @@ def uniform_rss(n: int, item: str) -> bytes:
     return rss("".join(item.format(i=i) for i in range(n)))
 
 
+@pytest.mark.slow
 def test_a_uniform_feed_is_read_by_its_layout() -> None:
     item = ("<item>\n  <title>T {i} &amp; caf\u00e9</title>\n  <link>https://e.example/p/{i}"
             "</link>\n  <pubDate>Wed, 10 Oct 2018 20:19:13 +0000</pubDate>\n"

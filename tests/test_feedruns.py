@@ -188,6 +188,7 @@ def feeds(draw: Any, min_items: int = 2, chunks: tuple[int, ...] = (64, 333, 100
     return data, draw(st.sampled_from([None, "http://doc.example/feeds/feed.xml"])), chunk
 
 
+@pytest.mark.slow
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(feeds())
 def test_runs_give_the_handlers_answer_and_feedparsers(feed: tuple[bytes, str | None, int]) -> None:
@@ -195,6 +196,7 @@ def test_runs_give_the_handlers_answer_and_feedparsers(feed: tuple[bytes, str | 
     three_ways(data, base, chunk)
 
 
+@pytest.mark.slow
 def test_generated_feeds_do_take_runs() -> None:
     # (the property test above would pass vacuously if no run were ever taken)
     seen = [0, 0]  # entries read by the fast pass, and of those by runs
@@ -275,6 +277,7 @@ def with_defect(defect: str) -> tuple[bytes, int]:
     return text.encode("utf-8", "surrogatepass"), text.count("\n", 0, start) + 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(DEFECTS))
 def test_a_defect_inside_a_run_is_left_to_expat(name: str) -> None:
     data, line = with_defect(DEFECTS[name])
@@ -294,6 +297,7 @@ NOT_PLAIN = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(NOT_PLAIN))
 def test_an_item_no_run_takes_is_read_by_the_handlers(name: str) -> None:
     data, _ = with_defect(NOT_PLAIN[name])
@@ -301,6 +305,7 @@ def test_an_item_no_run_takes_is_read_by_the_handlers(name: str) -> None:
     assert got[0] == "entries" and len(got[1]) == 2000 and sum(taken) > 1500
 
 
+@pytest.mark.slow
 def test_wordpress_items_are_read_by_runs() -> None:
     item = ("<item>\n<title>T {i}</title>\n<link>https://e.example/p/{i}</link>\n"
             "<dc:creator><![CDATA[Ann]]></dc:creator>\n<pubDate>Wed, 10 Oct 2018 20:19:13 +0000"
@@ -363,6 +368,7 @@ def repeated_entries(data: bytes) -> bytes:
     return data
 
 
+@pytest.mark.slow
 def test_corpus_runs_give_the_handlers_answer(corpus: dict) -> None:  # noqa: F811
     taken_total = 0
     for path in sorted((FP / "tests").rglob("*.xml")):

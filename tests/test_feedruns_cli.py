@@ -44,6 +44,7 @@ def in_every_mode(path: Path, *args: str) -> dict[str, tuple[int, bytes, bytes]]
     return out
 
 
+@pytest.mark.slow
 def test_a_large_feed_converts_the_same_in_every_mode(tmp_path: Path) -> None:
     path = tmp_path / "feed.xml"
     path.write_text(feed(3000), encoding="utf-8")
@@ -59,6 +60,7 @@ def test_a_large_feed_converts_the_same_in_every_mode(tmp_path: Path) -> None:
     assert f"feed.xml:{5 + 6 * 2997}: warning: date".encode() in err  # (a placeholder date)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("defect", ["<title>T & 2500</title>", "<title>T \x02</title>",
                                     "<title>x ]]> y</title>", "<title>&eacute;</title>"])
 def test_a_defect_deep_in_a_feed_is_reported_at_its_line_in_every_mode(

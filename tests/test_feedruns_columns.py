@@ -3,6 +3,7 @@ give value by value, and the resolver's IRI shortcut what feedparser's urljoin g
 
 from __future__ import annotations
 
+import pytest
 from feedparser.urls import _urljoin
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -29,6 +30,7 @@ DATE = RFC | W3C | st.sampled_from(["", " 2024-01-01T00:00:00Z", "1970-01-01T00:
                                     "Thu, 01 Jan 1970 00:00:00 GMT", "&amp;", "2024"])
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(st.lists(DATE, min_size=1, max_size=30), st.booleans())
 def test_dates_in_bulk_are_entry_dates(values: list[str], epoch_is_unknown: bool) -> None:
@@ -48,6 +50,7 @@ URL = st.builds(
 RSS = URL | st.sampled_from(["", "rel/x", " https://e.example/ws ", "/abs"])
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(st.lists(RSS, min_size=1, max_size=20), st.sampled_from(["", "http://b.example/d/"]))
 def test_rss_links_in_bulk_are_link_text(values: list[str], base: str) -> None:
@@ -66,6 +69,7 @@ ATTRS = st.builds(
     st.sampled_from(['type="text/html" ', "", 'type="application/pdf" ']), URL)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(ATTRS, min_size=1, max_size=20))
 def test_atom_links_in_bulk_are_the_hrefs_the_handlers_take(values: list[str]) -> None:

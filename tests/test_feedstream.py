@@ -553,6 +553,7 @@ def atom_feed(draw: st.DrawFn) -> str:
 FEED_EXAMPLES = int(os.environ.get("FEED2SITEMAP_FEED_EXAMPLES", "200"))
 
 
+@pytest.mark.slow
 def test_generated_feeds_agree() -> None:
     seen: Counter = Counter()
 
@@ -627,6 +628,7 @@ def soup(depth: int) -> st.SearchStrategy[str]:
     )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_hostile_structure_agrees_or_falls_back() -> None:
     seen: Counter = Counter()
     decls = " ".join(f'xmlns:{k}="{v}"' for k, v in SOUP_NS.items())
@@ -671,6 +673,7 @@ _DAYS = ["Mon, ", "Tue, ", "Sun, ", ""]
 _MON = "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split()
 
 
+@pytest.mark.slow
 @settings(max_examples=int(os.environ.get("FEED2SITEMAP_DATE_EXAMPLES", "500")), deadline=None)
 @given(st.sampled_from(_DAYS), st.integers(0, 39), st.sampled_from(_MON), st.integers(0, 9999),
        st.integers(0, 29), st.integers(0, 69), st.integers(0, 69),

@@ -41,6 +41,7 @@ def test_the_corpus_is_there() -> None:
     assert len(list(CORPUS.iterdir())) > 100
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chunk", range(4))
 def test_fuzz_corpus_raises_only_our_errors_and_is_quick(chunk: int) -> None:
     files = sorted(CORPUS.iterdir())[chunk::4]

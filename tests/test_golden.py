@@ -30,6 +30,7 @@ GOLDEN = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sample,args,expected", GOLDEN, ids=[f"{g[0]}{g[1]}" for g in GOLDEN])
 def test_command_output_matches_expected(sample: str, args: list[str], expected: str,
                                          tmp_path: Path) -> None:

@@ -142,6 +142,7 @@ def test_namespace_declarations_are_capped(kind: str, tmp_path: Path, out: Path)
                          "more than 1,000 namespace declarations")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(reference(), reason="the fast path's bound: feedparser itself, the "
                     "reference path, takes 20 s over these names (its own namespace search)")
 def test_element_names_are_resolved_in_linear_time(tmp_path: Path, out: Path) -> None:
@@ -158,6 +159,7 @@ def test_element_names_are_resolved_in_linear_time(tmp_path: Path, out: Path) ->
 
 # --- 3. attributes and names ---------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["feed", "sitemap"])
 def test_an_element_with_millions_of_attributes_is_refused(kind: str, tmp_path: Path,
                                                             out: Path) -> None:
@@ -174,6 +176,7 @@ def test_an_element_with_millions_of_attributes_is_refused(kind: str, tmp_path: 
                          "more than 131,072 bytes without markup")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("what", ["attributes", "element", "attribute-name", "namespace-uri"])
 def test_attribute_count_and_name_lengths_are_bounded(what: str, tmp_path: Path,
                                                       out: Path) -> None:
@@ -210,6 +213,7 @@ def test_three_gzip_members_are_read_whole(tmp_path: Path, out: Path) -> None:
 
 # --- 8 and 10. runs of white space, decompression ratio, bounded messages ------------------------
 
+@pytest.mark.slow
 def test_check_stops_at_a_run_of_white_space(tmp_path: Path) -> None:
     # 50 MB of spaces in a urlset: `check` ran past 10 minutes on 10 GB before
     data = NS + b" " * 50_000_000 + b"</urlset>"
@@ -217,6 +221,7 @@ def test_check_stops_at_a_run_of_white_space(tmp_path: Path) -> None:
                          "run of white space longer than 65,536")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["newlines.txt", "newlines.txt.gz"])
 def test_check_stops_at_a_run_of_blank_lines(name: str, tmp_path: Path) -> None:
     if name.endswith(".gz"):
@@ -226,6 +231,7 @@ def test_check_stops_at_a_run_of_blank_lines(name: str, tmp_path: Path) -> None:
     assert_check_refused(checked(tmp_path, name, data), "too-complex", "bytes of blank lines")
 
 
+@pytest.mark.slow
 def test_gzip_that_expands_like_a_bomb_is_refused(tmp_path: Path, out: Path) -> None:
     # 1 GB of blank lines in a 1 MB .gz took 120 s to convert, over 600 s to check before;
     # 200 MB of them in 200 KB, 24 s
@@ -266,6 +272,7 @@ RFC822_WRITTEN = re.compile(r"[A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} "
                             r"[0-9]{2}:[0-9]{2}:[0-9]{2} GMT")
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(st.datetimes(timezones=ZONES), st.dates()))
 def test_every_lastmod_written_is_a_four_digit_year_w3c_datetime(value: date) -> None:
@@ -288,6 +295,7 @@ def test_every_lastmod_written_is_a_four_digit_year_w3c_datetime(value: date) ->
         assert read_back is not None and read_back.year >= 1000
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", ["0001-01-01T00:00:00Z", "0103-12-13T10:00:00+00:00",
                                   "0999-12-31", "1000-01-01T00:30:00+01:00"])
 def test_a_year_before_1000_is_no_date_with_a_counted_warning(text: str, tmp_path: Path,
@@ -317,6 +325,7 @@ def _declared(encoding: str, loc: bytes, feed: bool = False) -> bytes:
     return decl + NS + b"<url><loc>" + loc + b"</loc></url></urlset>"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("encoding", ["Shift_JIS", "EUC-JP", "GBK", "Big5", "utf8", "latin1",
                                       "windows-1251"])
 def test_a_sitemap_in_a_multi_byte_encoding_python_knows_is_transcoded(encoding: str,
@@ -336,6 +345,7 @@ def test_a_sitemap_in_a_multi_byte_encoding_python_knows_is_transcoded(encoding:
         assert b"sitemaps.org requires UTF-8" in checked_.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("encoding", ["UTF-7", "idna", "foo", "EBCDIC-US", "rot13", "cp037",
                                       "utf-16", "base64"])
 def test_an_encoding_that_cannot_be_read_is_refused_by_name(encoding: str, tmp_path: Path,
@@ -349,6 +359,7 @@ def test_an_encoding_that_cannot_be_read_is_refused_by_name(encoding: str, tmp_p
         assert repr(encoding).encode() in result.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("encoding", ["Shift_JIS", "UTF-7", "idna", "foo", "rot13"])
 def test_a_feed_with_any_declared_encoding_is_read_as_feedparser_reads_it(encoding: str,
                                                                           tmp_path: Path,

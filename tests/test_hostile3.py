@@ -40,6 +40,7 @@ def split_set(tmp_path: Path) -> Path:
 
 # --- 1. a part planted as a symlink out of the output's directory -----------------------------
 
+@pytest.mark.slow
 def test_a_part_linked_out_of_the_directory_is_neither_read_nor_overwritten(
         split_set: Path, tmp_path: Path) -> None:
     elsewhere = tmp_path / "etc" / "passwd"
@@ -174,6 +175,7 @@ INJECTION = ("x/></url><url><loc>https://evil.example.org/i</loc></url>"
              "<url><loc>https://example.com/b")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("foreign", [
     {"namespace": "urn:x", "name": INJECTION},
     {"namespace": "urn:x", "name": "ok", "attributes": [['a" b="c', "v"]]},

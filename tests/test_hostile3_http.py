@@ -145,6 +145,7 @@ MALFORMED = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", sorted(MALFORMED))
 def test_a_malformed_answer_is_a_one_line_error_and_nothing_is_written(
         server: RawServer, tmp_path: Path, case: str) -> None:

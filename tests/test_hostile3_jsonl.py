@@ -127,6 +127,7 @@ def _images(page: str, n: int, length: int, caption: str = "") -> str:
     return f"<url><loc>{page}</loc>{images}</url>"
 
 
+@pytest.mark.slow
 def test_a_url_with_1000_images_round_trips_through_jsonl(tmp_path: Path, mode: str) -> None:
     sitemap = tmp_path / "in.xml"
     sitemap.write_bytes(_urlset(_images("https://example.com/a", 1000, 2000)))
@@ -250,6 +251,7 @@ def test_index_refuses_a_nul_in_a_manifest_name(tmp_path: Path, site: Path) -> N
                     str(site / "sitemap.xml"), base_url=BASE, directory=str(stage))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("field, change", [("urls", 1), ("bytes", 7), ("newest", None)])
 def test_index_checks_every_number_of_a_manifest_against_its_part(
         tmp_path: Path, site: Path, field: str, change: int | None) -> None:
@@ -298,6 +300,7 @@ def test_write_partition_refuses_a_bad_stem_with_option_error(tmp_path: Path,
 LONG_YEAR = "1" * 5000 + "-01-01"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, data", [
     ("in.xml", _urlset(f"<url><loc>{BASE}a</loc><lastmod>{LONG_YEAR}</lastmod></url>")),
     ("in.txt", f"{BASE}a\t{LONG_YEAR}\n".encode()),

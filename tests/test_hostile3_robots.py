@@ -154,6 +154,7 @@ def test_the_library_refuses_a_fifo_without_opening_it(site: Path) -> None:
 
 # --- 11. two runs sharing one robots.txt ----------------------------------------------------
 
+@pytest.mark.slow
 def test_two_runs_sharing_a_robots_txt_both_keep_their_line(tmp_path: Path) -> None:
     robots = tmp_path / "robots.txt"
     for name in ("a", "b"):

@@ -87,6 +87,7 @@ def _rss(encoding: str, bom: bytes = b"") -> bytes:
 UNUSABLE = ["foo", "EBCDIC-US", "UTF-7", "idna", "rot13", "hex", "cp500", "utf-16", "x" * 100]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("encoding", UNUSABLE)
 def test_a_feed_declaring_an_unusable_encoding_is_refused_naming_it(
         encoding: str, tmp_path: Path, out: Path, mode_env: dict[str, str]) -> None:
@@ -102,6 +103,7 @@ def test_a_feed_declaring_an_unusable_encoding_is_refused_naming_it(
         library_links(_rss(encoding))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("encoding", ["foo", "UTF-7", "rot13"])
 def test_a_bom_does_not_excuse_an_unusable_declared_name(
         encoding: str, tmp_path: Path, out: Path, mode_env: dict[str, str]) -> None:
@@ -116,6 +118,7 @@ def test_a_bom_does_not_excuse_an_unusable_declared_name(
         untouched(out)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("encoding", ["Shift_JIS", "windows-1252", "latin1", "UTF-8"])
 def test_a_feed_in_a_usable_encoding_is_still_read(encoding: str, tmp_path: Path,
                                                    mode_env: dict[str, str]) -> None:
@@ -133,6 +136,7 @@ def _sitemap(encoding: str) -> bytes:
             ).encode()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("length", [65, 100, 900])
 def test_check_and_sitemaps_refuse_a_long_encoding_name_in_one_line(
         length: int, tmp_path: Path, out: Path, mode_env: dict[str, str]) -> None:
@@ -178,6 +182,7 @@ EXTERNAL = ['<!DOCTYPE feed SYSTEM "">', "<!DOCTYPE feed PUBLIC '' ''>",
 SECRET = "https://e.example/a/&secret;/b"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["atom", "rss"])
 @pytest.mark.parametrize("doctype", EXTERNAL)
 def test_an_undefined_entity_in_a_link_is_kept_as_text_with_a_warning(
@@ -248,6 +253,7 @@ def _signalled_run(args: list[str], env: dict[str, str], signum: int, delay: flo
     return code, ours
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_a_signal_at_any_moment_ends_cleanly(signum: int, tmp_path: Path, out: Path,
                                              mode_env: dict[str, str]) -> None:
@@ -390,6 +396,7 @@ def _over_the_cap(kind: str) -> bytes:
             + "</channel></rss>\n").encode()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["rss", "json"])
 def test_a_feed_past_the_default_cap_is_refused_in_bounded_memory(
         kind: str, tmp_path: Path, out: Path, mode_env: dict[str, str]) -> None:

@@ -233,6 +233,7 @@ def test_an_input_url_no_request_can_carry_is_one_line_and_exit_1(tmp_path: Path
         list(read(url))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("url", [*_REFUSED, _CREDENTIALS])
 def test_check_robots_url_no_request_can_carry_is_bad_usage(tmp_path: Path, url: str) -> None:
     path = tmp_path / "sitemap.xml"
@@ -243,6 +244,7 @@ def test_check_robots_url_no_request_can_carry_is_bad_usage(tmp_path: Path, url:
     assert "secret" not in err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("url", [*_REFUSED, _CREDENTIALS])
 def test_an_indexnow_endpoint_no_request_can_carry_is_bad_usage(tmp_path: Path,
                                                                 url: str) -> None:

@@ -484,6 +484,7 @@ def _interrupted_before_our_code(err: bytes) -> bool:
     return bool(frames) and not any(b"/feed2sitemap/" in f for f in frames)
 
 
+@pytest.mark.slow
 def test_ctrl_c_at_any_moment_of_start_up_gives_no_traceback(tmp_path: Path) -> None:
     (tmp_path / "urls.txt").write_bytes(urls(200_000))
     for delay in (0.01, 0.03, 0.06, 0.1, 0.2, 0.4):

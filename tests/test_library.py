@@ -180,6 +180,7 @@ RECORDS = st.lists(st.builds(
               st.floats(0.0, 1.0))), min_size=1, max_size=20)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(RECORDS, st.sampled_from([None, 3]), st.booleans())

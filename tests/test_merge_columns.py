@@ -182,6 +182,7 @@ def _write(tmp_path: Path, seed: int) -> list[Path]:
     return paths
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("budget", ["", "20000"], ids=["memory", "spilled"])
 def test_the_command_writes_identical_files_both_ways(tmp_path: Path, budget: str) -> None:
     inputs = _write(tmp_path, 7)

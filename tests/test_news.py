@@ -49,6 +49,7 @@ def test_only_the_last_two_days_are_written_with_name_language_date_and_title(
     assert b"skipped 59: 59 news too old" in said
 
 
+@pytest.mark.slow
 def test_2500_recent_articles_give_three_parts_and_an_index(tmp_path: Path) -> None:
     (tmp_path / "feed.xml").write_bytes(feed(2500, 0.01))
     code, said = news_run("feed.xml", "-o", "news.xml", "--news-name", "T", "--base-url",
@@ -100,6 +101,7 @@ def test_bad_news_options_are_option_errors(name: str, language: str | None,
     assert caught.value.parameter == parameter
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("date", ["0000-01-01", "9999-12-31T23:59:59-14:00"])
 def test_a_publication_date_no_datetime_holds_is_no_date(tmp_path: Path, date: str) -> None:
     # feedparser reads both (the second is 10000-01-01 in UTC); the video keeps its other

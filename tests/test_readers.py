@@ -271,6 +271,7 @@ _TEXT_LINES = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_TEXT_LINES, max_size=40), st.booleans(),
        st.sampled_from([None, "https://a.example/", "https://a.example/ab/"]))

@@ -62,6 +62,7 @@ def both_ways(monkeypatch: pytest.MonkeyPatch, inputs: list[object],
         yield _outcome(inputs, **options)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", _inputs(), ids=lambda p: str(p.relative_to(p.parents[1])))
 @pytest.mark.parametrize("to", ["xml", "text"])
 def test_every_sample_gives_the_same_output_both_ways(monkeypatch: pytest.MonkeyPatch,
@@ -118,6 +119,7 @@ def test_generated_sitemaps_and_feeds_give_the_same_output_both_ways(
     assert fast == plain
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sample", ["rss2.xml", "urls.txt", "sitemap-index.xml", "urls.tsv"])
 def test_the_installed_command_writes_identical_files_both_ways(tmp_path: Path,
                                                                 sample: str) -> None:

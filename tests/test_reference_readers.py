@@ -223,12 +223,14 @@ def _convert_both(src: Path, out_dir: Path, *extra: str) -> None:
     assert results[0][2] or results[0][0] != 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt,path", MATERIAL, ids=[p.name for _, p in MATERIAL])
 def test_samples_convert_to_the_same_bytes_both_ways(fmt: str, path: Path,
                                                      tmp_path: Path) -> None:
     _convert_both(path, tmp_path, "-f", fmt, "--base-url", "https://example.com/")
 
 
+@pytest.mark.slow
 def test_a_large_list_converts_to_the_same_bytes_both_ways(tmp_path: Path) -> None:
     """Several blocks and batches, clean and unclean lines, lastmods in every form: the fast
     paths' ground (a proven block, a column parsed at once, canonical lastmod texts)."""

@@ -81,6 +81,7 @@ def _sitemap(seed: int, n: int, plain_root: bool = False) -> bytes:
     return data
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(24))
 def test_generated_sitemaps_read_the_same_both_ways(seed: int,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:

@@ -88,6 +88,7 @@ def _sitemap(templates: list[str], sep: str, size: int) -> bytes:
             f"{sep.join(entries)}{sep}</urlset>\n").encode()
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.lists(_template(), min_size=1, max_size=6), st.sampled_from(["\n", "", "\r\n", "\n  "]))
 def test_generated_sitemaps_read_the_same_both_ways(templates: list[str], sep: str) -> None:

@@ -72,6 +72,7 @@ def test_loc_length_limit_per_profile(profile: str, limit: int, tmp_path: Path) 
     assert [r.loc for r in read(tmp_path / "out.xml")] == [longest]
 
 
+@pytest.mark.slow
 def test_real_sitemaps_byte_limit_splits_a_52_mb_file_at_the_byte(tmp_path: Path) -> None:
     # Fill 52,428,800 bytes exactly with fewer than 50,000 URLs, then add a single byte.
     limit = PROFILES["sitemaps"].max_bytes

@@ -302,6 +302,7 @@ def test_gzip_to_a_terminal_is_refused(tmp_path: Path) -> None:
 
 # --- issue 19: hosts ------------------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("host,said", [
     ("ex\x01ample.com", b"bad character in host"), ("ex\x7fample.com", b"bad character in host"),
     ("ex\x1fample.com", b"contains white space"),  # U+001F is white space to str.split

@@ -205,6 +205,7 @@ _TEXT_LINES = st.lists(st.one_of(
     st.builds("https://a.example/{}".format, st.text("abz09-_/.", max_size=10))), max_size=30)
 
 
+@pytest.mark.slow
 @settings(deadline=None)
 @given(_TEXT_LINES)
 def test_text_reader_and_pipeline_give_normalize_urls_answer(lines: list[str]) -> None:

@@ -155,6 +155,7 @@ def sitemaps(draw: st.DrawFn) -> bytes:
     return text.encode("utf-8")
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(sitemaps(), st.sampled_from([1 << 16, 4096, 700, 97]))
 @example(b'<urlset xmlns="' + SM.encode() + b'" xmlns:image="' + IMAGE_NS.encode() + b'">'
@@ -328,6 +329,7 @@ def _big_sitemap(n: int) -> bytes:
     return "\n".join(out).encode()
 
 
+@pytest.mark.slow
 def test_the_command_writes_the_same_both_ways_and_check_accepts_it(tmp_path: Path) -> None:
     src = tmp_path / "in.xml"
     src.write_bytes(_big_sitemap(3000))
@@ -353,6 +355,7 @@ _REAL = [p for folder in ("schema-probes", "sitemap.js-mocks")
          for p in sorted((CONFORMANCE / folder).glob("*.xml"))] if CONFORMANCE.exists() else []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", _REAL or [None], ids=[p.name for p in _REAL] or ["absent"])
 def test_real_sitemaps_give_the_same_both_ways(path: Path | None, tmp_path: Path) -> None:
     if path is None:
