@@ -233,7 +233,7 @@ class ColumnStore:
                 new.append(i)
                 self._used += per_row + len(loc)
                 if self._used > self.memory_limit:
-                    self._over = Spill(fold, newer, self._partitions)
+                    self._over = Spill(fold, newer, self._partitions, self.memory_limit)
         if new:
             self._segments.append(_Segment(_rows(batch, new), is_base))
         if copies:

@@ -28,8 +28,11 @@ from .errors import OutputError
 __all__ = ["Spill", "spill_errors"]
 
 PARTITIONS = 64  # at most 255: a partition's number is a byte of the order tape
-FLUSH_ROWS = 1 << 16  # rows held in memory across partitions before they are written
-READ_ROWS = 4096  # rows of a partition's result read at a time at the end
+# Rows held in memory across partitions before they are written, and rows of each partition's
+# result read at a time at the end (so PARTITIONS times that): at most these, and within the
+# budget (a spilled row held costs about 200 bytes) when it is small.
+FLUSH_ROWS = 1 << 16
+READ_ROWS = 4096
 
 
 class Spill:
@@ -38,8 +41,10 @@ class Spill:
     of the copy whose lastmod won (``newer``: whether a later state's lastmod is newer)."""
 
     def __init__(self, fold: Callable[[int, int], int], newer: Callable[[int, int], bool],
-                 partitions: int = PARTITIONS) -> None:
+                 partitions: int = PARTITIONS, memory_limit: int = 1 << 30) -> None:
         self._fold, self._newer = fold, newer
+        self._flush_rows = max(1, min(FLUSH_ROWS, memory_limit // 200))
+        self._read_rows = max(64, min(READ_ROWS, memory_limit // (200 * partitions)))
         self._files: list[Optional[IO[bytes]]] = [None] * partitions
         self._rows: list[tuple[list[str], list[int], list[Optional[str]], list[int]]] = [
             ([], [], [], []) for _ in range(partitions)]
@@ -61,7 +66,7 @@ class Spill:
             seq += 1
         self._held += seq - self.rows
         self.rows = seq
-        if self._held >= FLUSH_ROWS:
+        if self._held >= self._flush_rows:
             self._flush()
 
     def _flush(self) -> None:
@@ -72,6 +77,7 @@ class Spill:
                     if f is None:
                         f = self._files[p] = tempfile.TemporaryFile(prefix="feed2sitemap-")
                     _dump(columns, f)
+                    f.flush()  # (a full disk fails here, not when the file is closed)
                     self._rows[p] = ([], [], [], [])
         self._held = 0
 
@@ -121,8 +127,9 @@ class Spill:
         for seq in map(seqs.__getitem__, rows):
             order[seq] = p
         out = tempfile.TemporaryFile(prefix="feed2sitemap-")
-        for lo in range(0, len(rows), READ_ROWS):
-            part = rows[lo:lo + READ_ROWS]
+        step = self._read_rows
+        for lo in range(0, len(rows), step):
+            part = rows[lo:lo + step]
             _dump((list(map(locs.__getitem__, part)), list(map(states.__getitem__, part)),
                    list(map(texts.__getitem__, part))), out)
         out.seek(0)
@@ -132,7 +139,10 @@ class Spill:
     def close(self) -> None:
         for f in self._files:
             if f is not None:
-                f.close()
+                try:
+                    f.close()
+                except OSError:
+                    pass  # (its rows are not wanted: the run has failed or is done)
         self._files = [None] * len(self._files)
 
 

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from feed2sitemap import mergecols, spill
+from feed2sitemap import mergecols
 from feed2sitemap.batch import batched
 from feed2sitemap.errors import OutputError
 from feed2sitemap.extensions.model import Alternate, Image
@@ -143,8 +143,7 @@ def test_a_spill_that_cannot_write_is_one_clear_error(tmp_path: Path,
 
     gone = tmp_path / "gone"
     monkeypatch.setattr(tempfile, "tempdir", str(gone))
-    monkeypatch.setattr(spill, "FLUSH_ROWS", 10)
-    store = mergecols.ColumnStore(memory_limit=0)
+    store = mergecols.ColumnStore(memory_limit=0)  # (a zero budget flushes every batch)
     with pytest.raises(OutputError, match=f"temporary files in {gone}.*TMPDIR"):
         for batch in batched([make_record(f"{U}p{i}") for i in range(100)], 20):
             store.add(batch)
