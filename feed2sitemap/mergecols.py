@@ -66,7 +66,7 @@ __all__ = ["ColumnStore"]
 # as a shard's table fills), its segment's list slot (8) and line (4).
 # benchmarks/merge_memory.py measured 147 bytes of peak RSS per 62-character URL over
 # 1,500,000 URLs, 153 over 1,000,000: the default budget (256 MiB) holds about 1.8
-# million such URLs before SQLite takes the rest.
+# million such URLs before the rest spills to disk (spill.py).
 MEMORY_PER_URL = 90
 
 _ONE = 1 << _MANY  # set in every later-copy state: a fold is never None nor 0
