@@ -2,7 +2,7 @@
 in bytes per distinct URL.
 
     python benchmarks/merge_memory.py 1500000 merge      # in-memory merge (the column store)
-    python benchmarks/merge_memory.py 1500000 spill      # merge with a 1 MiB budget: SQLite
+    python benchmarks/merge_memory.py 1500000 spill      # merge with a 1 MiB budget: spilled
     python benchmarks/merge_memory.py 1500000 first      # first-wins dedupe (hash set)
     python benchmarks/merge_memory.py 1500000 none       # no dedupe
     FEED2SITEMAP_REFERENCE=1 python benchmarks/merge_memory.py 1500000 merge   # its twin

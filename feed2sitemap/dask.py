@@ -224,8 +224,8 @@ def to_sitemaps(data: Any, output: Union[str, os.PathLike[str]], *, base_url: st
     (``scope_check``), copies merged (``dedupe`` "merge": newest lastmod wins) or the first one
     kept ("first"), ``changefreq``/``priority`` filling fields no copy gave. ``partitions`` is
     the number of output partitions (default: the input's); each merges its URLs in memory
-    (about 200 bytes a URL, then SQLite past ``memory_limit``). It fixes the part names: keep
-    it for reruns to find their parts unchanged. Returns the command's Summary
+    (about 200 bytes a URL, then temporary files past ``memory_limit``). It fixes the part
+    names: keep it for reruns to find their parts unchanged. Returns the command's Summary
     (``summary.merge`` summed over partitions). The output directory is locked from start to
     end; on failure nothing there changes; unchanged files are left alone.
     """

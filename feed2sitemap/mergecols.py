@@ -1,7 +1,6 @@
-"""The merge store of the batch path: the rules of ``merge.py`` with columns kept as they came.
+"""The merge store: the rules of ``merge.py`` with columns kept as they came, and a spill to disk
+past a memory budget. (Its reference, under FEED2SITEMAP_REFERENCE=1, is merge.ReferenceStore.)
 
-``MergeStore`` (merge.py, the reference twin under FEED2SITEMAP_REFERENCE=1) packs every row
-into one Python int and unpacks it again on the way out: two passes of Python per URL. Here:
 
 - ``_index`` maps each URL to None while it has one copy, and to the fold (merge.fold) of its
   later copies once it has more: None costs nothing beyond the dict slot, and the fold is
@@ -13,8 +12,9 @@ into one Python int and unpacks it again on the way out: two passes of Python pe
 - a batch of URLs none seen before (the usual case) is taken in C (dict.fromkeys,
   isdisjoint, update), and a segment whose URLs have no later copy goes out as it came.
 
-Past the memory budget, URLs not yet seen go to a MergeStore spilled from the start (its SQLite
-database); they are written after the in-memory ones, as the reference writes them.
+Past the memory budget, the rows of URLs not yet kept here go to the spill (spill.py: hash
+partitions on disk, each row's state packed as mergepack.py says): they are written after the
+in-memory ones, which is their first-seen order, since every one was first seen later.
 """
 
 from __future__ import annotations
@@ -27,26 +27,34 @@ from typing import TYPE_CHECKING, Optional, TypeVar
 
 from .batch import Batch
 from .extensions.value import EMPTY, Extensions
-from .merge import (
+from .merge import DEFAULT_MEMORY_LIMIT, MergeCounts
+from .mergepack import (
+    _BASE,
+    _BASE_CF,
+    _BASE_LM,
+    _BASE_PR,
     _CF_INDEX,
     _CF_MASK,
     _CFF,
     _CFN,
     _HAS_BASE,
     _IX_MASK,
+    _LINE,
     _LM_MASK,
     _MANY,
     _PRF,
     _PRN,
-    DEFAULT_MEMORY_LIMIT,
-    MergeCounts,
-    MergeStore,
+    _SITEMAP,
+    _SOURCE,
     _lastmod_value,
     _pack_lastmod,
     base_bits,
     fold,
+    newer,
+    unpacked,
 )
 from .record import CHANGEFREQS, Lastmod
+from .spill import PARTITIONS, Spill
 
 if TYPE_CHECKING:
     from .extensions.merging import ExtensionMerger
@@ -58,7 +66,7 @@ __all__ = ["ColumnStore"]
 # as a shard's table fills), its segment's list slot (8) and line (4).
 # benchmarks/merge_memory.py measured 147 bytes of peak RSS per 62-character URL over
 # 1,500,000 URLs, 153 over 1,000,000: the default budget (256 MiB) holds about 1.8
-# million such URLs before SQLite takes the rest.
+# million such URLs before the rest spills to disk (spill.py).
 MEMORY_PER_URL = 90
 
 _ONE = 1 << _MANY  # set in every later-copy state: a fold is never None nor 0
@@ -153,37 +161,43 @@ def _compact(lines: Optional[Sequence[Optional[int]]]) -> Optional[Sequence[Opti
 
 
 class ColumnStore:
-    """MergeStore's interface (add, batches, close) over columns; see the module's docstring."""
+    """Add batches, then take the merged ones (batches) once; see the module's docstring.
+    ``partitions``: the spill's (tests make it small)."""
 
-    def __init__(self, *, base_mode: bool = False,
-                 memory_limit: int = DEFAULT_MEMORY_LIMIT) -> None:
+    def __init__(self, *, base_mode: bool = False, memory_limit: int = DEFAULT_MEMORY_LIMIT,
+                 partitions: Optional[int] = None) -> None:
         self.base_mode = base_mode
         self.memory_limit = memory_limit
         self._index = _Index()
         self._segments: list[_Segment] = []
         self._used = 0
-        self._over: Optional[MergeStore] = None  # the URLs first seen past the budget
+        self._partitions = partitions or PARTITIONS
+        self._over: Optional[Spill] = None  # the URLs first seen past the budget
         self._priorities: list[Optional[float]] = [None]
         self._priority_ix: dict[float, int] = {}
+        self._sources: list[Optional[str]] = [None]  # (for the spilled rows' states)
+        self._source_ix: dict[Optional[str], int] = {None: 0}
         self._ext: dict[str, ExtensionMerger] = {}
         self.copies = 0
 
     def add(self, batch: Batch, is_base: bool = False) -> None:
         """Fold a batch of copies in (``is_base``: from the output's previous version)."""
         locs = batch.locs
-        if self._over is None:
-            fresh = dict.fromkeys(locs)
-            if len(fresh) == len(locs):
-                if self._index.isdisjoint(fresh):  # all new (the usual case): in C
-                    if self._take(batch, fresh, range(len(locs)), is_base):
-                        return
-                seen = self._index.seen(locs)
-                copies = list(compress(range(len(locs)), seen))
-                new = list(filterfalse(seen.__getitem__, range(len(locs))))
-                part = _rows(batch, new)
-                if self._take(part, dict.fromkeys(part.locs), new, is_base, batch):
-                    self._fold_copies(batch, copies, is_base)
+        if self._over is not None:
+            self._add_past_budget(batch, is_base)
+            return
+        fresh = dict.fromkeys(locs)
+        if len(fresh) == len(locs):
+            if self._index.isdisjoint(fresh):  # all new (the usual case): in C
+                if self._take(batch, fresh, range(len(locs)), is_base):
                     return
+            seen = self._index.seen(locs)
+            copies = list(compress(range(len(locs)), seen))
+            new = list(filterfalse(seen.__getitem__, range(len(locs))))
+            part = _rows(batch, new)
+            if self._take(part, dict.fromkeys(part.locs), new, is_base, batch):
+                self._fold_copies(batch, copies, is_base)
+                return
         self._add_rows(batch, is_base)
 
     def _take(self, part: Batch, fresh: dict[str, None], rows: Sequence[int], is_base: bool,
@@ -219,17 +233,55 @@ class ColumnStore:
                 new.append(i)
                 self._used += per_row + len(loc)
                 if self._used > self.memory_limit:
-                    self._over = MergeStore(base_mode=self.base_mode,
-                                            memory_limit=self.memory_limit, spilled=True)
+                    self._over = Spill(fold, newer, self._partitions, self.memory_limit)
         if new:
             self._segments.append(_Segment(_rows(batch, new), is_base))
         if copies:
             self._fold_copies(batch, copies, is_base, extensions=False)
         if batch.extensions is not None:
-            self._add_extensions(batch, sorted(new + copies))
+            self._add_extensions(batch, range(len(batch.locs)))  # (over ones too)
         if over:
             assert self._over is not None
-            self._over.add(_rows(batch, over), is_base)
+            self._spill(batch, over, is_base)
+
+    def _add_past_budget(self, batch: Batch, is_base: bool) -> None:
+        """Past the budget: copies of URLs kept here fold in here, the other rows spill."""
+        n = len(batch.locs)
+        seen = self._index.seen(batch.locs)
+        copies = list(compress(range(n), seen))
+        if copies:
+            self._fold_copies(batch, copies, is_base, extensions=False)
+        if batch.extensions is not None:
+            self._add_extensions(batch, range(n))
+        if len(copies) < n:
+            self._spill(batch, list(filterfalse(seen.__getitem__, range(n))), is_base)
+
+    def _spill(self, batch: Batch, rows: list[int], is_base: bool) -> None:
+        texts = batch.lastmod_texts
+        assert self._over is not None
+        self._over.add(_take_all(batch.locs, rows), self._row_states(batch, rows, is_base),
+                       None if texts is None else _take_all(texts, rows))
+
+    def _row_states(self, batch: Batch, rows: list[int], is_base: bool) -> list[int]:
+        """The whole packed states of some rows: _states's, with kind, source and line."""
+        fixed = batch.is_sitemap << _SITEMAP
+        sources = batch.sources
+        if sources is None:
+            fixed |= self._source(batch.source) << _SOURCE
+        lines = batch.lines
+        states = self._states(batch, rows, is_base, many=False)
+        for k, i in enumerate(rows):
+            line = None if lines is None else lines[i]
+            states[k] |= (fixed | (0 if line is None else (line + 1) << _LINE)
+                          | (0 if sources is None else self._source(sources[i]) << _SOURCE))
+        return states
+
+    def _source(self, source: Optional[str]) -> int:
+        ix = self._source_ix.get(source)
+        if ix is None:
+            ix = self._source_ix[source] = len(self._sources)
+            self._sources.append(source)
+        return ix
 
     def _fold_copies(self, batch: Batch, rows: list[int], is_base: bool,
                      extensions: bool = True) -> None:
@@ -255,21 +307,27 @@ class ColumnStore:
                 old = shard[key]  # (the batch may hold the URL twice)
                 shard[key] = state if old is None or old is state else fold(old, state)
 
-    def _states(self, batch: Batch, rows: list[int], is_base: bool) -> list[int]:
-        """The packed states (merge.py's layout) of some rows, less source and line (a fold
-        takes those from its first copy, which is never one of these)."""
+    def _states(self, batch: Batch, rows: list[int], is_base: bool,
+                many: bool = True) -> list[int]:
+        """The packed states (mergepack.py's layout) of some rows, less kind, source and line
+        (a fold takes those from its first copy, which is never one of these); ``many``: marked
+        as later copies."""
         with_base = is_base or not self.base_mode
+        one = _ONE if many else 0
         lms, cfs, prs = batch.lastmods, batch.changefreqs, batch.priorities
         if lms is None and cfs is None and prs is None:
-            plain = _ONE | (1 << _HAS_BASE if with_base else 0)
+            plain = one | (1 << _HAS_BASE if with_base else 0)
             return [plain] * len(rows)  # one object: a later fold of it is itself
         out = []
+        base = 1 << _HAS_BASE if with_base else 0
         for i in rows:
             lm = 0 if lms is None else _pack_lastmod(lms[i])
             cf = 0 if cfs is None else self._cf(cfs[i])
             pr = 0 if prs is None else self._priority(prs[i])
-            out.append(_ONE | lm | cf << _CFN | cf << _CFF | pr << _PRN | pr << _PRF
-                       | (base_bits(lm, cf, pr) if with_base else 0))
+            state = one | lm | cf << _CFN | cf << _CFF | pr << _PRN | pr << _PRF
+            # (base_bits, inline: this runs once per copy)
+            out.append(state | lm << _BASE_LM | cf << _BASE_CF | pr << _BASE_PR | base
+                       if base else state)
         return out
 
     @staticmethod
@@ -306,7 +364,7 @@ class ColumnStore:
             yield from self._emit(counts)
             self._index, self._segments = _Index(), []
             if self._over is not None:
-                yield from self._over.batches(counts)
+                yield from self._spilled(self._over, counts)
         finally:
             self.close()
 
@@ -356,8 +414,7 @@ class ColumnStore:
                 cf = (state >> _CFN) & _CF_MASK or (state >> _CFF) & _CF_MASK
                 pr = (state >> _PRN) & _IX_MASK or (state >> _PRF) & _IX_MASK
                 has_base = bool(state >> _HAS_BASE & 1)
-                changed = has_base and base_bits(lm, cf, pr) != state & base_bits(
-                    _LM_MASK, _CF_MASK, _IX_MASK)
+                changed = has_base and base_bits(lm, cf, pr) != state & _BASE
                 if lm != lm0:
                     lms[i], texts[i] = _lastmod_value(lm), None
                 cfs[i] = CHANGEFREQS[cf - 1] if cf else None
@@ -382,6 +439,13 @@ class ColumnStore:
         if not any(found):
             return None
         return [EMPTY if m is None else m.value() for m in found]
+
+    def _spilled(self, spill: Spill, counts: MergeCounts) -> Iterator[Batch]:
+        before = counts.urls
+        yield from unpacked(spill.merged(), counts, self.base_mode, self._priorities,
+                            self._sources, self._ext)
+        counts.spilled = counts.urls - before
+        counts.copies += spill.rows - counts.spilled  # rows that found their URL there
 
     def close(self) -> None:
         if self._over is not None:

@@ -14,7 +14,7 @@ from itertools import repeat
 from typing import Optional
 
 from .batch import Batch
-from .merge import DEFAULT_MEMORY_LIMIT, MergeCounts, MergeStore
+from .merge import DEFAULT_MEMORY_LIMIT, MergeCounts, ReferenceStore
 from .mode import reference
 from .record import check_changefreq, check_priority
 from .report import Report
@@ -238,14 +238,14 @@ def merge(batches: Iterable[Batch], counts: Optional[MergeCounts] = None, *,
     """One entry per URL, newest lastmod wins (the rules are in ``merge.py``'s docstring).
 
     Nothing is yielded until ``batches`` is exhausted: every URL is remembered, compactly, and
-    spilled to a temporary SQLite database past ``memory_limit`` bytes. ``base`` holds the source
+    spilled to temporary files past ``memory_limit`` bytes (spill.py). ``base`` holds the source
     names of the output's previous version when it is also an input; ``counts`` is filled once
     the last batch has been yielded.
     """
     from .mergecols import ColumnStore  # (only the runs that merge: start-up time)
 
-    # the column store; the reference mode takes its twin, one packed int per URL (merge.py)
-    store = (MergeStore if reference() else ColumnStore)(base_mode=base is not None,
+    # the column store; the reference mode takes the plain one, a dict of records (merge.py)
+    store = (ReferenceStore if reference() else ColumnStore)(base_mode=base is not None,
                                                          memory_limit=memory_limit)
     try:
         for batch in batches:

@@ -442,8 +442,9 @@ def test_an_undefined_entity_in_a_sitemap_under_an_external_dtd_is_refused(tmp_p
     assert result.code == 1 and b"error: dtd:" in result.stdout
 
 
-# --- 10. a spill to SQLite that fails -------------------------------------------------------------
+# --- 10. a spill to disk that fails --------------------------------------------------------------
 
+@pytest.mark.skipif(reference(), reason="the reference merge holds every URL in memory")
 def test_a_failing_merge_spill_names_the_directory_and_tmpdir(tmp_path: Path, out: Path,
                                                              monkeypatch: pytest.MonkeyPatch
                                                              ) -> None:
@@ -458,9 +459,9 @@ def test_a_failing_merge_spill_names_the_directory_and_tmpdir(tmp_path: Path, ou
         path.write_text("".join(f"https://e.example/p{i}-{'x' * 40}\n"
                                 for i in range(n, 20_000, 2)))
         inputs.append(str(path))
-    # a file-size limit stands in for a full disk: the SQLite file cannot grow past 200 KB
-    result = run_measured([*inputs, "-o", str(out), "-t", "text"], file_limit=200_000)
-    assert_refused(result, "temporary SQLite file in " + str(spill), "TMPDIR")
+    # a file-size limit stands in for a full disk: no spill file can grow past 10 KB
+    result = run_measured([*inputs, "-o", str(out), "-t", "text"], file_limit=10_000)
+    assert_refused(result, "temporary files in " + str(spill), "TMPDIR")
     untouched(out)
     assert list(spill.iterdir()) == []
 

@@ -1,4 +1,4 @@
-"""The column store (mergecols.py) against its reference twin (merge.MergeStore, taken under
+"""The column store (mergecols.py) against the plain reference (merge.ReferenceStore, taken under
 FEED2SITEMAP_REFERENCE=1): the same entries, in the same order, the same counts and the same
 URLs told to IndexNow, the same bytes written, on random inputs (copies, lastmod ties, missing
 lastmods, other time zones, changefreq and priority, extensions, a base, a spill forced by a

@@ -38,7 +38,8 @@ def parse_args(argv: list[str] | None, description: str) -> argparse.Namespace:
     ap.add_argument("--repeat", type=int, help="runs per measurement; medians are reported")
     ap.add_argument("--only", action="append", default=[],
                     help="scenario names or prefixes, comma-separated (repeatable); `dask` "
-                         "(20M URLs, command vs Dask workers) runs only when named")
+                         "(20M URLs, command vs Dask workers) and merge-lastmods-10m run only when "
+                         "named")
     ap.add_argument("--list", action="store_true", help="list the scenarios and exit")
     ap.add_argument("--data-dir", type=Path, default=HERE / "data")
     ap.add_argument("--out-dir", type=Path, default=HERE / "out",
@@ -98,7 +99,9 @@ def run_all(a: argparse.Namespace, sizes: dict[str, int], repeat: int, cmd: list
     scenarios = []
     if "dask" not in words or only:
         d = ensure_data(a.data_dir, sizes, log)
-        scenarios = select([*build_scenarios(cmd, fpy, d, a.out_dir, r),
+        # merge-lastmods-10m (20 million rows, minutes a run) runs only when named
+        big = "merge-lastmods-10m" in only
+        scenarios = select([*build_scenarios(cmd, fpy, d, a.out_dir, r, big=big),
                             *feed_rows(cmd, fpy, a.data_dir, a.out_dir, r, a.quick, log)], only)
         if any(s.name == EXT_NAME for s in scenarios):
             ensure_ext_data(a.data_dir, a.quick, log)

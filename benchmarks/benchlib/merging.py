@@ -127,17 +127,25 @@ def ensure_merge_data(d: Data, log: Callable[[str], None]) -> tuple[Path, Path, 
     return second, cron, feed, items
 
 
-def merge_scenarios(cmd: list[str], fpy: str, d: Data, out: Path, r: Runner) -> list[Scenario]:
-    """merge-lists and cron, each with its floor (a dict-based merge program)."""
-    if str(d.urls_ascii) == "-":  # --list: names only, no data
+def merge_scenarios(cmd: list[str], fpy: str, d: Data, out: Path, r: Runner,
+                    big: bool = False) -> list[Scenario]:
+    """merge-lists, cron and merge-lastmods, each with its floor (a dict-based merge program);
+    ``big``: merge-lastmods-10m too (ten times the size: opt-in, it takes minutes)."""
+    listing = str(d.urls_ascii) == "-"  # --list: names only, no data
+    if listing:
         second, cron, feed, items = Path("-"), Path("-"), Path("-"), min(1000, d.n_sitemap // 100)
     else:
         second, cron, feed, items = ensure_merge_data(d, print)
     for name, src in (("floor_merge_lists.py", FLOOR_MERGE_LISTS),
-                      ("floor_cron.py", FLOOR_CRON), ("in_place.py", IN_PLACE)):
+                      ("floor_cron.py", FLOOR_CRON), ("in_place.py", IN_PLACE),
+                      ("floor_merge_lastmods.py", FLOOR_MERGE_LASTMODS)):
         (r.work / name).write_text(src)
-    return [merge_lists(cmd, fpy, d, second, out, r), cron_job(cmd, fpy, d, cron, feed, items,
-                                                               out, r)]
+    sizes = [("merge-lastmods", d.n_urls)]
+    if big or listing:
+        sizes.append(("merge-lastmods-10m", 10 * d.n_urls))
+    return [merge_lists(cmd, fpy, d, second, out, r),
+            cron_job(cmd, fpy, d, cron, feed, items, out, r),
+            *(merge_lastmods(name, n, cmd, fpy, d, out, r, listing) for name, n in sizes)]
 
 
 def merge_lists(cmd: list[str], fpy: str, d: Data, second: Path, out: Path,
@@ -152,6 +160,60 @@ def merge_lists(cmd: list[str], fpy: str, d: Data, second: Path, out: Path,
                       str(od / "sitemap.xml"), "-q"], od, "xml"),
         [Side("floor", [fpy, r.script("floor_merge_lists.py"), str(fd), BASE_URL,
                         str(d.urls_ascii), str(second)], fd, "xml")])
+
+
+def gen_lastmod_lists(first: Path, second: Path, n: int) -> None:
+    """Two TSV lists of ``n`` rows ``URL<TAB>lastmod`` (30% dates, the rest UTC datetimes to
+    the second): the second holds the first's last half, each copy after a URL the first list
+    does not have, its lastmod newer or older at random (1.5 n distinct URLs; half the second
+    list's rows fold into earlier copies, half of those moving the lastmod on)."""
+    rng = random.Random(f"{SEED}-lastmods-{n}")
+
+    def lastmod() -> str:
+        dt = when(rng)
+        return dt.date().isoformat() if rng.random() < 0.3 else dt.isoformat()
+
+    with open(first, "w", encoding="utf-8") as f:
+        w = Chunked(f)
+        for i in range(1, n + 1):
+            w.add(f"{make_path(rng, i, False)}\t{lastmod()}\n")
+        w.flush()
+    with open(first, encoding="utf-8") as f, open(second, "w", encoding="utf-8") as out:
+        w = Chunked(out)
+        for i, line in enumerate(f):
+            if i >= n - n // 2:
+                loc = line.split("\t", 1)[0]
+                w.add(f"{loc.replace(BASE_URL, BASE_URL + 'v2/', 1)}\t{lastmod()}\n")
+                w.add(f"{loc}\t{lastmod()}\n")
+        w.flush()
+
+
+def merge_lastmods(name: str, n: int, cmd: list[str], fpy: str, d: Data, out: Path,
+                   r: Runner, listing: bool) -> Scenario:
+    """Two TSV lists with a lastmod a row merged, newest wins (the cron line's own work)."""
+    data_dir = d.urls_ascii.parent
+    first, second = data_dir / f"lastmods-a-{n}.tsv", data_dir / f"lastmods-b-{n}.tsv"
+    if not listing:
+        manifest_path = data_dir / "merge-manifest.json"
+        try:
+            manifest = json.loads(manifest_path.read_text())
+        except (OSError, ValueError):
+            manifest = {}
+        want = {"seed": SEED, "version": GEN_VERSION, "count": n}
+        if manifest.get(second.name) != want or not first.exists() or not second.exists():
+            gen_lastmod_lists(first, second, n)
+            manifest[second.name] = want
+            manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True))
+            print(f"  made {first.name} and {second.name}")
+    od, fd = out / name / "ours", out / name / "floor"
+    distinct = n + n // 2
+    return Scenario(
+        name, f"two TSV lists with lastmods ({n:,} rows each, {distinct:,} distinct) merged, "
+        "newest wins -> split sitemap + index", distinct,
+        Side("ours", [*cmd, str(first), str(second), "--base-url", BASE_URL, "-o",
+                      str(od / "sitemap.xml"), "-q"], od, "xml"),
+        [Side("floor", [fpy, r.script("floor_merge_lastmods.py"), str(fd), BASE_URL,
+                        str(first), str(second)], fd, "xml")])
 
 
 def cron_job(cmd: list[str], fpy: str, d: Data, cron: Path, feed: Path, items: int,
@@ -208,6 +270,52 @@ for url in seen:
         out = open(os.path.join(outdir, "sitemap-%d.xml" % part), "w", encoding="utf-8")
         out.write(HEAD)
     out.write("<url><loc>" + url + "</loc></url>\n")
+    n += 1
+if out:
+    out.write("</urlset>\n")
+    out.close()
+with open(os.path.join(outdir, "sitemap.xml"), "w", encoding="utf-8") as idx:
+    idx.write('<?xml version="1.0" encoding="UTF-8"?>\n'
+              '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n')
+    for k in range(1, part + 1):
+        idx.write("<sitemap><loc>%ssitemap-%d.xml</loc></sitemap>\n" % (base, k))
+    idx.write("</sitemapindex>\n")
+'''
+
+# Two or more TSV lists URL<TAB>lastmod merged with a dict from URL to its newest lastmod's
+# text (first-seen order; a date is its midnight UTC, a tie keeps the earlier copy), written
+# as FLOOR_MERGE_LISTS writes, with the lastmod. The data's datetimes are all in UTC, to the
+# second: as text they compare as instants.
+FLOOR_MERGE_LASTMODS = r'''
+import os, sys
+outdir, base = sys.argv[1:3]
+PER_FILE = 50000
+seen = {}
+for src in sys.argv[3:]:
+    with open(src, encoding="utf-8") as f:
+        for line in f:
+            url, _, lastmod = line.rstrip("\n").partition("\t")
+            old = seen.get(url)
+            if old is None:
+                seen[url] = lastmod
+            elif ((lastmod + "T00:00:00+00:00") if len(lastmod) == 10 else lastmod) > (
+                    (old + "T00:00:00+00:00") if len(old) == 10 else old):
+                seen[url] = lastmod
+HEAD = ('<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n')
+n = part = 0
+out = None
+for url, lastmod in seen.items():
+    url = (url.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+           .replace("'", "&apos;").replace('"', "&quot;"))
+    if n % PER_FILE == 0:
+        if out:
+            out.write("</urlset>\n")
+            out.close()
+        part += 1
+        out = open(os.path.join(outdir, "sitemap-%d.xml" % part), "w", encoding="utf-8")
+        out.write(HEAD)
+    out.write("<url><loc>" + url + "</loc><lastmod>" + lastmod + "</lastmod></url>\n")
     n += 1
 if out:
     out.write("</urlset>\n")

@@ -18,8 +18,9 @@ QUICK = {"urls": 100_000, "feed_items": 5_000, "sitemap_urls": 100_000, "repeat"
 
 
 def build_scenarios(cmd: list[str], fpy: str, d: Data, out: Path, r: Runner,
-                    yardstick: bool = True) -> list[Scenario]:
-    """Every scenario; ``yardstick``: ask whether the other feed parsers are installed."""
+                    yardstick: bool = True, big: bool = False) -> list[Scenario]:
+    """Every scenario; ``yardstick``: ask whether the other feed parsers are installed;
+    ``big``: the opt-in merge-lastmods-10m too."""
     def ours(name: str, args: list[str], output: str, sub: str) -> Side:
         od = out / name / "ours"
         return Side("ours", [*cmd, *args, "-o", str(od / sub), "-q"], od, output)
@@ -83,7 +84,7 @@ def build_scenarios(cmd: list[str], fpy: str, d: Data, out: Path, r: Runner,
     sc.append(ext_scenario(cmd, fpy, d.sitemaps.parent, out, r,
                            quick=d.n_sitemap == QUICK["sitemap_urls"]))
     sc += check_scenarios(cmd, d, out, r, yardstick)
-    sc.extend(merge_scenarios(cmd, fpy, d, out, r))  # (merging.py: the merge rows)
+    sc.extend(merge_scenarios(cmd, fpy, d, out, r, big))  # (merging.py: the merge rows)
     return sc
 
 
