@@ -10,7 +10,7 @@ the converter's reader (readers/feed.py) and by ``check``.
    character encoding (xmlutil.declared_encoding, the sitemaps' rule), a document that
    declares entities (xmlutil's one rule; feedparser would expand internal ones) and one
    past a bound of xmlutil.MarkupGuard (checked by the fast pass as it goes, before
-   feedparser by a pass of its own).
+   feedparser by a pass of its own, which defusedxml reads through too: xmlutil.defused_parse).
 3. Otherwise feedparser reads it. A feed it calls malformed (``bozo``) is read as far as it
    goes, and the complaint returned as ``Malformed`` for the caller to warn about or report;
    one where it finds neither a feed version nor an entry is no feed (``is_feed``).
