@@ -5,13 +5,16 @@ from __future__ import annotations
 import codecs
 import functools
 import io
+import operator
 import re
+from collections.abc import Callable
 from typing import IO, Any
 from xml.parsers import expat
 
 __all__ = ["ENTITIES_REFUSED", "EntitiesForbidden", "MarkupGuard", "XMLRefused", "XMLTooComplex",
-           "declared_encoding", "escape_specials", "expat_input", "forbid_entities",
-           "forbid_entities_in", "needs_escaping", "safe_expat_parser", "xml_escape"]
+           "declared_encoding", "defused_parse", "escape_specials", "expat_input",
+           "forbid_entities", "forbid_entities_in", "needs_escaping", "safe_expat_parser",
+           "xml_escape"]
 
 # Bounds on what a parser must hold for hostile XML, far above any real sitemap or feed (the
 # deepest we have seen is about 12 levels, the most namespaces about 40). They are checked in the
@@ -346,9 +349,11 @@ def safe_expat_parser(namespace_separator: str = " ", guard: MarkupGuard | None 
     """A namespace-aware expat parser that raises EntitiesForbidden on any entity declaration
     (and, with a ``guard``, XMLTooComplex past its namespace bound).
 
-    This is the protection defusedxml gives (no DTD entities, no external entities), done with
-    expat handlers directly: defusedxml's iterparse forces the pure-Python XMLParser path, which
-    costs about 1.8x the C-accelerated one on large sitemaps.
+    defusedxml's refusal (no entity declarations, no external references), done with expat
+    handlers on the parser the fast paths share: defusedxml's own parsers are the pure-Python
+    ElementTree one (about 1.8x slower on large sitemaps) or SAX. The plain paths also feed
+    the same bytes to defusedxml itself (``defused_parse``); tests/test_defusedxml.py holds
+    both to refusing exactly what defusedxml refuses.
     """
     parser = expat.ParserCreate(encoding, namespace_separator)
     forbid_entities(parser)
@@ -364,3 +369,69 @@ def safe_expat_parser(namespace_separator: str = " ", guard: MarkupGuard | None 
     parser.buffer_text = True
     parser.buffer_size = 1 << 16
     return parser
+
+
+# --------------------------------------------------------------------------- defusedxml
+
+
+class _NoTree:
+    """A target for defusedxml's parser that builds nothing (memory must not grow with the
+    document). ``data`` is a C builtin: with no CharacterDataHandler, expat would hand every
+    run of text to the parser's Python default handler."""
+
+    data = staticmethod(len)
+
+
+class _Defused:
+    """defusedxml's hardened ElementTree parser (its defaults: entity declarations and
+    external references forbidden, a DOCTYPE allowed), fed the bytes one of our parsers reads.
+
+    Only its security refusals count: well-formedness, positions and messages stay our
+    parser's, which reads the same bytes first. Once defusedxml stops on anything else (not
+    well-formed, an undefined entity), it has nothing more to say and is no longer fed."""
+
+    __slots__ = ("_parser",)
+
+    def __init__(self, encoding: str | None) -> None:
+        # (imported here: defusedxml re-imports ElementTree's pure-Python module, a cost only
+        # the plain paths pay)
+        from defusedxml.ElementTree import DefusedXMLParser
+
+        self._parser: Any = DefusedXMLParser(target=_NoTree(), encoding=encoding)
+        # Without element handlers expat hands every tag to the parser's Python default
+        # handler (2.5x this pass's cost): C no-ops instead. defusedxml's refusals are its
+        # declaration and external-reference handlers, left as it set them.
+        self._parser.parser.StartElementHandler = operator.is_
+        self._parser.parser.EndElementHandler = len
+
+    def feed(self, data: bytes, final: bool) -> None:
+        from defusedxml import DefusedXmlException
+
+        if self._parser is None:
+            return
+        try:
+            if data:
+                self._parser.feed(data)
+            if final:
+                self._parser.close()
+        except DefusedXmlException:
+            raise EntitiesForbidden(ENTITIES_REFUSED) from None
+        except Exception:  # noqa: BLE001 - not well-formed, undefined entity: ours to report
+            self._parser = None
+
+
+def defused_parse(parser: Any, encoding: str | None) -> Callable[[bytes, bool], Any]:
+    """``parser.Parse``, with defusedxml reading the same bytes after it: the XML boundary of
+    the plain paths (the reference mode's readers, ``check``'s plain pump, the pass before
+    feedparser). Raises EntitiesForbidden where defusedxml refuses and our handlers did not
+    (never, as tests/test_defusedxml.py holds; this makes it so by construction).
+    ``encoding`` is the one ``parser`` was created with."""
+    defused = _Defused(encoding)
+    parse = parser.Parse
+
+    def both(data: bytes, final: bool = False) -> Any:
+        result = parse(data, final)
+        defused.feed(data, final)
+        return result
+
+    return both

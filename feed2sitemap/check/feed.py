@@ -12,6 +12,7 @@ import io
 from collections.abc import Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
+from ..mode import reference
 from ..readers.feed import DEFAULT_MAX_FEED_BYTES
 from ..readers.feedpass import FeedEntry
 from ..readers.feedpolicy import FeedUnreadable, read_feed_entries
@@ -19,6 +20,7 @@ from ..xmlutil import (
     EntitiesForbidden,
     MarkupGuard,
     XMLRefused,
+    defused_parse,
     expat_input,
     safe_expat_parser,
 )
@@ -52,7 +54,9 @@ def check_feed(stream: IO[bytes], f: FileCheck, base_url: str | None,
         return (yield from f.pop_all())
     starts: list[tuple[int, int]] = []
     parser, guard = _entry_starts(encoding, starts)
-    early = list(parse_xml(xml, parser, guard, f, utf8))
+    # (the reference mode: defusedxml reads every byte too, xmlutil.defused_parse)
+    feed = defused_parse(parser, encoding) if reference() else None
+    early = list(parse_xml(xml, parser, guard, f, utf8, feed))
     if any(d.rule in _FATAL for d in early):
         yield from early
         return

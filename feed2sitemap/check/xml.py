@@ -21,6 +21,7 @@ from ..xmlutil import (
     MarkupGuard,
     XMLRefused,
     XMLTooComplex,
+    defused_parse,
     expat_input,
     safe_expat_parser,
 )
@@ -57,8 +58,10 @@ def check_sitemap_xml(stream: IO[bytes], f: FileCheck, utf8: bool) -> Iterator[D
     p.StartElementHandler = schema.start
     p.EndElementHandler = schema.end
     p.CharacterDataHandler = schema.chars
-    # plain entries past the handlers (xmlfast.py); the reference mode keeps them all
-    feed = None if reference() or not utf8 else FastUrlset(schema, p, guard).feed
+    # plain entries past the handlers (xmlfast.py); the reference mode keeps them all, and
+    # defusedxml reads every byte too (xmlutil.defused_parse)
+    feed = defused_parse(p, encoding) if reference() or not utf8 else \
+        FastUrlset(schema, p, guard).feed
     yield from parse_xml(stream, p, guard, f, utf8, feed)
 
 

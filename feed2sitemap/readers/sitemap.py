@@ -22,6 +22,7 @@ from ..xmlutil import (
     MAX_VALUE,
     MarkupGuard,
     XMLRefused,
+    defused_parse,
     expat_input,
     safe_expat_parser,
 )
@@ -200,6 +201,8 @@ class _Parse:
         # known to be a urlset whose entries are the unprefixed <url> (root()), never in the
         # reference mode, and left for good when a namespace is declared past the root
         self.utf8 = utf8 and not reference()
+        # the reference mode's plain path: defusedxml reads every byte too (xmlutil)
+        self.plain = defused_parse(parser, encoding) if reference() else parser.Parse
         self.fast = False
         self.default_ns: Optional[str] = None  # the default namespace the root declares
         self.fed = 0  # bytes given to expat before this chunk
@@ -230,7 +233,7 @@ class _Parse:
             self.feed_first(chunk)
         else:
             self.guard.scan_counting(chunk)
-            self.parser.Parse(chunk, not chunk)
+            self.plain(chunk, not chunk)
         self.fed += len(chunk)
         # start tags less end tags: the depth
         self.guard.depth(self.guard.opens - self.ends())
