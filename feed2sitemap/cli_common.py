@@ -65,8 +65,28 @@ def start_run(signums: tuple[int, ...]) -> None:
 
     global _run_state
     _run_state = "running"
+    sys.unraisablehook = _unraisable
     for signum in signums:
         signal.signal(signum, on_signal)
+
+
+def _unraisable(args: Any) -> None:
+    """A signal's exception raised while Python ran a finalizer (a generator closed by the
+    collector, a __del__) cannot leave it: Python prints it with a traceback and goes on, and
+    the run would end as if no signal had come. It is sent again instead, to be raised where
+    it can be (or held, while files are put in place). From another thread, a moment later:
+    sent from here, its handler would run, and raise, inside this hook again."""
+    global _run_state
+    exc = args.exc_value
+    if isinstance(exc, (Interrupted, Terminated)) and _run_state == "stopping":
+        import signal
+        import threading
+
+        _run_state = "running"
+        signum = exc.signum if isinstance(exc, Terminated) else signal.SIGINT
+        threading.Timer(0.01, os.kill, (os.getpid(), signum)).start()
+        return
+    sys.__unraisablehook__(args)
 
 
 def end_run() -> None:

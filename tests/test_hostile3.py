@@ -270,3 +270,29 @@ def test_a_json_line_with_half_a_surrogate_pair_is_skipped_naming_its_line(
         assert done.returncode == 0, err
         assert "in.jsonl:1: skipped: a \\uD800-\\uDFFF escape" in err and "Traceback" not in err
         assert b"example.com/b%F0%9F%98%80" in done.stdout and b"/a" not in done.stdout
+
+
+def test_a_signal_raised_inside_a_finalizer_is_not_lost() -> None:
+    """Python cannot let an exception out of a finalizer (a generator the collector closes, a
+    __del__): a signal whose handler raised there was printed as a traceback and the run went
+    on as if none had come (seen once in issue 35's signal test). It is sent again."""
+    code = (
+        "import os, signal, sys, time\n"
+        "from feed2sitemap import cli_common\n"
+        "cli_common.start_run((signal.SIGTERM,))\n"
+        "class Late:\n"
+        "    def __del__(self):\n"
+        "        os.kill(os.getpid(), signal.SIGTERM)\n"
+        "        for _ in range(1000): time.sleep(0.001)\n"
+        "try:\n"
+        "    Late()\n"
+        "    for _ in range(2000): time.sleep(0.001)\n"
+        "    print('not stopped')\n"
+        "except cli_common.Terminated as exc:\n"
+        "    print('stopped', exc.signum)\n")
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
+    assert done.stdout == b"stopped 15\n", done
+    assert b"Exception ignored" not in done.stderr and b"Traceback" not in done.stderr
