@@ -360,7 +360,7 @@ class _Columns:
         if not self.locs:
             return None
         lms, cfs, prs = self.lastmods, self.changefreqs, self.prs
-        batch = Batch(self.locs, self.srcs[0], self.lines,
+        batch = Batch._trusted(self.locs, self.srcs[0], self.lines,
                       lms if any(v is not None for v in lms) else None,
                       cfs if any(v is not None for v in cfs) else None,
                       prs if any(v is not None for v in prs) else None,
