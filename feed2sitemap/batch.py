@@ -184,9 +184,6 @@ class Batch:
     @classmethod
     def of_records(cls, records: Sequence[Record]) -> Batch:
         """A batch of records of one kind (each checked when it was made)."""
-        if not set(map(type, records)) <= {Record}:  # (in C)
-            bad = next(r for r in records if not isinstance(r, Record))
-            raise OptionError(f"must be Record values, not {type(bad).__name__}", "records")
         first = records[0]
         sources = [r.source for r in records]
         lines = [r.line for r in records]
@@ -211,6 +208,11 @@ def batched(records: Iterable[Record], size: int = BATCH) -> Iterator[Batch]:
         chunk = list(islice(it, size))
         if not chunk:
             return
+        # (in C for the usual list; a Record, a subclass's too, is checked when made)
+        if not set(map(type, chunk)) <= {Record} and not all(
+                isinstance(r, Record) for r in chunk):
+            bad = next(r for r in chunk if not isinstance(r, Record))
+            raise OptionError(f"must be Record values, not {type(bad).__name__}", "records")
         start = 0
         for i in range(1, len(chunk)):
             if chunk[i].is_sitemap != chunk[start].is_sitemap:

@@ -32,7 +32,7 @@ from feed2sitemap.check import check
 from feed2sitemap.limits import get_profile
 from feed2sitemap.partition import write_partition
 
-from .conftest import CONFORMANCE
+from .conftest import CONFORMANCE, run
 
 # (FEEDSITEMAP_CONFORMANCE: where shared/conformance is when it is not beside the repository)
 _SCHEMAS = Path(os.environ.get("FEED2SITEMAP_CONFORMANCE", CONFORMANCE)) / "schemas"
@@ -132,6 +132,28 @@ def test_a_proven_list_cannot_change_under_its_proof(tmp_path: Path) -> None:
     write_batches([batch], out)
     text = out.read_text()
     assert "<y>" not in text and "x%22%3Cy%3E" in text
+
+
+def test_what_is_not_a_record_is_an_option_error(tmp_path: Path) -> None:
+    for items in (["https://e.example/a"], [Record("https://e.example/a"), None]):
+        with pytest.raises(OptionError, match="Record"):
+            write(items, tmp_path / "s.xml")  # type: ignore[arg-type]
+    with pytest.raises(OptionError, match="Batch"):
+        write_batches([[Record("https://e.example/a")]], tmp_path / "s.xml")  # type: ignore[list-item]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_command_writes_proven_lists_that_check_accepts(tmp_path: Path) -> None:
+    # the command's own path (readers' proofs, now tuples) is unchanged in what it writes
+    src = tmp_path / "list.txt"
+    src.write_text("".join(f"https://e.example/p/{i}\n" for i in range(6000))
+                   + "https://e.example/q?a=1&b='2'\nhttps://e.example/\"<x>\n")
+    done = run(str(src), "-o", str(tmp_path / "s.xml"), "--base-url", "https://e.example/",
+               "--max-urls", "2500")
+    assert done.returncode == 0, done.stderr
+    assert run("check", "--follow", str(tmp_path / "s.xml")).returncode == 0
+    text = "".join(p.read_text() for p in tmp_path.glob("s-*.xml"))
+    assert text.count("<loc>") == 6002 and "<x>" not in text and "&amp;" in text
 
 
 def test_check_takes_a_profile_as_the_writers_do(tmp_path: Path) -> None:
