@@ -45,6 +45,10 @@ class Batch:
     that row's lastmod, or None where it must be formatted: a reader that proved its input
     already in that form (rules.canonical_lastmod) saves every writer a format per row.
     Like ``site`` it is set after construction and kept by ``with_locs`` and ``without``.
+
+    ``Batch(...)`` checks what it is given (``check_shape``, ``bad_values``); readers and
+    steps, whose values are checked as they are parsed, use ``Batch._trusted``. A batch's lists
+    are the caller's to change, so the public writers check them again (pipeline.check_fields).
     """
 
     __slots__ = ("changefreqs", "clean", "extensions", "is_sitemap", "lastmod_texts",
@@ -175,9 +179,9 @@ class Batch:
         proof = self.proof
         clean = None if proof is None else proof.subset(keep)
         batch = Batch._trusted([self.locs[i] for i in keep] if clean is None else clean.locs,
-                      self.source, take(self.lines), take(self.lastmods),
-                      take(self.changefreqs), take(self.priorities), self.is_sitemap,
-                      take(self.sources), clean, take(self.extensions))
+                               self.source, take(self.lines), take(self.lastmods),
+                               take(self.changefreqs), take(self.priorities), self.is_sitemap,
+                               take(self.sources), clean, take(self.extensions))
         batch.site, batch.lastmod_texts = self.site, take(self.lastmod_texts)
         return batch
 
@@ -193,12 +197,12 @@ class Batch:
         extensions = [r.extensions for r in records]
         one_source = all(s == first.source for s in sources)
         return cls._trusted([r.loc for r in records], first.source,
-                   lines if any(n is not None for n in lines) else None,
-                   lastmods if any(v is not None for v in lastmods) else None,
-                   changefreqs if any(v is not None for v in changefreqs) else None,
-                   priorities if any(v is not None for v in priorities) else None,
-                   first.is_sitemap, None if one_source else sources, None,
-                   extensions if any(extensions) else None)
+                            lines if any(n is not None for n in lines) else None,
+                            lastmods if any(v is not None for v in lastmods) else None,
+                            changefreqs if any(v is not None for v in changefreqs) else None,
+                            priorities if any(v is not None for v in priorities) else None,
+                            first.is_sitemap, None if one_source else sources, None,
+                            extensions if any(extensions) else None)
 
 
 def batched(records: Iterable[Record], size: int = BATCH) -> Iterator[Batch]:

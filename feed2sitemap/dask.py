@@ -145,8 +145,8 @@ def _slices(batch: Batch, size: int = 2048) -> Iterable[Batch]:
     for a in range(0, len(batch.locs), size):
         b = a + size
         yield Batch._trusted(batch.locs[a:b], batch.source, take(batch.lines, a, b),  # type: ignore[arg-type]
-                    take(batch.lastmods, a, b), take(batch.changefreqs, a, b),
-                    take(batch.priorities, a, b))
+                             take(batch.lastmods, a, b), take(batch.changefreqs, a, b),
+                             take(batch.priorities, a, b))
 
 
 def _append(out: tuple[list[Any], ...], b: Batch) -> None:
@@ -187,9 +187,10 @@ def _batches(frame: pd.DataFrame, source: str) -> Iterable[Batch]:
         lastmods = [None if k == 0 else _EPOCH + timedelta(microseconds=u) if k == 2
                     else date.fromordinal(_EPOCH_DAY + u // _DAY_US)
                     for u, k in zip(us[a:b], kinds[a:b], strict=True)] if has_lm else None
-        yield Batch._trusted(locs[a:b], source, None, lastmods,
-                    [CHANGEFREQS[c - 1] if c else None for c in cfs[a:b]] if has_cf else None,
-                    [None if math.isnan(p) else p for p in prs[a:b]] if has_pr else None)
+        yield Batch._trusted(
+            locs[a:b], source, None, lastmods,
+            [CHANGEFREQS[c - 1] if c else None for c in cfs[a:b]] if has_cf else None,
+            [None if math.isnan(p) else p for p in prs[a:b]] if has_pr else None)
 
 
 def _write(frame: pd.DataFrame, number: int, rules: _Rules

@@ -361,10 +361,10 @@ class _Columns:
             return None
         lms, cfs, prs = self.lastmods, self.changefreqs, self.prs
         batch = Batch._trusted(self.locs, self.srcs[0], self.lines,
-                      lms if any(v is not None for v in lms) else None,
-                      cfs if any(v is not None for v in cfs) else None,
-                      prs if any(v is not None for v in prs) else None,
-                      bool(kind), self.srcs, None, self._extensions())
+                               lms if any(v is not None for v in lms) else None,
+                               cfs if any(v is not None for v in cfs) else None,
+                               prs if any(v is not None for v in prs) else None,
+                               bool(kind), self.srcs, None, self._extensions())
         self._clear()
         return batch
 

@@ -34,7 +34,7 @@ from feed2sitemap.partition import write_partition
 
 from .conftest import CONFORMANCE, run
 
-# (FEEDSITEMAP_CONFORMANCE: where shared/conformance is when it is not beside the repository)
+# (FEED2SITEMAP_CONFORMANCE: where shared/conformance is when it is not beside the repository)
 _SCHEMAS = Path(os.environ.get("FEED2SITEMAP_CONFORMANCE", CONFORMANCE)) / "schemas"
 HAS_DASK = importlib.util.find_spec("dask") is not None
 

@@ -105,8 +105,8 @@ def read_feed(stream: IO[bytes], source: str, report: Report,
             _drop_placeholders(lastmods, lines, source, report)
         if locs:
             yield Batch._trusted(locs, source, lines if any(lines) else None,
-                        lastmods if lastmods.count(None) < len(lastmods) else None,
-                        extensions=part_exts if part_exts and any(part_exts) else None)
+                                 lastmods if lastmods.count(None) < len(lastmods) else None,
+                                 extensions=part_exts if part_exts and any(part_exts) else None)
 
 
 def _extensions(read: FeedRead, entries: FeedEntries, base: Optional[str], source: str,

@@ -186,7 +186,7 @@ def rows_to_batches(rows: Rows, source: str, report: Report) -> list[Batch]:
 
         extensions = held_to_rules(rows.extensions, locs, rows.lines, source, report)
     batch = Batch._trusted(locs, source, rows.lines, lastmods, changefreqs, priorities,
-                  extensions=extensions)
+                           extensions=extensions)
     batch.lastmod_texts = texts
     if rows.sitemaps is None or not any(rows.sitemaps):
         rest = batch.without(drop)

@@ -69,7 +69,7 @@ def read_jsonfeed(stream: Any, source: str, report: Report, base_url: Optional[s
                 lastmods.append(_lastmod(item, n, source, report))
         if locs:
             batch = Batch._trusted(locs, source, None,
-                          lastmods if lastmods.count(None) < len(lastmods) else None)
+                                   lastmods if lastmods.count(None) < len(lastmods) else None)
             batch.site = site
             yield batch
 

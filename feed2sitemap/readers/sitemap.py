@@ -130,7 +130,7 @@ class _Entries:
 
             extensions = extensions_column(columns[4], locs, numbers, self.source, self.report)
         batch = Batch._trusted(locs, self.source, numbers, lastmods, changefreqs, priorities,
-                      self.is_index, extensions=extensions).without(missing)
+                               self.is_index, extensions=extensions).without(missing)
         return batch if batch.locs else None
 
 
