@@ -16,11 +16,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
 from typing import Any, Optional
 
+from .errors import OptionError
 from .extensions.value import Extensions
-from .record import Lastmod, Record, make_record
+from .record import Lastmod, Record, make_record, shown_value, value_problem
 from .urls import CleanLocs
 
-__all__ = ["BATCH", "Batch", "batched", "unbatched"]
+__all__ = ["BATCH", "Batch", "bad_values", "batched", "check_shape", "unbatched"]
 
 BATCH = 2048  # records per batch: large enough to amortise, small enough to stay in cache
 
@@ -44,12 +45,16 @@ class Batch:
     that row's lastmod, or None where it must be formatted: a reader that proved its input
     already in that form (rules.canonical_lastmod) saves every writer a format per row.
     Like ``site`` it is set after construction and kept by ``with_locs`` and ``without``.
+
+    ``Batch(...)`` checks what it is given (``check_shape``, ``bad_values``); readers and
+    steps, whose values are checked as they are parsed, use ``Batch._trusted``. A batch's lists
+    are the caller's to change, so the public writers check them again (pipeline.check_fields).
     """
 
     __slots__ = ("changefreqs", "clean", "extensions", "is_sitemap", "lastmod_texts",
                  "lastmods", "lines", "locs", "priorities", "site", "source", "sources")
 
-    def __init__(self, locs: list[str], source: Optional[str] = None,
+    def __init__(self, locs: Sequence[str], source: Optional[str] = None,
                  lines: Optional[Sequence[Optional[int]]] = None,
                  lastmods: Optional[list[Optional[Lastmod]]] = None,
                  changefreqs: Optional[list[Optional[str]]] = None,
@@ -58,6 +63,31 @@ class Batch:
                  sources: Optional[list[Optional[str]]] = None,
                  clean: Optional[CleanLocs] = None,
                  extensions: Optional[list[Extensions]] = None) -> None:
+        """A checked batch: a column of another length, or a value a Record would refuse, is
+        an OptionError (a ValueError) naming the column (issue 33, item 6)."""
+        self._fill(locs, source, lines, lastmods, changefreqs, priorities, is_sitemap, sources,
+                   clean, extensions)
+        check_shape(self)
+        for i, name, why in bad_values(self):
+            raise OptionError(f"row {i}: {why}", name)
+
+    @classmethod
+    def _trusted(cls, *columns: Any, **named: Any) -> Batch:
+        """A batch of values a reader or step has already checked (``__init__``'s arguments),
+        built without looking at them again: readers build one per 2,048 URLs."""
+        batch = cls.__new__(cls)
+        batch._fill(*columns, **named)
+        return batch
+
+    def _fill(self, locs: Sequence[str], source: Optional[str] = None,
+              lines: Optional[Sequence[Optional[int]]] = None,
+              lastmods: Optional[list[Optional[Lastmod]]] = None,
+              changefreqs: Optional[list[Optional[str]]] = None,
+              priorities: Optional[list[Optional[float]]] = None,
+              is_sitemap: bool = False,
+              sources: Optional[list[Optional[str]]] = None,
+              clean: Optional[CleanLocs] = None,
+              extensions: Optional[list[Extensions]] = None) -> None:
         self.locs = locs
         self.source = source
         self.lines = lines
@@ -148,16 +178,16 @@ class Batch:
 
         proof = self.proof
         clean = None if proof is None else proof.subset(keep)
-        batch = Batch([self.locs[i] for i in keep] if clean is None else clean.locs,
-                      self.source, take(self.lines), take(self.lastmods),
-                      take(self.changefreqs), take(self.priorities), self.is_sitemap,
-                      take(self.sources), clean, take(self.extensions))
+        batch = Batch._trusted([self.locs[i] for i in keep] if clean is None else clean.locs,
+                               self.source, take(self.lines), take(self.lastmods),
+                               take(self.changefreqs), take(self.priorities), self.is_sitemap,
+                               take(self.sources), clean, take(self.extensions))
         batch.site, batch.lastmod_texts = self.site, take(self.lastmod_texts)
         return batch
 
     @classmethod
     def of_records(cls, records: Sequence[Record]) -> Batch:
-        """A batch of records of one kind."""
+        """A batch of records of one kind (each checked when it was made)."""
         first = records[0]
         sources = [r.source for r in records]
         lines = [r.line for r in records]
@@ -166,13 +196,13 @@ class Batch:
         priorities = [r.priority for r in records]
         extensions = [r.extensions for r in records]
         one_source = all(s == first.source for s in sources)
-        return cls([r.loc for r in records], first.source,
-                   lines if any(n is not None for n in lines) else None,
-                   lastmods if any(v is not None for v in lastmods) else None,
-                   changefreqs if any(v is not None for v in changefreqs) else None,
-                   priorities if any(v is not None for v in priorities) else None,
-                   first.is_sitemap, None if one_source else sources, None,
-                   extensions if any(extensions) else None)
+        return cls._trusted([r.loc for r in records], first.source,
+                            lines if any(n is not None for n in lines) else None,
+                            lastmods if any(v is not None for v in lastmods) else None,
+                            changefreqs if any(v is not None for v in changefreqs) else None,
+                            priorities if any(v is not None for v in priorities) else None,
+                            first.is_sitemap, None if one_source else sources, None,
+                            extensions if any(extensions) else None)
 
 
 def batched(records: Iterable[Record], size: int = BATCH) -> Iterator[Batch]:
@@ -182,6 +212,11 @@ def batched(records: Iterable[Record], size: int = BATCH) -> Iterator[Batch]:
         chunk = list(islice(it, size))
         if not chunk:
             return
+        # (in C for the usual list; a Record, a subclass's too, is checked when made)
+        if not set(map(type, chunk)) <= {Record} and not all(
+                isinstance(r, Record) for r in chunk):
+            bad = next(r for r in chunk if not isinstance(r, Record))
+            raise OptionError(f"must be Record values, not {type(bad).__name__}", "records")
         start = 0
         for i in range(1, len(chunk)):
             if chunk[i].is_sitemap != chunk[start].is_sitemap:
@@ -193,3 +228,42 @@ def batched(records: Iterable[Record], size: int = BATCH) -> Iterator[Batch]:
 def unbatched(batches: Iterable[Batch]) -> Iterator[Record]:
     for batch in batches:
         yield from batch.records()
+
+
+_COLUMNS = ("lines", "lastmods", "changefreqs", "priorities", "sources", "extensions",
+            "lastmod_texts")
+_VALUES = (("lastmods", "lastmod"), ("changefreqs", "changefreq"),
+           ("priorities", "priority"), ("extensions", "extensions"))
+
+
+def check_shape(batch: Batch) -> None:
+    """OptionError unless ``batch`` is a Batch whose every column is None or one value per
+    location: a shape nothing could write row by row."""
+    if not isinstance(batch, Batch):
+        raise OptionError(f"must be Batch values, not {type(batch).__name__}", "batches")
+    n = len(batch.locs) if isinstance(batch.locs, (list, tuple)) else -1
+    if n < 0:
+        raise OptionError(f"must be a list of URLs, not {type(batch.locs).__name__}", "locs")
+    for name in _COLUMNS:
+        col = getattr(batch, name)
+        if col is not None and (not isinstance(col, (list, tuple, range)) or len(col) != n):
+            raise OptionError(f"must be None or a list of {n} values, one per location", name)
+    if not isinstance(batch.is_sitemap, bool):
+        raise OptionError(f"must be a bool, not {batch.is_sitemap!r}", "is_sitemap")
+    if batch.clean is not None and not isinstance(batch.clean, CleanLocs):
+        raise OptionError("only urls.py makes a proof (None or a CleanLocs)", "clean")
+
+
+def bad_values(batch: Batch) -> Iterator[tuple[int, str, str]]:
+    """(row, field, why) for each value of ``batch`` that a Record would refuse (its shape
+    checked first: ``check_shape``); a loc need only be a str, which normalize judges (an
+    empty one is an invalid URL, skipped and counted there as any other)."""
+    for i, loc in enumerate(batch.locs):
+        if not isinstance(loc, str):
+            yield i, "loc", f"must be a str (an absolute http(s) URL), not {shown_value(loc)}"
+    for column, name in _VALUES:
+        for i, value in enumerate(getattr(batch, column) or ()):
+            if value is not None:
+                why = value_problem(name, value)
+                if why is not None:
+                    yield i, name, why

@@ -36,12 +36,13 @@ from .pipeline import (
 from .publish import Changes, Publish, check_publish, robots, submit
 from .reading import Reading, Source, Web, read, read_batches, source_name
 from .report import Progress, Report
-from .scope import Scope, base_directory, scope_of
+from .scope import Scope
 from .urls import normalize_url
 from .writing import (
     Destination,
     Settings,
     Summary,
+    base_of,
     dest_path,
     open_output,
     output_format,
@@ -218,13 +219,8 @@ def _input_url(input_url: Optional[str]) -> Optional[str]:
 
 
 def _base(base_url: str, report: Report) -> tuple[str, Scope]:
-    """`base_url` as the directory it names, and that scope; a note when it was read as other
-    than written (``/blog`` is the directory ``/blog/``, ``/blog/sitemap.xml`` a file in it)."""
-    try:
-        directory, note = base_directory(base_url)
-        scope = scope_of(directory)
-    except ValueError as exc:
-        raise OptionError(str(exc), "base_url") from None
+    """`base_url` as the directory it names (writing.base_of), and that scope."""
+    directory, scope, note = base_of(base_url)
     if note is not None:
         report.note(note)
     report.scope, report.scope_from = scope.prefix, "`base_url`"

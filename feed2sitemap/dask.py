@@ -50,10 +50,11 @@ from .indexing import open_index_output, write_index_to
 from .limits import Profile, get_profile
 from .merge import DEFAULT_MEMORY_LIMIT, MergeCounts
 from .naming import split_name
+from .options import Defaults
 from .partition import PartManifest, prepare_batches, write_partition
 from .record import CHANGEFREQS
 from .report import Report
-from .scope import scope_of
+from .writing import base_of
 
 __all__ = ["to_sitemaps"]
 
@@ -143,9 +144,9 @@ def _slices(batch: Batch, size: int = 2048) -> Iterable[Batch]:
 
     for a in range(0, len(batch.locs), size):
         b = a + size
-        yield Batch(batch.locs[a:b], batch.source, take(batch.lines, a, b),  # type: ignore[arg-type]
-                    take(batch.lastmods, a, b), take(batch.changefreqs, a, b),
-                    take(batch.priorities, a, b))
+        yield Batch._trusted(batch.locs[a:b], batch.source, take(batch.lines, a, b),  # type: ignore[arg-type]
+                             take(batch.lastmods, a, b), take(batch.changefreqs, a, b),
+                             take(batch.priorities, a, b))
 
 
 def _append(out: tuple[list[Any], ...], b: Batch) -> None:
@@ -186,9 +187,10 @@ def _batches(frame: pd.DataFrame, source: str) -> Iterable[Batch]:
         lastmods = [None if k == 0 else _EPOCH + timedelta(microseconds=u) if k == 2
                     else date.fromordinal(_EPOCH_DAY + u // _DAY_US)
                     for u, k in zip(us[a:b], kinds[a:b], strict=True)] if has_lm else None
-        yield Batch(locs[a:b], source, None, lastmods,
-                    [CHANGEFREQS[c - 1] if c else None for c in cfs[a:b]] if has_cf else None,
-                    [None if math.isnan(p) else p for p in prs[a:b]] if has_pr else None)
+        yield Batch._trusted(
+            locs[a:b], source, None, lastmods,
+            [CHANGEFREQS[c - 1] if c else None for c in cfs[a:b]] if has_cf else None,
+            [None if math.isnan(p) else p for p in prs[a:b]] if has_pr else None)
 
 
 def _write(frame: pd.DataFrame, number: int, rules: _Rules
@@ -229,7 +231,7 @@ def to_sitemaps(data: Any, output: Union[str, os.PathLike[str]], *, base_url: st
     (``summary.merge`` summed over partitions). The output directory is locked from start to
     end; on failure nothing there changes; unchanged files are left alone.
     """
-    prof = _options(profile, base_url, dedupe)
+    prof, base_url = _options(profile, base_url, dedupe, changefreq, priority)
     output = os.fspath(output)
     name = os.path.basename(output)
     stem, ext = split_name(name)
@@ -237,7 +239,7 @@ def to_sitemaps(data: Any, output: Union[str, os.PathLike[str]], *, base_url: st
         raise OptionError(f"{output}: must be an XML sitemap index, named .xml or .xml.gz",
                           parameter="output")
     level = 6 if gzip_level is None else gzip_level
-    if not 0 <= level <= 9:
+    if isinstance(level, bool) or not isinstance(level, int) or not 0 <= level <= 9:
         raise OptionError("must be between 0 and 9", parameter="gzip_level")
     report = report if report is not None else Report(strict=strict)
     inputs = data.to_delayed()
@@ -262,16 +264,17 @@ def to_sitemaps(data: Any, output: Union[str, os.PathLike[str]], *, base_url: st
     return summary
 
 
-def _options(profile: Union[str, Profile], base_url: str, dedupe: str) -> Profile:
+def _options(profile: Union[str, Profile], base_url: str, dedupe: str,
+             changefreq: Optional[str], priority: Optional[float]) -> tuple[Profile, str]:
+    """The options checked as convert checks them (the profile, and `base_url` as the
+    directory it names), before any task runs; the profile and that directory."""
     if dedupe not in ("merge", "first", "none"):
         raise OptionError(f"unknown mode {dedupe!r}; choose merge, first or none",
                           parameter="dedupe")
+    Defaults(changefreq, priority)  # (OptionError for a bad one)
+    directory = base_of(base_url)[0]
     try:
-        scope_of(base_url)
-    except ValueError as exc:
-        raise OptionError(str(exc), parameter="base_url") from None
-    try:
-        return get_profile(profile) if isinstance(profile, str) else profile
+        return (get_profile(profile) if isinstance(profile, str) else profile), directory
     except ValueError as exc:
         raise OptionError(str(exc), parameter="profile") from None
 

@@ -33,7 +33,7 @@ def partition_batch(part: Any, source: str, report: Report) -> Batch:
         locs = [locs[i] for i in keep]
         cols = {c: [v[i] for i in keep] for c, v in cols.items()}
         lines = [i + 1 for i in keep]
-    return _fields(Batch(locs, source, lines), cols, report)
+    return _fields(Batch._trusted(locs, source, lines), cols, report)
 
 
 def _value(v: Any) -> Any:
@@ -96,7 +96,7 @@ def _fields(batch: Batch, cols: dict[str, list[Any]], report: Report) -> Batch:
     priorities: list[Any] = [None] * n
     parse: Any
     for col, out, parse, kind in (("lastmod", lastmods, _lastmod, "bad lastmod"),
-                                  ("changefreq", changefreqs, parse_changefreq, "bad changefreq"),
+                                  ("changefreq", changefreqs, _changefreq, "bad changefreq"),
                                   ("priority", priorities, _priority, "bad priority")):
         values = cols.get(col)
         if values is None:
@@ -109,10 +109,16 @@ def _fields(batch: Batch, cols: dict[str, list[Any]], report: Report) -> Batch:
                 out[i] = parse(v)
             except (ValueError, TypeError) as exc:
                 report.warn(kind, *batch.where(i), f"{exc}; {col} dropped")
-    return Batch(batch.locs, batch.source, batch.lines,
-                 lastmods if "lastmod" in cols else None,
-                 changefreqs if "changefreq" in cols else None,
-                 priorities if "priority" in cols else None)
+    return Batch._trusted(batch.locs, batch.source, batch.lines,
+                          lastmods if "lastmod" in cols else None,
+                          changefreqs if "changefreq" in cols else None,
+                          priorities if "priority" in cols else None)
+
+
+def _changefreq(v: Any) -> str:
+    if not isinstance(v, str):  # (a number in a changefreq column: no text to parse)
+        raise ValueError(f"changefreq {str(v)[:40]!r} is not text")
+    return parse_changefreq(v)
 
 
 def _priority(v: Any) -> float:

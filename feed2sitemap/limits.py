@@ -56,11 +56,11 @@ PROFILES = {
 
 
 def get_profile(name: str) -> Profile:
-    try:
-        return PROFILES[name]
-    except KeyError:
+    found = PROFILES.get(name) if isinstance(name, str) else None
+    if found is None:
         raise ValueError(
-            f"unknown profile {name!r}; choose one of: {', '.join(sorted(PROFILES))}") from None
+            f"unknown profile {name!r}; choose one of: {', '.join(sorted(PROFILES))}")
+    return found
 
 
 # Google reads the first 500 KiB of a robots.txt: check reads no more, and --robots edits no

@@ -99,7 +99,7 @@ class _Index:
     def isdisjoint(self, keys: dict[str, None]) -> bool:
         return all(shard.keys().isdisjoint(keys) for shard in self.shards)
 
-    def seen(self, keys: list[str]) -> list[bool]:
+    def seen(self, keys: Sequence[str]) -> list[bool]:
         """Per key, whether it is here."""
         found = list(map(self.shards[0].__contains__, keys))
         for shard in self.shards[1:]:
@@ -114,7 +114,8 @@ class _Index:
             self.shards.append(last)
         last.update(fresh)
 
-    def holding(self, keys: list[str]) -> Iterator[tuple[dict[str, Optional[int]], Sequence[int]]]:
+    def holding(self, keys: Sequence[str]
+                ) -> Iterator[tuple[dict[str, Optional[int]], Sequence[int]]]:
         """Each shard that holds some of ``keys`` (each one here), with their positions."""
         if len(self.shards) == 1:
             yield self.shards[0], range(len(keys))
@@ -373,9 +374,10 @@ class ColumnStore:
         for seg in self._segments:
             n = len(seg.locs)
             later = list(islice(folds, n))
-            batch = Batch(seg.locs, seg.source, None if seg.lines is None else list(seg.lines),
-                          seg.lastmods, seg.changefreqs, seg.priorities, seg.kind,
-                          seg.sources, seg.clean, self._extensions(seg.locs))
+            batch = Batch._trusted(
+                seg.locs, seg.source, None if seg.lines is None else list(seg.lines),
+                seg.lastmods, seg.changefreqs, seg.priorities, seg.kind, seg.sources,
+                seg.clean, self._extensions(seg.locs))
             batch.lastmod_texts = seg.texts
             counts.urls += n
             if counts.on_change is None and self._unchanged(seg, later):
@@ -432,7 +434,7 @@ class ColumnStore:
         batch.changefreqs = cfs if any(v is not None for v in cfs) else None
         batch.priorities = prs if any(v is not None for v in prs) else None
 
-    def _extensions(self, locs: list[str]) -> Optional[list[Extensions]]:
+    def _extensions(self, locs: Sequence[str]) -> Optional[list[Extensions]]:
         if not self._ext:
             return None
         found = [self._ext.get(loc) for loc in locs]
@@ -468,7 +470,7 @@ def _no_fields(batch: Batch) -> bool:
     return batch.lastmods is None and batch.changefreqs is None and batch.priorities is None
 
 
-def _take_all(items: list[_T], rows: Sequence[int]) -> list[_T]:
+def _take_all(items: Sequence[_T], rows: Sequence[int]) -> Sequence[_T]:
     """``items`` at ``rows``."""
     if len(rows) == len(items):
         return items

@@ -171,11 +171,11 @@ class _Columns:
         if not self.locs:
             return None
         lms, cfs, prs = self.lastmods, self.changefreqs, self.prs
-        batch = Batch(self.locs, self.srcs[0], self.lines,
-                      lms if any(v is not None for v in lms) else None,
-                      cfs if any(v is not None for v in cfs) else None,
-                      prs if any(v is not None for v in prs) else None,
-                      bool(kind), self.srcs, None, self._extensions())
+        batch = Batch._trusted(self.locs, self.srcs[0], self.lines,
+                               lms if any(v is not None for v in lms) else None,
+                               cfs if any(v is not None for v in cfs) else None,
+                               prs if any(v is not None for v in prs) else None,
+                               bool(kind), self.srcs, None, self._extensions())
         if batch.lastmods is not None and any(self.texts):
             batch.lastmod_texts = self.texts  # (the winners' texts: no format per row)
         self._clear()

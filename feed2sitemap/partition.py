@@ -29,6 +29,7 @@ from .naming import partition_part_name, temp_prefix
 from .outputs import FileInfo
 from .pipeline import (
     apply_defaults,
+    check_fields,
     check_length,
     merge,
     normalize,
@@ -200,8 +201,9 @@ def write_partition(items: Items, directory: str, stem: str, partition: int, *,
     prof = _profile(profile)
     report = report if report is not None else Report()
     name = stem + URLSET.extension + (".gz" if gzip else "")
-    stream = check_length(normalize(_batches(items), report), prof.max_loc,
-                                  report, prof.name, prof.min_loc)
+    # what is given is checked, as write's (issue 33, item 6): prepare's output or not
+    stream = check_length(normalize(check_fields(_batches(items), report), report),
+                          prof.max_loc, report, prof.name, prof.min_loc)
     if dedupe == "merge":
         stream = merge(stream, counts, memory_limit=memory_limit)
     elif dedupe == "first":

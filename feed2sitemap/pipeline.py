@@ -13,7 +13,7 @@ from datetime import datetime
 from itertools import repeat
 from typing import Optional
 
-from .batch import Batch
+from .batch import Batch, bad_values, check_shape
 from .merge import DEFAULT_MEMORY_LIMIT, MergeCounts, ReferenceStore
 from .mode import reference
 from .record import check_changefreq, check_priority
@@ -21,8 +21,39 @@ from .report import Report
 from .scope import Scope, scope_of
 from .urls import normalize_locs, shown
 
-__all__ = ["apply_defaults", "check_length", "dedupe", "merge", "news_only", "normalize",
-           "within_scope"]
+__all__ = ["apply_defaults", "check_fields", "check_length", "dedupe", "merge", "news_only",
+           "normalize", "within_scope"]
+
+
+def check_fields(batches: Iterable[Batch], report: Optional[Report] = None) -> Iterator[Batch]:
+    """What a library user hands a writer, held to the rules a reader holds its input to: a
+    batch of another shape is an OptionError; a row whose loc is no str is skipped, a bad
+    lastmod, changefreq or priority left out, each counted. Batches are values the caller may
+    have changed since they were made, so their fields are looked at here, not trusted
+    (issue 33, item 6); text a reader formatted (``lastmod_texts``) is formatted again."""
+    report = report if report is not None else Report()
+    for batch in batches:
+        check_shape(batch)
+        bad = list(bad_values(batch))
+        if not bad and batch.lastmod_texts is None:
+            yield batch
+            continue
+        columns: dict[str, list[object]] = {}
+        drop = [i for i, name, _ in bad if name == "loc"]
+        for i, name, why in bad:
+            where, loc = batch.where(i), batch.locs[i]
+            if name == "loc":
+                report.skip("invalid URL", *where, f"loc {why}")
+            if i in drop:  # (the row goes: nothing more to say of it)
+                continue
+            plural = {"lastmod": "lastmods", "changefreq": "changefreqs",
+                      "priority": "priorities", "extensions": "extensions"}[name]
+            columns.setdefault(plural, list(getattr(batch, plural)))[i] = None
+            report.warn(f"bad {name}", *where, f"{name} of {shown(loc, 200)} {why}; left out",
+                        url=loc)
+        rest = batch.replaced(lastmod_texts=None, **columns).without(drop)
+        if rest.locs:
+            yield rest
 
 
 def normalize(batches: Iterable[Batch], report: Optional[Report] = None) -> Iterator[Batch]:

@@ -34,6 +34,7 @@ __all__ = [
     "check_changefreq",
     "check_priority",
     "check_year",
+    "value_problem",
     "format_lastmod",
     "lastmod_key",
     "make_record",
@@ -65,41 +66,63 @@ class Record:
     def __post_init__(self) -> None:
         # A Record is the library's validated value: a bad field is the caller's OptionError
         # (a ValueError) here, never an invalid file later.
-        if not isinstance(self.loc, str) or not self.loc:
-            raise OptionError("must be a non-empty str (an absolute http(s) URL)", "loc")
-        if self.changefreq is not None and self.changefreq not in CHANGEFREQ_SET:
-            raise OptionError(f"must be one of {', '.join(CHANGEFREQS)}, not "
-                              f"{self.changefreq!r}", "changefreq")
-        if self.priority is not None:
-            check_priority(self.priority)
-        if not isinstance(self.extensions, Extensions):
-            raise OptionError("must be an Extensions value", "extensions")
-        lm = self.lastmod
-        if lm is not None:
-            if not isinstance(lm, date):
-                raise OptionError(f"must be a date or a datetime, not {type(lm).__name__}",
-                                  "lastmod")
-            if isinstance(lm, datetime) and lm.utcoffset() is None:
-                raise OptionError("a lastmod with a time needs a timezone", "lastmod")
-            try:
-                check_year(lm)
-            except ValueError as exc:
-                raise OptionError(str(exc), "lastmod") from None
+        for name in ("loc", "lastmod", "changefreq", "priority", "extensions"):
+            value = getattr(self, name)
+            why = None if value is None and name != "loc" else value_problem(name, value)
+            if why is not None:
+                raise OptionError(why, name)
+
+
+def value_problem(name: str, value: object) -> Optional[str]:
+    """Why ``value`` cannot be the field ``name`` of a record (None when it can): the one rule
+    of Record, Batch and the check the writers make of what they are given (issue 33, item 6).
+    The loc is only held to be a non-empty str here: normalising it is the pipeline's."""
+    if name == "loc":
+        ok = isinstance(value, str) and value != ""
+        return None if ok else f"must be a non-empty str (an absolute http(s) URL), not " \
+                               f"{shown_value(value)}"
+    if name == "changefreq":
+        if isinstance(value, str) and value in CHANGEFREQ_SET:
+            return None
+        return f"must be one of {', '.join(CHANGEFREQS)}, not {shown_value(value)}"
+    if name == "priority":
+        if not isinstance(value, bool) and isinstance(value, (int, float)) and \
+                0.0 <= value <= 1.0:
+            return None
+        return f"must be a number from 0.0 to 1.0, not {shown_value(value)}"
+    if name == "extensions":
+        return None if isinstance(value, Extensions) else "must be an Extensions value"
+    if not isinstance(value, date):  # lastmod
+        return f"must be a date or a datetime, not {type(value).__name__}"
+    if isinstance(value, datetime) and value.utcoffset() is None:
+        return "a lastmod with a time needs a timezone"
+    try:
+        check_year(value)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def shown_value(value: object) -> str:
+    """A value in a one-line message: its repr, cut to 80 characters."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def check_priority(value: object, parameter: str = "priority") -> float:
     """``value`` if it is a number from 0.0 to 1.0 (sitemaps.org), else OptionError."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
-            0.0 <= value <= 1.0):
-        raise OptionError(f"must be a number from 0.0 to 1.0, not {value!r}", parameter)
-    return float(value)
+    why = value_problem("priority", value)
+    if why is not None:
+        raise OptionError(why, parameter)
+    return float(value)  # type: ignore[arg-type]  # (a number: value_problem says so)
 
 
 def check_changefreq(value: object, parameter: str = "changefreq") -> str:
     """``value`` if it is one of CHANGEFREQS (case-sensitive, as the XSD), else OptionError."""
-    if value not in CHANGEFREQ_SET:
-        raise OptionError(f"must be one of {', '.join(CHANGEFREQS)}, not {value!r}", parameter)
-    return value
+    why = value_problem("changefreq", value)
+    if why is not None:
+        raise OptionError(why, parameter)
+    return value  # type: ignore[return-value]  # (a str: value_problem says so)
 
 
 _new = object.__new__

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import marshal
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from itertools import compress, starmap
 from operator import ne
@@ -52,8 +52,8 @@ class Spill:
         self.rows = 0  # rows taken; the next one's arrival number
         self.urls = 0  # distinct URLs, known once merged
 
-    def add(self, locs: list[str], states: list[int], texts: Optional[list[Optional[str]]]
-            ) -> None:
+    def add(self, locs: Sequence[str], states: list[int],
+            texts: Optional[Sequence[Optional[str]]]) -> None:
         n = len(self._files)
         seq = self.rows
         rows = self._rows

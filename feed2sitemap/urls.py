@@ -111,7 +111,7 @@ def all_clean(text: str) -> bool:
     return _clean_urls().fullmatch(text) is not None and _no_dots(text)
 
 
-def unclean_lines(text: str, locs: list[str]) -> list[int]:
+def unclean_lines(text: str, locs: Sequence[str]) -> list[int]:
     """The indexes of the locs that normalize_url might change (or refuse); ``text`` is the
     locs, each followed by a newline.
 
@@ -138,26 +138,29 @@ class CleanLocs:
     it unchanged: no space, control character, "<", ">" or quote in it), each starting with
     ``prefix`` ("" when the proof says nothing of the site), none longer than ``longest``
     characters when that is known. Only this module makes one (the constructor wants a key no
-    other module has); it covers the very list it was made for (``covers`` is an identity
-    test), so a list changed after the proof is a new, unproven one.
+    other module has). It holds its own immutable copy of the locations (a tuple), which the
+    batch it proves takes as its ``locs``: ``covers`` is an identity test with that copy, so
+    what it proved cannot change under it, and a list put in its place is unproven (issue 33,
+    item 6: a proof that checked only "the same list object" passed a list changed since).
     """
 
     __slots__ = ("locs", "prefix", "longest")
 
-    def __init__(self, locs: list[str], prefix: str, key: object,
+    def __init__(self, locs: Sequence[str], prefix: str, key: object,
                  longest: Optional[int] = None) -> None:
         if key is not _KEY:
             raise TypeError("only feed2sitemap.urls proves locations clean")
-        self.locs = locs
+        self.locs = tuple(locs)  # (a tuple given is kept as it is: no copy)
         self.prefix = prefix
         self.longest = longest
 
-    def covers(self, locs: list[str]) -> bool:
+    def covers(self, locs: Sequence[str]) -> bool:
         return locs is self.locs
 
     def subset(self, keep: Sequence[int]) -> CleanLocs:
         """The proof for the rows ``keep`` of the list: clean URLs stay clean when others go."""
-        return CleanLocs([self.locs[i] for i in keep], self.prefix, _KEY, self.longest)
+        return CleanLocs(tuple(map(self.locs.__getitem__, keep)), self.prefix, _KEY,
+                         self.longest)
 
 
 _KEY = object()
@@ -175,11 +178,12 @@ def prove_lines(text: str, lines: list[str], unclean_bytes: int, size: int,
         prefix = ""  # clean URLs of several sites
     if prefix is None:
         return None
-    return [CleanLocs(lines[i: i + size], prefix, _KEY, longest)
-            for i in range(0, len(lines), size)]
+    held = tuple(lines)  # (its slices are tuples: one copy in all)
+    return [CleanLocs(held[i: i + size], prefix, _KEY, longest)
+            for i in range(0, len(held), size)]
 
 
-def _non_ascii_only(locs: list[str]) -> tuple[list[int], str]:
+def _non_ascii_only(locs: Sequence[str]) -> tuple[list[int], str]:
     """The indexes of the non-ASCII locs and the scheme and host all the others start with, if
     those (most of the locs) are proven clean by proven_clean, the proof of ASCII blocks; else
     ([], "") (unclean_lines decides). A list with a few IRIs is proven at memory speed rather
@@ -237,7 +241,7 @@ class Normalized(NamedTuple):
     fragments: list[tuple[int, str]]
 
 
-def normalize_locs(locs: list[str]) -> Normalized:
+def normalize_locs(locs: Sequence[str]) -> Normalized:
     """``normalize_url`` over a list: a block of one site's clean URLs is proven at memory
     speed, the others are found in one regex pass and normalised one by one."""
     text = "\n".join(locs) + "\n"

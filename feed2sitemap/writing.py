@@ -18,10 +18,10 @@ from .merge import MergeCounts  # (a Summary field: its type resolves, typing.ge
 from .naming import split_name
 from .options import Channel, Limits, WriteOptions
 from .outputs import FileInfo, OutputSet
-from .pipeline import check_length, normalize
+from .pipeline import check_fields, check_length, normalize
 from .record import Record
 from .report import Progress, Report
-from .scope import scope_of
+from .scope import Scope, base_directory, scope_of
 from .split import DEFAULT_GZIP_LEVEL, write_output
 from .urls import normalize_url
 from .writers import (
@@ -140,6 +140,19 @@ def _site_url(site_url: Optional[str], base_url: Optional[str], first_loc: str) 
         raise OptionError(str(exc), "site_url") from None
 
 
+def base_of(base_url: object) -> tuple[str, Scope, Optional[str]]:
+    """`base_url` as the directory it names, that scope, and a note when it was read as other
+    than written (``/blog`` is the directory ``/blog/``, ``/blog/sitemap.xml`` a file in it);
+    OptionError when it is no http(s) URL: the one check of every entry point taking it."""
+    try:
+        if not isinstance(base_url, str):
+            raise ValueError(f"must be an http(s) URL (a str), not {type(base_url).__name__}")
+        directory, note = base_directory(base_url)
+        return directory, scope_of(directory), note
+    except ValueError as exc:
+        raise OptionError(str(exc), "base_url") from None
+
+
 def profile_of(profile: Union[str, Profile], max_urls: Optional[int],
              max_bytes: Optional[int]) -> Profile:
     try:
@@ -155,9 +168,11 @@ def write(records: Iterable[Record], output: Destination, *, base_url: Optional[
           source_name: Optional[str] = None) -> Summary:
     """Write records to a path or a binary stream, split by the limits as ``convert`` does.
 
-    Each loc is normalised and held to the profile's length first (what cannot be written is
-    skipped and counted in ``summary.report``), so no file the schema rejects is written;
-    JSON Lines, a data format, takes the records as they are.
+    What is given is checked as ``convert`` checks what it reads (pipeline.check_fields): each
+    loc normalised and held to the profile's length (what cannot be written is skipped and
+    counted in ``summary.report``, as is a bad lastmod, changefreq or priority, left out), and
+    ``base_url`` as convert takes it (an OptionError if it is no http(s) URL), so no file the
+    schema rejects is written; JSON Lines, a data format, takes the locs as they are.
     Records that are sitemaps (``is_sitemap``) make a sitemap index. No records at all is an
     OptionError: a sitemap lists at least one URL.
     """
@@ -226,11 +241,15 @@ def write_batches(batches: Iterable[Batch], output: Destination, *,
                   writing: WriteOptions = WriteOptions(), limits: Limits = Limits(),
                   channel: Channel = Channel(), source_name: Optional[str] = None,
                   progress: Optional[Progress] = None) -> Summary:
-    """``write``, for batches (see batch.py)."""
+    """``write``, for batches (see batch.py), checked as ``write`` says."""
     report = report or Report()
+    if base_url is not None:
+        base_url, _, note = base_of(base_url)
+        if note is not None:
+            report.note(note)
     settings = settings_of(dest_path(output), writing, base_url, output, report, limits)
     prof = profile_of(limits.profile, None, None)
-    checked = _first(iter(batches))
+    checked = _first(check_fields(batches, report))
     if settings.fmt.limits != "data":  # JSON Lines is data, written as given (lossless)
         checked = check_length(normalize(checked, report), prof.max_loc, report, prof.name,
                                prof.min_loc)

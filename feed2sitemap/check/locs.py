@@ -114,7 +114,7 @@ def _plain_block(f: FileCheck, locs: list[str], lines: list[int]) -> bool:
     if min(lengths) < LOC_MIN or max(lengths) > min(XSD_LOC_MAX, f.profile.max_loc - 1):
         return False
     proof = normalize_locs(locs)  # urls.py's proof: each is normalize_url's already
-    if proof.bad or proof.fragments or not proof.clean.covers(locs):
+    if proof.bad or proof.fragments or proof.clean.locs != tuple(locs):  # (none changed)
         return False
     scope = f.scope or scope_of(locs[0], directory=False)
     if not proof.clean.prefix.startswith(scope.prefix) and not all(map(scope.contains, locs)):

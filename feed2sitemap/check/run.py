@@ -34,7 +34,7 @@ __all__ = ["Source", "check", "hreflang_diagnostics", "iter_check", "site_diagno
 Source = Union[str, "os.PathLike[str]", IO[bytes]]
 
 
-def check(source: Source, *, profile: str = "sitemaps", base_url: str | None = None,
+def check(source: Source, *, profile: str | Profile = "sitemaps", base_url: str | None = None,
           follow: bool = False, now: datetime | None = None, stats: CheckStats | None = None,
           name: str | None = None) -> list[Diagnostic]:
     """Check one file (a path or a binary stream); return its diagnostics sorted by position."""
@@ -42,7 +42,7 @@ def check(source: Source, *, profile: str = "sitemaps", base_url: str | None = N
                            stats=stats, name=name))
 
 
-def iter_check(source: Source, *, profile: str = "sitemaps", base_url: str | None = None,
+def iter_check(source: Source, *, profile: str | Profile = "sitemaps", base_url: str | None = None,
                follow: bool = False, now: datetime | None = None,
                stats: CheckStats | None = None, name: str | None = None) -> Iterator[Diagnostic]:
     """Like ``check``, yielding diagnostics as they become final (flat memory on big files).
@@ -56,8 +56,8 @@ def iter_check(source: Source, *, profile: str = "sitemaps", base_url: str | Non
     last (as the command does).
     """
     own_run = stats is None
-    try:
-        prof = get_profile(profile)
+    try:  # a name or a Profile, as ``Limits.profile`` takes it (issue 33, item 6)
+        prof = profile if isinstance(profile, Profile) else get_profile(profile)
     except ValueError as exc:
         raise OptionError(str(exc), "profile") from None
     try:

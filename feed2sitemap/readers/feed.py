@@ -104,9 +104,9 @@ def read_feed(stream: IO[bytes], source: str, report: Report,
         if oldest is not None and oldest.year < MIN_YEAR:
             _drop_placeholders(lastmods, lines, source, report)
         if locs:
-            yield Batch(locs, source, lines if any(lines) else None,
-                        lastmods if lastmods.count(None) < len(lastmods) else None,
-                        extensions=part_exts if part_exts and any(part_exts) else None)
+            yield Batch._trusted(locs, source, lines if any(lines) else None,
+                                 lastmods if lastmods.count(None) < len(lastmods) else None,
+                                 extensions=part_exts if part_exts and any(part_exts) else None)
 
 
 def _extensions(read: FeedRead, entries: FeedEntries, base: Optional[str], source: str,

@@ -185,8 +185,8 @@ def rows_to_batches(rows: Rows, source: str, report: Report) -> list[Batch]:
         from .urlext import held_to_rules  # (only rows with extensions)
 
         extensions = held_to_rules(rows.extensions, locs, rows.lines, source, report)
-    batch = Batch(locs, source, rows.lines, lastmods, changefreqs, priorities,
-                  extensions=extensions)
+    batch = Batch._trusted(locs, source, rows.lines, lastmods, changefreqs, priorities,
+                           extensions=extensions)
     batch.lastmod_texts = texts
     if rows.sitemaps is None or not any(rows.sitemaps):
         rest = batch.without(drop)

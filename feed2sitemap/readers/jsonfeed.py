@@ -68,8 +68,8 @@ def read_jsonfeed(stream: Any, source: str, report: Report, base_url: Optional[s
                 locs.append(loc)
                 lastmods.append(_lastmod(item, n, source, report))
         if locs:
-            batch = Batch(locs, source, None,
-                          lastmods if lastmods.count(None) < len(lastmods) else None)
+            batch = Batch._trusted(locs, source, None,
+                                   lastmods if lastmods.count(None) < len(lastmods) else None)
             batch.site = site
             yield batch
 

@@ -54,7 +54,7 @@ def read_robots(stream: IO[bytes], source: str, report: Report,
         lines.append(number)
     if not locs:
         raise InputError(source, None, "robots.txt without a Sitemap: line")
-    yield Batch(locs, source, lines, is_sitemap=True)
+    yield Batch._trusted(locs, source, lines, is_sitemap=True)
 
 
 def _lines(stream: IO[bytes], source: str) -> Iterator[tuple[int, bytes]]:

@@ -130,8 +130,8 @@ class _Entries:
             from .urlext import extensions_column  # (only a sitemap with extensions)
 
             extensions = extensions_column(columns[4], locs, numbers, self.source, self.report)
-        batch = Batch(locs, self.source, numbers, lastmods, changefreqs, priorities,
-                      self.is_index, extensions=extensions).without(missing)
+        batch = Batch._trusted(locs, self.source, numbers, lastmods, changefreqs, priorities,
+                               self.is_index, extensions=extensions).without(missing)
         return batch if batch.locs else None
 
 

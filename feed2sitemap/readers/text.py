@@ -60,7 +60,7 @@ def _clean_batches(proofs: list[CleanLocs], block: Block, source: str) -> Iterat
     first_line = block.start
     for proof in proofs:
         part = proof.locs
-        yield Batch(part, source, range(first_line, first_line + len(part)), clean=proof)
+        yield Batch._trusted(part, source, range(first_line, first_line + len(part)), clean=proof)
         first_line += len(part)
 
 
@@ -85,7 +85,7 @@ def _line_batches(block: Block, source: str, report: Report, base_url: Optional[
         if base_url and (plain or not all(map(str.startswith, locs, repeat(_SCHEMES)))):
             locs = [resolve(base_url, loc) for loc in locs]
         if locs:
-            yield Batch(locs, source, numbers)
+            yield Batch._trusted(locs, source, numbers)
 
 
 def _one_url(loc: str, source: str, line: int, report: Report) -> bool:

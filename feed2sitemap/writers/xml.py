@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import date, datetime
 from typing import Any, Optional
 
@@ -85,7 +85,7 @@ class UrlsetFormat(Format):
                 zip(_columns(batch), serialized(batch.extensions, self.prefixes), strict=True)]
 
 
-def _escaped_locs(batch: Batch) -> list[str]:
+def _escaped_locs(batch: Batch) -> Sequence[str]:
     """The batch's locations XML-escaped: checked in one pass over their concatenation, since
     locations that need escaping (a "&" in a query) are the exception."""
     locs = batch.locs
