@@ -338,6 +338,6 @@ def test_iris_among_one_sites_urls_keep_the_proof_of_the_site(
 def test_iris_among_ascii_urls_are_encoded_by_the_batch_path() -> None:
     locs = ["https://a.example/plain"] * 30 + ["https://a.example/café/ü?q=ß", " https://a.example/é"]
     got = normalize_locs(locs)
-    assert got.clean.locs[30:] == ["https://a.example/caf%C3%A9/%C3%BC?q=%C3%9F",
+    assert list(got.clean.locs[30:]) == ["https://a.example/caf%C3%A9/%C3%BC?q=%C3%9F",
                                    "https://a.example/%C3%A9"]
-    assert got.clean.locs[:30] == locs[:30] and not got.bad
+    assert list(got.clean.locs[:30]) == locs[:30] and not got.bad
