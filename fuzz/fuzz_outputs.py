@@ -45,7 +45,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from feed2sitemap import Feed2SitemapError, Limits, WriteOptions, convert
+from feed2sitemap import Feed2SitemapError, Limits, WriteOptions, convert, read
 from feed2sitemap.check import check
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -289,8 +289,14 @@ def round_trip(data: bytes, directory: str, dedupe_mode: str) -> None:
         raise Finding(f"the JSON Lines output does not read back: {exc}") from None
     except Exception:
         raise Finding("the JSON Lines round trip raised\n" + traceback.format_exc()) from None
-    if Path(first).read_bytes() != Path(again).read_bytes():
+    if Path(first).read_bytes() != Path(again).read_bytes() and _fields(first) != _fields(again):
         raise Finding("the JSON Lines output reads back to another sitemap")
+
+
+def _fields(path: str) -> list[tuple[Any, ...]]:
+    """What a sitemap says, whatever its bytes (namespaces declared on <urlset> or on each
+    element are the same document: the declarations follow the first batch's kinds)."""
+    return [(r.loc, r.lastmod, r.changefreq, r.priority, r.extensions) for r in read(path)]
 
 
 def command_case(data: bytes, exe: str) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import http.server
 import io
 import json
+import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -296,3 +297,25 @@ def test_a_signal_raised_inside_a_finalizer_is_not_lost() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
     assert done.stdout == b"stopped 15\n", done
     assert b"Exception ignored" not in done.stderr and b"Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("mode", ["fast", "reference"])
+def test_a_namespace_declared_inside_an_entry_is_read_not_dropped(tmp_path: Path,
+                                                                  mode: str) -> None:
+    """Our writer declares a namespace met after the first batch on the element itself; the
+    reader lost such an entry's extensions without a word (found by fuzz_outputs.py's round
+    trip), so an in-place run dropped them from the live sitemap."""
+    env = dict(os.environ, FEED2SITEMAP_REFERENCE="1" if mode == "reference" else "0")
+    lines = [{"loc": f"https://example.com/p{i}"} for i in range(3000)]
+    lines.append({"loc": "https://example.com/pic",
+                  "images": [{"loc": "https://example.com/pic.jpg"}]})
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    first = tmp_path / "first.xml"
+    assert run(str(src), "-o", str(first), "-q", env=env).returncode == 0
+    assert b'<image:image xmlns:image="' in first.read_bytes()  # declared on the element
+    again = tmp_path / "again.jsonl"
+    done = run(str(first), "-o", str(again), env=env)
+    assert done.returncode == 0 and b"warning" not in done.stderr, done.stderr
+    last = json.loads(again.read_text().splitlines()[-1])
+    assert last["images"] == [{"loc": "https://example.com/pic.jpg"}]

@@ -207,6 +207,7 @@ class _Parse:
         self.default_ns: Optional[str] = None  # the default namespace the root declares
         self.fed = 0  # bytes given to expat before this chunk
         self.last_end = [-1]  # the byte offset of the last entry end tag the handler saw
+        self.entry_ends = [0]  # the count of end tags when the last entry ended
         self.text: list[str] = []  # text since the last end tag
         # element name → field index, ENTRY or ROOT (in the root's namespace)
         self.names: dict[str, int] = {}
@@ -354,6 +355,12 @@ class _Parse:
         entry_name = (self.entry[1] + " " if self.entry[1] else "") + self.entry[0]
         self.extensions = ext = UrlExtensions(parser, self.entry[1], entry_name, self.text,
                                               parser.EndElementHandler, self.entries.rows)
+        # A namespace first declared inside an entry (on an extension element, as our own
+        # writer declares one met after the first batch): that entry's start tag has gone by,
+        # so the pass must know it is inside one, or its extensions were lost without a word.
+        # Inside when an element has ended since the last entry did: in a valid <url> <loc>
+        # comes first, so an extension element follows its end.
+        ext.inside = self.ends() != self.entry_ends[0]
         self.entries.extended = True
         parser.StartElementHandler = ext.start
         parser.EndElementHandler = ext.end
@@ -366,7 +373,7 @@ class _Parse:
         get, clear, join = self.names.get, text.clear, "".join
         add_row, add_line = self.entries.rows.append, self.entries.lines.append
         fields: list[Optional[str]] = [None] * 4  # the current entry's loc, lastmod, ...
-        last_end = self.last_end
+        last_end, entry_ends = self.last_end, self.entry_ends
         line = 0  # the line of the current entry's <loc>
         ends = 0
 
@@ -394,6 +401,7 @@ class _Parse:
                 add_row(fields)
                 add_line(line or parser.CurrentLineNumber)
                 last_end[0] = parser.CurrentByteIndex
+                entry_ends[0] = ends
                 fields = [None] * 4
                 line = 0
             clear()
