@@ -174,6 +174,7 @@ def test_strict_failure_changes_nothing(client: Any, tmp_path: Path,
     assert _files(out) == before
 
 
+@pytest.mark.slow
 def test_progress_shows_in_dasks_own_task_stream(client: Any, tmp_path: Path) -> None:
     # what a user watches on the dashboard: our steps under names of their own
     from dask.utils import key_split

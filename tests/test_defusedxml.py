@@ -159,6 +159,7 @@ def test_the_table_holds_what_defusedxml_says() -> None:
     assert verdicts["external-dtd-undefined-reference"] == "malformed"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["sitemap", "index"])
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 @pytest.mark.parametrize("reference", [False, True], ids=["fast", "reference"])
@@ -188,6 +189,7 @@ def test_sitemaps_refuse_exactly_what_defusedxml_refuses(kind: str, case: tuple[
 FEEDPARSER_MALFORMED = {"doctype-element-declarations", "doctype-attlist-default"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 @pytest.mark.parametrize("reference", [False, True], ids=["fast", "reference"])
 def test_feeds_refuse_what_defusedxml_forbids(case: tuple[str, bytes | None, bytes],
@@ -213,6 +215,7 @@ def test_feeds_refuse_what_defusedxml_forbids(case: tuple[str, bytes | None, byt
         assert (strict.returncode != 0) == (verdict != "ok"), (n, verdict, strict.stderr)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["sitemap", "index", "feed"])
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_check_refuses_what_defusedxml_refuses_with_forbid_dtd(

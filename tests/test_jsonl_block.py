@@ -90,6 +90,7 @@ def read_both(data: bytes, monkeypatch: pytest.MonkeyPatch
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", sorted(WRITERS))
 @pytest.mark.parametrize("hostile", HOSTILE)
 def test_the_block_path_refuses_what_the_per_line_path_refuses(
