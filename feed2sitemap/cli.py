@@ -24,9 +24,9 @@ from .converting import Publish, Web, convert
 from .detect import FORMATS as INPUT_FORMATS
 from .errors import IndexNowError
 from .fetch import DEFAULT_MAX_FETCH_BYTES, DEFAULT_TIMEOUT, MAX_TIME_FACTOR
+from .indexnow import DEFAULT_ENDPOINT
 from .limits import PROFILES
 from .options import Channel, Defaults, Limits, NewsSitemap, ReadOptions, WriteOptions
-from .publish import DEFAULT_ENDPOINT
 from .readers.feed import DEFAULT_MAX_FEED_BYTES
 from .record import CHANGEFREQS
 from .report import Progress, Report

@@ -18,11 +18,12 @@ from typing import Optional
 from urllib.parse import urlsplit
 
 from .errors import IndexNowError, OptionError
-from .publish import DEFAULT_ENDPOINT
 from .urls import request_url
 from .writing import Submitted
 
 __all__ = ["DEFAULT_ENDPOINT", "IndexNow", "IndexNowError", "Submitted", "check_key", "mask"]
+
+DEFAULT_ENDPOINT = "https://api.indexnow.org/indexnow"  # where IndexNow submissions go
 
 MAX_URLS = 10_000  # per request, the protocol's limit
 RETRIES = 3  # after a 429

@@ -18,9 +18,8 @@ if TYPE_CHECKING:  # (IndexNow and robots.txt: imported by the runs that use the
     from .indexnow import IndexNow
     from .writing import Summary
 
-__all__ = ["DEFAULT_ENDPOINT", "Changes", "Publish", "check_publish", "robots", "submit"]
+__all__ = ["Changes", "Publish", "check_publish", "robots", "submit"]
 
-DEFAULT_ENDPOINT = "https://api.indexnow.org/indexnow"  # where IndexNow submissions go
 
 
 @dataclass(frozen=True)
