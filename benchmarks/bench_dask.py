@@ -47,7 +47,7 @@ if __name__ == "__main__":
         # a list of URLs, one a line: read as a one-column table (no quoting in these URLs)
         frame = dd.read_csv(src, header=None, names=["loc"], blocksize="64MB",
                             dtype={"loc": "object"}, quoting=3)
-        summary = to_sitemaps(frame, out, base_url=base, dedupe="first")
+        summary = to_sitemaps(frame, out, base_url=base, dedupe_mode="first")
         done = time.perf_counter()
         after = client.run(usage)
     print(json.dumps({

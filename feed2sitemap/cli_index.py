@@ -10,6 +10,7 @@ import click
 from .cli_common import PROG, PROGRESS_KEY, Command, removal_lines, say, summary_lines
 from .indexing import is_manifest, open_regular, read_manifest, write_index
 from .limits import PROFILES
+from .options import Limits, WriteOptions
 from .partition import PartManifest
 from .report import Progress, Report
 
@@ -49,8 +50,9 @@ def index_command(sources: tuple[str, ...], output: str, base_url: str, profile:
     report = Report(on_message=None if quiet else say)
     progress = click.get_current_context().meta.setdefault(PROGRESS_KEY, Progress())
     summary = write_index(parts, output, base_url=base_url, directory=os.getcwd(),
-                          profile=profile, gzip_level=gzip_level, report=report,
-                          progress=progress, atomic=not no_atomic, lock_timeout=lock_timeout)
+                          limits=Limits(profile), report=report, progress=progress,
+                          writing=WriteOptions(gzip_level=gzip_level, atomic=not no_atomic,
+                                               lock_timeout=lock_timeout))
     for line in ([] if quiet else summary_lines(summary)) + removal_lines(summary, quiet):
         say(line)
 

@@ -20,7 +20,7 @@ from typing import Optional
 from .batch import Batch
 from .errors import OptionError
 from .filesafety import find_base
-from .limits import Profile
+from .limits import Profile, profile_of
 from .merge import MergeCounts
 from .options import Channel, Defaults, Limits, NewsSitemap, ReadOptions, WriteOptions
 from .outputs import OutputSet
@@ -46,7 +46,6 @@ from .writing import (
     dest_path,
     open_output,
     output_format,
-    profile_of,
     settings_of,
     write,
     write_batches,

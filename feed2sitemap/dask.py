@@ -29,7 +29,7 @@ import shutil
 import tempfile
 import uuid
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta, timezone
 from typing import Any, Optional, Union
 
@@ -46,12 +46,12 @@ from .batch import Batch
 from .converting import Summary
 from .dask_rows import partition_batch
 from .errors import OptionError, OutputError
-from .indexing import open_index_output, write_index_to
-from .limits import Profile, get_profile
+from .indexing import check_index_writing, open_index_output, write_index_to
+from .limits import profile_of
 from .merge import DEFAULT_MEMORY_LIMIT, MergeCounts
 from .naming import split_name
-from .options import Defaults
-from .partition import PartManifest, prepare_batches, write_partition
+from .options import Defaults, Limits, WriteOptions
+from .partition import PartManifest, check_dedupe_mode, prepare_batches, write_partition
 from .record import CHANGEFREQS
 from .report import Report
 from .writing import base_of
@@ -80,16 +80,14 @@ class _Rules:
     """What every task needs to know, picklable."""
 
     base_url: str
-    profile: Profile
+    limits: Limits  # (its profile a Profile, resolved once)
     scope_check: bool
     partitions: int
     directory: str
     stem: str
-    gzip: bool
-    gzip_level: int
-    dedupe: str
-    changefreq: Optional[str]
-    priority: Optional[float]
+    writing: WriteOptions  # (gzip and its level resolved from the output's name)
+    dedupe_mode: str
+    defaults: Defaults
     memory_limit: int
     strict: bool
 
@@ -129,7 +127,7 @@ def _prepare(part: Any, number: int, rules: _Rules) -> tuple[pd.DataFrame, _Coun
     batch = partition_batch(part, f"<partition {number}>", report)
     out: tuple[list[Any], ...] = ([], [], [], [], [], [])
     for b in prepare_batches(_slices(batch), report, base_url=rules.base_url,
-                             profile=rules.profile, scope_check=rules.scope_check):
+                             limits=rules.limits, scope_check=rules.scope_check):
         _append(out, b)
     locs, us, kinds, cfs, prs, kept = out
     # a row's place: its input partition, then its line in it
@@ -200,19 +198,18 @@ def _write(frame: pd.DataFrame, number: int, rules: _Rules
     counts = MergeCounts()
     manifests = write_partition(
         _batches(frame, f"<partition {number}>"), rules.directory, rules.stem, number,
-        gzip=rules.gzip, gzip_level=rules.gzip_level, profile=rules.profile,
-        dedupe=rules.dedupe, changefreq=rules.changefreq, priority=rules.priority,
-        report=report, counts=counts, memory_limit=rules.memory_limit)
+        writing=rules.writing, limits=rules.limits, defaults=rules.defaults,
+        dedupe_mode=rules.dedupe_mode, report=report, counts=counts,
+        memory_limit=rules.memory_limit)
     return manifests, _Counts.of(report, messages), counts
 
 
 def to_sitemaps(data: Any, output: Union[str, os.PathLike[str]], *, base_url: str,
-                partitions: Optional[int] = None, dedupe: str = "merge",
-                scope_check: bool = True, profile: Union[str, Profile] = "sitemaps",
-                changefreq: Optional[str] = None, priority: Optional[float] = None,
-                gzip_level: Optional[int] = None, strict: bool = False,
-                report: Optional[Report] = None, staging: Optional[str] = None,
-                atomic: bool = True, lock_timeout: float = 60.0,
+                partitions: Optional[int] = None, dedupe_mode: str = "merge",
+                scope_check: bool = True, strict: bool = False,
+                limits: Limits = Limits(), defaults: Defaults = Defaults(),
+                writing: WriteOptions = WriteOptions(), report: Optional[Report] = None,
+                staging: Optional[str] = None,
                 memory_limit: int = DEFAULT_MEMORY_LIMIT) -> Summary:
     """Write the URLs of a Dask bag or dataframe as sitemaps with an index at ``output``.
 
@@ -223,60 +220,47 @@ def to_sitemaps(data: Any, output: Union[str, os.PathLike[str]], *, base_url: st
     STEM-PARTITION-K.xml[.gz], lie beside it, each listed as ``base_url`` + its name.
 
     The rules are the command's: URLs normalised, too long or off ``base_url``'s scope skipped
-    (``scope_check``), copies merged (``dedupe`` "merge": newest lastmod wins) or the first one
-    kept ("first"), ``changefreq``/``priority`` filling fields no copy gave. ``partitions`` is
+    (``scope_check``), copies merged (``dedupe_mode`` "merge": newest lastmod wins) or the
+    first one kept ("first"), ``defaults`` filling fields no copy gave; the option groups are
+    ``convert``'s (of ``writing``: ``gzip_level``, ``atomic``, ``lock_timeout``). ``partitions`` is
     the number of output partitions (default: the input's); each merges its URLs in memory
     (about 200 bytes a URL, then temporary files past ``memory_limit``). It fixes the part
     names: keep it for reruns to find their parts unchanged. Returns the command's Summary
     (``summary.merge`` summed over partitions). The output directory is locked from start to
     end; on failure nothing there changes; unchanged files are left alone.
     """
-    prof, base_url = _options(profile, base_url, dedupe, changefreq, priority)
+    check_dedupe_mode(dedupe_mode)
+    prof, directory = profile_of(limits.profile), base_of(base_url)[0]
     output = os.fspath(output)
     name = os.path.basename(output)
     stem, ext = split_name(name)
     if ext not in (".xml", ".xml.gz"):
         raise OptionError(f"{output}: must be an XML sitemap index, named .xml or .xml.gz",
                           parameter="output")
-    level = 6 if gzip_level is None else gzip_level
-    if isinstance(level, bool) or not isinstance(level, int) or not 0 <= level <= 9:
-        raise OptionError("must be between 0 and 9", parameter="gzip_level")
+    check_index_writing(writing, output)
+    level = 6 if writing.gzip_level is None else writing.gzip_level
     report = report if report is not None else Report(strict=strict)
     inputs = data.to_delayed()
     n_out = len(inputs) if partitions is None else partitions
     if n_out < 1:
         raise OptionError("must be 1 or more", parameter="partitions")
-    out = open_index_output(output, base_url, atomic=atomic, lock_timeout=lock_timeout)
+    out = open_index_output(output, directory, atomic=writing.atomic,
+                            lock_timeout=writing.lock_timeout)
     try:
         assert out.directory is not None
-        with _staging(staging, out.directory, name, atomic) as stage:
-            rules = _Rules(base_url, prof, scope_check, n_out, stage, stem,
-                           ext.endswith(".gz"), level, dedupe, changefreq, priority,
-                           memory_limit, report.strict)
+        with _staging(staging, out.directory, name, writing.atomic) as stage:
+            rules = _Rules(directory, replace(limits, profile=prof), scope_check, n_out, stage,
+                           stem, replace(writing, gzip=ext.endswith(".gz"), gzip_level=level),
+                           dedupe_mode, defaults, memory_limit, report.strict)
             manifests, counts, merges = _run(inputs, rules)
             for c in counts:
                 c.add_to(report)
             summary = write_index_to(out, [m for ms in manifests for m in ms], stage, prof,
-                                     report, level, base_url)
+                                     report, level, directory)
     finally:
         out.close()
-    summary.merge = _sum_merge(merges) if dedupe == "merge" else None
+    summary.merge = _sum_merge(merges) if dedupe_mode == "merge" else None
     return summary
-
-
-def _options(profile: Union[str, Profile], base_url: str, dedupe: str,
-             changefreq: Optional[str], priority: Optional[float]) -> tuple[Profile, str]:
-    """The options checked as convert checks them (the profile, and `base_url` as the
-    directory it names), before any task runs; the profile and that directory."""
-    if dedupe not in ("merge", "first", "none"):
-        raise OptionError(f"unknown mode {dedupe!r}; choose merge, first or none",
-                          parameter="dedupe")
-    Defaults(changefreq, priority)  # (OptionError for a bad one)
-    directory = base_of(base_url)[0]
-    try:
-        return (get_profile(profile) if isinstance(profile, str) else profile), directory
-    except ValueError as exc:
-        raise OptionError(str(exc), parameter="profile") from None
 
 
 def _run(inputs: list[Any], rules: _Rules

@@ -22,8 +22,9 @@ from .converting import Summary
 from .detect import open_input, sniff
 from .errors import InputError, LimitError, OptionError, OutputError
 from .filesafety import same_file
-from .limits import Profile, get_profile
+from .limits import Profile, profile_of
 from .naming import ours_pattern, split_name
+from .options import Limits, WriteOptions
 from .outputs import FileInfo, OutputSet
 from .partition import PartManifest
 from .readers.sitemap import read_sitemap
@@ -167,10 +168,9 @@ def _order(name: str, stem: str) -> tuple[int, ...]:
 
 
 def write_index(parts: Iterable[PartRef], output: str, *, base_url: str,
-                directory: Optional[str] = None, profile: Union[str, Profile] = "sitemaps",
-                gzip_level: Optional[int] = None, report: Optional[Report] = None,
-                progress: Optional[Progress] = None, atomic: bool = True,
-                lock_timeout: float = 60.0) -> Summary:
+                directory: Optional[str] = None, limits: Limits = Limits(),
+                writing: WriteOptions = WriteOptions(), report: Optional[Report] = None,
+                progress: Optional[Progress] = None) -> Summary:
     """Write the sitemap index at ``output`` listing ``parts`` (manifests, or paths of parts to
     read), each as ``base_url`` joined with its file name; split into STEM-index-N files past
     the profile's sitemaps per index, as the command does. Part names must be the output's own
@@ -179,18 +179,28 @@ def write_index(parts: Iterable[PartRef], output: str, *, base_url: str,
     output's). Parts elsewhere than beside ``output`` are moved there. Returns the summary the
     command gives; raises Feed2SitemapError subclasses, with nothing changed, on bad parts.
     """
-    try:
-        prof = get_profile(profile) if isinstance(profile, str) else profile
-    except ValueError as exc:
-        raise OptionError(str(exc)) from None
-    out = open_index_output(output, base_url, progress=progress, atomic=atomic,
-                            lock_timeout=lock_timeout)
+    prof = profile_of(limits.profile)
+    check_index_writing(writing, output)
+    out = open_index_output(output, base_url, progress=progress, atomic=writing.atomic,
+                            lock_timeout=writing.lock_timeout)
     try:
         assert out.directory is not None
         return write_index_to(out, parts, directory or out.directory, prof,
-                              report if report is not None else Report(), gzip_level, base_url)
+                              report if report is not None else Report(), writing.gzip_level,
+                              base_url)
     finally:
         out.close()
+
+
+def check_index_writing(writing: WriteOptions, output: str) -> None:
+    """What of ``writing`` an index step takes: XML, gzipped as its name says (``.gz``), at
+    ``gzip_level``; atomic or not; ``lock_timeout``. Anything else is said, not ignored."""
+    if writing.to not in (None, "xml"):
+        raise OptionError(f"an index is written as XML, not {writing.to!r}", "to")
+    if writing.gzip is not None and writing.gzip != output.endswith(".gz"):
+        raise OptionError(f"{output}: the index's name says whether it is gzipped (.gz)", "gzip")
+    if writing.index != "auto":
+        raise OptionError("an index step always writes an index", "index")
 
 
 def open_index_output(output: str, base_url: str, *, progress: Optional[Progress] = None,

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Optional
+from typing import Optional, Union
 
-from .errors import OptionError
+from .errors import OptionError, UnsupportedFormat
 from .rules import LOC_MIN
 
 __all__ = ["MAX_ROBOTS_BYTES", "PROFILES", "UNLIMITED", "Profile", "get_profile",
@@ -61,6 +61,18 @@ def get_profile(name: str) -> Profile:
         raise ValueError(
             f"unknown profile {name!r}; choose one of: {', '.join(sorted(PROFILES))}")
     return found
+
+
+def profile_of(profile: Union[str, Profile], max_urls: Optional[int] = None,
+               max_bytes: Optional[int] = None) -> Profile:
+    """A profile given by name or as itself (``Limits.profile``), lowered to the limits given:
+    the one reading of the option every entry point shares."""
+    if isinstance(profile, Profile):
+        return profile.lowered(max_urls, max_bytes)
+    try:
+        return get_profile(profile).lowered(max_urls, max_bytes)
+    except ValueError as exc:
+        raise UnsupportedFormat(str(exc), "profile") from None
 
 
 # Google reads the first 500 KiB of a robots.txt: check reads no more, and --robots edits no

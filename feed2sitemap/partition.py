@@ -23,9 +23,10 @@ from typing import Any, Optional, Union
 from .batch import Batch, batched, unbatched
 from .errors import InputError, OptionError, OutputError
 from .filesafety import deferred_signals
-from .limits import Profile, get_profile
+from .limits import profile_of
 from .merge import DEFAULT_MEMORY_LIMIT, MergeCounts
 from .naming import partition_part_name, temp_prefix
+from .options import Defaults, Limits, WriteOptions
 from .outputs import FileInfo
 from .pipeline import (
     apply_defaults,
@@ -63,13 +64,6 @@ def partition_of(loc: str, partitions: int) -> int:
     return url_key(loc) % partitions
 
 
-def _profile(profile: Union[str, Profile]) -> Profile:
-    try:
-        return get_profile(profile) if isinstance(profile, str) else profile
-    except ValueError as exc:
-        raise OptionError(str(exc), parameter="profile") from None
-
-
 def _scope(base_url: Optional[str], scope_check: bool) -> Optional[Scope]:
     if base_url is None:
         if scope_check:
@@ -84,13 +78,12 @@ def _scope(base_url: Optional[str], scope_check: bool) -> Optional[Scope]:
 
 
 def prepare_batches(batches: Iterable[Batch], report: Report, *, base_url: Optional[str],
-                    profile: Union[str, Profile] = "sitemaps",
-                    scope_check: bool = True) -> Iterator[Batch]:
+                    limits: Limits = Limits(), scope_check: bool = True) -> Iterator[Batch]:
     """The command's per-URL rules, for a map step: normalise each loc (skipping invalid URLs),
     skip those too long or too short for the profile, and with ``scope_check`` those outside
     ``base_url``'s directory. Each skip is counted in ``report``. Pure: the output depends on
     the records alone, so any worker may run it on any slice of the data."""
-    prof = _profile(profile)
+    prof = profile_of(limits.profile)
     scope = _scope(base_url, scope_check)
     stream = normalize(batches, report)
     stream = check_length(stream, prof.max_loc, report, prof.name, prof.min_loc)
@@ -100,11 +93,11 @@ def prepare_batches(batches: Iterable[Batch], report: Report, *, base_url: Optio
 
 
 def prepare(records: Iterable[Record], report: Optional[Report] = None, *,
-            base_url: Optional[str], profile: Union[str, Profile] = "sitemaps",
+            base_url: Optional[str], limits: Limits = Limits(),
             scope_check: bool = True) -> Iterator[Record]:
     """``prepare_batches`` for records (a Spark ``mapPartitions`` step, say)."""
     return unbatched(prepare_batches(batched(records), report or Report(), base_url=base_url,
-                                     profile=profile, scope_check=scope_check))
+                                     limits=limits, scope_check=scope_check))
 
 
 @dataclass(frozen=True)
@@ -172,43 +165,45 @@ def _batches(items: Items) -> Iterator[Batch]:
 
 
 def write_partition(items: Items, directory: str, stem: str, partition: int, *,
-                    gzip: bool = False, gzip_level: int = 6,
-                    profile: Union[str, Profile] = "sitemaps", dedupe: str = "merge",
-                    changefreq: Optional[str] = None, priority: Optional[float] = None,
+                    writing: WriteOptions = WriteOptions(), limits: Limits = Limits(),
+                    defaults: Defaults = Defaults(), dedupe_mode: str = "merge",
                     report: Optional[Report] = None, counts: Optional[MergeCounts] = None,
                     memory_limit: int = DEFAULT_MEMORY_LIMIT) -> list[PartManifest]:
     """Write one partition's records (or batches) as sitemaps STEM-PARTITION-K.xml[.gz] in
-    ``directory``, K = 1, 2, …, each within the profile's limits; return a manifest per file.
+    ``directory``, K = 1, 2, …, each within ``limits``; return a manifest per file. The
+    option groups are ``convert``'s: of ``writing``, ``gzip`` and ``gzip_level`` (the format is
+    XML; atomicity and locking are the index step's, ``write_index``).
 
     Records should come from ``prepare`` (locations are normalised again, which costs little
     on clean ones, and checked for length; scope is ``prepare``'s business). Copies of a URL are
-    folded as the command does: ``dedupe`` "merge" (newest lastmod wins, ``counts`` filled),
+    folded as the command does: ``dedupe_mode`` "merge" (newest lastmod wins, ``counts`` filled),
     "first" (later copies skipped and counted in ``report``) or "none". The first copy keeps
     its place, so give the records in a deterministic order for byte-identical reruns.
-    ``changefreq``/``priority`` fill fields no copy gave. Each file is written to a temporary
-    beside its final name and renamed when complete, so a killed task leaves no partial part;
+    ``defaults`` fill fields no copy gave. Each file is written to a temporary beside its
+    final name and renamed when complete, so a killed task leaves no partial part;
     a rerun of the partition (a retried task) writes the same names with the same bytes.
     An empty partition writes nothing and returns [].
     """
     if partition < 0:
         raise OptionError("must be 0 or more", parameter="partition")
-    if dedupe not in ("merge", "first", "none"):
-        raise OptionError(f"unknown mode {dedupe!r}; choose merge, first or none",
-                          parameter="dedupe")
+    check_dedupe_mode(dedupe_mode)
+    if writing.to not in (None, "xml"):
+        raise OptionError(f"a partition is written as XML, not {writing.to!r}", "to")
     _check_stem(stem)
     if not os.path.isdir(directory):
         raise OutputError(f"{directory}: cannot write parts: not a directory")
-    prof = _profile(profile)
+    prof = profile_of(limits.profile, limits.max_urls, limits.max_bytes)
     report = report if report is not None else Report()
+    gzip = bool(writing.gzip)
     name = stem + URLSET.extension + (".gz" if gzip else "")
     # what is given is checked, as write's (issue 33, item 6): prepare's output or not
     stream = check_length(normalize(check_fields(_batches(items), report), report),
                           prof.max_loc, report, prof.name, prof.min_loc)
-    if dedupe == "merge":
+    if dedupe_mode == "merge":
         stream = merge(stream, counts, memory_limit=memory_limit)
-    elif dedupe == "first":
+    elif dedupe_mode == "first":
         stream = keep_first(stream, report)
-    stream = apply_defaults(stream, changefreq, priority)
+    stream = apply_defaults(stream, defaults.changefreq, defaults.priority)
     temps: list[str] = []
 
     def open_part(k: int) -> tuple[Any, FileInfo]:
@@ -219,7 +214,9 @@ def write_partition(items: Items, directory: str, stem: str, partition: int, *,
         return os.fdopen(fd, "wb"), FileInfo(os.path.join(directory, final))
 
     try:
-        files = write_records(stream, URLSET, prof, open_part, gzip_level if gzip else None,
+        files = write_records(stream, URLSET, prof, open_part,
+                              (6 if writing.gzip_level is None else writing.gzip_level)
+                              if gzip else None,
                               report)
         manifests = []
         for info, temp in zip(files, temps, strict=True):
@@ -240,6 +237,14 @@ def write_partition(items: Items, directory: str, stem: str, partition: int, *,
             for temp in temps:
                 with contextlib.suppress(OSError):
                     os.unlink(temp)
+
+
+def check_dedupe_mode(mode: str) -> None:
+    """A partition's copies are merged, kept first or kept all: "auto" is the command's
+    choice by the number of inputs, which a partition does not know."""
+    if mode not in ("merge", "first", "none"):
+        raise OptionError(f"unknown dedupe mode {mode!r}; choose merge, first or none",
+                          parameter="dedupe_mode")
 
 
 def _check_stem(stem: Any) -> None:

@@ -24,10 +24,10 @@ from .follow import (
     RemoteParts,
     follow_index_batches,
 )
-from .options import NewsSitemap
+from .options import NewsSitemap, ReadOptions
 from .outputs import OutputSet
 from .readers import WHOLE_READERS, reader, whole_reader
-from .readers.feed import DEFAULT_MAX_FEED_BYTES, read_feed
+from .readers.feed import read_feed
 from .record import Record
 from .report import Report
 
@@ -67,31 +67,50 @@ class Web:
                               "max_fetch_bytes")
 
 
-def read(source: Source, from_format: str = "auto", *, report: Optional[Report] = None,
-         base_url: Optional[str] = None, max_feed_bytes: int = DEFAULT_MAX_FEED_BYTES,
+def read(source: Source, reading: ReadOptions = ReadOptions(), *,
+         report: Optional[Report] = None, base_url: Optional[str] = None,
          name: Optional[str] = None, web: Web = Web()) -> Iterator[Record]:
-    """Yield the records of one input: a path, an http(s) URL or a binary stream, plain or
-    gzip-compressed.
+    """The records of one input (a path, an http(s) URL or a binary stream), plain or
+    gzip-compressed, with the option groups ``convert`` takes.
 
-    ``from_format`` is "auto" (sniffed from the first bytes) or one of detect.FORMATS ("feed",
-    "text", "sitemap", "jsonfeed", "tsv", "csv", "jsonl").
-    Locations are as the input gave them; ``convert`` normalises and checks them.
+    ``reading.from_format`` is "auto" (sniffed from the first bytes) or one of detect.FORMATS
+    ("feed", "text", "sitemap", "jsonfeed", "tsv", "csv", "jsonl"); relative links resolve
+    against ``reading.input_url``, else ``base_url``; with ``reading.follow`` an index stands
+    for the pages of its parts. Locations are as the input gave them; ``convert`` normalises
+    and checks them.
     """
-    return unbatched(read_batches(source, from_format, report=report, base_url=base_url,
-                                  max_feed_bytes=max_feed_bytes, name=name, web=web))
+    return unbatched(read_batches(source, reading, report=report, base_url=base_url,
+                                  name=name, web=web))
 
 
-def read_batches(source: Source, from_format: str = "auto", *,
-                 report: Optional[Report] = None,
-                 base_url: Optional[str] = None, max_feed_bytes: int = DEFAULT_MAX_FEED_BYTES,
-                 name: Optional[str] = None, web: Web = Web(),
-                 kinds: Optional[list[str]] = None,
-                 news: Optional[NewsSitemap] = None) -> Iterator[Batch]:
-    """``read``, in batches (see batch.py): what convert itself uses. The kind of input found
-    is appended to ``kinds`` when given; with ``news`` a feed's entries are news articles."""
-    check_format(from_format)
+def read_batches(source: Source, reading: ReadOptions = ReadOptions(), *,
+                 report: Optional[Report] = None, base_url: Optional[str] = None,
+                 name: Optional[str] = None, web: Web = Web()) -> Iterator[Batch]:
+    """``read``, in batches (see batch.py)."""
+    if not isinstance(reading, ReadOptions):
+        raise OptionError(f"must be a ReadOptions, not {type(reading).__name__}", "reading")
     _check_source(source)
     report = report if report is not None else Report()
+    doc_url = reading.input_url or base_url
+    if not reading.follow:
+        return _batches(source, reading.from_format, report, doc_url, reading.max_feed_bytes,
+                        name, web)
+    path = (os.fspath(source) if isinstance(source, (str, os.PathLike))
+            and not is_url(source) else None)
+    scope = None if base_url is None else base_url[: base_url.rfind("/") + 1]
+    reader = Reading(OutputSet(None, io.BytesIO()), reading.from_format, report, doc_url,
+                     reading.max_feed_bytes, True, scope, web, scope_check=False)
+    return reader.one(source if path is None else path)
+
+
+def _batches(source: Source, from_format: str, report: Report, base_url: Optional[str],
+             max_feed_bytes: int, name: Optional[str] = None, web: Web = Web(),
+             kinds: Optional[list[str]] = None,
+             news: Optional[NewsSitemap] = None) -> Iterator[Batch]:
+    """One input's batches. The kind of input found is appended to ``kinds`` when given; with
+    ``news`` a feed's entries are news articles."""
+    check_format(from_format)
+    _check_source(source)
     name = name or source_name(source)
     kinds = kinds if kinds is not None else []
     if is_url(source):
@@ -211,9 +230,8 @@ class Reading:
                 yield from self.part_reader(True)(os.path.join(prev.directory, part))
 
     def read(self, source: Source, name: Optional[str], kinds: list[str]) -> Iterator[Batch]:
-        return read_batches(source, self.from_format, report=self.report,
-                            base_url=self.base_url, max_feed_bytes=self.max_feed_bytes,
-                            name=name, web=self.web, kinds=kinds, news=self.news)
+        return _batches(source, self.from_format, self.report, self.base_url,
+                        self.max_feed_bytes, name, self.web, kinds, self.news)
 
     def parts_of(self, source: Source, path: Optional[str], is_output: bool) -> Parts:
         if is_url(source):
@@ -231,8 +249,8 @@ class Reading:
         def read_part(where: str) -> Iterator[Batch]:
             if of_output and self.base is not None:
                 self.base.add(where)  # the parts of the output's previous version are the base
-            return read_batches(where, report=self.report, base_url=self.base_url,
-                                max_feed_bytes=self.max_feed_bytes, web=web or self.web)
+            return _batches(where, "auto", self.report, self.base_url, self.max_feed_bytes,
+                            web=web or self.web)
         return read_part
 
 

@@ -13,7 +13,7 @@ from typing import IO, Optional, Union
 
 from .batch import Batch, batched
 from .errors import InputError, OptionError, UnsupportedFormat
-from .limits import Profile, get_profile, output_profile
+from .limits import Profile, output_profile, profile_of
 from .merge import MergeCounts  # (a Summary field: its type resolves, typing.get_type_hints)
 from .naming import split_name
 from .options import Channel, Limits, WriteOptions
@@ -151,15 +151,6 @@ def base_of(base_url: object) -> tuple[str, Scope, Optional[str]]:
         return directory, scope_of(directory), note
     except ValueError as exc:
         raise OptionError(str(exc), "base_url") from None
-
-
-def profile_of(profile: Union[str, Profile], max_urls: Optional[int],
-             max_bytes: Optional[int]) -> Profile:
-    try:
-        prof = get_profile(profile) if isinstance(profile, str) else profile
-    except ValueError as exc:
-        raise UnsupportedFormat(str(exc), "profile") from None
-    return prof.lowered(max_urls, max_bytes)
 
 
 def write(records: Iterable[Record], output: Destination, *, base_url: Optional[str] = None,

@@ -26,7 +26,7 @@ import traceback
 import atheris
 
 with atheris.instrument_imports(include=["feed2sitemap"]):
-    from feed2sitemap import Feed2SitemapError, Report, read
+    from feed2sitemap import Feed2SitemapError, ReadOptions, Report, read
     from feed2sitemap.check import check
 
 FORMATS = ("auto", "feed", "text", "sitemap")
@@ -57,7 +57,7 @@ def run(data: bytes) -> None:
         return
     fmt, body = FORMATS[data[0] % 4], data[1:]
     try:
-        for _ in read(io.BytesIO(body), fmt, report=Report()):
+        for _ in read(io.BytesIO(body), ReadOptions(from_format=fmt), report=Report()):
             pass
     except Feed2SitemapError:
         pass

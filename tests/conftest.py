@@ -10,6 +10,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Property tests assert behaviour, not speed: on a shared 2-core machine one example can take
+# ten times its usual time, and a deadline would fail the run for that alone.
+settings.register_profile("feed2sitemap", deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("feed2sitemap")
 
 ROOT = Path(__file__).resolve().parents[1]
 

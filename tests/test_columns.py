@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from feed2sitemap import Record, convert, read, write
+from feed2sitemap import ReadOptions, Record, convert, read, write
 from feed2sitemap.cli import convert_command
 from feed2sitemap.detect import sniff
 from feed2sitemap.errors import InputError
@@ -32,13 +32,14 @@ UTC = timezone.utc
 
 def read_all(data: bytes, fmt: str = "auto", strict: bool = False) -> tuple[list[Record], Report]:
     report = Report(strict=strict)
-    return list(read(io.BytesIO(data), fmt, report=report, name="in")), report
+    return list(read(io.BytesIO(data), ReadOptions(from_format=fmt),
+                     report=report, name="in")), report
 
 
 def messages(data: bytes, fmt: str = "auto") -> list[str]:
     got: list[str] = []
     report = Report(on_message=got.append)
-    list(read(io.BytesIO(data), fmt, report=report, name="in"))
+    list(read(io.BytesIO(data), ReadOptions(from_format=fmt), report=report, name="in"))
     return got
 
 
@@ -324,7 +325,7 @@ RECORDS = st.builds(make_record, URLS, DATES, st.one_of(st.none(), st.sampled_fr
 def test_any_records_round_trip_through_jsonl(recs: list[Record]) -> None:
     buf = io.BytesIO()
     write(recs, buf, writing=WriteOptions(to="jsonl"))
-    assert list(read(io.BytesIO(buf.getvalue()), "jsonl")) == recs
+    assert list(read(io.BytesIO(buf.getvalue()), ReadOptions(from_format="jsonl"))) == recs
 
 
 def test_sitemap_to_jsonl_to_sitemap_is_byte_identical(tmp_path: Path) -> None:

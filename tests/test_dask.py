@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from feed2sitemap import PROFILES, InputError, read
+from feed2sitemap import PROFILES, InputError, Limits, read
 
 from .conftest import conformance
 
@@ -93,7 +93,7 @@ def first_run(client: Any, tmp_path_factory: pytest.TempPathFactory) -> tuple[Pa
     out = tmp_path_factory.mktemp("dask")
     rows = _rows()
     summary = to_sitemaps(dd.from_pandas(_frame(rows), npartitions=4), out / "sitemap.xml",
-                          base_url=BASE, partitions=3, profile=PROFILE)
+                          base_url=BASE, partitions=3, limits=Limits(PROFILE))
     return out, rows, summary
 
 
@@ -134,7 +134,7 @@ def test_rerun_is_byte_identical_and_rewrites_nothing(client: Any,
     before = _files(out)
     mtimes = {p: os.stat(out / p).st_mtime_ns for p in before}
     again = to_sitemaps(dd.from_pandas(_frame(rows), npartitions=4), out / "sitemap.xml",
-                        base_url=BASE, partitions=3, profile=PROFILE)
+                        base_url=BASE, partitions=3, limits=Limits(PROFILE))
     assert _files(out) == before
     assert {p: os.stat(out / p).st_mtime_ns for p in before} == mtimes
     assert len(again.unchanged) == len(again.files)
@@ -144,7 +144,7 @@ def test_a_bag_of_the_same_rows_gives_the_same_files(client: Any, tmp_path: Path
                                                      first_run: tuple[Path, Any, Any]) -> None:
     out, rows, _ = first_run
     summary = to_sitemaps(db.from_sequence(rows, npartitions=4), tmp_path / "sitemap.xml",
-                          base_url=BASE, partitions=3, profile=PROFILE)
+                          base_url=BASE, partitions=3, limits=Limits(PROFILE))
     assert summary.urls == len(_expected(rows))
     assert _files(tmp_path) == _files(out)
 
@@ -170,7 +170,7 @@ def test_strict_failure_changes_nothing(client: Any, tmp_path: Path,
     before = _files(out)
     with pytest.raises(InputError, match="`strict`"):
         to_sitemaps(db.from_sequence(rows, npartitions=2), out / "sitemap.xml",
-                    base_url=BASE, partitions=3, profile=PROFILE, strict=True)
+                    base_url=BASE, partitions=3, limits=Limits(PROFILE), strict=True)
     assert _files(out) == before
 
 

@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 from feed2sitemap.errors import InputError
 from feed2sitemap.mode import ENV
+from feed2sitemap.options import ReadOptions
 from feed2sitemap.reading import read
 from feed2sitemap.report import Report
 
@@ -49,7 +50,8 @@ def outcome(data: bytes, base_url: str | None, reference: bool,
         monkeypatch.delenv(ENV, raising=False)
     report = Report()
     try:
-        records = list(read(io.BytesIO(data), "feed", report=report, base_url=base_url,
+        records = list(read(io.BytesIO(data), ReadOptions(from_format="feed"),
+                            report=report, base_url=base_url,
                             name="feed.xml"))
     except InputError as exc:
         return ("refused", exc.reason)
@@ -74,7 +76,8 @@ def test_reference_mode_reads_with_feedparser(monkeypatch: pytest.MonkeyPatch) -
     for reference in (False, True):
         if reference:
             monkeypatch.setenv(ENV, "1")
-        lines[reference] = [r.line for r in read(io.BytesIO(data), "feed", name="f.xml")]
+        lines[reference] = [r.line for r in read(io.BytesIO(data), ReadOptions(from_format="feed"),
+                                                 name="f.xml")]
     assert all(lines[False]) and not any(lines[True])
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from feed2sitemap import InputError, Record, Report, mode, read
+from feed2sitemap import InputError, ReadOptions, Record, Report, mode, read
 from feed2sitemap.readers import feedinput
 from feed2sitemap.readers.feed import DEFAULT_MAX_FEED_BYTES
 from feed2sitemap.readers.feedinput import FeedInput
@@ -47,7 +47,8 @@ def feed(n: int, content: int = 0, tail: str = "</channel></rss>") -> bytes:
 
 def records(data: bytes) -> tuple[list[Record], Report]:
     report = Report()
-    return list(read(io.BufferedReader(OneWay(data)), "feed", report=report)), report
+    return list(read(io.BufferedReader(OneWay(data)), ReadOptions(from_format="feed"),
+                     report=report)), report
 
 
 @pytest.fixture

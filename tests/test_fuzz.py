@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from feed2sitemap import Feed2SitemapError, Report, convert, read
+from feed2sitemap import Feed2SitemapError, ReadOptions, Report, convert, read
 from feed2sitemap.cli import convert_command
 from feed2sitemap.options import Limits
 
@@ -57,7 +57,7 @@ inputs = st.one_of(mutated(), st.binary(max_size=2000))
 @given(inputs, st.sampled_from(["auto", "feed", "text", "sitemap"]))
 def test_readers_raise_only_their_own_errors(data: bytes, fmt: str) -> None:
     try:
-        for _ in read(io.BytesIO(data), fmt, report=Report()):
+        for _ in read(io.BytesIO(data), ReadOptions(from_format=fmt), report=Report()):
             pass
     except Feed2SitemapError:
         pass

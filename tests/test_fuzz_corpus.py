@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from feed2sitemap import Feed2SitemapError, Report, read
+from feed2sitemap import Feed2SitemapError, ReadOptions, Report, read
 from feed2sitemap.check import check
 
 CORPUS = Path(__file__).parent / "fuzz_corpus"
@@ -26,7 +26,7 @@ def replay(data: bytes) -> None:
         return
     fmt, body = FORMATS[data[0] % 4], data[1:]
     try:
-        for _ in read(io.BytesIO(body), fmt, report=Report()):
+        for _ in read(io.BytesIO(body), ReadOptions(from_format=fmt), report=Report()):
             pass
     except Feed2SitemapError:
         pass

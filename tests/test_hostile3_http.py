@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from feed2sitemap import InputError, OptionError, Web, read
+from feed2sitemap import InputError, OptionError, ReadOptions, Web, read
 
 from .conftest import run
 
@@ -161,7 +161,7 @@ def test_a_malformed_answer_is_a_one_line_error_and_nothing_is_written(
 def test_the_library_raises_input_error_naming_the_url(server: RawServer, case: str) -> None:
     server.answers["/in"] = raw(MALFORMED[case][0])
     with pytest.raises(InputError) as caught:
-        list(read(server.url("/in"), "text", web=Web(timeout=5)))
+        list(read(server.url("/in"), ReadOptions(from_format="text"), web=Web(timeout=5)))
     assert caught.value.source == server.url("/in")
 
 
@@ -194,7 +194,7 @@ def test_a_body_cut_short_of_its_content_length_is_an_error(server: RawServer,
     one_line_error(err, server.url("/in"))
     assert "cut short" in err and "of the 1,000 bytes" in err
     with pytest.raises(InputError, match="cut short"):
-        list(read(server.url("/in"), "text"))
+        list(read(server.url("/in"), ReadOptions(from_format="text")))
 
 
 def test_a_body_cut_short_never_becomes_the_cached_copy(server: RawServer,
@@ -231,7 +231,8 @@ def test_a_304_with_no_cached_copy_is_a_clear_error(server: RawServer, tmp_path:
     one_line_error(err, server.url("/in"))
     assert "HTTP 304 Not Modified to a request that was not conditional" in err
     with pytest.raises(InputError, match="304"):
-        list(read(server.url("/in"), "text", web=Web(cache_dir=str(cache))))
+        list(read(server.url("/in"), ReadOptions(from_format="text"),
+                  web=Web(cache_dir=str(cache))))
 
 
 def test_a_cached_copy_gone_is_fetched_again_unconditionally(server: RawServer,
@@ -275,7 +276,8 @@ def test_a_cache_directory_that_cannot_be_written_is_a_one_line_error(
     assert f"feed2sitemap: {cache}: cannot write in the cache directory" in err
     assert server.requests == []  # refused before anything was fetched
     with pytest.raises(InputError, match="cannot write in the cache directory"):
-        list(read(server.url("/in"), "text", web=Web(cache_dir=str(cache))))
+        list(read(server.url("/in"), ReadOptions(from_format="text"),
+                  web=Web(cache_dir=str(cache))))
 
 
 # --- item 8: an overall deadline and a size cap for every input by URL ---------------------
@@ -314,7 +316,8 @@ def test_the_library_deadline(server: RawServer) -> None:
     server.answers["/in"] = dribble(HEAD_200, 0.1)
     start = time.monotonic()
     with pytest.raises(InputError, match="not fetched within 1 s in all"):
-        list(read(server.url("/in"), "text", web=Web(timeout=1, max_time=1)))
+        list(read(server.url("/in"), ReadOptions(from_format="text"),
+                  web=Web(timeout=1, max_time=1)))
     assert time.monotonic() - start < 10
 
 
@@ -332,7 +335,8 @@ def test_an_endless_list_of_urls_is_capped(server: RawServer, tmp_path: Path) ->
     one_line_error(err, server.url("/in"))
     assert "more than 1,000,000 bytes (--max-fetch-bytes)" in err
     with pytest.raises(InputError, match="more than 1,000,000 bytes"):
-        list(read(server.url("/in"), "text", web=Web(max_fetch_bytes=1_000_000)))
+        list(read(server.url("/in"), ReadOptions(from_format="text"),
+                  web=Web(max_fetch_bytes=1_000_000)))
 
 
 def test_a_body_announced_over_the_cap_is_refused_before_it_is_read(
@@ -373,7 +377,7 @@ def test_a_password_in_a_url_is_sent_but_never_shown(server: RawServer, tmp_path
     one_line_error(err, server.url("/gone"))
     assert "HTTP 404" in err and "s3cr" not in err and "user" not in err
     with pytest.raises(InputError) as caught:
-        list(read(url.replace("/in", "/gone"), "text"))
+        list(read(url.replace("/in", "/gone"), ReadOptions(from_format="text")))
     assert "s3cr" not in str(caught.value) and caught.value.source == server.url("/gone")
 
 
@@ -455,8 +459,9 @@ def test_a_redirect_to_a_loopback_address_on_another_host_is_refused(
     assert code == 0, err
     assert out == urls(2)
     with pytest.raises(InputError, match="link-local address, refused"):
-        list(read(server.url("/in"), "text"))
-    assert list(read(server.url("/in"), "text", web=Web(allow_private_redirects=True)))
+        list(read(server.url("/in"), ReadOptions(from_format="text")))
+    assert list(read(server.url("/in"), ReadOptions(from_format="text"),
+                     web=Web(allow_private_redirects=True)))
 
 
 def test_a_redirect_on_the_same_host_is_followed(server: RawServer, tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from feed2sitemap import convert, read
+from feed2sitemap import ReadOptions, convert, read
 from feed2sitemap.cli import convert_command
 from feed2sitemap.detect import sniff
 from feed2sitemap.errors import InputError
@@ -221,7 +221,7 @@ def test_a_home_page_that_is_no_url_is_reported_and_the_first_url_decides() -> N
 ])
 def test_hostile_json_is_refused_with_a_clear_message(data: bytes, message: str) -> None:
     with pytest.raises(InputError, match=message):
-        list(read(io.BytesIO(data), "jsonfeed", name="in"))
+        list(read(io.BytesIO(data), ReadOptions(from_format="jsonfeed"), name="in"))
 
 
 def test_hostile_json_through_the_command_exits_1_without_a_traceback(tmp_path: Path) -> None:
@@ -249,7 +249,7 @@ def test_over_max_feed_bytes_is_refused_before_parsing(tmp_path: Path) -> None:
     # a huge string is bounded by the size limit, never held past it
     data = b'{"version": "https://jsonfeed.org/version/1.1", "title": "' + b"x" * 5000 + b'"}'
     with pytest.raises(InputError, match="feed larger than 4,096 bytes"):
-        list(read(io.BytesIO(data), max_feed_bytes=4096))
+        list(read(io.BytesIO(data), reading=ReadOptions(max_feed_bytes=4096)))
     src = tmp_path / "big.json"
     src.write_bytes(data)
     result = run(str(src), "--max-feed-bytes", "4096")

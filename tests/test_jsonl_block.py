@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from feed2sitemap import Record, Report, read
+from feed2sitemap import ReadOptions, Record, Report, read
 from feed2sitemap.readers.jsonl import _load_block
 
 from .conftest import run
@@ -85,7 +85,8 @@ def read_both(data: bytes, monkeypatch: pytest.MonkeyPatch
         monkeypatch.setenv("FEED2SITEMAP_REFERENCE", mode)
         got: list[str] = []
         report = Report(on_message=got.append)
-        records = list(read(io.BytesIO(data), "jsonl", report=report, name="in"))
+        records = list(read(io.BytesIO(data), ReadOptions(from_format="jsonl"),
+                            report=report, name="in"))
         out.append((records, got, report.total_skipped))
     return out
 

@@ -16,7 +16,17 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from feed2sitemap import PROFILES, InputError, LimitError, Record, Report, read
+from feed2sitemap import (
+    PROFILES,
+    Defaults,
+    InputError,
+    LimitError,
+    Limits,
+    Record,
+    Report,
+    WriteOptions,
+    read,
+)
 from feed2sitemap.cli_index import index_command
 from feed2sitemap.indexing import write_index
 from feed2sitemap.merge import MergeCounts
@@ -56,7 +66,7 @@ def test_prepare_applies_the_commands_rules_and_counts_each_skip() -> None:
 def test_partition_parts_obey_the_exact_byte_limit_and_are_named_by_partition(
         tmp_path: Path) -> None:
     prof = PROFILES["sitemaps"].lowered(max_bytes=2000)
-    manifests = write_partition(pages(100), str(tmp_path), "sitemap", 7, profile=prof)
+    manifests = write_partition(pages(100), str(tmp_path), "sitemap", 7, limits=Limits(prof))
     names = [m.name for m in manifests]
     assert names == [f"sitemap-7-{k}.xml" for k in range(1, len(names) + 1)]
     assert len(names) > 3
@@ -78,7 +88,7 @@ def test_partition_manifest_gives_the_newest_lastmod_and_gzip_sizes(tmp_path: Pa
     recs = [Record(BASE + "a", lastmod=date(2024, 5, 1)),
             Record(BASE + "b", lastmod=datetime(2024, 5, 1, 12, tzinfo=timezone.utc)),
             Record(BASE + "c")]
-    [m] = write_partition(recs, str(tmp_path), "s", 0, gzip=True)
+    [m] = write_partition(recs, str(tmp_path), "s", 0, writing=WriteOptions(gzip=True))
     assert m.name == "s-0-1.xml.gz" and m.urls == 3
     assert m.newest == datetime(2024, 5, 1, 12, tzinfo=timezone.utc)
     raw = (tmp_path / m.name).read_bytes()
@@ -92,13 +102,14 @@ def test_partition_merge_newest_wins_and_first_wins_as_the_command(tmp_path: Pat
             Record(BASE + "a", lastmod=date(2024, 3, 1)),
             Record(BASE + "b", changefreq="daily")]
     counts = MergeCounts()
-    [m] = write_partition(recs, str(tmp_path / ""), "m", 0, counts=counts, priority=0.5)
+    [m] = write_partition(recs, str(tmp_path / ""), "m", 0, counts=counts,
+                          defaults=Defaults(priority=0.5))
     got = list(read(tmp_path / m.name))
     assert got == [Record(BASE + "a", lastmod=date(2024, 3, 1), priority=0.3),
                    Record(BASE + "b", changefreq="daily", priority=0.5)]
     assert counts.copies == 2
     report = Report()
-    [f] = write_partition(recs, str(tmp_path), "f", 0, dedupe="first", report=report)
+    [f] = write_partition(recs, str(tmp_path), "f", 0, dedupe_mode="first", report=report)
     assert [r.lastmod for r in read(tmp_path / f.name)] == [date(2024, 1, 1), None]
     assert report.skipped["duplicate"] == 2
 
@@ -117,7 +128,8 @@ def _partitioned(tmp_path: Path, n: int, partitions: int, stage: str = "stage",
         groups[partition_of(r.loc, partitions)].append(r)
     prof = PROFILES["sitemaps"].lowered(max_urls=max_urls)
     return [m for p, recs in groups.items()
-            for m in write_partition(recs, str(tmp_path / stage), "sitemap", p, profile=prof)]
+            for m in write_partition(recs, str(tmp_path / stage), "sitemap", p,
+                                       limits=Limits(prof))]
 
 
 def test_index_lists_exactly_the_parts_moved_beside_it(tmp_path: Path) -> None:
@@ -178,7 +190,7 @@ def test_index_splits_into_index_files_past_the_sitemaps_per_index(tmp_path: Pat
     manifests = _partitioned(tmp_path, 100, 2, max_urls=10)
     prof = replace(PROFILES["sitemaps"], max_sitemaps=4)
     summary = write_index(manifests, str(tmp_path / "sitemap.xml"), base_url=BASE,
-                          directory=str(tmp_path / "stage"), profile=prof)
+                          directory=str(tmp_path / "stage"), limits=Limits(prof))
     assert len(summary.parts) == len(manifests) and 9 <= len(manifests) <= 12
     assert [os.path.basename(f.path or "") for f in summary.indexes] == [
         "sitemap-index-1.xml", "sitemap-index-2.xml", "sitemap-index-3.xml", "sitemap.xml"]
@@ -202,7 +214,7 @@ def test_parts_over_the_limits_or_of_another_name_are_refused(tmp_path: Path) ->
     with pytest.raises(LimitError, match="1 to 10 URLs"):
         write_index(manifests, str(tmp_path / "sitemap.xml"), base_url=BASE,
                     directory=str(tmp_path / "stage"),
-                    profile=PROFILES["sitemaps"].lowered(max_urls=10))
+                    limits=Limits(PROFILES["sitemaps"].lowered(max_urls=10)))
     with pytest.raises(InputError, match="must be named other-PARTITION-K.xml"):
         write_index(manifests, str(tmp_path / "other.xml"), base_url=BASE,
                     directory=str(tmp_path / "stage"))

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from feed2sitemap import InputError, Record, Report, read
+from feed2sitemap import InputError, ReadOptions, Record, Report, read
 from feed2sitemap.extensions import Alternate, Extensions, Image
 from feed2sitemap.pipeline import normalize, within_scope
 from feed2sitemap.readers.text import MAX_LINE, SPACE_LEADS, read_text
@@ -20,9 +20,11 @@ from feed2sitemap.urls import normalize_url
 UTC = timezone.utc
 
 
-def records(data: bytes, format: str = "auto", **kw: object) -> tuple[list[Record], Report]:
+def records(data: bytes, format: str = "auto", max_feed_bytes: int = ReadOptions().max_feed_bytes,
+            **kw: object) -> tuple[list[Record], Report]:
     report = Report()
-    got = list(read(io.BytesIO(data), format, report=report, **kw))  # type: ignore[arg-type]
+    reading = ReadOptions(from_format=format, max_feed_bytes=max_feed_bytes)
+    got = list(read(io.BytesIO(data), reading, report=report, **kw))  # type: ignore[arg-type]
     return got, report
 
 

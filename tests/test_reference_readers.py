@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from feed2sitemap import Feed2SitemapError, Report
+from feed2sitemap import Feed2SitemapError, ReadOptions, Report
 from feed2sitemap.mode import ENV
 from feed2sitemap.reading import read_batches
 
@@ -49,8 +49,8 @@ def _outcome(data: bytes, fmt: str, base_url: str | None) -> Any:
     report = Report(on_message=messages.append)
     rows: list[tuple[Any, ...]] = []
     try:
-        for batch in read_batches(io.BytesIO(data), fmt, report=report, base_url=base_url,
-                                  name="in"):
+        for batch in read_batches(io.BytesIO(data), ReadOptions(from_format=fmt),
+                                  report=report, base_url=base_url, name="in"):
             rows.append(("batch", batch.is_sitemap, batch.site))
             rows += [(r.loc, r.lastmod, r.changefreq, r.priority, r.source, r.line)
                      for r in batch.records()]
