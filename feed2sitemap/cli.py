@@ -21,11 +21,11 @@ from .cli_common import (
     say_summary,
 )
 from .converting import Publish, Web, convert
-from .detect import FORMATS as INPUT_FORMATS
 from .errors import IndexNowError
 from .fetch import DEFAULT_MAX_FETCH_BYTES, DEFAULT_TIMEOUT, MAX_TIME_FACTOR
 from .indexnow import DEFAULT_ENDPOINT
 from .limits import PROFILES
+from .options import FORMATS as INPUT_FORMATS
 from .options import Channel, Defaults, Limits, NewsSitemap, ReadOptions, WriteOptions
 from .readers.feed import DEFAULT_MAX_FEED_BYTES
 from .record import CHANGEFREQS

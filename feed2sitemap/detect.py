@@ -7,20 +7,10 @@ import re
 import zlib
 from typing import IO, Any
 
-from .errors import InputError, UnsupportedFormat
+from .errors import InputError
 
-__all__ = ["FORMATS", "check_format", "open_input", "sniff"]
+__all__ = ["open_input", "sniff"]
 
-# --from's choices: each names a reader (readers.READERS)
-FORMATS = ("feed", "text", "sitemap", "jsonfeed", "tsv", "csv", "jsonl")
-
-
-def check_format(name: str) -> str:
-    """``name`` if it is "auto" or one of FORMATS, else UnsupportedFormat listing them."""
-    if name != "auto" and name not in FORMATS:
-        raise UnsupportedFormat(f"unknown input format {name!r}; choose one of: auto, "
-                                f"{', '.join(FORMATS)}", "from_format")
-    return name
 GZIP_MAGIC = b"\x1f\x8b"
 PEEK = 1 << 16  # enough to see past an XML declaration, comments and a DOCTYPE to the root
 

@@ -11,12 +11,25 @@ import math
 from dataclasses import dataclass
 from typing import Optional, Union
 
-from .errors import OptionError
+from .errors import OptionError, UnsupportedFormat
 from .limits import Profile
 from .readers.feed import DEFAULT_MAX_FEED_BYTES
 from .record import check_changefreq, check_priority
 
-__all__ = ["Channel", "Defaults", "Limits", "NewsSitemap", "ReadOptions", "WriteOptions"]
+__all__ = ["FORMATS", "Channel", "Defaults", "Limits", "NewsSitemap", "ReadOptions", "WriteOptions",
+           "check_format"]
+
+
+# --from's choices: each names a reader (readers.READERS)
+FORMATS = ("feed", "text", "sitemap", "jsonfeed", "tsv", "csv", "jsonl")
+
+
+def check_format(name: str) -> str:
+    """``name`` if it is "auto" or one of FORMATS, else UnsupportedFormat listing them."""
+    if name != "auto" and name not in FORMATS:
+        raise UnsupportedFormat(f"unknown input format {name!r}; choose one of: auto, "
+                                f"{', '.join(FORMATS)}", "from_format")
+    return name
 
 
 def _positive(value: object, parameter: str, *, integer: bool = True) -> None:
@@ -31,7 +44,7 @@ def _positive(value: object, parameter: str, *, integer: bool = True) -> None:
 class ReadOptions:
     """How the inputs are read.
 
-    ``from_format``: "auto" (sniffed from the first bytes) or one of detect.FORMATS.
+    ``from_format``: "auto" (sniffed from the first bytes) or one of FORMATS.
     ``max_feed_bytes``: the most a feed (read whole) may hold. ``follow``: read the parts an
     index input lists, as pages. ``input_url``: the inputs' own URL, the base of their
     relative links before ``base_url``.
@@ -43,8 +56,6 @@ class ReadOptions:
     input_url: Optional[str] = None
 
     def __post_init__(self) -> None:
-        from .detect import check_format
-
         check_format(self.from_format)
         _positive(self.max_feed_bytes, "max_feed_bytes")
 

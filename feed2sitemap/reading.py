@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import IO, Optional, Union
 
 from .batch import Batch, unbatched
-from .detect import check_format, open_input, sniff
+from .detect import open_input, sniff
 from .errors import InputError, OptionError
 from .fetch import DEFAULT_MAX_FETCH_BYTES, DEFAULT_TIMEOUT, fetch, is_url, redact
 from .filesafety import same_file
@@ -24,7 +24,7 @@ from .follow import (
     RemoteParts,
     follow_index_batches,
 )
-from .options import NewsSitemap, ReadOptions
+from .options import NewsSitemap, ReadOptions, check_format
 from .outputs import OutputSet
 from .readers import WHOLE_READERS, reader, whole_reader
 from .readers.feed import read_feed
@@ -73,7 +73,7 @@ def read(source: Source, reading: ReadOptions = ReadOptions(), *,
     """The records of one input (a path, an http(s) URL or a binary stream), plain or
     gzip-compressed, with the option groups ``convert`` takes.
 
-    ``reading.from_format`` is "auto" (sniffed from the first bytes) or one of detect.FORMATS
+    ``reading.from_format`` is "auto" (sniffed from the first bytes) or one of options.FORMATS
     ("feed", "text", "sitemap", "jsonfeed", "tsv", "csv", "jsonl"); relative links resolve
     against ``reading.input_url``, else ``base_url``; with ``reading.follow`` an index stands
     for the pages of its parts. Locations are as the input gave them; ``convert`` normalises

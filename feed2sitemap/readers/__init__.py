@@ -30,7 +30,7 @@ class WholeReader(Protocol):
                  base_url: Optional[str] = None, *, max_bytes: int = ...) -> Iterator[Batch]: ...
 
 
-# --from's choices (detect.FORMATS) → the module and name of their reader(stream, source name,
+# --from's choices (options.FORMATS) → the module and name of their reader(stream, source name,
 # report, base_url). Readers yield batches; reading.read gives records to library users.
 READERS: dict[str, tuple[str, str]] = {
     "feed": (".feed", "read_feed"),
