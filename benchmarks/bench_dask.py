@@ -17,6 +17,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 FULL_URLS = 20_000_000
 QUICK_URLS = 1_000_000
@@ -87,7 +88,7 @@ def gen_list(path: Path, n: int, log: Callable[[str], None]) -> None:
     marker.write_text(json.dumps(want))
 
 
-def run_dask(py: str, src: Path, out: Path, base: str, work: Path) -> dict:
+def run_dask(py: str, src: Path, out: Path, base: str, work: Path) -> dict[str, Any]:
     script = work / "dask_child.py"
     script.write_text(CHILD)
     out.mkdir(parents=True, exist_ok=True)
@@ -97,7 +98,7 @@ def run_dask(py: str, src: Path, out: Path, base: str, work: Path) -> dict:
     wall = time.perf_counter() - t
     if res.returncode != 0:
         return {"error": (res.stderr.strip().splitlines() or ["?"])[-1], "wall": wall}
-    figures = json.loads(res.stdout.strip().splitlines()[-1])
+    figures: dict[str, Any] = json.loads(res.stdout.strip().splitlines()[-1])
     figures["wall"] = wall
     return figures
 

@@ -6,6 +6,7 @@
     running    a run of one side (child process, wall, CPU, peak RSS); Side, Scenario
     scenarios  which scenarios there are, and --only
     yardsticks other feed parsers as reference rows, when installed
+    peers      the sitemap peers (usp, advertools, sitemap.js) beside sitemap-set and text-ascii
     results    the tables, the notes, the machine
     main       the command line
 

@@ -153,7 +153,7 @@ class Data:
     n_sitemap: int
 
 
-def ensure_data(data_dir: Path, sizes: dict, log: Callable[[str], None]) -> Data:
+def ensure_data(data_dir: Path, sizes: dict[str, int], log: Callable[[str], None]) -> Data:
     """Make each data set unless the manifest says one with the same parameters exists.
     Each is written under a temporary name and renamed, so an interrupted run never
     leaves a half-made file that a later run would trust."""
@@ -168,7 +168,7 @@ def ensure_data(data_dir: Path, sizes: dict, log: Callable[[str], None]) -> Data
              data_dir / f"rss-{items}.xml", data_dir / f"atom-{items}.xml",
              data_dir / f"sitemaps-{sm}", data_dir / f"urls-{n}.jsonl",
              data_dir / f"urls-loc-{n}.jsonl", n, items, sm)
-    jobs = [
+    jobs: list[tuple[Path, int, Callable[[Path], None]]] = [
         (d.urls_ascii, n, lambda p: gen_url_list(p, n, False)),
         (d.urls_mixed, n, lambda p: gen_url_list(p, n, True)),
         (d.rss, items, lambda p: gen_rss(p, items)),

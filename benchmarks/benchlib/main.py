@@ -44,6 +44,10 @@ def parse_args(argv: list[str] | None, description: str) -> argparse.Namespace:
     ap.add_argument("--data-dir", type=Path, default=HERE / "data")
     ap.add_argument("--out-dir", type=Path, default=HERE / "out",
                     help="where outputs go (emptied before each run)")
+    ap.add_argument("--node-modules", type=Path, default=HERE / "node_modules",
+                    help="the node_modules folder holding sitemap.js (npm install --no-save "
+                         "--prefix benchmarks sitemap), for its rows beside sitemap-set and "
+                         "text-ascii")
     ap.add_argument("--json", type=Path, help="also write every run's figures here")
     ap.add_argument("--keep-output", action="store_true", help="leave --out-dir behind")
     return ap.parse_args(argv)
@@ -55,13 +59,14 @@ def main(argv: list[str] | None = None, description: str = "") -> int:
     repeat = a.repeat or sizes["repeat"]
     cmd = shlex.split(a.cmd)
     fpy = a.python or python_of(cmd)
-    log = lambda msg: print(msg, flush=True)  # noqa: E731
+    log: Callable[[str], None] = lambda msg: print(msg, flush=True)  # noqa: E731
 
     with tempfile.TemporaryDirectory(prefix="f2s-bench-") as tmp:
         r = Runner(Path(tmp))
         if a.list:
             d = Data(*(Path("-"),) * 7, sizes["urls"], sizes["feed_items"], sizes["sitemap_urls"])
-            for s in [*build_scenarios(cmd, fpy, d, a.out_dir, r, yardstick=False),
+            for s in [*build_scenarios(cmd, fpy, d, a.out_dir, r, yardstick=False,
+                                       node_modules=a.node_modules),
                       *feed_rows(cmd, fpy, a.data_dir, a.out_dir, r, a.quick, log,
                                  yardstick=False, make=False)]:
                 print(f"{s.name:<14} {s.what}")
@@ -101,7 +106,8 @@ def run_all(a: argparse.Namespace, sizes: dict[str, int], repeat: int, cmd: list
         d = ensure_data(a.data_dir, sizes, log)
         # merge-lastmods-10m (20 million rows, minutes a run) runs only when named
         big = "merge-lastmods-10m" in only
-        scenarios = select([*build_scenarios(cmd, fpy, d, a.out_dir, r, big=big),
+        scenarios = select([*build_scenarios(cmd, fpy, d, a.out_dir, r, big=big,
+                                             node_modules=a.node_modules),
                             *feed_rows(cmd, fpy, a.data_dir, a.out_dir, r, a.quick, log)], only)
         if any(s.name == EXT_NAME for s in scenarios):
             ensure_ext_data(a.data_dir, a.quick, log)

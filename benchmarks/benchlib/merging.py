@@ -114,9 +114,10 @@ def ensure_merge_data(d: Data, log: Callable[[str], None]) -> tuple[Path, Path, 
         manifest = json.loads(manifest_path.read_text())
     except (OSError, ValueError):
         manifest = {}
-    for path, count, make in ((second, d.n_urls, lambda p: gen_second_list(p, d.urls_ascii,
-                                                                            d.n_urls)),
-                              (cron, d.n_sitemap, lambda p: gen_cron_set(p, d.n_sitemap, items))):
+    jobs: list[tuple[Path, int, Callable[[Path], None]]] = [
+        (second, d.n_urls, lambda p: gen_second_list(p, d.urls_ascii, d.n_urls)),
+        (cron, d.n_sitemap, lambda p: gen_cron_set(p, d.n_sitemap, items))]
+    for path, count, make in jobs:
         want = {"seed": SEED, "version": GEN_VERSION, "count": count}
         if manifest.get(path.name) == want and path.exists():
             continue

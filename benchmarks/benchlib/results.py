@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from .running import Scenario, Side
 
@@ -55,7 +56,7 @@ def gzip_table(scenarios: list[Scenario], plain: Scenario | None) -> str:
     return "\n".join(rows)
 
 
-def machine(cmd: list[str], fpy: str) -> dict:
+def machine(cmd: list[str], fpy: str) -> dict[str, Any]:
     cpu = "unknown"
     try:
         m = re.search(r"^model name\s*:\s*(.+)$", Path("/proc/cpuinfo").read_text(), re.M)
@@ -107,7 +108,7 @@ def python_of(cmd: list[str]) -> str:
 
 
 
-def notes(scenarios: list[Scenario], mach: dict) -> list[str]:
+def notes(scenarios: list[Scenario], mach: dict[str, Any]) -> list[str]:
     """What a reader of the table should know: fallbacks, wrong counts, noise, a busy machine."""
     out = [f"- {s.name}: {s.note}" for s in scenarios if s.note]
     out += [f"- {s.name} {side.label}: wrote {side.out_urls:,} URLs, expected {s.n:,}"
@@ -123,7 +124,7 @@ def notes(scenarios: list[Scenario], mach: dict) -> list[str]:
     return out
 
 
-def print_report(scenarios: list[Scenario], dask_rows: str, repeat: int, mach: dict,
+def print_report(scenarios: list[Scenario], dask_rows: str, repeat: int, mach: dict[str, Any],
                  total: float) -> None:
     if scenarios:
         print(f"\n## Results (medians of {repeat} runs; ratios = ours / floor)\n")

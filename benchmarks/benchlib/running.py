@@ -144,7 +144,8 @@ def run_scenario(s: Scenario, r: Runner, repeat: int, log: Callable[[str], None]
                 continue
             run = r.run(side.argv, side.outdir)
             if side is s.ours and i == 0 and is_usage_error(run) and s.fallback:
-                s.note = "option unsupported; ran the fallback form"
+                s.note = "; ".join(filter(None, ["option unsupported; ran the fallback form",
+                                                 s.note]))
                 log(f"  ours: {run.stderr.strip().splitlines()[-1]}; trying fallback form")
                 side.argv = s.fallback
                 run = r.run(side.argv, side.outdir)

@@ -9,6 +9,7 @@ from .checkbench import check_scenarios
 from .datasets import Data
 from .extbench import ext_scenario
 from .merging import merge_scenarios
+from .peers import NODE_MODULES, peers_note, read_sides, write_sides
 from .running import Runner, Scenario, Side
 from .words import BASE_URL, SITEMAP_PARTS
 from .yardsticks import missing_note, yardstick_sides
@@ -18,9 +19,11 @@ QUICK = {"urls": 100_000, "feed_items": 5_000, "sitemap_urls": 100_000, "repeat"
 
 
 def build_scenarios(cmd: list[str], fpy: str, d: Data, out: Path, r: Runner,
-                    yardstick: bool = True, big: bool = False) -> list[Scenario]:
-    """Every scenario; ``yardstick``: ask whether the other feed parsers are installed;
-    ``big``: the opt-in merge-lastmods-10m too."""
+                    yardstick: bool = True, big: bool = False,
+                    node_modules: Path = NODE_MODULES) -> list[Scenario]:
+    """Every scenario; ``yardstick``: ask whether the other feed parsers and the sitemap peers
+    are installed; ``big``: the opt-in merge-lastmods-10m too; ``node_modules``: where
+    sitemap.js is."""
     def ours(name: str, args: list[str], output: str, sub: str) -> Side:
         od = out / name / "ours"
         return Side("ours", [*cmd, *args, "-o", str(od / sub), "-q"], od, output)
@@ -29,7 +32,8 @@ def build_scenarios(cmd: list[str], fpy: str, d: Data, out: Path, r: Runner,
         od = out / name / label
         return Side(label, [fpy, r.script(script), str(src), str(od / "records.txt")], od, "text")
 
-    def text_xml(name, what, src, floor_mode, extra=(), level=0, fmt="text"):
+    def text_xml(name: str, what: str, src: Path, floor_mode: str, extra: tuple[str, ...] = (),
+                 level: int = 0, fmt: str = "text") -> Scenario:
         sub = "sitemap.xml.gz" if level else "sitemap.xml"
         args = [str(src), "-f", fmt, "--base-url", BASE_URL, *extra]
         return Scenario(
@@ -38,8 +42,13 @@ def build_scenarios(cmd: list[str], fpy: str, d: Data, out: Path, r: Runner,
                             str(out / name / "floor"), BASE_URL, floor_mode, str(level)],
                   out / name / "floor", "xml")])
 
+    ascii_list = text_xml("text-ascii", "ASCII URL list -> split sitemap + index", d.urls_ascii,
+                          "plain")
+    peers = write_sides("text-ascii", d.urls_ascii, out, r, node_modules, BASE_URL, yardstick)
+    ascii_list.baselines += peers
+    ascii_list.note = peers_note(peers, fpy, node_modules) if yardstick else ""
     sc = [
-        text_xml("text-ascii", "ASCII URL list -> split sitemap + index", d.urls_ascii, "plain"),
+        ascii_list,
         text_xml("text-nonascii", "URL list, 5% non-ASCII -> split sitemap + index (IRIs "
                  "percent-encoded)", d.urls_mixed, "quote"),
         text_xml("text-nodedupe", "ASCII URL list with --no-dedupe (cost of the dedupe set)",
@@ -77,6 +86,9 @@ def build_scenarios(cmd: list[str], fpy: str, d: Data, out: Path, r: Runner,
         d.n_sitemap, ours(name, [str(index), "--follow", "-f", "sitemap", "-t", "text",
                                  "--base-url", BASE_URL], "text", "urls.txt"),
         [floor_to_file(name, "floor", "floor_sitemap.py", index)])
+    peers = read_sides(name, index, fpy, out, r, node_modules, yardstick)
+    s.baselines += peers
+    s.note = peers_note(peers, fpy, node_modules) if yardstick else ""
     od = out / name / "ours"
     s.fallback = [*cmd, *parts, "-f", "sitemap", "-t", "text", "--base-url", BASE_URL,
                   "-o", str(od / "urls.txt"), "-q"]

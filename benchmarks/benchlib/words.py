@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from datetime import datetime, timedelta, timezone
+from typing import TextIO
 
 BASE_URL = "https://example.com/"
 SEED = 20240601
@@ -118,8 +119,9 @@ def blurb(rng: random.Random) -> str:
 class Chunked:
     """Buffered writer: joining ~10k pieces per write keeps generation fast."""
 
-    def __init__(self, f) -> None:
-        self.f, self.buf = f, []
+    def __init__(self, f: TextIO) -> None:
+        self.f: TextIO = f
+        self.buf: list[str] = []
 
     def add(self, s: str) -> None:
         self.buf.append(s)
