@@ -70,8 +70,7 @@ def check_command(files: tuple[str, ...], profile: str, base_url: str | None, fm
         iter_check,
         site_diagnostics,
     )
-    from .check.robots import load_robots
-    from .check.site import Site
+    from .check.site import Site, load_robots
     from .scope import scope_of
 
     if files.count("-") > 1:

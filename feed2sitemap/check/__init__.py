@@ -13,19 +13,18 @@ own, from feed2sitemap.rules. By concern:
 - run.py: check(), iter_check(): a file and the parts its index lists; what kind of file it is
 - diagnostics.py: Diagnostic, CheckStats, and FileCheck, the per-file state every check reports to
 - xmlstream.py: encoding and well-formedness (the expat pump); xml.py: the sitemaps.org schemas;
-  xmlfast.py and xmlruns.py: its fast path for plain <url> entries (off in the reference mode)
-- text.py: URL lists; feed.py: RSS/Atom feeds; columns.py: TSV/CSV/JSON Lines, JSON Feed
+  xmlfast.py: its fast path for plain <url> entries (off in the reference mode); extensions.py:
+  the extension elements of a <url>
+- lists.py: URL lists (text, TSV, CSV, JSON Lines) and JSON Feeds; feed.py: RSS/Atom feeds
 - locs.py: the rules on one location; fields.py: lastmod, changefreq, priority
 - follow.py: an index's parts on disk; dupes.py: duplicates across the run; hreflang.py:
   alternates that are not reciprocal across the run
-- robots.py: a robots.txt's rules (``CheckStats.robots``); site.py: a built site
-  (``CheckStats.site``)
+- site.py: a robots.txt's rules (``CheckStats.robots``) and a built site (``CheckStats.site``)
 """
 
 from .diagnostics import CheckStats, Diagnostic, FileCheck
-from .robots import Robots, load_robots
 from .run import check, hreflang_diagnostics, iter_check, site_diagnostics
-from .site import Site
+from .site import Robots, Site, load_robots
 
 __all__ = ["CheckStats", "Diagnostic", "FileCheck", "Robots", "Site", "check",
            "hreflang_diagnostics", "iter_check", "load_robots", "site_diagnostics"]

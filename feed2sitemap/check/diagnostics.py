@@ -23,8 +23,7 @@ from .follow import FOLLOW_DEPTH, Part, ours_nested
 from .hreflang import HreflangLinks
 
 if TYPE_CHECKING:
-    from .robots import Robots
-    from .site import Site
+    from .site import Robots, Site
 
 __all__ = ["PROGRESS_EVERY", "CheckStats", "Diagnostic", "FileCheck"]
 
@@ -103,7 +102,7 @@ class FileCheck:
         # each distinct value's verdict, judged once (fields.py)
         self.lastmod_verdicts: dict[str, tuple[str, str, str]] = {}
         self.priority_verdicts: dict[str, tuple[str, str, str]] = {}
-        self.lastmod_days: dict[str, bool] = {}  # a day long past? (fields.judge_plain_lastmod)
+        self.lastmod_days: dict[str, bool] = {}  # a day long past? (xmlfast.lastmods_fine)
 
     def _add(self, severity: str, rule: str, line: int, column: int, message: str) -> None:
         if severity == "error":

@@ -3,7 +3,8 @@ converter's own feed readers for each entry's link and date.
 
 The choice between the streaming fast path and feedparser, what a malformed feed means and
 what is refused, is the converter's own policy (readers.feedpolicy.read_feed_entries), called
-from one place here: ``feed_entries``. The reference mode (mode.py) takes feedparser there too.
+from one place here: ``feed_entries``. The reference mode (mode.py) takes feedparser there, after
+a pass that defusedxml reads through too (xmlutil.defused_parse).
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import io
 from collections.abc import Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
-from ..mode import reference
 from ..readers.feed import DEFAULT_MAX_FEED_BYTES
 from ..readers.feedpass import FeedEntry
 from ..readers.feedpolicy import FeedUnreadable, read_feed_entries
@@ -20,7 +20,6 @@ from ..xmlutil import (
     EntitiesForbidden,
     MarkupGuard,
     XMLRefused,
-    defused_parse,
     expat_input,
     safe_expat_parser,
 )
@@ -54,9 +53,7 @@ def check_feed(stream: IO[bytes], f: FileCheck, base_url: str | None,
         return (yield from f.pop_all())
     starts: list[tuple[int, int]] = []
     parser, guard = _entry_starts(encoding, starts)
-    # (the reference mode: defusedxml reads every byte too, xmlutil.defused_parse)
-    feed = defused_parse(parser, encoding) if reference() else None
-    early = list(parse_xml(xml, parser, guard, f, utf8, feed))
+    early = list(parse_xml(xml, parser, guard, f, utf8))
     if any(d.rule in _FATAL for d in early):
         yield from early
         return

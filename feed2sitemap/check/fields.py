@@ -1,16 +1,14 @@
 """<lastmod>, <changefreq> and <priority> values, judged by rules.py: the XSD's reading for
 errors, the converter's own reading for what it would drop.
 
-The same judge serves XML sitemaps (xml.py) and TSV/CSV/JSON Lines lists (columns.py), with
+The same judge serves XML sitemaps (xml.py) and TSV/CSV/JSON Lines lists (lists.py), with
 the same rule ids. A lastmod is judged once per distinct text in a file, as the converter
 parses it (most lastmods of a large sitemap repeat); a priority likewise.
 """
 
 from __future__ import annotations
 
-import re
-from datetime import date, datetime, timedelta
-from operator import itemgetter
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from ..rules import CHANGEFREQ_SET, CHANGEFREQS, parse_lastmod, xsd_lastmod, xsd_priority
@@ -18,8 +16,7 @@ from ..rules import CHANGEFREQ_SET, CHANGEFREQS, parse_lastmod, xsd_lastmod, xsd
 if TYPE_CHECKING:
     from .diagnostics import FileCheck
 
-__all__ = ["judge_changefreq", "judge_lastmod", "judge_plain_lastmod", "judge_priority",
-           "plain_lastmods_fine", "priority_fine"]
+__all__ = ["judge_changefreq", "judge_lastmod", "judge_priority", "priority_fine"]
 
 _Verdict = tuple[str, str, str]  # (severity, rule, message); ("", "", "") when all is well
 _FINE: _Verdict = ("", "", "")
@@ -35,60 +32,6 @@ def judge_lastmod(f: FileCheck, text: str, line: int, col: int) -> None:
         verdict = verdicts[text] = _lastmod_verdict(text, f.now)
     if verdict is not _FINE:
         _report(f, verdict, line, col)
-
-
-# The two forms nearly every sitemap writes, with every field in range but the day of the month:
-# a subset of what the XSD (xsd_lastmod) and the converter (parse_lastmod) both accept. Such a
-# value is fine when its day is a real one, with a year past 1000, at least two days ago (in any
-# zone of ±14:00 it is then a year >= 1000 in UTC, and not in the future). Its day is judged
-# once: days repeat where the times do not. tests/test_check_fast.py holds it to the slow
-# verdict.
-_PLAIN_TEXT = (r"([1-9]\d{3}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01]))"
-               r"(?:T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:Z|[+-](?:0\d|1[0-3]):[0-5]\d))?")
-PLAIN_LASTMOD = re.compile(_PLAIN_TEXT)
-_PLAIN_LASTMODS = re.compile(f"(?:{_PLAIN_TEXT}\n)*")  # many at once, each ending in "\n"
-_DAY = itemgetter(slice(0, 10))
-
-
-def judge_plain_lastmod(f: FileCheck, text: str, line: int, col: int) -> None:
-    """judge_lastmod, taking a shortcut for the common forms (the fast path's, xmlfast.py)."""
-    m = PLAIN_LASTMOD.fullmatch(text)
-    if m is not None:
-        days = f.lastmod_days
-        day = m.group(1)
-        past = days.get(day)
-        if past is None:
-            if len(days) >= _REMEMBERED:
-                days.clear()
-            past = days[day] = _long_past(day, f.now)
-        if past:
-            return
-    judge_lastmod(f, text, line, col)
-
-
-def plain_lastmods_fine(f: FileCheck, texts: list[str]) -> bool:
-    """Whether judge_plain_lastmod would find nothing to say of any of ``texts``: all in the
-    common forms (one regex over them), every distinct day long past."""
-    if _PLAIN_LASTMODS.fullmatch("\n".join(texts) + "\n") is None:
-        return False
-    days = f.lastmod_days
-    for day in set(map(_DAY, texts)):
-        past = days.get(day)
-        if past is None:
-            if len(days) >= _REMEMBERED:
-                days.clear()
-            past = days[day] = _long_past(day, f.now)
-        if not past:
-            return False
-    return True
-
-
-def _long_past(day: str, now: datetime) -> bool:
-    try:
-        d = date.fromisoformat(day)
-    except ValueError:  # February 30th: the slow path says so
-        return False
-    return d.year > 1000 and d < now.date() - timedelta(days=2)
 
 
 def _report(f: FileCheck, verdict: _Verdict, line: int, col: int) -> None:

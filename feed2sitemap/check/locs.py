@@ -9,19 +9,18 @@ what --robots and --site find.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..rules import LOC_MIN, XSD_LOC_MAX, bad_bracket, bad_uri_char
 from ..scope import Scope, scope_of
-from ..urls import normalize_locs, normalize_url
+from ..urls import normalize_url
 from .follow import Part, locate_part
 
 if TYPE_CHECKING:
     from .diagnostics import FileCheck
     from .site import Site
 
-__all__ = ["check_loc", "check_plain_loc", "check_plain_locs"]
+__all__ = ["check_loc"]
 
 _HTTP = re.compile(r"https?://", re.I)
 _XML_WS = re.compile(r"[ \t\n\r]+")
@@ -75,54 +74,6 @@ def _chars(f: FileCheck, value: str, line: int, col: int) -> bool:
         f.warn("loc-iri", line, col, "non-ASCII characters: an IRI, not a URI; "
                "percent-encode them as UTF-8")
     return False
-
-
-def check_plain_loc(f: FileCheck, value: str, line: int, col: int) -> None:
-    """check_loc for a <loc> of a urlset (``xsd``) whose value is printable ASCII without
-    white space (the fast path's, xmlfast.py): a clean URI of legal length has nothing to fix,
-    so only its place is judged (duplicate, scope, robots, site)."""
-    n = len(value)
-    if LOC_MIN <= n <= XSD_LOC_MAX and n < f.profile.max_loc and "#" not in value \
-            and bad_uri_char().search(value) is None and bad_bracket(value) < 0:
-        try:
-            norm = normalize_url(value)
-        except ValueError:
-            norm = ""
-        if norm:
-            _placed(f, norm, line, col, False)
-            return
-    check_loc(f, value, line, col, xsd=True)
-
-
-def check_plain_locs(f: FileCheck, locs: list[str], lines: list[int],
-                     places: Callable[[], list[tuple[int, int]]]) -> None:
-    """check_plain_loc for each of ``locs`` (on ``lines``, at ``places()``), in order; a block
-    of one site's clean URIs of legal length, new to the run and all in scope, at memory speed
-    (the usual)."""
-    if locs and not _plain_block(f, locs, lines):
-        for loc, (line, col) in zip(locs, places(), strict=True):
-            check_plain_loc(f, loc, line, col)
-
-
-def _plain_block(f: FileCheck, locs: list[str], lines: list[int]) -> bool:
-    """Judge the block at once if nothing is to be said of any (True), else leave it (False).
-    """
-    stats = f.stats
-    if stats.robots is not None or stats.site is not None:
-        return False
-    lengths = list(map(len, locs))
-    if min(lengths) < LOC_MIN or max(lengths) > min(XSD_LOC_MAX, f.profile.max_loc - 1):
-        return False
-    proof = normalize_locs(locs)  # urls.py's proof: each is normalize_url's already
-    if proof.bad or proof.fragments or proof.clean.locs != tuple(locs):  # (none changed)
-        return False
-    scope = f.scope or scope_of(locs[0], directory=False)
-    if not proof.clean.prefix.startswith(scope.prefix) and not all(map(scope.contains, locs)):
-        return False
-    if not stats.seen.add_new(list(map(hash, locs)), f.file_no, lines):
-        return False  # a duplicate (or the run's limit): each one by itself
-    f.scope = scope
-    return True
 
 
 def _placed(f: FileCheck, norm: str, line: int, col: int, index: bool) -> None:

@@ -1,8 +1,8 @@
 """check() and iter_check(): one file, then the parts its index lists; the run's last words.
 
 A file is opened (plain or gzip), its format told from its first bytes as the converter tells
-it (detect.sniff), and handed to the check of its kind: xml (sitemaps and indexes), text (URL
-lists), feed (RSS/Atom), columns (TSV/CSV/JSON Lines, JSON Feed).
+it (detect.sniff), and handed to the check of its kind: xml (sitemaps and indexes), lists (URL
+lists: text, TSV, CSV, JSON Lines; and JSON Feeds), feed (RSS/Atom).
 """
 
 from __future__ import annotations
@@ -20,12 +20,11 @@ from ..limits import Profile, get_profile
 from ..naming import url_segment
 from ..report import MESSAGES_PER_KIND
 from ..scope import Scope, scope_of
-from .columns import check_columns, check_jsonfeed
 from .diagnostics import CheckStats, Diagnostic, FileCheck
 from .follow import FOLLOW_DEPTH, below_prefix
 from .hreflang import message
+from .lists import check_columns, check_jsonfeed, check_text
 from .site import SHOWN
-from .text import check_text
 from .xml import check_sitemap_xml
 from .xmlstream import check_encoding, is_utf16
 

@@ -5,29 +5,39 @@ schema's fields in order, no attributes, no extension, no entity or character re
 values. For such an entry the schema (xml.py) has nothing to say but what the value rules say,
 so expat's Python handlers (a start, an end and a text call per element) are skipped: a regex
 match proves the entry's shape and yields its values and their positions, the values are judged
-by the same rules a column at a time (xmlruns.py), and expat is given the run of entries as a
+by the same rules a column at a time (``judge_run``), and expat is given the run of entries as a
 comment of the same bytes, lines and columns, so that it still checks everything around them,
 and the byte offsets and positions of everything after them are unchanged.
 
 Taken only where the schema's state allows it (``_Schema.ready``: directly in a <urlset> of the
 sitemaps.org namespace, that namespace the default one), only where the position is known
 (line breaks are LF or CRLF; the line so far is ASCII, so a byte is a column), never past the
-profile's byte limit. Anything else is fed to expat as it is. FEED2SITEMAP_REFERENCE=1 turns it
-off (run.py): tests/test_check_fast.py holds both paths to the same diagnostics.
+profile's byte limit. Anything else is fed to expat as it is. Its plain twin is the handlers
+alone (xml.py chooses, in one expression; FEED2SITEMAP_REFERENCE=1 takes the twin):
+tests/test_check_fast.py holds both paths to the same diagnostics.
 """
 
 from __future__ import annotations
 
 import re
 from collections import deque
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable
+from datetime import date, datetime, timedelta
+from operator import itemgetter, methodcaller
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from ..readers.sitemap import SITEMAP_NS
+from ..rules import CHANGEFREQ_SET, LOC_MIN, XSD_LOC_MAX
+from ..scope import scope_of
+from ..urls import normalize_locs
 from ..xmlutil import MarkupGuard
-from .xmlruns import at, judge_run
+from .fields import judge_changefreq, judge_lastmod, judge_priority, priority_fine
+from .locs import check_loc
 
 if TYPE_CHECKING:
     from .diagnostics import FileCheck
+
+__all__ = ["FastUrlset", "lastmods_fine"]
 
 
 class Schema(Protocol):
@@ -41,7 +51,6 @@ class Schema(Protocol):
     def fast_entries(self, urls: list[tuple[int, int]]) -> None: ...
     def after_entries(self) -> None: ...
 
-__all__ = ["FastUrlset"]
 
 # A value: printable ASCII but "<" and ">" (no markup, no "]]>"), and "&" only as "&amp;"
 # (checked apart), at most 4,096 characters (far below MAX_VALUE: the run bound cannot
@@ -168,3 +177,141 @@ class FastUrlset:
         self.fed += expect - start
         self.line, self.col = line, col - 1  # (where ``expect`` is; the run is ASCII)
         return expect
+
+
+# -- a run's entries judged a column at a time
+#
+# Each column is proven fine as a whole where it can be: the locs by urls.py's proof and one
+# update of the run's URLs, the lastmods by one regex over them and a verdict per distinct day,
+# the changefreqs and priorities by their distinct values. A column that is not proven is judged
+# entry by entry with the handlers' judges, at the handlers' positions; the diagnostics of each
+# rule come in the order of the entries, as from the handlers (so the cap of 50 a rule keeps the
+# same ones).
+
+_GROUPS = methodcaller("groups")
+_LOC, _LASTMOD, _CHANGEFREQ, _PRIORITY = (itemgetter(i) for i in range(1, 5))
+_LINE = itemgetter(0)
+# group of the value, length of its start tag
+_COLUMNS = {"loc": (2, 5), "lastmod": (3, 9), "changefreq": (4, 12), "priority": (5, 10)}
+_Place = Callable[[int], tuple[int, int]]
+
+
+def at(text: str, e: int, line: int, col: int, offset: int) -> tuple[int, int]:
+    """The position of ``offset`` in an entry that begins at ``e``, at ``line``, ``col``."""
+    nl = text.count("\n", e, offset)
+    if not nl:
+        return line, col + offset - e
+    return line + nl, offset - text.rfind("\n", e, offset)
+
+
+def judge_run(f: FileCheck, text: str, ms: list[re.Match[str]], urls: list[tuple[int, int]],
+              multi: bool) -> None:
+    """Judge the entries ``ms`` (_ENTRY's matches in ``text``: group 1 the entry, 2 to 5 the
+    values) at ``urls``; ``multi``: some lie over several lines."""
+    groups = list(map(_GROUPS, ms))
+    if text.find("&", ms[0].start(1), ms[-1].end(1)) >= 0:  # "&amp;" in some
+        groups = [g if "&" not in g[0] else tuple(v and v.replace("&amp;", "&") for v in g)
+                  for g in groups]
+
+    def place(name: str) -> _Place:
+        group, tag = _COLUMNS[name]
+        return lambda i: at(text, ms[i].start(1), *urls[i], ms[i].start(group) - tag)
+
+    _lastmods(f, list(map(_LASTMOD, groups)), place("lastmod"))
+    _changefreqs(f, list(map(_CHANGEFREQ, groups)), place("changefreq"))
+    _priorities(f, list(map(_PRIORITY, groups)), place("priority"))
+    locs = list(map(_LOC, groups))
+    loc_at = place("loc")
+    lines = [loc_at(i)[0] for i in range(len(ms))] if multi else list(map(_LINE, urls))
+    if not _locs_fine(f, locs, lines):
+        for i, loc in enumerate(locs):
+            check_loc(f, loc, *loc_at(i), xsd=True)
+
+
+def _locs_fine(f: FileCheck, locs: list[str], lines: list[int]) -> bool:
+    """Whether check_loc would find nothing to say of any of ``locs`` (on ``lines``): one
+    site's clean URIs of legal length, new to the run and all in scope (the usual). They are
+    then remembered as seen."""
+    stats = f.stats
+    if stats.robots is not None or stats.site is not None:
+        return False
+    lengths = list(map(len, locs))
+    if min(lengths) < LOC_MIN or max(lengths) > min(XSD_LOC_MAX, f.profile.max_loc - 1):
+        return False
+    proof = normalize_locs(locs)  # urls.py's proof: each is normalize_url's already
+    if proof.bad or proof.fragments or proof.clean.locs != tuple(locs):  # (none changed)
+        return False
+    scope = f.scope or scope_of(locs[0], directory=False)
+    if not proof.clean.prefix.startswith(scope.prefix) and not all(map(scope.contains, locs)):
+        return False
+    if not stats.seen.add_new(list(map(hash, locs)), f.file_no, lines):
+        return False  # a duplicate (or the run's limit): each one by itself
+    f.scope = scope
+    return True
+
+
+def _lastmods(f: FileCheck, values: list[str | None], place: _Place) -> None:
+    present = [v for v in values if v is not None] if None in values else \
+        cast("list[str]", values)
+    if not present or lastmods_fine(f, present):
+        return
+    for i, v in enumerate(values):
+        if v is not None:
+            judge_lastmod(f, v, *place(i))
+
+
+# The two forms nearly every sitemap writes, with every field in range but the day of the month:
+# a subset of what the XSD (xsd_lastmod) and the converter (parse_lastmod) both accept. Such a
+# value is fine when its day is a real one, with a year past 1000, at least two days ago (in any
+# zone of ±14:00 it is then a year >= 1000 in UTC, and not in the future). Its day is judged
+# once: days repeat where the times do not. tests/test_check_fast.py holds it to judge_lastmod.
+_PLAIN_LASTMODS = re.compile(
+    r"(?:(?:[1-9]\d{3}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01]))"
+    r"(?:T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:Z|[+-](?:0\d|1[0-3]):[0-5]\d))?\n)*")
+_DAY = itemgetter(slice(0, 10))
+_REMEMBERED = 1 << 16  # distinct days remembered per file: flat memory on any input
+
+
+def lastmods_fine(f: FileCheck, texts: list[str]) -> bool:
+    """Whether judge_lastmod would find nothing to say of any of ``texts``: all in the common
+    forms (one regex over them), every distinct day long past."""
+    if _PLAIN_LASTMODS.fullmatch("\n".join(texts) + "\n") is None:
+        return False
+    days = f.lastmod_days
+    for day in set(map(_DAY, texts)):
+        past = days.get(day)
+        if past is None:
+            if len(days) >= _REMEMBERED:
+                days.clear()
+            past = days[day] = _long_past(day, f.now)
+        if not past:
+            return False
+    return True
+
+
+def _long_past(day: str, now: datetime) -> bool:
+    try:
+        d = date.fromisoformat(day)
+    except ValueError:  # February 30th: judge_lastmod says so
+        return False
+    return d.year > 1000 and d < now.date() - timedelta(days=2)
+
+
+def _changefreqs(f: FileCheck, values: list[str | None], place: _Place) -> None:
+    distinct = set(values)
+    distinct.discard(None)
+    if distinct <= CHANGEFREQ_SET:
+        return
+    for i, v in enumerate(values):
+        if v is not None and v not in CHANGEFREQ_SET:
+            judge_changefreq(f, v, *place(i), stripped=False)
+
+
+def _priorities(f: FileCheck, values: list[str | None], place: _Place) -> None:
+    distinct = set(values)
+    distinct.discard(None)
+    if all(priority_fine(f, v) for v in distinct if v is not None):
+        return
+    for i, v in enumerate(values):
+        if v is not None:
+            judge_priority(f, v, *place(i))

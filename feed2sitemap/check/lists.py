@@ -1,8 +1,10 @@
-"""TSV, CSV and JSON Lines lists, and JSON Feeds.
+"""URL lists (text, TSV, CSV, JSON Lines) and JSON Feeds.
 
-The rows are read by the converter's own readers (readers.columns, readers.jsonfeed), so the
+A text list's every line is judged, where readers.text stops at the first bad one. The rows of
+the others are read by the converter's own readers (readers.columns, readers.jsonfeed), so the
 checker sees exactly what the converter would; each value is then judged by the same rules and
-rule ids as an XML sitemap's (locs.check_loc, fields.py).
+rule ids as an XML sitemap's (locs.check_loc, fields.py). Extension fields of JSON Lines rows
+are not judged (a known gap: XML sitemaps' are, by extensions.py).
 """
 
 from __future__ import annotations
@@ -14,15 +16,71 @@ from ..errors import InputError
 from ..readers.columns import csv_rows, jsonl_rows, tsv_rows
 from ..readers.feed import DEFAULT_MAX_FEED_BYTES
 from ..readers.fields import Rows
+from ..readers.text import MAX_LINE
 from ..report import Report
 from ..rules import lastmod_key
+from ..xmlutil import MAX_VALUE
 from .fields import judge_changefreq, judge_lastmod, judge_priority
 from .locs import check_loc
 
 if TYPE_CHECKING:
     from .diagnostics import Diagnostic, FileCheck
 
-__all__ = ["check_columns", "check_jsonfeed"]
+__all__ = ["check_columns", "check_jsonfeed", "check_text"]
+
+def check_text(stream: IO[bytes], f: FileCheck) -> Iterator[Diagnostic]:
+    """A text sitemap: one absolute URL per line, UTF-8. Unlike readers.text, which stops at the
+    first bad line, every line is judged."""
+    try:
+        yield from _check_lines(stream, f)
+    except InputError as exc:  # gzip data that breaks off or expands like a bomb
+        f.error("input", 1, 1, exc.reason)
+        yield from f.pop_all()
+
+
+def _check_lines(stream: IO[bytes], f: FileCheck) -> Iterator[Diagnostic]:
+    lineno = offset = blank = 0
+    while True:
+        raw = stream.readline(MAX_LINE + 1)
+        if not raw:
+            break
+        lineno += 1
+        offset += len(raw)
+        f.size(offset, lineno, 1)
+        # A run of blank lines is only white space: past MAX_VALUE bytes it stops the check, as
+        # in XML (a gigabyte of newlines would otherwise take minutes, line by line).
+        blank = blank + len(raw) if raw.isspace() else 0
+        if blank > MAX_VALUE:
+            f.error("too-complex", lineno, 1, f"more than {MAX_VALUE:,} bytes of blank lines; "
+                    "refused, checking stopped here")
+            break
+        if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
+            f.error("loc-too-long", lineno, 1, f"a line of more than {MAX_LINE:,} bytes")
+            while raw and not raw.endswith(b"\n"):
+                raw = stream.readline(MAX_LINE + 1)
+                offset += len(raw)
+            yield from f.pop_all()
+            continue
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            col = len(raw[:exc.start].decode("utf-8", "replace")) + 1
+            f.error("encoding", lineno, col, "bytes that are not UTF-8; sitemaps.org "
+                    "requires UTF-8")
+            yield from f.pop_all()
+            continue
+        if lineno == 1 and text.startswith("\ufeff"):
+            text = text[1:]
+        loc = text.strip()
+        if loc:
+            col = len(text) - len(text.lstrip()) + 1
+            f.entry(lineno, col)
+            check_loc(f, loc, lineno, col)
+        yield from f.pop_all()
+    if not f.entries:
+        f.error("empty-set", max(lineno, 1), 1, "no URLs in the file")
+    yield from f.pop_all()
+
 
 # A reader's problem kind → (severity, rule id): the ids the XML checks use for the same fault
 _RULES = {
