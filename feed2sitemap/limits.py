@@ -8,8 +8,8 @@ from typing import Optional, Union
 from .errors import OptionError, UnsupportedFormat
 from .rules import LOC_MIN
 
-__all__ = ["MAX_ROBOTS_BYTES", "PROFILES", "UNLIMITED", "Profile", "get_profile",
-           "output_profile"]
+__all__ = ["DEFAULT_MAX_FEED_BYTES", "MAX_ROBOTS_BYTES", "PROFILES", "UNLIMITED", "Profile",
+           "get_profile", "output_profile"]
 
 
 @dataclass(frozen=True)
@@ -104,3 +104,14 @@ def output_profile(profile: Profile, limits: str, to_stdout: bool,
     if limits == "feed":
         return replace(lowered, max_urls=max_urls or UNLIMITED)
     return replace(lowered, max_urls=max_urls or UNLIMITED, max_bytes=max_bytes or UNLIMITED)
+
+
+# The fast pass streams a feed's bytes (readers/feedpolicy.py), but holds each entry (about
+# 200 bytes) to the end, since it may still give the feed to feedparser, which needs it whole
+# and about fifteen times its size; a JSON Feed is parsed whole (readers/jsonfeed.py), about
+# nine times. At 256 MiB a feed of bare items took 918 MB (2 GB as a JSON Feed): far past the
+# memory a run is documented to take (issue 35, item 23). 64 MiB is still above a 50,000-entry
+# Atom feed with summaries and content (49 MB); measured at the cap, with --no-dedupe: the
+# densest RSS 278 MB, a JSON Feed 569 MB, RSS read by feedparser 1.0 GB. `max_feed_bytes`
+# changes it.
+DEFAULT_MAX_FEED_BYTES = 64 * 1024 * 1024

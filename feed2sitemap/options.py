@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from typing import Optional, Union
 
 from .errors import OptionError, UnsupportedFormat
-from .limits import Profile
-from .readers.feed import DEFAULT_MAX_FEED_BYTES
+from .limits import DEFAULT_MAX_FEED_BYTES, Profile
 from .record import check_changefreq, check_priority
 
 __all__ = ["FORMATS", "Channel", "Defaults", "Limits", "NewsSitemap", "ReadOptions", "WriteOptions",

@@ -185,7 +185,7 @@ def test_sitemaps_refuse_exactly_what_defusedxml_refuses(kind: str, case: tuple[
 # Feeds defusedxml reads but feedparser calls malformed: read with the warning, refused by
 # --strict. feedparser cuts the DOCTYPE out with a regex that stops at its first ">", so an
 # internal subset without entities (element or attribute-list declarations) leaves text
-# before the root (readers/feeddoctype.py): the reader gives feedparser's answer, by design.
+# before the root (readers/feedpass.py's Doctype): the reader gives feedparser's answer, by design.
 FEEDPARSER_MALFORMED = {"doctype-element-declarations", "doctype-attlist-default"}
 
 

@@ -11,10 +11,9 @@ from pathlib import Path
 import pytest
 
 from feed2sitemap import InputError, ReadOptions, Record, Report, mode, read
-from feed2sitemap.readers import feedinput
-from feed2sitemap.readers.feed import DEFAULT_MAX_FEED_BYTES
-from feed2sitemap.readers.feedinput import FeedInput
-from feed2sitemap.readers.feedpolicy import feedparser_entries
+from feed2sitemap.limits import DEFAULT_MAX_FEED_BYTES
+from feed2sitemap.readers import feedpolicy
+from feed2sitemap.readers.feedpolicy import FeedInput, feedparser_entries
 
 from .conftest import run
 
@@ -53,8 +52,8 @@ def records(data: bytes) -> tuple[list[Record], Report]:
 
 @pytest.fixture
 def small_spool(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(feedinput, "CHUNK", 4096)
-    monkeypatch.setattr(feedinput, "SPOOL_MEMORY", 10_000)
+    monkeypatch.setattr(feedpolicy, "READ_CHUNK", 4096)
+    monkeypatch.setattr(feedpolicy, "SPOOL_MEMORY", 10_000)
 
 
 def test_every_chunk_is_given_again_from_memory_and_from_the_spool_file(

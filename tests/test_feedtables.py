@@ -1,4 +1,4 @@
-"""feedparser's tables held as data (readers/feedtables.py) and our copies of its small rules
+"""feedparser's tables held as data (readers/feedcompat.py) and our copies of its small rules
 must stay what feedparser itself says, and a run the fast pass serves must not import it."""
 
 from __future__ import annotations
@@ -13,21 +13,21 @@ from feedparser.encodings import RE_XML_PI_ENCODING
 from feedparser.mixin import _FeedParserMixin
 
 from feed2sitemap import mode
-from feed2sitemap.readers import feedcompat, feedencoding, feedtables
+from feed2sitemap.readers import feedcompat
 
 
 def test_the_data_is_what_feedparser_derives() -> None:
-    assert feedtables.installed_version() == feedparser.__version__
-    version, namespaces, methods, html = feedtables.derive()
-    assert version == feedtables.FEEDPARSER_VERSION
-    assert namespaces == feedtables.NAMESPACES
-    assert methods == feedtables.METHODS
-    assert html == feedtables.HTML_TYPES
+    assert feedcompat.installed_version() == feedparser.__version__
+    version, namespaces, methods, html = feedcompat.derive()
+    assert version == feedcompat.FEEDPARSER_VERSION
+    assert namespaces == feedcompat.NAMESPACES
+    assert methods == feedcompat.METHODS
+    assert html == feedcompat.HTML_TYPE_NAMES
 
 
 def test_another_feedparser_version_derives_the_tables(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(feedtables, "installed_version", lambda: "6.0.99")
-    assert feedtables.tables() == feedtables.derive()
+    monkeypatch.setattr(feedcompat, "installed_version", lambda: "6.0.99")
+    assert feedcompat.tables() == feedcompat.derive()
 
 
 @pytest.mark.parametrize("given", ["text", "TEXT", "plain", "html", "HTML", "xhtml",
@@ -37,8 +37,8 @@ def test_content_types_map_as_feedparser_maps_them(given: str) -> None:
 
 
 def test_the_declared_encoding_is_found_by_feedparser_s_pattern() -> None:
-    assert feedencoding.XML_PI_ENCODING.pattern == RE_XML_PI_ENCODING.pattern
-    assert feedencoding.XML_PI_ENCODING.flags == RE_XML_PI_ENCODING.flags
+    assert feedcompat.XML_PI_ENCODING.pattern == RE_XML_PI_ENCODING.pattern
+    assert feedcompat.XML_PI_ENCODING.flags == RE_XML_PI_ENCODING.flags
 
 
 PROBE = """

@@ -8,7 +8,8 @@ from operator import itemgetter
 from typing import IO, TYPE_CHECKING, Any, Optional
 
 from ..batch import BATCH, Batch
-from ..errors import InputError
+from ..errors import InputError, OptionError
+from ..limits import DEFAULT_MAX_FEED_BYTES
 from ..record import MIN_YEAR, Lastmod
 from ..report import Report
 from ..scope import scope_of
@@ -20,15 +21,6 @@ if TYPE_CHECKING:
     from .feedpolicy import FeedRead
 
 __all__ = ["DEFAULT_MAX_FEED_BYTES", "read_feed"]
-
-# The fast pass streams a feed's bytes (feedinput.py), but holds each entry (about 200 bytes)
-# to the end, since it may still give the feed to feedparser, which needs it whole and about
-# fifteen times its size; a JSON Feed is parsed whole (jsonfeed.py), about nine times. At
-# 256 MiB a feed of bare items took 918 MB (2 GB as a JSON Feed): far past the memory a run
-# is documented to take (issue 35, item 23). 64 MiB is still above a 50,000-entry Atom feed
-# with summaries and content (49 MB); measured at the cap, with --no-dedupe: the densest RSS
-# 278 MB, a JSON Feed 569 MB, RSS read by feedparser 1.0 GB. `max_feed_bytes` changes it.
-DEFAULT_MAX_FEED_BYTES = 64 * 1024 * 1024
 
 
 def read_all(stream: IO[bytes], source: str, max_bytes: int) -> bytes:
@@ -58,7 +50,7 @@ def read_feed(stream: IO[bytes], source: str, report: Report,
     exactly feedparser's answer about 25 times faster; anything it does not understand, a
     malformed feed above all, goes to feedparser itself (and every feed does in the reference
     mode). A malformed feed that can still be read is read with a warning. With ``news``,
-    each entry becomes a Google News article (readers/feednews.py), or is left out, counted.
+    each entry becomes a Google News article (_news_entries), or is left out, counted.
     """
     read = _policy(stream, source, base_url, max_bytes, news is not None)
     entries = _entries(read, source, report)
@@ -70,9 +62,7 @@ def read_feed(stream: IO[bytes], source: str, report: Report,
             entries[i] = entries[i]._replace(link=resolve(site, entries[i].link or ""))
     exts = _extensions(read, entries, base_url or site, source, report)
     if news is not None:
-        from .feednews import news_entries  # (only a news sitemap)
-
-        entries, exts = news_entries(read, entries, exts, news, source, report)
+        entries, exts = _news_entries(read, entries, exts, news, source, report)
     if site is not None and report.site is None:
         if _on_site(site, entries):
             report.site, report.site_source = site, source
@@ -134,8 +124,7 @@ def _policy(stream: IO[bytes], source: str, base_url: Optional[str], max_bytes: 
     # the fast pass and its tables take a while to import, feedparser a tenth of a second more
     # (only a feed the pass gives up on imports it): only a run that reads a feed pays for them
     from ..xmlutil import XMLRefused
-    from .feedinput import FeedInput
-    from .feedpolicy import FeedUnreadable, read_feed_input
+    from .feedpolicy import FeedInput, FeedUnreadable, read_feed_input
 
     feed = FeedInput(stream, source, max_bytes)
     try:
@@ -201,3 +190,40 @@ def _drop_placeholders(lastmods: list[Optional[Lastmod]], lines: list[Optional[i
             lastmods[i] = None
             report.warn("placeholder lastmod", source, lines[i], f"date {value.isoformat()} "
                         f"is a placeholder (a year before {MIN_YEAR}), not a date; no lastmod")
+
+
+def _news_entries(read: FeedRead, entries: FeedEntries, exts: Optional[list[Any]],
+                 news: NewsSitemap, source: str,
+                 report: Report) -> tuple[FeedEntries, list[Any]]:
+    """The entries that are news now, each with its <news:news> among its extensions (Search
+    Central, "Google News sitemaps"): each one published in the last two days gets a
+    <news:news>; the others are left out, counted."""
+    from ..extensions.news import feed_language, news_for_entry, news_language, now
+    from ..extensions.value import EMPTY, Extensions
+
+    parsed = read.parsed
+    if parsed is None or len(parsed["entries"]) != len(entries):  # (feedparser read it whole)
+        raise OptionError("a news sitemap is made from RSS or Atom feeds", "news_name")
+    at = now()
+    feed = parsed.get("feed") or {}
+    kept = entries.__class__()
+    kept.site = entries.site
+    out: list[Any] = []
+    for n, (raw, entry) in enumerate(zip(parsed["entries"], entries, strict=True)):
+        language = news.language or news_language(feed_language(feed, raw))
+        if language is None:
+            raise OptionError(f"{source} names no language Google News takes (its <language> "
+                              "or xml:lang); give `news_language`", "news_language")
+        article, why = news_for_entry(raw, news.name, language, at)
+        if article is None:
+            report.skip("not news" if why == "no date" else "news too old", source,
+                        entry.line or None, f"feed entry {n + 1}: "
+                        + ("no publication date" if why == "no date" else
+                           "published more than two days ago: not news any more"),
+                        url=entry.link)
+            continue
+        ext = EMPTY if exts is None else exts[n]
+        kept.append(entry)
+        out.append(Extensions(ext.images, ext.videos, (article,), ext.alternates, ext.mobile,
+                              ext.foreign))
+    return kept, out

@@ -2,34 +2,329 @@
 
 feedparser decides an entry's ``link``, ``links`` and dates in its SAX handler: element names
 mapped through its namespace tables, attribute dictionaries built twice, an xml:base stack
-joined with itself at every element, element text cleaned up, its own URL and date functions.
-This module holds those rules, read in (and tested against) feedparser 6.0.14, and every import
-of feedparser's private parts, each saying why it is imported rather than rewritten: a table or
-function whose every quirk we must match is taken from feedparser itself, so it cannot drift.
-Where our own equivalent is short and a test proves it equal, it is ours (``CP1252``).
+joined with itself at every element, element text cleaned up, its own URL and date functions,
+and before all that its choice of the document's encoding. This module holds those rules, read
+in (and tested against) feedparser 6.0.14, and every import of feedparser's private parts,
+each saying why it is imported rather than rewritten: a table or function whose every quirk we
+must match is taken from feedparser itself, so it cannot drift. Where our own equivalent is
+short and a test proves it equal, it is ours (``CP1252``, ``XML_PI_ENCODING``).
+
+feedparser's tables that the pass reads at every element are held below as data: importing
+feedparser (which imports urllib.request, http.client, email...) costs a small job more than
+all the rest of its run, and a feed the fast pass reads needs nothing else from it. The data was
+derived by ``derive()`` from feedparser 6.0.14; ``tables()`` uses it only when that is the
+version installed (read from its source file, not imported), and derives the tables from
+feedparser itself otherwise. tests/test_feedtables.py holds the data equal to ``derive()``.
 """
 
 from __future__ import annotations
 
+import codecs
+import importlib.util
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from typing import Any, NamedTuple
 
-from .feedencoding import headers, prepare
-from .feedentries import FastPathUnsupported
-from .feedtables import tables
+__all__ = ["CP1252", "FEEDPARSER_VERSION", "Attributes", "FastPathUnsupported", "FeedEntries",
+           "FeedEntry", "Namespaces", "XML_PI_ENCODING", "clean", "derive", "headers",
+           "installed_version", "link_text", "native_encoding", "one_line_encoding", "prepare",
+           "resolver", "tables"]
 
-__all__ = ["CP1252", "FastPathUnsupported", "Attributes", "Namespaces", "clean", "headers",
-           "link_text", "prepare", "resolver"]
 
+# -------------------------------------------------------------------------------- what a pass gives
+
+class FastPathUnsupported(Exception):
+    """The fast pass cannot give feedparser's answer for this document: feedparser is used."""
+
+
+class FeedEntry(NamedTuple):
+    link: str | None  # resolved as feedparser resolves it (may still be relative)
+    lastmod: datetime | None  # aware UTC datetime
+    line: int  # 1-based line of the entry/item start tag; 0 from feedparser
+
+
+class FeedEntries(list[FeedEntry]):
+    """The entries, and the feed's own site link (RSS <channel><link>, Atom <feed><link
+    rel="alternate">: the first one, resolved against xml:base), or None; ``extended``: the
+    feed holds markup that may carry an entry's images, video or alternates (an enclosure,
+    Media RSS, itunes:image, an entry's hreflang link), which a fast pass does not read."""
+
+    site: str | None = None
+    extended = False
+
+
+# --------------------------------------------------------------------- feedparser's tables, as data
+
+FEEDPARSER_VERSION = '6.0.14'
+
+# _FeedParserMixin.namespaces, keys lower-cased (URI -> feedparser's prefix)
+NAMESPACES = {
+    '': '',
+    'http://backend.userland.com/rss': '',
+    'http://blogs.law.harvard.edu/tech/rss': '',
+    'http://purl.org/rss/1.0/': '',
+    'http://my.netscape.com/rdf/simple/0.9/': '',
+    'http://example.com/newformat#': '',
+    'http://example.com/necho': '',
+    'http://purl.org/echo/': '',
+    'uri/of/echo/namespace#': '',
+    'http://purl.org/pie/': '',
+    'http://purl.org/atom/ns#': '',
+    'http://www.w3.org/2005/atom': '',
+    'http://purl.org/rss/1.0/modules/rss091#': '',
+    'http://webns.net/mvcb/': 'admin',
+    'http://purl.org/rss/1.0/modules/aggregation/': 'ag',
+    'http://purl.org/rss/1.0/modules/annotate/': 'annotate',
+    'http://media.tangent.org/rss/1.0/': 'audio',
+    'http://backend.userland.com/blogchannelmodule': 'blogChannel',
+    'http://creativecommons.org/ns#license': 'cc',
+    'http://web.resource.org/cc/': 'cc',
+    'http://cyber.law.harvard.edu/rss/creativecommonsrssmodule.html': 'creativeCommons',
+    'http://backend.userland.com/creativecommonsrssmodule': 'creativeCommons',
+    'http://purl.org/rss/1.0/modules/company': 'co',
+    'http://purl.org/rss/1.0/modules/content/': 'content',
+    'http://my.theinfo.org/changed/1.0/rss/': 'cp',
+    'http://purl.org/dc/elements/1.1/': 'dc',
+    'http://purl.org/dc/terms/': 'dcterms',
+    'http://purl.org/rss/1.0/modules/email/': 'email',
+    'http://purl.org/rss/1.0/modules/event/': 'ev',
+    'http://rssnamespace.org/feedburner/ext/1.0': 'feedburner',
+    'http://freshmeat.net/rss/fm/': 'fm',
+    'http://xmlns.com/foaf/0.1/': 'foaf',
+    'http://www.w3.org/2003/01/geo/wgs84_pos#': 'geo',
+    'http://www.georss.org/georss': 'georss',
+    'http://www.opengis.net/gml': 'gml',
+    'http://postneo.com/icbm/': 'icbm',
+    'http://purl.org/rss/1.0/modules/image/': 'image',
+    'http://www.itunes.com/dtds/podcast-1.0.dtd': 'itunes',
+    'http://example.com/dtds/podcast-1.0.dtd': 'itunes',
+    'http://purl.org/rss/1.0/modules/link/': 'l',
+    'http://search.yahoo.com/mrss': 'media',
+    'http://search.yahoo.com/mrss/': 'media',
+    'http://madskills.com/public/xml/rss/module/pingback/': 'pingback',
+    'http://prismstandard.org/namespaces/1.2/basic/': 'prism',
+    'http://www.w3.org/1999/02/22-rdf-syntax-ns#': 'rdf',
+    'http://www.w3.org/2000/01/rdf-schema#': 'rdfs',
+    'http://purl.org/rss/1.0/modules/reference/': 'ref',
+    'http://purl.org/rss/1.0/modules/richequiv/': 'reqv',
+    'http://purl.org/rss/1.0/modules/search/': 'search',
+    'http://purl.org/rss/1.0/modules/slash/': 'slash',
+    'http://schemas.xmlsoap.org/soap/envelope/': 'soap',
+    'http://purl.org/rss/1.0/modules/servicestatus/': 'ss',
+    'http://hacks.benhammersley.com/rss/streaming/': 'str',
+    'http://purl.org/rss/1.0/modules/subscription/': 'sub',
+    'http://purl.org/rss/1.0/modules/syndication/': 'sy',
+    'http://schemas.pocketsoap.com/rss/mydescmodule/': 'szf',
+    'http://purl.org/rss/1.0/modules/taxonomy/': 'taxo',
+    'http://purl.org/rss/1.0/modules/threading/': 'thr',
+    'http://purl.org/rss/1.0/modules/textinput/': 'ti',
+    'http://madskills.com/public/xml/rss/module/trackback/': 'trackback',
+    'http://wellformedweb.org/commentapi/': 'wfw',
+    'http://purl.org/rss/1.0/modules/wiki/': 'wiki',
+    'http://www.w3.org/1999/xhtml': 'xhtml',
+    'http://www.w3.org/1999/xlink': 'xlink',
+    'http://www.w3.org/xml/1998/namespace': 'xml',
+    'http://podlove.org/simple-chapters': 'psc',
+}
+
+# StrictFeedParser's lower-case _start_X/_end_X method names, without the leading "_"
+METHODS = """
+    end_abstract end_author end_body end_category end_channel end_content
+    end_content_encoded end_contributor end_copyright end_created
+    end_creativecommons_license end_dc_author end_dc_contributor end_dc_creator end_dc_date
+    end_dc_description end_dc_language end_dc_publisher end_dc_rights end_dc_subject
+    end_dc_title end_dcterms_created end_dcterms_issued end_dcterms_modified
+    end_dcterms_valid end_description end_email end_entry end_expirationdate end_feed
+    end_feedburner_browserfriendly end_fullitem end_generator end_geom end_georss_box
+    end_georss_line end_georss_point end_georss_polygon end_georss_where end_gml_exterior
+    end_gml_linearring end_gml_linestring end_gml_point end_gml_polygon end_gml_pos
+    end_gml_poslist end_guid end_height end_homepage end_id end_image end_info end_issued
+    end_item end_itunes_author end_itunes_block end_itunes_category end_itunes_email
+    end_itunes_explicit end_itunes_keywords end_itunes_name end_itunes_owner
+    end_itunes_subtitle end_itunes_summary end_keywords end_language end_lastbuilddate
+    end_link end_managingeditor end_media_category end_media_credit end_media_description
+    end_media_keywords end_media_license end_media_player end_media_rating
+    end_media_restriction end_media_thumbnail end_media_title end_modified end_name
+    end_newlocation end_psc_chapters end_pubdate end_published end_rights end_source
+    end_subtitle end_summary end_tagline end_tags end_textinput end_title end_updated
+    end_uri end_url end_webmaster end_where end_width end_xhtml_body start_abstract
+    start_author start_body start_category start_cc_license start_channel start_cloud
+    start_content start_content_encoded start_contributor start_copyright start_created
+    start_creativecommons_license start_dc_author start_dc_contributor start_dc_creator
+    start_dc_date start_dc_description start_dc_language start_dc_publisher start_dc_rights
+    start_dc_subject start_dc_title start_dcterms_created start_dcterms_issued
+    start_dcterms_modified start_dcterms_valid start_description start_email start_enclosure
+    start_entry start_expirationdate start_feed start_feedburner_browserfriendly
+    start_fullitem start_generator start_georss_box start_georss_line start_georss_point
+    start_georss_polygon start_georss_where start_georssgeom start_gml_exterior
+    start_gml_linearring start_gml_linestring start_gml_point start_gml_polygon
+    start_gml_pos start_gml_poslist start_guid start_height start_homepage start_id
+    start_image start_info start_issued start_item start_itunes_author start_itunes_category
+    start_itunes_email start_itunes_image start_itunes_link start_itunes_name
+    start_itunes_owner start_itunes_subtitle start_itunes_summary start_keywords
+    start_language start_lastbuilddate start_link start_managingeditor start_media_category
+    start_media_content start_media_credit start_media_description start_media_group
+    start_media_license start_media_player start_media_rating start_media_restriction
+    start_media_thumbnail start_media_title start_modified start_name start_newlocation
+    start_psc_chapter start_psc_chapters start_pubdate start_published start_rights
+    start_rss start_source start_subtitle start_summary start_tagline start_tags
+    start_textinput start_title start_updated start_uri start_url start_webmaster
+    start_where start_width start_xhtml_body
+""".split()
+
+HTML_TYPE_NAMES = frozenset(['application/xhtml+xml', 'text/html'])
+
+_VERSION_LINE = re.compile(r"^__version__\s*=\s*['\"]([^'\"]+)['\"]", re.M)
+
+
+def installed_version() -> str | None:
+    """feedparser's version, read from its __init__.py without importing it."""
+    try:
+        spec = importlib.util.find_spec("feedparser")
+        origin = spec.origin if spec is not None else None
+        text = ""
+        if origin:
+            with open(origin, encoding="utf-8") as f:
+                text = f.read()
+    except (ImportError, OSError, ValueError):
+        return None
+    m = _VERSION_LINE.search(text)
+    return m.group(1) if m else None
+
+
+def derive() -> tuple[str, dict[str, str], list[str], frozenset[str]]:
+    """The tables, from the installed feedparser itself."""
+    import feedparser
+    from feedparser.api import StrictFeedParser
+    from feedparser.mixin import _FeedParserMixin
+
+    ns = {k.lower(): v for k, v in _FeedParserMixin.namespaces.items()}
+    methods = sorted(n[1:] for n in dir(StrictFeedParser)
+                     if n.startswith(("_start_", "_end_")) and n == n.lower())
+    return feedparser.__version__, ns, methods, frozenset(_FeedParserMixin.html_types)
+
+
+def tables() -> tuple[str, dict[str, str], list[str], frozenset[str]]:
+    """(version, namespaces, methods, HTML types): the data above when it is the installed
+    feedparser's, else derived from it."""
+    version = installed_version()
+    if version == FEEDPARSER_VERSION:
+        return version, NAMESPACES, METHODS, HTML_TYPE_NAMES
+    return derive()
+
+
+# ---------------------------------------------------------------------------------------- encodings
+
+def headers(base_url: str | None) -> dict[str, str] | None:
+    """Our only response header: feedparser takes the document URI from Content-Location."""
+    return {"content-location": base_url} if base_url else None
+
+
+# feedparser's RE_XML_PI_ENCODING (encodings.py), the declared encoding; a test holds the two
+# patterns equal (importing it would import all of feedparser).
+XML_PI_ENCODING = re.compile(rb'^<\?.*encoding=[\'"](.*?)[\'"].*\?>')
+
+# First bytes for which feedparser sniffs a BOM or a non-ASCII-compatible encoding.
+_SNIFFED = (codecs.BOM_UTF32_BE, codecs.BOM_UTF32_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF16_LE,
+            codecs.BOM_UTF8, b"\x4c\x6f\xa7\x94", b"\x00\x3c\x00\x3f", b"\x3c\x00\x3f\x00",
+            b"\x00\x00\x00\x3c", b"\x3c\x00\x00\x00")  # fmt: skip
+_EXPAT_NATIVE = {"utf-8": "UTF-8", "iso8859-1": "ISO-8859-1"}
+
+
+def native_encoding(head: bytes, base_url: str | None) -> str | None:
+    """prepare()'s encoding for a document that starts with ``head``, when expat reads it
+    natively (the document need not be held whole), else None. feedparser's declaration regex
+    reads the whole first line: it must end inside ``head``."""
+    return _native(head, base_url) if b"\n" in head else None
+
+
+def one_line_encoding(first: bytes, rest: Iterator[bytes], base_url: str | None
+                      ) -> tuple[str | None, Iterator[bytes]]:
+    """native_encoding for a document whose first line does not end in its first chunk (a
+    minified feed: one line), without holding that line: the XML declaration alone decides,
+    and the chunks that follow are given on, checked until the line ends. Should the line hold
+    "encoding=" again (feedparser's regex would take the last one), FastPathUnsupported is
+    raised there, and feedparser reads the document whole."""
+    if not first.startswith(b"<?"):  # no declaration: the regex cannot match, whatever follows
+        return _native(first, base_url), rest
+    end = first.find(b"?>")
+    if end < 0:
+        return None, rest
+    encoding = _native(first[: end + 2], base_url)
+    if encoding is None or b"encoding=" in first[end + 2:]:
+        return None, rest
+    return encoding, _line_without_encoding(first[end + 2:], rest)
+
+
+def _line_without_encoding(seen: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
+    keep = len(b"encoding=") - 1
+    tail = seen[-keep:]
+    line_open = True
+    for chunk in rest:
+        if line_open:
+            cut = chunk.find(b"\n")
+            piece = tail + (chunk if cut < 0 else chunk[:cut])
+            if b"encoding=" in piece:
+                raise FastPathUnsupported("\"encoding=\" twice on the first line")
+            line_open, tail = cut < 0, piece[-keep:]
+        yield chunk
+
+
+def _native(data: bytes, base_url: str | None) -> str | None:
+    if data.startswith(_SNIFFED):
+        return None
+    match = XML_PI_ENCODING.match(data)
+    try:
+        declared = match.group(1).decode("utf-8").lower() if match else ""
+        name = codecs.lookup(declared or ("iso-8859-1" if base_url else "utf-8")).name
+    except (UnicodeDecodeError, LookupError, ValueError):  # ValueError: a NUL in the name
+        name = ""
+    return _EXPAT_NATIVE.get(name)
+
+
+def prepare(data: bytes, base_url: str | None) -> tuple[bytes, str, int]:
+    """(bytes for expat, encoding to force, line shift), decoded the way feedparser decodes.
+
+    feedparser picks the encoding from (our only header) Content-Location and the XML declaration:
+    declared, else ISO-8859-1 when a Content-Location is given, else UTF-8. When that is one expat
+    decodes natively and there is no BOM, expat reads the original bytes with that encoding forced
+    (and a decoding error falls back, as feedparser would have tried other encodings). Otherwise
+    feedparser's own converter produces the UTF-8 it would parse.
+    """
+    native = _native(data, base_url)
+    if native is not None:
+        return data, native, 0
+    from feedparser.encodings import RE_XML_DECLARATION, convert_to_utf8  # (the rare case)
+
+    result: dict[str, Any] = {}
+    try:
+        converted = convert_to_utf8(headers(base_url) or {}, data, result)
+    except Exception as exc:  # feedparser itself would fail the same way
+        raise FastPathUnsupported(f"encoding detection failed: {exc!r}") from None
+    if not result.get("encoding"):
+        raise FastPathUnsupported("feedparser found no encoding (it would use its loose parser)")
+    # The converter replaces the XML declaration by a one-line one, or prepends one and a newline.
+    head = data[:2048]
+    for bom in _SNIFFED[:5]:
+        if head.startswith(bom):
+            head = head[len(bom) :]
+            break
+    try:
+        decl = RE_XML_DECLARATION.search(head.decode(result["encoding"], "ignore"))
+    except (UnicodeError, LookupError):  # "idna" is a codec without the "ignore" handler
+        raise FastPathUnsupported(f"cannot decode as {result['encoding']}") from None
+    return converted, "UTF-8", decl.group(0).count("\n") if decl else -1
+
+
+# ----------------------------------------------------------------------------------------- elements
 
 # feedparser's namespace table (URI -> its prefix), its HTML content types and the names of its
-# element handlers: read at every element, so taken from feedparser itself (feedtables.py holds
-# them as data for the installed version, so that a run the fast pass serves never imports it).
+# element handlers: read at every element, so taken from feedparser itself (held above as data
+# for the installed version, so that a run the fast pass serves never imports it).
 _VERSION, MATCHNS, _METHODS, HTML_TYPES = tables()
 # What is replayed here was read in feedparser 6.0.14; another major version is not trusted.
 REPLAYED_VERSION = _VERSION.startswith("6.0.")
-
-# --------------------------------------------------------------------------- elements
 
 STD_PREFIXES = set(MATCHNS.values())
 # Element keys ("prefix_local") for which feedparser has a handler; names are lower-cased before
@@ -162,7 +457,7 @@ class Namespaces:
         return prefix + "_" + suffix if prefix else suffix
 
 
-# --------------------------------------------------------------------------- attributes
+# --------------------------------------------------------------------------------------- attributes
 
 
 def _attr_keys(name: str) -> tuple[str, str, bool]:
@@ -244,7 +539,7 @@ class Attributes:
         return self.as_dict(attrs).get("ispermalink", "true") == "true"
 
 
-# --------------------------------------------------------------------------- URLs and text
+# ------------------------------------------------------------------------------------ URLs and text
 
 # feedparser's URL joins (urllib's urljoin after its own clean-up regex, and a scheme filter):
 # ours must give the same string for the same (quirky) base and reference, so they are its own,
@@ -274,15 +569,10 @@ def self_join(base: str) -> str:
 
 
 # Absolute http(s) URLs that urljoin gives back unchanged whatever the base (nothing that urlsplit
-# strips, lower-cases or drops: no whitespace, no empty "?" or "#", no ";params"), and relative
-# paths whose join is the base's directory plus the path (no ".", "..", "//", ":", "?", "#").
-# (The first is a pattern's text: feedcolumns builds its column regexes from it.)
-PLAIN_ABS = (
-    r"https?://[A-Za-z0-9.-]+(?::[0-9]+)?(?:/[A-Za-z0-9\-._~!$&'()*+,=:@/%]*)?"
-    r"(?:\?[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]+)?(?:#[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]+)?"
-)
-# The same with an IRI's characters (from U+00A0 on) in path, query and fragment: urlsplit only
-# strips or checks ASCII ones there. (Classes by what they exclude: they compile in no time.)
+# strips, lower-cases or drops: no whitespace, no empty "?" or "#", no ";params"; an IRI's
+# characters, from U+00A0 on, in path, query and fragment, where urlsplit only strips or checks
+# ASCII ones), and relative paths whose join is the base's directory plus the path (no ".",
+# "..", "//", ":", "?", "#"). (Classes by what they exclude: they compile in no time.)
 _PLAIN_IRI = re.compile(
     r"https?://[A-Za-z0-9.-]+(?::[0-9]+)?(?:/[^\x00-\x20\"#;<>?\[\\\]^`{|}\x7f-\x9f]*)?"
     r"(?:\?[^\x00-\x20\"#<>\[\\\]^`{|}\x7f-\x9f]+)?(?:#[^\x00-\x20\"#<>\[\\\]^`{|}\x7f-\x9f]+)?"

@@ -52,7 +52,7 @@ def parsed_utc(parsed: Any) -> datetime | None:
 # given an ISO 8601 form that every supported Python reads, in UTC; the zone's offset is then
 # subtracted. A property test holds the two to the same results. Anything else, or a value out
 # of range, goes through feedparser's own _parse_date.
-MONTH_DASHED = {m: f"-{i:02d}-" for i, m in enumerate(  # (feedcolumns.py's too)
+MONTH_DASHED = {m: f"-{i:02d}-" for i, m in enumerate(  # (the runs' columns' too)
     "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), 1)}
 _RFC822 = re.compile(r"(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), )?(\d\d?) "
                      r"(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{4}) "

@@ -13,18 +13,27 @@ extension (feedcompat.EXTENSION; an entry's enclosure or hreflang link) is noted
 (``FeedEntries.extended``): the policy has feedparser read such a feed, for its entries'
 images, videos and alternates. An entity declaration raises
 xmlutil.EntitiesForbidden, a bound of xmlutil.MarkupGuard XMLTooComplex: refused, not parsed.
+Where feedparser reads a DOCTYPE differently from expat, the pass gives way (``Doctype``).
+
+``Feeder`` gives expat the document in pieces: past ``SMALL`` bytes, with runs of plain entries
+read by feedruns.py in place of the handlers wherever they can start (issue 18). A small feed
+never imports feedruns.py. The handler path (runs never started: ``SMALL`` out of reach) is the
+twin the differential tests hold the runs to; feedparser is the reference of both.
 """
 
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import Optional
+from functools import cache
+from typing import Any, Optional
 from xml.parsers import expat
 
 from ..xmlutil import MAX_ATTRIBUTES, MarkupGuard, XMLTooComplex, forbid_entities
 from .feedcompat import (
     END_KEYS,
+    ENTRY,
     HTML_TYPES,
     KIND,
     PLAIN,
@@ -32,23 +41,23 @@ from .feedcompat import (
     ROOTS,
     Attributes,
     FastPathUnsupported,
+    FeedEntries,
+    FeedEntry,
     Namespaces,
     clean,
     join_base,
     link_text,
     map_content_type,
+    native_encoding,
+    one_line_encoding,
     prepare,
     resolver,
     self_join,
 )
 from .feeddates import entry_date
-from .feeddoctype import Doctype
-from .feedencoding import native_encoding, one_line_encoding
-from .feedentries import FeedEntries, FeedEntry
-from .feedfeeder import feeder
 
-__all__ = ["FastPathUnsupported", "FeedEntries", "FeedEntry", "parse_feed_chunks",
-           "parse_feed_entries"]
+__all__ = ["CHUNK", "SMALL", "FastPathUnsupported", "Feeder", "FeedEntries", "FeedEntry",
+           "parse_feed_chunks", "parse_feed_entries"]
 
 CHUNK = 1 << 16  # expat is given slices, not the whole document in its buffer
 
@@ -155,7 +164,7 @@ class _Pass:
         self.updated: Text | None = None
         self.published: Text | None = None
         self.line = 0
-        # For runs (feedfeeder.py): the encoding expat was told, its byte index of the last
+        # For runs (Feeder, below): the encoding expat was told, its byte index of the last
         # entry's end tag, the default namespaces in scope, the root's entries' tag.
         self.encoding, self.closed, self.tag = encoding, -1, ""
         self.bound: dict[str | None, list[str]] = {}  # prefix (None: default) -> URIs in scope
@@ -169,7 +178,7 @@ class _Pass:
         p.EndElementHandler = self.end
         p.StartNamespaceDeclHandler = self.declare_namespace
         p.EndNamespaceDeclHandler = self.end_namespace
-        feed = feeder(self)
+        feed = Feeder(self).feed
         p.StartDoctypeDeclHandler = dtd.start
         p.EndDoctypeDeclHandler = dtd.end
         try:
@@ -405,3 +414,170 @@ class _Pass:
 
     def end_namespace(self, prefix: str | None) -> None:
         self.bound[prefix].pop()  # (expat calls it for each declaration going out of scope)
+
+
+# -------------------------------------------------------------------------------------- the DOCTYPE
+
+@cache  # (compiled when first used: start-up time)
+def _undefined_ref() -> re.Pattern[bytes]:
+    """A reference to an entity other than XML's five (a character reference starts "&#").
+    Under an external DTD (never loaded) expat drops such a reference from an attribute value
+    without a word, where feedparser keeps it and calls the feed malformed."""
+    return re.compile(rb"&(?!(?:amp|lt|gt|quot|apos);|#)")
+
+
+class Doctype:
+    """The DOCTYPE handlers of one pass, and the pieces it parsed after one."""
+
+    __slots__ = ("internal_subset", "external", "pieces")
+
+    def __init__(self) -> None:
+        self.internal_subset = False
+        self.external = False  # the DOCTYPE names an external DTD
+        self.pieces = 0  # pieces of the document parsed
+
+    def start(self, name: str, sysid: Any, pubid: Any, has_internal_subset: int) -> None:
+        self.internal_subset = bool(has_internal_subset)
+        # Under an external DTD (never loaded) expat drops a reference to an undefined entity
+        # from an attribute value without a word ("/a/&secret;/b" became "/a//b"), where
+        # feedparser keeps it and calls the feed malformed: any such reference, feedparser.
+        # Searched in this piece and each one after it (a DOCTYPE comes before the root); one
+        # after the first piece could follow a reference read before: feedparser decides.
+        # (an empty system literal, SYSTEM "", names an external DTD all the same for expat:
+        # the reference was dropped silently, issue 35, item 20)
+        if sysid is not None or pubid is not None:
+            if self.pieces:
+                raise FastPathUnsupported("a DOCTYPE with an external DTD after 64 KiB")
+            self.external = True
+
+    def parsed(self, piece: bytes) -> None:
+        """After each piece. (A reference cut by the piece's end is taken for an undefined
+        one: feedparser reads the document.)"""
+        self.pieces += 1
+        if self.external and _undefined_ref().search(piece):
+            raise FastPathUnsupported("an entity reference under an external DTD")
+
+    def end(self) -> None:
+        # feedparser cuts the DOCTYPE out with a regex that stops at the first ">", so an
+        # internal subset (ATTLIST defaults, element declarations) means something else to it.
+        if self.internal_subset:
+            raise FastPathUnsupported("DOCTYPE with an internal subset")
+
+    @staticmethod
+    def skipped_entity(name: str, is_parameter: int) -> None:
+        # Only with a DOCTYPE naming an external DTD, which expat does not read. feedparser
+        # strips that DOCTYPE, so for it the undefined entity is fatal: its call (bozo), not a
+        # refusal (xmlutil's rule for the other passes).
+        raise FastPathUnsupported(f"undefined entity {name!r}")
+
+
+# --------------------------------------------------------------------------------------------- runs
+
+# Runs start past this many bytes: a small feed (the usual cron job's) is read by the handlers
+# alone, without compiling the grammar; past it, the handlers have read ~0.2% of a 16 MB feed.
+SMALL = 32 << 10
+
+
+class Feeder:
+    """Gives a pass's pieces to its parser, with a run in place of plain entries wherever
+    expat, with the handlers, has just read an entry's end tag (see the module's text)."""
+
+    __slots__ = ("p", "fed", "end", "wait", "backoff", "prefixed")
+
+    def __init__(self, p: _Pass) -> None:
+        self.p = p
+        self.fed = 0  # bytes given to expat (stand-ins counted as given): its byte index
+        self.end = b""
+        # After a region without a run, the next tries wait 1, 2, 4... entries (up to 256): a
+        # feed whose entries no run takes costs a few tries, not one per entry.
+        self.wait = 0
+        self.backoff = 1
+        self.prefixed: tuple[str, ...] = ()  # the PREFIXED names the document binds as assumed
+
+    def feed(self, piece: bytes) -> None:
+        p = self.p
+        parse = p.parser.Parse
+        pos = 0
+        if not self.end:
+            if not p.tag and self.fed + len(piece) > SMALL:  # read up to an end tag: the root
+                ends = [i for i in (piece.find(b"</item>"), piece.find(b"</entry>")) if i >= 0]
+                pos = min(ends, default=len(piece))
+                parse(piece[:pos], False)
+                self.fed += pos
+            if not p.tag or self.fed < SMALL:  # (no root yet, or a small feed so far)
+                parse(piece[pos:], False)
+                self.fed += len(piece) - pos
+                return
+            self.end = f"</{p.tag}>".encode()
+        end, window = self.end, len(piece)
+        while True:
+            cut = piece.find(end, pos)
+            if cut < 0:
+                break
+            cut += len(end)
+            parse(piece[pos:cut], False)
+            self.fed += cut - pos
+            pos = cut
+            if self.wait:
+                self.wait -= 1
+                continue
+            last = piece.rfind(end, pos, pos + window)
+            if last < 0 or not self.between_entries():
+                continue
+            made = self.run(piece[pos : last + len(end)])
+            if made is None:
+                window = 4096  # (this piece's next entry is tried with a short region)
+                self.wait, self.backoff = self.backoff, min(2 * self.backoff, 256)
+                continue
+            self.backoff = 1
+            pos += made
+        if pos < len(piece):
+            parse(piece[pos:], False)
+            self.fed += len(piece) - pos
+
+    def run(self, region: bytes) -> int | None:
+        """The run at the start of ``region``, taken: its size in bytes, or None."""
+        p = self.p
+        from .feedruns import NotPlain, entries, scan  # (a large feed's first run imports it)
+
+        found = scan(region, p.tag, p.encoding, self.prefixed)
+        if found is None:
+            return None
+        try:
+            made = entries(found, p.base, p.resolve, p.parser.CurrentLineNumber + p.shift,
+                           p.html_types)
+        except NotPlain:
+            return None
+        p.entries.extend(made)
+        p.parser.Parse(found.stand_in, False)
+        self.fed += len(found.stand_in)
+        return found.size
+
+    def between_entries(self) -> bool:
+        """expat has read all it was given, the last thing an entry's end tag, and the pass is
+        where runs start: no entry, leaf, source or image open, a base that stays the same,
+        and the grammar's names of the kinds it assumes in the default namespace."""
+        p = self.p
+        if (p.parser.CurrentByteIndex != self.fed or p.closed != self.fed - len(self.end)
+                or p.entry or p.inside or p.source or p.image
+                or p.base and p.base is not p.stable):
+            return False
+        from .feedruns import NAMES, PREFIXED
+
+        bound = p.bound
+        uri = bound[None][-1] if bound.get(None) else ""
+        for local, kind in ((p.tag, ENTRY), *NAMES.items()):
+            if self.kind(f"{uri} {local}" if uri else local) != kind:
+                return False
+        prefixed = []
+        for qname, kind in PREFIXED.items():
+            prefix, local = qname.split(":")
+            if bound.get(prefix) and self.kind(f"{bound[prefix][-1]} {local} {prefix}") == kind:
+                prefixed.append(qname)
+        self.prefixed = tuple(prefixed)
+        return True
+
+    def kind(self, name: str) -> str:
+        """The kind (feedcompat.KIND) of the element expat names ``name``."""
+        info: dict[str, Any] = self.p.names
+        return KIND.get((info.get(name) or self.p.learn(name))[1], PLAIN)

@@ -14,17 +14,26 @@ the converter's reader (readers/feed.py) and by ``check``.
 3. Otherwise feedparser reads it. A feed it calls malformed (``bozo``) is read as far as it
    goes, and the complaint returned as ``Malformed`` for the caller to warn about or report;
    one where it finds neither a feed version nor an entry is no feed (``is_feed``).
+
+A feed's bytes are read once, in chunks, and kept so that they can be read again (FeedInput):
+the fast pass streams, a chunk at a time; only when it gives up does feedparser need the whole
+document, and by then the stream (stdin, a download, a gunzipped file) cannot be rewound. So
+every chunk the pass reads is kept: in memory up to SPOOL_MEMORY, in an anonymous temporary
+file beyond it, so that a feed of any size up to ``max_bytes`` is read in bounded memory by the
+fast pass (the issue 18 rule: a 49 MB feed within 80 MB), and only a feed feedparser must read
+is held whole.
 """
 
 from __future__ import annotations
 
 import io
 import re
-from collections.abc import Callable
-from typing import Any, NamedTuple
+from collections.abc import Callable, Iterator
+from typing import IO, Any, NamedTuple, Optional
 from xml.parsers import expat
 
 from .. import mode
+from ..errors import InputError
 from ..xmlutil import (
     MAX_NAMESPACES,
     MarkupGuard,
@@ -36,7 +45,6 @@ from ..xmlutil import (
 )
 from .feedcompat import headers, prepare
 from .feeddates import _known, parsed_utc
-from .feedinput import FeedInput
 from .feedpass import (
     CHUNK,
     FastPathUnsupported,
@@ -46,8 +54,8 @@ from .feedpass import (
     parse_feed_entries,
 )
 
-__all__ = ["FeedRead", "FeedUnreadable", "Malformed", "feedparser_entries",
-           "read_feed_entries", "read_feed_input"]
+__all__ = ["SPOOL_MEMORY", "FeedInput", "FeedRead", "FeedUnreadable", "Malformed",
+           "feedparser_entries", "read_feed_entries", "read_feed_input"]
 
 
 class Malformed(NamedTuple):  # (a NamedTuple, not a dataclass: made faster at start-up)
@@ -77,12 +85,102 @@ class FeedUnreadable(ValueError):
         self.cause = cause
 
 
+READ_CHUNK = 1 << 20  # bytes read from the stream at a time
+SPOOL_MEMORY = 24 << 20  # kept in memory up to this (a 50,000-item feed is 16-18 MB)
+
+
+class FeedInput:
+    """The feed read from ``stream``, refused past ``max_bytes`` (named by ``source``)."""
+
+    def __init__(self, stream: IO[bytes], source: str, max_bytes: int) -> None:
+        self.stream = stream
+        self.source = source
+        self.max_bytes = max_bytes
+        self.size = 0  # bytes read from the stream so far
+        self.memory: list[bytes] = []
+        self.file: Optional[IO[bytes]] = None  # the spool, once past SPOOL_MEMORY
+        self.done = False  # the stream is read to its end
+        self.data: Optional[bytes] = None  # the whole document, once whole() was asked
+
+    def chunks(self) -> Iterator[bytes]:
+        """The document from its start, a chunk at a time (what was read before, again)."""
+        yield from self._kept()
+        while not self.done:
+            chunk = self._read()
+            if chunk:
+                yield chunk
+
+    def whole(self) -> bytes:
+        """The whole document (for feedparser, which cannot stream), held from now on."""
+        if self.data is None:
+            for _ in self.chunks():
+                pass
+            data = b"".join(self._kept())
+            self.close()
+            self.data = data
+        return self.data
+
+    def close(self) -> None:
+        self.data = None
+        self.memory = []
+        if self.file is not None:
+            self.file.close()
+            self.file = None
+
+    def _kept(self) -> Iterator[bytes]:
+        if self.data is not None:
+            yield self.data
+            return
+        if self.file is not None:
+            self.file.flush()
+            self.file.seek(0)
+            while True:
+                piece = self.file.read(READ_CHUNK)
+                if not piece:
+                    break
+                yield piece
+        yield from list(self.memory)
+
+    def _read(self) -> bytes:
+        chunk = self.stream.read(min(READ_CHUNK, self.max_bytes + 1 - self.size))
+        if not chunk:
+            self.done = True
+            return b""
+        self.size += len(chunk)
+        if self.size > self.max_bytes:
+            raise InputError(self.source, None, f"feed larger than {self.max_bytes:,} bytes; "
+                             "raise `max_feed_bytes` if this one is genuine",
+                             parameter="max_feed_bytes")
+        self._keep(chunk)
+        return chunk
+
+    def _keep(self, chunk: bytes) -> None:
+        if self.file is None and self.size > SPOOL_MEMORY:
+            import tempfile  # (only a feed this large pays for the import)
+
+            self.file = tempfile.TemporaryFile()
+            for piece in self.memory:
+                self.file.write(piece)
+            self.memory = []
+        if self.file is not None:
+            self.file.seek(0, 2)
+            self.file.write(chunk)
+        else:
+            self.memory.append(chunk)
+
+
+def _pass_first(want_parsed: bool) -> bool:
+    """Whether the fast pass is tried first: the one choice of the reference mode for feeds
+    (feedparser reads every feed in it) and of a caller that wants feedparser's result."""
+    return not want_parsed and not mode.reference()
+
+
 def read_feed_input(feed: FeedInput, base_url: str | None = None, *,
                     want_parsed: bool = False) -> FeedRead:
     """read_feed_entries over a stream: the fast pass reads it a chunk at a time, and only a
-    feed it gives up on is read again, whole, for feedparser (feedinput.py)."""
+    feed it gives up on is read again, whole, for feedparser (FeedInput)."""
     declared_encoding(next(feed.chunks(), b""))  # (the first chunk is kept, and read again)
-    if not want_parsed and not mode.reference():
+    if _pass_first(want_parsed):
         try:
             entries = parse_feed_chunks(feed.chunks(), base_url, feed.whole)
             if not entries.extended:
@@ -105,7 +203,7 @@ def read_feed_entries(data: bytes, base_url: str | None = None, *,
     # Refused, by either path: an unknown or unusable declared encoding (xmlutil's one rule);
     # feedparser would read such a feed as UTF-8 or Windows-1252, silently (issue 35, item 19)
     declared_encoding(data[:1024])
-    if fast and not want_parsed and not mode.reference():
+    if fast and _pass_first(want_parsed):
         try:
             entries = parse_feed_entries(data, base_url)
             if not entries.extended:

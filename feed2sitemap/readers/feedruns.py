@@ -22,30 +22,27 @@ would check it: strict UTF-8 (or Latin-1, as expat was told), no character XML f
 "]]>" outside CDATA, every "&" outside CDATA one of XML's five entities or a character
 reference to an allowed character; no "\\r" (left to expat). Each entry's link and date are
 then what feedparser's handlers give for that shape (the same functions as the handler path:
-feedcompat.link_text, resolve, clean, feeddates.entry_date), and expat is given white space
+feedcompat.link_text, resolve, clean, feeddates.entry_date, in ``by_entry``; the usual shapes a
+column at a time, proven equal: see "columns" below), and expat is given white space
 with the same line ends instead of the run, so that its state, lines and well-formedness
 checks of the rest are exact. Anything else is read by expat with the handlers, unchanged.
-The entries of a run laid out as its first one are read by that layout's regex (feedlayout.py),
-the others by the grammar: the same values either way.
-FEED2SITEMAP_FEED_HANDLERS=1 turns runs off (feedfeeder.py; for differential tests).
+The handlers alone read a feed runs never start in (feedpass.SMALL; the differential tests').
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
-from datetime import datetime
+from collections.abc import Callable, Iterator, Sequence
+from datetime import datetime, timezone
 from itertools import accumulate, repeat
-from typing import TYPE_CHECKING, Any, NamedTuple
+from operator import methodcaller
+from typing import Any, NamedTuple
 
-from .feedcompat import HTML_TYPES, clean, link_text, map_content_type
-from .feeddates import entry_date
-from .feedentries import FeedEntry
+from .feedcompat import HTML_TYPES, FeedEntry, clean, link_text, map_content_type
+from .feeddates import MONTH_DASHED, entry_date
 
-if TYPE_CHECKING:
-    from .feedlayout import Layout
-
-__all__ = ["NAMES", "PREFIXED", "NotPlain", "Run", "entries", "scan"]
+__all__ = ["NAMES", "PREFIXED", "NotPlain", "Run", "atom_links", "by_entry", "dates", "entries",
+           "rss_links", "scan"]
 
 _WS = "[ \t\n]*"
 _VALUE = "[^<]*</"  # a value and its end tag's "</": present-but-empty is "</", absent ""
@@ -71,26 +68,20 @@ _CHILD = (
 )
 # The groups read (as indexes of findall's tuples: a group's number less one)
 LINK, ATOM, ID, UPDATED, PUBLISHED, GUID_ATTRS, GUID, JUNK = 2, 3, 5, 7, 10, 12, 13, 16
-READ = frozenset((LINK, ATOM, ID, UPDATED, PUBLISHED, GUID_ATTRS, GUID))
 _GRAMMAR: dict[str, re.Pattern[str]] = {}  # compiled when first used (a small feed never is)
 
 
 def _grammar(tag: str, prefixed: tuple[str, ...]) -> re.Pattern[str]:
     """The grammar for entries ``tag``, with the ``prefixed`` names (of PREFIXED, bound as
-    assumed in the document) read as text too."""
+    assumed in the document) read as text too (before "rights", the last of TEXT_NAMES)."""
     key = tag + " " + " ".join(prefixed)
     pattern = _GRAMMAR.get(key)
     if pattern is None:
-        child = _CHILD.replace(f"({TEXT_NAMES})", f"({text_names(prefixed)})", 1)
+        names = TEXT_NAMES.replace("|rights", "".join("|" + n for n in prefixed) + "|rights")
+        child = _CHILD.replace(f"({TEXT_NAMES})", f"({names})", 1)
         pattern = _GRAMMAR[key] = re.compile(
             f"{_WS}<{tag}>(?:{_WS}<(?:{child}))*{_WS}</{tag}>|((?s:.+))")
     return pattern
-
-
-def text_names(prefixed: tuple[str, ...]) -> str:
-    """The names read as text (an alternation): TEXT_NAMES with the ``prefixed`` ones before
-    its last."""
-    return TEXT_NAMES.replace("|rights", "".join("|" + n for n in prefixed) + "|rights")
 
 
 # The local names the grammar reads, and the kind (feedcompat.KIND) each must have for the
@@ -124,21 +115,15 @@ class NotPlain(Exception):
 class Run(NamedTuple):
     """Plain entries found at the start of a region."""
 
-    columns: list[tuple[str, ...]]  # the grammar's groups but the last, by entry (READ's; the
-    # others all "")
-    n: int  # the number of entries
-    by_layout: int  # how many of them the layout of the first read (feedlayout.py)
+    found: list[tuple[str, ...]]  # the grammar's groups, by entry
     lines: list[int]  # each entry's start tag's line, counted from the region's first
     size: int  # bytes of the region the run takes
     stand_in: bytes  # what expat reads instead: white space with the same line ends
 
 
-def scan(region: bytes, tag: str, encoding: str, prefixed: tuple[str, ...] = (),
-         layouts: bool = True) -> Run | None:
+def scan(region: bytes, tag: str, encoding: str, prefixed: tuple[str, ...] = ()) -> Run | None:
     """The plain entries at the start of ``region`` (which starts between two entries), or
-    None when there are none or expat would find anything wrong in them. ``layouts``: the
-    entries laid out as the first are read by its layout (feedlayout.py), the others by the
-    grammar; else all by the grammar (the two give the same run)."""
+    None when there are none or expat would find anything wrong in them."""
     codec = _DECODE.get(encoding)
     if codec is None:
         return None
@@ -147,12 +132,13 @@ def scan(region: bytes, tag: str, encoding: str, prefixed: tuple[str, ...] = (),
         text = region.decode("ascii" if ascii else codec)
     except UnicodeDecodeError:
         return None
-    columns, n, by_layout, rest, laid = _entries(text, tag, prefixed, layouts)
+    found = _grammar(tag, prefixed).findall(text)
     size = len(region)
-    if rest:
+    if found and found[-1][JUNK]:
+        rest = found.pop()[JUNK]
         text = text[: len(text) - len(rest)]
         size -= len(rest) if ascii or codec == "latin-1" else len(rest.encode(codec))
-    if not n:
+    if not found:
         return None
     run = region[:size] if size < len(region) else region
     if (len(run.translate(None, _C0)) != size
@@ -161,58 +147,15 @@ def scan(region: bytes, tag: str, encoding: str, prefixed: tuple[str, ...] = (),
     if b"]]>" in run and run.count(b"]]>") != run.count(b"<![CDATA[") or "&" in text and not (
             _references_ok(text) or "]]>" in text and _references_ok(_CDATA.sub("", text))):
         return None
-    lines = _lines(run, tag, n, laid)
-    if lines is None:
+    # each entry's start tag's line, counted from the run's first, and the run's line ends
+    # last (none when a "<item>" inside a CDATA section would make them wrong)
+    parts = run.split(f"<{tag}>".encode())
+    if len(parts) != len(found) + 1:
         return None
+    lines = list(accumulate(map(bytes.count, parts, repeat(b"\n"))))
     breaks = lines.pop()
     stand_in = b"\n" * breaks + b" " * (len(text) - text.rfind("\n") - 1)
-    return Run(columns, n, by_layout, lines, size, stand_in)
-
-
-def _lines(run: bytes, tag: str, n: int, laid: Layout | None) -> list[int] | None:
-    """Each entry's start tag's line, counted from the run's first, and the run's line ends
-    last; None when a "<item>" inside a CDATA section would make them wrong. When one layout
-    read every entry and the run has just the line ends of its white space, entry i starts
-    i times as many lines down: no entry is looked at."""
-    if laid is not None:
-        breaks = run.count(b"\n")
-        if breaks == n * laid.breaks:
-            step, lead = laid.breaks, laid.lead_breaks
-            return [*(range(lead, lead + step * n, step) if step else [lead] * n), breaks]
-    parts = run.split(f"<{tag}>".encode())
-    if len(parts) != n + 1:
-        return None
-    return list(accumulate(map(bytes.count, parts, repeat(b"\n"))))
-
-
-def _entries(text: str, tag: str, prefixed: tuple[str, ...], layouts: bool
-             ) -> tuple[list[tuple[str, ...]], int, int, str, Layout | None]:
-    """The plain entries at the start of ``text``: their columns (the grammar's groups, but
-    the last), their number, how many the first's layout read, the text after them, and
-    that layout when it read them all."""
-    columns: list[tuple[str, ...]] = []
-    n = 0
-    rest = text
-    layout = None
-    if layouts:
-        from .feedlayout import layout_of  # (imports this module)
-
-        layout = layout_of(text, tag, prefixed)
-        if layout is not None:
-            columns, n, rest = layout.read(text)
-    found = _grammar(tag, prefixed).findall(rest) if rest else []
-    if found and found[-1][JUNK]:
-        rest = found.pop()[JUNK]
-    else:
-        rest = ""
-    if not found:
-        return columns, n, n, rest, layout
-    read = list(zip(*found, strict=True))
-    unread = ("",) * len(found)  # (a group no step reads: the same whichever path read it)
-    more = [read[k] if k in READ else unread for k in range(JUNK)]
-    if n:
-        more = [a + b for a, b in zip(columns, more, strict=True)]
-    return more, n + len(found), n, rest, None
+    return Run(found, lines, size, stand_in)
 
 
 def _references_ok(text: str) -> bool:
@@ -256,17 +199,25 @@ _new_entry = tuple.__new__  # a FeedEntry without NamedTuple's Python-level __ne
 
 def entries(run: Run, base: str, resolve: Callable[[str, str], str], first_line: int,
             html_types: dict[str, bool]) -> list[FeedEntry]:
-    """Each entry's (link, date, line): what the handlers would have made of it."""
+    """Each entry's (link, date, line): what the handlers would have made of it, a column at
+    a time for the usual run (no Python code per plain value), else entry by entry."""
     lines = [first_line + n for n in run.lines]
-    try:  # (the usual run: a column at a time, no Python code per plain value)
-        links = _link_column(run.columns, base, resolve, html_types)
-        dates = _date_column(run.columns)
+    try:
+        columns = list(zip(*run.found, strict=True))
+        links = _link_column(columns, base, resolve, html_types)
+        dates = _date_column(columns)
         return list(map(_new_entry, repeat(FeedEntry), zip(links, dates, lines, strict=True)))
     except _ByEntry:
-        pass
+        return by_entry(run, base, resolve, lines, html_types)
+
+
+def by_entry(run: Run, base: str, resolve: Callable[[str, str], str], lines: list[int],
+             html_types: dict[str, bool]) -> list[FeedEntry]:
+    """Each entry's (link, date, line), entry by entry with the handler path's functions:
+    the plain twin of the columns (tests/test_feedruns.py holds the two equal)."""
     out: list[FeedEntry] = []
     append = out.append
-    for f, line in zip(zip(*run.columns, strict=True), lines, strict=True):
+    for f, line in zip(run.found, lines, strict=True):
         alt: str | None = None
         link: str | None = None
         if f[LINK]:  # RSS's <link>: its text, resolved and repaired (feedcompat.link_text)
@@ -292,8 +243,6 @@ def _link_column(columns: list[tuple[str, ...]], base: str,
                  resolve: Callable[[str, str], str], html_types: dict[str, bool]) -> list[Any]:
     """Every entry's link, when every entry has an RSS link, or every one an Atom link that
     is an alternate one (else the guid could count)."""
-    from .feedcolumns import atom_links, rss_links  # (imported with the first run)
-
     rss, atom = columns[LINK], columns[ATOM]
     if "" not in rss and atom.count("") == len(atom):
         return rss_links(rss, lambda raw: link_text(_value(raw), base, resolve))
@@ -311,8 +260,6 @@ def _link_column(columns: list[tuple[str, ...]], base: str,
 def _date_column(columns: list[tuple[str, ...]]) -> Sequence[datetime | None]:
     """Every entry's date: updated when all have one that is a date, else published when
     all have one and none has updated."""
-    from .feedcolumns import dates
-
     updated, published = columns[UPDATED], columns[PUBLISHED]
     n = len(updated)
     if "" not in updated:
@@ -361,3 +308,180 @@ def _atom_link(attrs: str, base: str, resolve: Callable[[str, str], str],
     if html is None:
         html = html_types[typ] = map_content_type(typ) in HTML_TYPES
     return href or None, href if html else None
+
+
+# ------------------------------------------------------------------------------------------ columns
+
+# A run's links and dates a column at a time (``entries``), for the shapes nearly every feed
+# writes: each value proven by one regular expression over the whole column, so that no Python
+# code runs per entry. Where a column is not all of one such shape, ``by_entry`` computes each
+# entry's value with the handler path's functions instead.
+#
+# Each value below is proven to be one whose answer by those functions is known without calling
+# them, and a property test holds the two equal (tests/test_feedruns_columns.py):
+#
+# - a link whose text (or href) is an absolute http(s) URL that urljoin leaves as it is
+#   (_ABS; so resolve() gives it back whatever the base), ASCII (clean() leaves
+#   it), with no reference but "&amp;" (so it is "&" to expat) and nothing that link_text
+#   repairs (no "&name;" after decoding);
+# - a date in RFC 822's or W3C-DTF's usual shape (feeddates._RFC822, _w3cdtf), which
+#   entry_date turns into the same instant through fromisoformat: here the whole column is made
+#   ISO 8601 by C-coded replacements, splits and slices and parsed by ``map``; a date out of
+#   range, at the epoch (which means "unknown") or in year 1 sends the column back to entry_date.
+
+_UTC = timezone.utc
+_EPOCH = datetime(1970, 1, 1, tzinfo=_UTC)
+# Absolute http(s) URLs that urljoin gives back unchanged whatever the base, ASCII (as
+# feedcompat's resolver takes them, without an IRI's characters): a pattern's text, for the
+# column regexes below.
+_ABS = (
+    r"https?://[A-Za-z0-9.-]+(?::[0-9]+)?(?:/[A-Za-z0-9\-._~!$&'()*+,=:@/%]*)?"
+    r"(?:\?[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]+)?(?:#[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]+)?"
+)
+# Values as the grammar captures them, each followed by its end tag's "</" (Atom's attribute
+# strings by a NUL, which the run holds nowhere: scan refuses control characters)
+_RSS_LINKS = re.compile(f"(?:{_ABS}</)*")
+_ATOM_LINKS = re.compile(
+    f'(?:(?:[ \t\n]+rel="alternate")?(?:[ \t\n]+type="text/html")?[ \t\n]+href="{_ABS}"\0)*')
+_HREF = re.compile('href="([^"]*)"')
+_AMP_NAME = re.compile("&[A-Za-z0-9_]+;")  # what feedcompat.link_text repairs
+Odd = Callable[[str], Any]  # the handler path's answer for one value (with its separator)
+
+
+def _pieces(joined: str, plain: re.Pattern[str], sep: str) -> Iterator[tuple[bool, str]]:
+    """The column cut into stretches of plain values (True) and single other values."""
+    pos, n = 0, len(joined)
+    while pos < n:
+        m = plain.match(joined, pos)
+        end = m.end() if m else pos
+        if end > pos:
+            yield True, joined[pos:end]
+        if end == n:
+            return
+        after = joined.index(sep, end) + len(sep)
+        yield False, joined[end:after]
+        pos = after
+
+
+def _decoded(text: str) -> str | None:
+    """Plain values with "&amp;" as "&" when that is their only reference and nothing is
+    left that link_text would repair, else None."""
+    if "&" not in text:
+        return text
+    if text.count("&") != text.count("&amp;"):
+        return None
+    text = text.replace("&amp;", "&")
+    return None if _AMP_NAME.search(text) else text
+
+
+def _links(joined: str, plain: re.Pattern[str], sep: str, odd: Odd,
+           split: Callable[[str], list[str]]) -> list[Any]:
+    out: list[Any] = []
+    for ok, text in _pieces(joined, plain, sep):
+        decoded = _decoded(text) if ok else None
+        if decoded is not None:
+            out += split(decoded)
+        elif ok:
+            out += [odd(v + sep) for v in text.split(sep)[:-1]]
+        else:
+            out.append(odd(text))
+    return out
+
+
+def _rss_split(text: str) -> list[str]:
+    links = text.split("</")
+    links.pop()
+    return links
+
+
+def rss_links(column: Sequence[str], odd: Odd) -> list[Any]:
+    """The links of a column of RSS <link> texts: a plain absolute URL is its own link;
+    ``odd`` gives any other's."""
+    return _links("".join(column), _RSS_LINKS, "</", odd, _rss_split)
+
+
+def atom_links(column: Sequence[str], odd: Odd) -> list[Any]:
+    """The links of a column of Atom <link> attributes: where rel="alternate" (or none) and
+    type="text/html" (or none) come in that order, then href, a plain absolute URL, the href;
+    ``odd`` gives any other's (from the attributes and their NUL)."""
+    return _links("\0".join(column) + "\0", _ATOM_LINKS, "\0", odd, _HREF.findall)
+
+
+_RFC822 = re.compile(r"(?:(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), )?\d\d? "
+                     r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} "
+                     r"\d\d:\d\d:\d\d (?:[+-]\d{4}|GMT|UT)</)*")
+_WEEKDAYS = tuple(f"{d}, " for d in "Mon Tue Wed Thu Fri Sat Sun".split())
+_DAY_T = {k: f"{d:02d}T" for d in range(1, 32) for k in (str(d), f"{d:02d}")}
+_W3CDTF = re.compile(r"(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:Z|[+-]\d\d:\d\d)</)*")
+_TO_UTC = methodcaller("astimezone", _UTC)
+
+
+def dates(column: Sequence[str], epoch_is_unknown: bool, odd: Odd) -> list[Any]:
+    """entry_date of each value of a column (all present): the usual shapes in bulk, ``odd``
+    for the others (and for a stretch where one is out of range, the epoch or year 1)."""
+    joined = "".join(column)
+    rfc = not joined[:1].isdigit()  # (the first value's shape is taken for the column's)
+    out: list[Any] = []
+    for ok, text in _pieces(joined, _RFC822 if rfc else _W3CDTF, "</"):
+        values = _iso_dates(text, rfc, epoch_is_unknown) if ok and text.isascii() else None
+        if values is None:
+            values = [odd(v + "</") for v in text.split("</")[:-1]]
+        out += values
+    return out
+
+
+def _iso_dates(text: str, rfc: bool, epoch_is_unknown: bool) -> list[datetime] | None:
+    n = text.count("</")
+    made = _rfc822_isos(text, n) if rfc else _w3cdtf_isos(text, n)
+    if made is None:
+        return None
+    isos, utc = made
+    try:
+        values = list(map(datetime.fromisoformat, isos))
+        if not utc:  # (a zero offset is read as timezone.utc already)
+            values = list(map(_TO_UTC, values))
+    except (ValueError, OverflowError):
+        return None
+    if min(values).year <= 1 or epoch_is_unknown and _EPOCH in values:
+        return None
+    return values
+
+
+def _rfc822_isos(text: str, n: int) -> tuple[list[str], bool] | None:
+    """The ``n`` values of ``text`` (of _RFC822's shape) as ISO 8601 strings, made in C: the
+    fields cut at the spaces and put in ISO's order by slices, the month's number and the
+    zone's offset looked up; and whether every offset is zero."""
+    commas = text.count(",")  # (a comma only ends a weekday)
+    if commas and commas != n:  # some with a weekday, some without
+        for weekday in _WEEKDAYS:
+            text = text.replace(weekday, "")
+        commas = 0
+    w = 6 if commas else 5  # [weekday,] day, month, year, clock, zone; ...; ""
+    fields = text.replace("</", " ").split(" ")
+    if len(fields) != w * n + 1:
+        return None
+    fields.pop()
+    k = w - 5  # the day's index
+    zone = fields[k + 4 :: w]
+    offsets = {z: ("+00:00" if z[0] not in "+-" else z[:3] + ":" + z[3:]) + "\0"
+               for z in set(zone)}
+    iso = [""] * (5 * n)
+    iso[0::5] = fields[k + 2 :: w]
+    try:
+        iso[1::5] = map(MONTH_DASHED.__getitem__, fields[k + 1 :: w])
+        iso[2::5] = map(_DAY_T.__getitem__, fields[k::w])  # (a day past 31: entry_date's)
+    except KeyError:
+        return None
+    iso[3::5] = fields[k + 3 :: w]
+    iso[4::5] = map(offsets.__getitem__, zone)
+    isos = "".join(iso).split("\0")
+    isos.pop()
+    return isos, set(offsets.values()) == {"+00:00\0"}
+
+
+def _w3cdtf_isos(text: str, n: int) -> tuple[list[str], bool]:
+    """The ``n`` values of ``text`` (of _W3CDTF's shape) as ISO 8601 strings, and whether
+    every offset is zero."""
+    isos = text.replace("Z</", "+00:00</").split("</")
+    isos.pop()
+    return isos, text.count("Z</") == n
