@@ -14,7 +14,7 @@ from itertools import repeat
 from typing import Optional
 
 from .batch import Batch, bad_values, check_shape
-from .merge import DEFAULT_MEMORY_LIMIT, MergeCounts, ReferenceStore
+from .merge import DEFAULT_MEMORY_LIMIT, MergeCounts, ReferenceStore, Store
 from .mode import reference
 from .record import check_changefreq, check_priority
 from .report import Report
@@ -268,16 +268,14 @@ def merge(batches: Iterable[Batch], counts: Optional[MergeCounts] = None, *,
                   memory_limit: int = DEFAULT_MEMORY_LIMIT) -> Iterator[Batch]:
     """One entry per URL, newest lastmod wins (the rules are in ``merge.py``'s docstring).
 
-    Nothing is yielded until ``batches`` is exhausted: every URL is remembered, compactly, and
-    spilled to temporary files past ``memory_limit`` bytes (spill.py). ``base`` holds the source
+    Nothing is yielded until ``batches`` is exhausted: every URL is remembered (merge.Store),
+    and spilled to temporary files past ``memory_limit`` bytes (spill.py). ``base`` holds the source
     names of the output's previous version when it is also an input; ``counts`` is filled once
     the last batch has been yielded.
     """
-    from .mergecols import ColumnStore  # (only the runs that merge: start-up time)
-
-    # the column store; the reference mode takes the plain one, a dict of records (merge.py)
-    store = (ReferenceStore if reference() else ColumnStore)(base_mode=base is not None,
-                                                         memory_limit=memory_limit)
+    # the store on columns; the reference mode takes the plain one, a dict of records
+    store = (ReferenceStore if reference() else Store)(base_mode=base is not None,
+                                                   memory_limit=memory_limit)
     try:
         for batch in batches:
             if base is None:

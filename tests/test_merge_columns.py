@@ -1,4 +1,4 @@
-"""The column store (mergecols.py) against the plain reference (merge.ReferenceStore, taken under
+"""The merge store (merge.Store) against the plain reference (merge.ReferenceStore, taken under
 FEED2SITEMAP_REFERENCE=1): the same entries, in the same order, the same counts and the same
 URLs told to IndexNow, the same bytes written, on random inputs (copies, lastmod ties, missing
 lastmods, other time zones, changefreq and priority, extensions, a base, a spill forced by a
@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from feed2sitemap import Report, convert, mergecols
+from feed2sitemap import Report, convert
 from feed2sitemap.batch import Batch, batched
 from feed2sitemap.extensions.model import Alternate, Foreign, Image
 from feed2sitemap.extensions.value import EMPTY, Extensions
@@ -105,8 +105,6 @@ def test_random_copies_merge_as_the_reference_does(monkeypatch: pytest.MonkeyPat
     rng = random.Random(seed)
     records = random_records(seed, rng.randrange(1, 400), rng.randrange(1, 120),
                              fields=seed % 4 != 0, extensions=seed % 3 == 0)
-    if seed % 2:  # the store's dict in shards of a few URLs (1.4 million unless tested)
-        monkeypatch.setattr(mergecols, "SHARD", rng.choice([1, 5, 30]))
     # the base first (the cron line), or after other inputs' copies
     base = None if seed % 3 == 0 else {f"in{seed % 2}.xml"}
     rows, counts, told = both(monkeypatch, records, rng.choice([1, 7, 64, 2048]),
@@ -120,13 +118,12 @@ def test_urls_of_several_sites_merge_as_the_reference_does(monkeypatch: pytest.M
                                                           seed: int) -> None:
     # URLs of two sites, the second also spelt as a path of the first
     # (https://example.com/https://other.example/p1, which must stay apart from
-    # https://other.example/p1), in shards of a few URLs or in one.
+    # https://other.example/p1).
     rng = random.Random(seed)
     sites = (U, "https://other.example/", f"{U}https://other.example/")
     records = random_records(seed, rng.randrange(30, 400), rng.randrange(5, 60),
                              fields=seed % 4 != 0, extensions=seed % 3 == 0, sites=sites)
     base = None if seed % 2 else {"in0.xml"}
-    monkeypatch.setattr(mergecols, "SHARD", rng.choice([1, 5, 30, mergecols.SHARD]))
     rows, counts, _ = both(monkeypatch, records, rng.choice([1, 7, 64]), base=base)
     assert counts[0] == len({r.loc for r in records}) == len(rows)
     assert [r[0] for r in rows] == list(dict.fromkeys(r.loc for r in records))

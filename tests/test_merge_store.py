@@ -1,4 +1,4 @@
-"""The merge store (mergecols.ColumnStore, with its spill to disk) held to the plain reference
+"""The merge store (merge.Store, with its spill to disk) held to the plain reference
 (merge.ReferenceStore, a dict from URL to its newest record) on random inputs: copies, lastmod
 ties, dates against datetimes in other zones, missing fields, extensions, a base, sitemaps of an
 index, and budgets small enough that the store spills (into one partition or several)."""
@@ -16,12 +16,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from feed2sitemap import mergecols
+from feed2sitemap import spill
 from feed2sitemap.batch import batched
 from feed2sitemap.errors import OutputError
 from feed2sitemap.extensions.model import Alternate, Image
 from feed2sitemap.extensions.value import EMPTY, Extensions
-from feed2sitemap.merge import MergeCounts, ReferenceStore
+from feed2sitemap.merge import MergeCounts, ReferenceStore, Store
 from feed2sitemap.mode import ENV
 from feed2sitemap.pipeline import merge
 from feed2sitemap.record import CHANGEFREQS, Record, format_lastmod, make_record
@@ -96,18 +96,16 @@ def outcome(value: str, copies: list[Record], size: int, **options: Any) -> tupl
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(copies=records(), size=st.sampled_from([1, 3, 16, 2048]),
        budget=st.sampled_from([1 << 30, 3000, 0]), partitions=st.integers(1, 4),
-       shard=st.sampled_from([1, 7, mergecols.SHARD]),
        base=st.sampled_from([None, "in0.xml", "in1.xml"]))
 def test_the_store_merges_as_the_reference_does(copies: list[Record], size: int, budget: int,
-                                                partitions: int, shard: int,
-                                                base: Optional[str]) -> None:
-    old = mergecols.SHARD, mergecols.PARTITIONS
-    mergecols.SHARD, mergecols.PARTITIONS = shard, partitions
+                                                partitions: int, base: Optional[str]) -> None:
+    old = spill.PARTITIONS
+    spill.PARTITIONS = partitions
     try:
         options = {"memory_limit": budget, "base": None if base is None else {base}}
         fast = outcome("", copies, size, **options)
     finally:
-        mergecols.SHARD, mergecols.PARTITIONS = old
+        spill.PARTITIONS = old
     assert fast == outcome("1", copies, size, **options)
 
 
@@ -117,7 +115,7 @@ def test_a_spilled_merge_keeps_first_seen_order_and_counts() -> None:
              for i in range(3000)]
     later = [make_record(f"{U}a{i}", datetime(2024, 1, 2, tzinfo=timezone.utc), "daily",
                          source="two.txt", line=i + 1) for i in range(0, 3000, 2)]
-    store = mergecols.ColumnStore(memory_limit=20_000, partitions=3)
+    store = Store(memory_limit=20_000, partitions=3)
     for batch in batched(first + later, 500):
         store.add(batch)
     counts = MergeCounts()
@@ -143,7 +141,7 @@ def test_a_spill_that_cannot_write_is_one_clear_error(tmp_path: Path,
 
     gone = tmp_path / "gone"
     monkeypatch.setattr(tempfile, "tempdir", str(gone))
-    store = mergecols.ColumnStore(memory_limit=0)  # (a zero budget flushes every batch)
+    store = Store(memory_limit=0)  # (a zero budget flushes every batch)
     with pytest.raises(OutputError, match=f"temporary files in {gone}.*TMPDIR"):
         for batch in batched([make_record(f"{U}p{i}") for i in range(100)], 20):
             store.add(batch)
