@@ -87,13 +87,6 @@ def check_length(batches: Iterable[Batch], max_loc: int, report: Optional[Report
     or shorter than ``min_loc`` (the XSD's minLength: "http://a.b/" cannot be in a sitemap)."""
     report = report if report is not None else Report()
     for batch in batches:
-        # proven (urls.py): none shorter than the site all start with; and, from the text
-        # reader, none longer than its block's longest line, else the longest is looked for
-        if len(batch.prefix) >= min_loc and batch.locs:
-            longest = batch.longest
-            if (longest if longest is not None else max(map(len, batch.locs))) < max_loc:
-                yield batch
-                continue
         sizes = list(map(len, batch.locs))
         if not sizes:
             continue
@@ -128,16 +121,13 @@ def within_scope(batches: Iterable[Batch], report: Optional[Report] = None,
     """
     report = report if report is not None else Report()
     off = report.hosts_off_scope
-    plain = reference()
     for batch in batches:
         if not batch.locs:
             continue
         if scope is None:
             scope = _first_scope(batch, report)
         prefix = scope.prefix
-        if not plain and (batch.prefix.startswith(prefix)
-                          or all(map(str.startswith, batch.locs, repeat(prefix)))):
-            # the usual case: known from the reader, or found in C
+        if all(map(str.startswith, batch.locs, repeat(prefix))):  # the usual batch, in C
             yield batch
             continue
         contains = scope.contains
@@ -185,13 +175,12 @@ def dedupe(batches: Iterable[Batch], report: Optional[Report] = None) -> Iterato
     """
     report = report if report is not None else Report()
     seen: set[int] = set()
-    plain = reference()
     for batch in batches:
         keys = list(map(hash, batch.locs))
-        # the usual case, in C: no key seen before, none twice in the batch (the probes of
+        # the usual batch, in C: no key seen before, none twice in the batch (the probes of
         # isdisjoint leave the table's slots in cache for the insertions that follow; a
         # key twice shows as fewer new members, and is taken out again: none was there)
-        if not plain and seen.isdisjoint(keys):
+        if seen.isdisjoint(keys):
             before = len(seen)
             seen.update(keys)
             if len(seen) - before == len(keys):

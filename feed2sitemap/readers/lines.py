@@ -33,7 +33,6 @@ class Block:
     text: str  # decoded, the BOM dropped, every line end made "\n"
     lines: list[str]  # its lines, without line ends
     ended: bool  # whether its last line has a line end (``text`` ends with "\n")
-    longest: int  # the length of its longest line, in characters
 
 
 def blocks(stream: IO[bytes], source: str, what: str,
@@ -74,11 +73,10 @@ def blocks(stream: IO[bytes], source: str, what: str,
         ended = text.endswith("\n")
         if ended:
             lines.pop()
-        longest = max(map(len, lines))
-        if longest > max_line:
+        if max(map(len, lines)) > max_line:
             too_long(source, lineno + 1 + next(i for i, s in enumerate(lines) if len(s) > max_line),
                      what, max_line)
-        yield Block(lineno + 1, block, text, lines, ended, longest)
+        yield Block(lineno + 1, block, text, lines, ended)
         lineno += len(lines)
         offset += len(block)
         if not chunk:

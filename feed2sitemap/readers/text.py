@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from itertools import repeat
 from typing import IO, Optional
 
@@ -16,10 +16,6 @@ from .lines import MAX_LINE, Block, blocks
 __all__ = ["MAX_LINE", "read_text"]
 
 _SPACE = re.compile(r"\s")
-# The first bytes, in UTF-8, of the characters str.strip() removes (str.isspace), but newline:
-# ASCII white space and the lead bytes of U+0085, U+00A0, U+1680, U+2000-U+205F and U+3000.
-SPACE_LEADS = b"\t\x0b\x0c\r\x1c\x1d\x1e\x1f \xc2\xe1\xe2\xe3"
-_NOT_SPACE_LEADS = bytes(b for b in range(256) if b not in SPACE_LEADS)
 _SCHEMES = ("https://", "http://")
 
 
@@ -34,24 +30,15 @@ def read_text(stream: IO[bytes], source: str, report: Report,
 
     The usual block, every line a clean URL already, is proven so at once (urls.prove_lines)
     and passed on as it is, with the proof; any other block, and every block in the reference
-    mode (mode.py), goes a line at a time.
+    mode (mode.py), goes a line at a time (_line_batches, the plain path).
     """
-    plain = reference()
     for block in blocks(stream, source, "a URL list"):
-        proofs, strip = (None, True) if plain or not block.ended else _proof(block)
+        proofs = None if reference() or not block.ended else prove_lines(
+            block.text, block.lines, len(block.raw.translate(None, CLEAN_BYTES)), BATCH)
         if proofs is not None:
             yield from _clean_batches(proofs, block, source)
         else:
-            yield from _line_batches(block, source, report, base_url, strip, plain)
-
-
-def _proof(block: Block) -> tuple[Optional[list[CleanLocs]], bool]:
-    """(urls.py's proofs for the block's lines in batches, if all are clean URLs already, else
-    None; whether some line may have white space to strip)."""
-    rest = block.raw.translate(None, CLEAN_BYTES)  # the newlines, and any other byte
-    proofs = prove_lines(block.text, block.lines, len(rest), BATCH, block.longest)
-    # nothing to strip on any line unless some byte may begin a white-space character
-    return proofs, bool(rest.translate(None, _NOT_SPACE_LEADS))
+            yield from _line_batches(block, source, report, base_url)
 
 
 def _clean_batches(proofs: list[CleanLocs], block: Block, source: str) -> Iterator[Batch]:
@@ -64,25 +51,24 @@ def _clean_batches(proofs: list[CleanLocs], block: Block, source: str) -> Iterat
         first_line += len(part)
 
 
-def _line_batches(block: Block, source: str, report: Report, base_url: Optional[str],
-                  strip: bool, plain: bool) -> Iterator[Batch]:
-    """Batches of a block taken a line at a time (stripped, blank and spaced lines left out,
-    relative ones resolved); ``plain``: no batch-wide shortcut at all."""
+def _line_batches(block: Block, source: str, report: Report,
+                  base_url: Optional[str]) -> Iterator[Batch]:
+    """Batches of a block taken a line at a time: stripped, blank and spaced lines left out,
+    relative ones resolved."""
     lines = block.lines
     for start in range(0, len(lines), BATCH):
-        part = lines[start: start + BATCH]
         first_line = block.start + start
-        locs = list(map(str.strip, part)) if strip else part
-        # white space inside a line: one search over the batch (no line holds a NUL)
-        if plain or "" in locs or (strip and _SPACE.search("\0".join(locs)) is not None):
+        locs = list(map(str.strip, lines[start: start + BATCH]))
+        # blank lines, white space inside a line: one search over the batch (no line holds a NUL)
+        if "" in locs or _SPACE.search("\0".join(locs)) is not None:
             keep = [i for i, loc in enumerate(locs) if _one_url(loc, source, first_line + i,
                                                                report)]
             locs = [locs[i] for i in keep]
-            numbers: list[Optional[int]] = [first_line + i for i in keep]
+            numbers: Sequence[int] = [first_line + i for i in keep]
         else:
-            numbers = list(range(first_line, first_line + len(locs)))
+            numbers = range(first_line, first_line + len(locs))
         # a relative line (in C: does every line start as an absolute URL?)
-        if base_url and (plain or not all(map(str.startswith, locs, repeat(_SCHEMES)))):
+        if base_url and not all(map(str.startswith, locs, repeat(_SCHEMES))):
             locs = [resolve(base_url, loc) for loc in locs]
         if locs:
             yield Batch._trusted(locs, source, numbers)
