@@ -32,8 +32,9 @@ class Batch:
     ``lastmods``, ``changefreqs`` and ``priorities`` are None when no row has a value; ``lines``
     is None when no row has a line number. ``sources`` is None when every row comes from
     ``source``. ``clean``, when it covers ``locs`` (``proven``), is urls.py's proof that the
-    locations are normalised URIs already, which lets the normalize step pass the batch at
-    once (and the merge store keep the proof). Only urls.py makes such a proof.
+    locations are normalised URIs: no space, control character, ``<``, ``>`` or ``"`` in any,
+    which lets a writer escape the batch in one cheap pass, and all start with its ``prefix``,
+    which lets the scope check pass the batch at once. Only urls.py makes such a proof.
 
     ``site`` is the site the input says it speaks for (a JSON Feed's ``home_page_url``, a
     feed's channel link), or None: the scope step's default scope, when no --base-url gives one.
@@ -112,6 +113,18 @@ class Batch:
     def proven(self) -> bool:
         """Whether urls.py proved these very locations normalised URIs (see ``clean``)."""
         return self.proof is not None
+
+    @property
+    def prefix(self) -> str:
+        """What every location is proven to start with ("" when nothing is proven)."""
+        proof = self.proof
+        return "" if proof is None else proof.prefix
+
+    @property
+    def longest(self) -> Optional[int]:
+        """How long the longest location is proven to be at most (None when not known)."""
+        proof = self.proof
+        return None if proof is None else proof.longest
 
     @property
     def plain(self) -> bool:

@@ -87,6 +87,13 @@ def check_length(batches: Iterable[Batch], max_loc: int, report: Optional[Report
     or shorter than ``min_loc`` (the XSD's minLength: "http://a.b/" cannot be in a sitemap)."""
     report = report if report is not None else Report()
     for batch in batches:
+        # proven (urls.py): none shorter than the site all start with; and, from the text
+        # reader, none longer than its block's longest line, else the longest is looked for
+        if len(batch.prefix) >= min_loc and batch.locs:
+            longest = batch.longest
+            if (longest if longest is not None else max(map(len, batch.locs))) < max_loc:
+                yield batch
+                continue
         sizes = list(map(len, batch.locs))
         if not sizes:
             continue
@@ -127,7 +134,9 @@ def within_scope(batches: Iterable[Batch], report: Optional[Report] = None,
         if scope is None:
             scope = _first_scope(batch, report)
         prefix = scope.prefix
-        if all(map(str.startswith, batch.locs, repeat(prefix))):  # the usual batch, in C
+        if batch.prefix.startswith(prefix) or all(map(str.startswith, batch.locs,
+                                                      repeat(prefix))):
+            # the usual batch: known from the proof of its site, or found in C
             yield batch
             continue
         contains = scope.contains

@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from functools import cache, lru_cache
+from itertools import compress, repeat
+from operator import not_
 from typing import NamedTuple, Optional
 
 from .mode import reference
@@ -135,43 +137,99 @@ def unclean_lines(text: str, locs: Sequence[str]) -> list[int]:
 class CleanLocs:
     """The proof that every location of one list is a normalised URI (normalize_url returns
     it unchanged: no space, control character, "<", ">" or quote in it), each starting with
-    ``prefix`` ("" when the proof says nothing of the site). Only this module makes one (the
-    constructor wants a key no other module has). It holds its own immutable copy of the
+    ``prefix`` ("" when the proof says nothing of the site), none longer than ``longest``
+    characters when that is known. Only this module makes one (the constructor wants a key no
+    other module has). It holds its own immutable copy of the
     locations (a tuple), which the batch it proves takes as its ``locs``: ``covers`` is an
     identity test with that copy, so what it proved cannot change under it, and a list put in
     its place is unproven (issue 33, item 6: a proof that checked only "the same list object"
     passed a list changed since).
     """
 
-    __slots__ = ("locs", "prefix")
+    __slots__ = ("locs", "prefix", "longest")
 
-    def __init__(self, locs: Sequence[str], prefix: str, key: object) -> None:
+    def __init__(self, locs: Sequence[str], prefix: str, key: object,
+                 longest: Optional[int] = None) -> None:
         if key is not _KEY:
             raise TypeError("only feed2sitemap.urls proves locations clean")
         self.locs = tuple(locs)  # (a tuple given is kept as it is: no copy)
         self.prefix = prefix
+        self.longest = longest
 
     def covers(self, locs: Sequence[str]) -> bool:
         return locs is self.locs
 
     def subset(self, keep: Sequence[int]) -> CleanLocs:
         """The proof for the rows ``keep`` of the list: clean URLs stay clean when others go."""
-        return CleanLocs(tuple(map(self.locs.__getitem__, keep)), self.prefix, _KEY)
+        return CleanLocs(tuple(map(self.locs.__getitem__, keep)), self.prefix, _KEY,
+                         self.longest)
 
 
 _KEY = object()
 
 
-def prove_lines(text: str, lines: list[str], unclean_bytes: int,
-                size: int) -> Optional[list[CleanLocs]]:
+def prove_lines(text: str, lines: list[str], unclean_bytes: int, size: int,
+                longest: Optional[int] = None) -> Optional[list[CleanLocs]]:
     """Proofs for ``lines`` in slices of ``size``, if all are clean normalised URIs of one site
-    (proven_clean), else None.
-    ``text`` is the lines each followed by a newline; ``unclean_bytes`` as for proven_clean."""
+    (proven_clean), else None. ``text`` is the lines each followed by a newline;
+    ``unclean_bytes`` as for proven_clean; ``longest``, the length of the longest line, when
+    the caller knows it."""
     prefix = proven_clean(text, len(lines), unclean_bytes)
     if prefix is None:
         return None
     held = tuple(lines)  # (its slices are tuples: one copy in all)
-    return [CleanLocs(held[i: i + size], prefix, _KEY) for i in range(0, len(held), size)]
+    return [CleanLocs(held[i: i + size], prefix, _KEY, longest)
+            for i in range(0, len(held), size)]
+
+
+def _non_ascii_only(locs: Sequence[str]) -> tuple[list[int], str]:
+    """The indexes of the non-ASCII locs and the scheme and host all the others start with, if
+    those (most of the locs) are proven clean by proven_clean, the proof of ASCII blocks; else
+    ([], "") (unclean_lines decides). A list with a few IRIs is proven at memory speed rather
+    than by a regex pass over every character."""
+    ascii_flags = list(map(str.isascii, locs))
+    others = list(compress(range(len(locs)), map(not_, ascii_flags)))
+    if not others or len(others) * 4 > len(locs):
+        return [], ""
+    plain = list(compress(locs, ascii_flags))
+    text = "\n".join(plain) + "\n"
+    unclean_bytes = len(text.encode().translate(None, CLEAN_BYTES))
+    prefix = proven_clean(text, len(plain), unclean_bytes)
+    return (others, prefix) if prefix is not None else ([], "")
+
+
+@cache  # (compiled when first used: start-up time)
+def _unsafe_but_newline() -> re.Pattern[str]:
+    """What _quote encodes, but for the newline that joins the paths in _quote_tails."""
+    return re.compile(f"[^{_CHARS}%\n]+")
+
+
+def _quote_tails(fixed: list[str], unclean: Sequence[int]) -> list[int]:
+    """normalize_url for those of the ``unclean`` locs (of ``fixed``, changed in place) whose
+    only fault is a character to percent-encode after a clean scheme and host (an IRI's path):
+    their paths are encoded in one regex pass, joined. The rest are returned, for
+    normalize_url one by one.
+
+    The same as _tail for them: with no "%", "#" or dot segment, _tail is _quote, and _quote
+    is its ``unsafe.sub(_pct)`` (``lone_pct`` finds nothing: _pct makes only whole escapes)."""
+    heads, tails, done, rest = [], [], [], []
+    clean_head = _clean_head().match
+    for i in unclean:
+        url = fixed[i]
+        head = clean_head(url)
+        tail = url[head.end():] if head is not None else ""
+        if head is None or not tail.startswith("/") or "%" in tail or "#" in tail or \
+                "\n" in tail or "/." in tail or len(url.strip()) != len(url):
+            rest.append(i)
+            continue
+        heads.append(head.group())
+        tails.append(tail)
+        done.append(i)
+    if done:
+        quoted = _unsafe_but_newline().sub(_pct, "\n".join(tails)).split("\n")
+        for i, site, path in zip(done, heads, quoted, strict=True):
+            fixed[i] = site + path
+    return rest
 
 
 class Normalized(NamedTuple):
@@ -189,15 +247,25 @@ def normalize_locs(locs: Sequence[str]) -> Normalized:
 
 def _normalize_block(locs: Sequence[str]) -> Normalized:
     """normalize_locs for a block: one site's clean ASCII URLs are proven at memory speed
-    (proven_clean), else the unclean ones are found in one regex pass (unclean_lines) and
-    normalised one by one."""
+    (proven_clean), beside a few IRIs too (_non_ascii_only), whose paths are encoded in one
+    pass (_quote_tails); else the unclean ones are found in one regex pass (unclean_lines). What
+    is left is normalize_url's, one by one."""
     text = "\n".join(locs) + "\n"
     if text.isascii():  # the usual list, one site's clean URLs
         unclean_bytes = len(text.encode().translate(None, CLEAN_BYTES))
         prefix = proven_clean(text, len(locs), unclean_bytes)
         if prefix is not None:
             return Normalized(CleanLocs(locs, prefix, _KEY), [], [])
-    return _normalize_some(locs, unclean_lines(text, locs))
+    iris, site = _non_ascii_only(locs)  # (the non-ASCII locs, when all others start with site)
+    unclean = iris or unclean_lines(text, locs)
+    if not unclean:
+        return Normalized(CleanLocs(locs, "", _KEY), [], [])
+    fixed = list(locs)
+    unclean = _quote_tails(fixed, unclean)
+    if iris and not unclean and all(map(str.startswith, map(fixed.__getitem__, iris),
+                                        repeat(site))):
+        return Normalized(CleanLocs(fixed, site, _KEY), [], [])  # one site's, all
+    return _normalize_some(locs, unclean, fixed)
 
 
 def _normalize_each(locs: Sequence[str]) -> Normalized:
@@ -205,9 +273,11 @@ def _normalize_each(locs: Sequence[str]) -> Normalized:
     return _normalize_some(locs, range(len(locs)))
 
 
-def _normalize_some(locs: Sequence[str], unclean: Iterable[int]) -> Normalized:
-    """normalize_url for the locs at the indexes ``unclean`` (the others are normalised)."""
-    fixed = list(locs)
+def _normalize_some(locs: Sequence[str], unclean: Iterable[int],
+                    fixed: Optional[list[str]] = None) -> Normalized:
+    """normalize_url for the locs at the indexes ``unclean`` (the others are normalised, as
+    they are in ``fixed`` when given)."""
+    fixed = list(locs) if fixed is None else fixed
     bad: list[tuple[int, BadURL]] = []
     fragments: list[tuple[int, str]] = []
     for i in unclean:

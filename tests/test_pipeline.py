@@ -88,14 +88,14 @@ def test_check_length_uses_the_profiles_under_rule() -> None:
 ])
 def test_a_list_proven_clean_is_still_held_to_the_length_rules(
         max_loc: int, long: str, short: str) -> None:
-    """A block of clean URLs comes with the reader's proof: the length rules still find the
-    one URL too long and the one too short among them."""
+    """A block of clean URLs comes with the reader's proof and its longest line: the length
+    rules still find the one URL too long and the one too short among them."""
     lines = [f"https://e.example/{i}" for i in range(3000)]
     lines[1234] = long  # (exactly max_loc characters: "under" the limit is the rule)
     report = Report()
     batches = list(read_text(io.BytesIO("\n".join(lines).encode() + b"\n"), "list.txt",
                              report))
-    assert batches[0].proven or reference()  # (the fast path's proof)
+    assert batches[0].longest is not None or reference()  # (the fast path's proof)
     kept = [loc for b in check_length(batches, max_loc, report, "p") for loc in b.locs]
     assert len(long) == max_loc and long not in kept and len(kept) == 2999
     assert report.skipped["URL too long"] == 1

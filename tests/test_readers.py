@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from feed2sitemap import InputError, Record, Report, read
 from feed2sitemap.extensions import Alternate, Extensions, Image
 from feed2sitemap.pipeline import normalize, within_scope
-from feed2sitemap.readers.text import MAX_LINE, read_text
+from feed2sitemap.readers.text import MAX_LINE, SPACE_LEADS, read_text
 from feed2sitemap.scope import scope_of
 from feed2sitemap.urls import normalize_url
 
@@ -299,3 +299,10 @@ def test_text_blocks_read_like_lines_one_by_one(lines: list[str], final_newline:
         if first_scope.contains(url):
             want.append(url)
     assert got == want
+
+
+def test_space_leads_cover_every_character_strip_removes() -> None:
+    """A block with none of these bytes has nothing to strip: the reader then skips strip()."""
+    leads = {chr(c).encode("utf-8")[0] for c in range(0x110000)
+             if not 0xD800 <= c < 0xE000 and c != 10 and chr(c).isspace()}
+    assert leads <= set(SPACE_LEADS)

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from feed2sitemap import Report, convert
 from feed2sitemap.check import check
 from feed2sitemap.errors import Feed2SitemapError
+from feed2sitemap.mode import ENV
 from feed2sitemap.pipeline import normalize
 from feed2sitemap.readers.text import read_text
 from feed2sitemap.scope import base_directory
@@ -307,9 +308,9 @@ _MIXED_LOCS = st.lists(st.one_of(
 
 @given(_MIXED_LOCS)
 def test_normalize_locs_gives_normalize_urls_answer_for_each_url(locs: list[str]) -> None:
-    """The batch path of normalize_locs gives, URL by URL, what normalize_url gives, and
-    refuses what it refuses."""
-    for many in (1, 9):  # (9 copies: a few IRIs beside many clean ASCII URLs)
+    """The batch paths of normalize_locs (the ASCII proof beside a few IRIs, their paths encoded
+    in one pass) give, URL by URL, what normalize_url gives, and refuse what it refuses."""
+    for many in (1, 9):  # (9 copies: IRIs few enough beside clean ASCII URLs to take that path)
         batch = locs + ["https://a.example/plain"] * (len(locs) * many)
         got = normalize_locs(batch)
         refused = {i for i, _ in got.bad}
@@ -321,6 +322,17 @@ def test_normalize_locs_gives_normalize_urls_answer_for_each_url(locs: list[str]
             assert (i in refused) == (want is None)
             if want is not None:
                 assert next(kept) == want
+
+
+def test_iris_among_one_sites_urls_keep_the_proof_of_the_site(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch of one site's URLs with a few IRIs among them is known to be of that site
+    after their paths are encoded: the scope step need not look at each URL."""
+    monkeypatch.setenv(ENV, "")  # (the batch path, also in CI's run of the reference mode)
+    locs = ["https://a.example/plain"] * 30 + ["https://a.example/café", "https://a.example/ü"]
+    assert normalize_locs(locs).clean.prefix == "https://a.example/"
+    other = locs + ["https://b.example/ß"]  # an IRI of another site: nothing said of the site
+    assert normalize_locs(other).clean.prefix == ""
 
 
 def test_iris_among_ascii_urls_are_encoded_by_the_batch_path() -> None:

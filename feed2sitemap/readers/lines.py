@@ -33,6 +33,7 @@ class Block:
     text: str  # decoded, the BOM dropped, every line end made "\n"
     lines: list[str]  # its lines, without line ends
     ended: bool  # whether its last line has a line end (``text`` ends with "\n")
+    longest: int  # the length of its longest line, in characters
 
 
 def blocks(stream: IO[bytes], source: str, what: str,
@@ -73,10 +74,11 @@ def blocks(stream: IO[bytes], source: str, what: str,
         ended = text.endswith("\n")
         if ended:
             lines.pop()
-        if max(map(len, lines)) > max_line:
+        longest = max(map(len, lines))
+        if longest > max_line:
             too_long(source, lineno + 1 + next(i for i, s in enumerate(lines) if len(s) > max_line),
                      what, max_line)
-        yield Block(lineno + 1, block, text, lines, ended)
+        yield Block(lineno + 1, block, text, lines, ended, longest)
         lineno += len(lines)
         offset += len(block)
         if not chunk:

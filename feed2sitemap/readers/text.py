@@ -16,6 +16,10 @@ from .lines import MAX_LINE, Block, blocks
 __all__ = ["MAX_LINE", "read_text"]
 
 _SPACE = re.compile(r"\s")
+# The first bytes, in UTF-8, of the characters str.strip() removes (str.isspace), but newline:
+# ASCII white space and the lead bytes of U+0085, U+00A0, U+1680, U+2000-U+205F and U+3000.
+SPACE_LEADS = b"\t\x0b\x0c\r\x1c\x1d\x1e\x1f \xc2\xe1\xe2\xe3"
+_NOT_SPACE_LEADS = bytes(b for b in range(256) if b not in SPACE_LEADS)
 _SCHEMES = ("https://", "http://")
 
 
@@ -33,12 +37,14 @@ def read_text(stream: IO[bytes], source: str, report: Report,
     mode (mode.py), goes a line at a time (_line_batches, the plain path).
     """
     for block in blocks(stream, source, "a URL list"):
+        rest = block.raw.translate(None, CLEAN_BYTES)  # the newlines, and any other byte
         proofs = None if reference() or not block.ended else prove_lines(
-            block.text, block.lines, len(block.raw.translate(None, CLEAN_BYTES)), BATCH)
+            block.text, block.lines, len(rest), BATCH, block.longest)
         if proofs is not None:
             yield from _clean_batches(proofs, block, source)
-        else:
-            yield from _line_batches(block, source, report, base_url)
+        else:  # nothing to strip unless some byte may begin a white-space character
+            strip = bool(rest.translate(None, _NOT_SPACE_LEADS))
+            yield from _line_batches(block, source, report, base_url, strip)
 
 
 def _clean_batches(proofs: list[CleanLocs], block: Block, source: str) -> Iterator[Batch]:
@@ -51,16 +57,17 @@ def _clean_batches(proofs: list[CleanLocs], block: Block, source: str) -> Iterat
         first_line += len(part)
 
 
-def _line_batches(block: Block, source: str, report: Report,
-                  base_url: Optional[str]) -> Iterator[Batch]:
+def _line_batches(block: Block, source: str, report: Report, base_url: Optional[str],
+                  strip: bool) -> Iterator[Batch]:
     """Batches of a block taken a line at a time: stripped, blank and spaced lines left out,
-    relative ones resolved."""
+    relative ones resolved; ``strip``: whether some line may hold white space."""
     lines = block.lines
     for start in range(0, len(lines), BATCH):
         first_line = block.start + start
-        locs = list(map(str.strip, lines[start: start + BATCH]))
+        part = lines[start: start + BATCH]
+        locs = list(map(str.strip, part)) if strip else part
         # blank lines, white space inside a line: one search over the batch (no line holds a NUL)
-        if "" in locs or _SPACE.search("\0".join(locs)) is not None:
+        if "" in locs or (strip and _SPACE.search("\0".join(locs)) is not None):
             keep = [i for i, loc in enumerate(locs) if _one_url(loc, source, first_line + i,
                                                                report)]
             locs = [locs[i] for i in keep]
