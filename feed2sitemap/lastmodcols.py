@@ -18,7 +18,7 @@ from itertools import compress
 from operator import itemgetter
 from typing import Optional, Union, cast
 
-__all__ = ["Lastmods", "lastmod_key", "parse_common_lastmods", "parse_lastmod_column"]
+__all__ = ["lastmod_key", "parse_common_lastmods", "parse_lastmod_column"]
 
 # The same two forms, for many values at once: one regex over the values joined by newlines
 # proves their shape (offsets within ±14:00 written into it) and map() hands them to the C-coded
@@ -122,27 +122,7 @@ def lastmod_key(value: Union[date, datetime]) -> datetime:
     return datetime(value.year, value.month, value.day, tzinfo=timezone.utc)
 
 
-class Lastmods(list[Union[date, datetime]]):
-    """A column parse_lastmod_column made, with its ``newest`` value (the first of equal
-    instants), found form by form as the column was parsed; None when the newest of two forms
-    are the same instant (the row order decides, which the forms do not keep). The hint goes
-    with this very list: a slice, or any list made from it, is a plain list; and no step
-    changes a batch's column in place (each makes a new one)."""
-
-    __slots__ = ("newest",)
-
-    def __init__(self, values: Iterable[Union[date, datetime]],
-                 forms: Optional[Sequence[list[Union[date, datetime]]]] = None) -> None:
-        """``forms``: the values of each form (None: ``values`` are of one form)."""
-        super().__init__(values)
-        tops = [max(form) for form in (forms or [self]) if form]  # (in C: one type per form)
-        keys = list(map(lastmod_key, tops))
-        best = max(keys, default=None)
-        # (a tie of two forms: the row order decides, which the forms do not keep)
-        self.newest = None if best is None or keys.count(best) > 1 else tops[keys.index(best)]
-
-
-def parse_lastmod_column(raw: Sequence[Optional[str]]) -> Optional[Lastmods]:
+def parse_lastmod_column(raw: Sequence[Optional[str]]) -> Optional[list[Union[date, datetime]]]:
     """Every row's lastmod, parsed as parse_lastmod parses it, when every row holds a text in
     one of the common forms (the usual column of a sitemap); else None.
 
@@ -169,11 +149,11 @@ def parse_lastmod_column(raw: Sequence[Optional[str]]) -> Optional[Lastmods]:
             return None
         try:
             if count == len(texts):  # one form: the rows are in order already
-                return Lastmods(map(_PARSERS[index], group))
+                return list(map(_PARSERS[index], group))
             forms.append(list(map(_PARSERS[index], group)))
         except ValueError:  # a value out of range (a 30 February): each distinct one alone
             return None
     # one iterator per row, the one of its form (itemgetter: a tuple in one C call)
     starts = tuple(map(iter, forms))
     rows = itemgetter(*kinds)(starts) if len(kinds) > 1 else (starts[kinds[0]],)
-    return Lastmods(map(next, rows), forms)
+    return list(map(next, rows))

@@ -128,16 +128,15 @@ def within_scope(batches: Iterable[Batch], report: Optional[Report] = None,
     """
     report = report if report is not None else Report()
     off = report.hosts_off_scope
-    plain = reference()
     for batch in batches:
         if not batch.locs:
             continue
         if scope is None:
             scope = _first_scope(batch, report)
         prefix = scope.prefix
-        if not plain and (batch.prefix.startswith(prefix)
-                          or all(map(str.startswith, batch.locs, repeat(prefix)))):
-            # the usual case: known from the reader, or found in C
+        if batch.prefix.startswith(prefix) or all(map(str.startswith, batch.locs,
+                                                      repeat(prefix))):
+            # the usual batch: known from the proof of its site, or found in C
             yield batch
             continue
         contains = scope.contains
@@ -185,13 +184,12 @@ def dedupe(batches: Iterable[Batch], report: Optional[Report] = None) -> Iterato
     """
     report = report if report is not None else Report()
     seen: set[int] = set()
-    plain = reference()
     for batch in batches:
         keys = list(map(hash, batch.locs))
-        # the usual case, in C: no key seen before, none twice in the batch (the probes of
+        # the usual batch, in C: no key seen before, none twice in the batch (the probes of
         # isdisjoint leave the table's slots in cache for the insertions that follow; a
         # key twice shows as fewer new members, and is taken out again: none was there)
-        if not plain and seen.isdisjoint(keys):
+        if seen.isdisjoint(keys):
             before = len(seen)
             seen.update(keys)
             if len(seen) - before == len(keys):

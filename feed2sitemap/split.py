@@ -17,7 +17,6 @@ from typing import IO, Optional
 
 from .batch import Batch, batched
 from .errors import LimitError, OutputError
-from .lastmodcols import Lastmods
 from .limits import UNLIMITED, Profile
 from .naming import part_names, url_segment
 from .outputs import BinaryOut, FileInfo, OutputSet
@@ -242,10 +241,7 @@ class _Parts:
 
 
 def _newest(lastmods: Iterable[Optional[Lastmod]]) -> Optional[Lastmod]:
-    """The newest of the lastmods (the first of equal instants); None when there is none.
-    A whole column as the reader parsed it knows it already (lastmodcols.Lastmods)."""
-    if isinstance(lastmods, Lastmods) and lastmods.newest is not None:
-        return lastmods.newest
+    """The newest of the lastmods (the first of equal instants); None when there is none."""
     present = list(filter(None, lastmods))  # (no date or datetime is false)
     if not present:
         return None

@@ -1,18 +1,19 @@
 """URL checks and IRI → URI normalisation (RFC 3986/3987), with a cheap path for clean URLs.
 
 One rule, whatever path a URL takes: ``normalize_url`` is the rule, and the batch proofs below
-(``proven_clean``, ``all_clean``, ``unclean_lines``), which let the readers and the pipeline skip
-it for blocks of URLs, only ever accept what ``normalize_url`` returns unchanged. A differential
-test (tests/test_urls.py) holds them to it.
+(``proven_clean``, ``unclean_lines``), which let the text reader and the normalize step skip it
+for blocks of URLs, only ever accept what ``normalize_url`` returns unchanged. A differential
+test (tests/test_url_rules.py) holds them to it; ``all_clean`` is the same proof for URLs of
+several sites (extensions/rulesfast.py).
 
 A proof travels as a value only this module makes, ``CleanLocs``, never as a flag. In the
-reference mode (mode.py) nothing is proven a block at a time: each URL is normalize_url's.
+reference mode (mode.py) normalize_locs takes its plain twin, normalize_url for each URL.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import cache, lru_cache
 from itertools import compress, repeat
 from operator import not_
@@ -138,10 +139,11 @@ class CleanLocs:
     it unchanged: no space, control character, "<", ">" or quote in it), each starting with
     ``prefix`` ("" when the proof says nothing of the site), none longer than ``longest``
     characters when that is known. Only this module makes one (the constructor wants a key no
-    other module has). It holds its own immutable copy of the locations (a tuple), which the
-    batch it proves takes as its ``locs``: ``covers`` is an identity test with that copy, so
-    what it proved cannot change under it, and a list put in its place is unproven (issue 33,
-    item 6: a proof that checked only "the same list object" passed a list changed since).
+    other module has). It holds its own immutable copy of the
+    locations (a tuple), which the batch it proves takes as its ``locs``: ``covers`` is an
+    identity test with that copy, so what it proved cannot change under it, and a list put in
+    its place is unproven (issue 33, item 6: a proof that checked only "the same list object"
+    passed a list changed since).
     """
 
     __slots__ = ("locs", "prefix", "longest")
@@ -168,14 +170,11 @@ _KEY = object()
 
 def prove_lines(text: str, lines: list[str], unclean_bytes: int, size: int,
                 longest: Optional[int] = None) -> Optional[list[CleanLocs]]:
-    """Proofs for ``lines`` in slices of ``size``, if all are clean normalised URIs, else None.
-    ``text`` is the lines each followed by a newline; ``unclean_bytes`` as for proven_clean;
-    ``longest``, the length of the longest line, when the caller knows it."""
-    if reference():
-        return None
+    """Proofs for ``lines`` in slices of ``size``, if all are clean normalised URIs of one site
+    (proven_clean), else None. ``text`` is the lines each followed by a newline;
+    ``unclean_bytes`` as for proven_clean; ``longest``, the length of the longest line, when
+    the caller knows it."""
     prefix = proven_clean(text, len(lines), unclean_bytes)
-    if prefix is None and unclean_bytes == len(lines) and "%" not in text and all_clean(text):
-        prefix = ""  # clean URLs of several sites
     if prefix is None:
         return None
     held = tuple(lines)  # (its slices are tuples: one copy in all)
@@ -242,29 +241,43 @@ class Normalized(NamedTuple):
 
 
 def normalize_locs(locs: Sequence[str]) -> Normalized:
-    """``normalize_url`` over a list: a block of one site's clean URLs is proven at memory
-    speed, the others are found in one regex pass and normalised one by one."""
+    """``normalize_url`` over a list, with the proof that the URLs kept are normalised."""
+    return _normalize_each(locs) if reference() else _normalize_block(locs)
+
+
+def _normalize_block(locs: Sequence[str]) -> Normalized:
+    """normalize_locs for a block: one site's clean ASCII URLs are proven at memory speed
+    (proven_clean), beside a few IRIs too (_non_ascii_only), whose paths are encoded in one
+    pass (_quote_tails); else the unclean ones are found in one regex pass (unclean_lines). What
+    is left is normalize_url's, one by one."""
     text = "\n".join(locs) + "\n"
-    iris: list[int] = []  # the non-ASCII locs, when all the others start with ``site``
-    site = ""
-    if reference():
-        unclean: Sequence[int] = range(len(locs))
-    else:
-        if text.isascii():  # the usual list, one site's clean URLs
-            unclean_bytes = len(text.encode().translate(None, CLEAN_BYTES))
-            prefix = proven_clean(text, len(locs), unclean_bytes)
-            if prefix is not None:
-                return Normalized(CleanLocs(locs, prefix, _KEY), [], [])
-        iris, site = _non_ascii_only(locs)
-        unclean = iris or unclean_lines(text, locs)
-        if not unclean:
-            return Normalized(CleanLocs(locs, "", _KEY), [], [])
+    if text.isascii():  # the usual list, one site's clean URLs
+        unclean_bytes = len(text.encode().translate(None, CLEAN_BYTES))
+        prefix = proven_clean(text, len(locs), unclean_bytes)
+        if prefix is not None:
+            return Normalized(CleanLocs(locs, prefix, _KEY), [], [])
+    iris, site = _non_ascii_only(locs)  # (the non-ASCII locs, when all others start with site)
+    unclean = iris or unclean_lines(text, locs)
+    if not unclean:
+        return Normalized(CleanLocs(locs, "", _KEY), [], [])
     fixed = list(locs)
-    if not reference():
-        unclean = _quote_tails(fixed, unclean)
-        if iris and not unclean and all(map(str.startswith, map(fixed.__getitem__, iris),
-                                            repeat(site))):
-            return Normalized(CleanLocs(fixed, site, _KEY), [], [])  # one site's, all
+    unclean = _quote_tails(fixed, unclean)
+    if iris and not unclean and all(map(str.startswith, map(fixed.__getitem__, iris),
+                                        repeat(site))):
+        return Normalized(CleanLocs(fixed, site, _KEY), [], [])  # one site's, all
+    return _normalize_some(locs, unclean, fixed)
+
+
+def _normalize_each(locs: Sequence[str]) -> Normalized:
+    """normalize_locs's plain twin: normalize_url for every URL."""
+    return _normalize_some(locs, range(len(locs)))
+
+
+def _normalize_some(locs: Sequence[str], unclean: Iterable[int],
+                    fixed: Optional[list[str]] = None) -> Normalized:
+    """normalize_url for the locs at the indexes ``unclean`` (the others are normalised, as
+    they are in ``fixed`` when given)."""
+    fixed = list(locs) if fixed is None else fixed
     bad: list[tuple[int, BadURL]] = []
     fragments: list[tuple[int, str]] = []
     for i in unclean:

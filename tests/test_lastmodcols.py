@@ -10,7 +10,7 @@ from typing import Optional
 from hypothesis import given
 from hypothesis import strategies as st
 
-from feed2sitemap import lastmodcols, split
+from feed2sitemap import lastmodcols
 from feed2sitemap.rules import parse_common_lastmods, parse_lastmod, parse_lastmod_column
 
 _COMMON_TEXTS = st.builds(
@@ -134,34 +134,3 @@ def test_a_column_of_usual_texts_is_read_whole(texts: list[str]) -> None:
     got = parse_lastmod_column(texts)
     assert got is not None
     assert all(_same(g, parse_lastmod(t)) for g, t in zip(got, texts, strict=True))
-
-
-# Texts of a few instants, several in more than one form (midnight UTC as a date, as "Z", as an
-# offset), so that columns often hold equal instants in different forms.
-_CLOSE_TEXTS = st.sampled_from([
-    "2024-03-05", "2024-03-05T00:00:00Z", "2024-03-05T00:00:00+00:00", "2024-03-05T01:00:00+01:00",
-    "2024-03-04T23:00:00-01:00", "2024-03-06", "2024-03-05T10:15:00Z", "2024-03-05T11:15:00+01:00",
-    "2023-12-31"])
-
-
-@given(st.lists(st.one_of(_CLOSE_TEXTS, _USUAL_TEXTS), min_size=1, max_size=30))
-def test_a_columns_newest_is_the_one_the_writer_would_find(texts: list[str]) -> None:
-    """Lastmods.newest (found form by form while parsing) is the very value split._newest
-    finds in the column, the first of equal instants; or None, and then the writer looks."""
-    got = parse_lastmod_column(texts)
-    assert got is not None
-    if got.newest is not None:
-        assert got.newest is split._newest(list(got))
-
-
-def test_a_mixed_columns_newest_is_known_unless_two_forms_tie() -> None:
-    texts = ["2024-03-05", "2024-03-05T10:15:00+01:00", "2023-12-31T23:59:59Z", "2024-03-06"]
-    got = parse_lastmod_column(texts)
-    assert got is not None and got.newest is got[3]
-    assert split._newest(got) is got[3]
-    # the same instant as a date and as a time: the row order decides, which the forms lost
-    tie = parse_lastmod_column(["2024-03-05T00:00:00Z", "2024-03-05", "2023-01-01"])
-    assert tie is not None and tie.newest is None
-    assert split._newest(tie) is tie[0]
-    # the hint goes with the column itself: a slice is a plain list, looked at by the writer
-    assert split._newest(got[:2]) is got[1]

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from feed2sitemap import Feed2SitemapError, ReadOptions, Report
@@ -147,41 +147,6 @@ def test_generated_rows_read_the_same_both_ways(rows: list[tuple[Any, ...]], fmt
     with pytest.MonkeyPatch.context() as mp:
         fast, plain = read_both(data.encode("utf-8"), "sitemap" if fmt == "index" else fmt, mp)
     assert fast == plain
-
-
-# JSON Lines of locs alone, spelt as the fast cut (readers/jsonl._locs_only) takes them and
-# as it must not: quotes, backslashes, control characters, the prefix and suffix overlapping
-_LOC_VALUES = st.one_of(_URLS, st.sampled_from(
-    ['', '"', 'a"b', '\\', '\\"', '\\u00e9', '\x01', '\x7f', '\u00a0', '}', 'https://e.example/"}']))
-_LOC_LINES = st.one_of(
-    st.builds(lambda p, v: p + v + '"}', st.sampled_from(['{"loc":"', '{"loc": "', '{"url":"',
-                                                        '{"url": "', '{"loc" : "']), _LOC_VALUES),
-    _LOC_VALUES.map(lambda v: json.dumps({"loc": v})),
-    _LOC_VALUES.map(lambda v: json.dumps({"loc": v}, ensure_ascii=False)),
-    st.sampled_from(['{"loc": "}', '{"loc":"}', '{"loc": 5}', '', '{"loc": "a", "loc": "b"}']))
-
-
-@SETTINGS
-@given(st.lists(_LOC_LINES, min_size=1, max_size=12), st.integers(1, 3))
-@example(['{"loc":"a"b"}'], 1)
-@example(['{"loc": "}', '{"loc": "a"b"}'], 2)
-def test_json_lines_of_locs_alone_read_the_same_both_ways(lines: list[str], copies: int) -> None:
-    """The block of locs alone is cut from its lines without parsing JSON: whatever the lines,
-    the same rows and messages as json's own reading (the reference mode)."""
-    data = "".join(line + "\n" for line in lines * copies).encode("utf-8", "surrogatepass")
-    with pytest.MonkeyPatch.context() as mp:
-        fast, plain = read_both(data, "jsonl", mp)
-    assert fast == plain
-
-
-def test_a_list_of_locs_alone_takes_the_cut() -> None:
-    from feed2sitemap.readers.jsonl import _locs_only
-
-    assert _locs_only(['{"loc":"https://e.example/a"}', '{"loc":"https://e.example/é"}']) == \
-        ["https://e.example/a", "https://e.example/é"]
-    for block in (['{"loc": "}', '{"loc": "a"b"}'], ['{"loc":"a\\"b"}'], ['{"loc":"\x01"}'],
-                  ['{"loc":"a"}', '{"url":"b"}'], ['{"loc":"a"b"}'], ['{"loc":"a", "x":"b"}']):
-        assert _locs_only(block) is None
 
 
 def _number(v: str) -> bool:

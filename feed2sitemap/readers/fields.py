@@ -25,7 +25,6 @@ from ..rules import (
     COMMON_CHANGEFREQS,
     COMMON_PRIORITIES,
     canonical_lastmod,
-    parse_lastmod_column,
 )
 
 __all__ = ["COLUMNS", "COMMON_CHANGEFREQS_BULK", "COMMON_PRIORITIES_BULK", "Problem", "Rows",
@@ -163,7 +162,7 @@ def rows_to_batches(rows: Rows, source: str, report: Report) -> list[Batch]:
                if "" in locs else [])
     problems += [(i, "", "no loc (the URL) on this line") for i in missing]
     lastmods = parse_column(rows.lastmods, parse_lastmod, "lastmod", problems,
-                            parse_common_lastmods, parse_lastmod_column)
+                            parse_common_lastmods)
     # (the reference mode leaves every lastmod for the writer to format)
     texts = None if lastmods is None or reference() else canonical_texts(rows.lastmods, lastmods)
     changefreqs = parse_column(rows.changefreqs, parse_changefreq, "changefreq", problems,

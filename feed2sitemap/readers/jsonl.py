@@ -15,7 +15,6 @@ import re
 from collections.abc import Iterator, Sequence
 from decimal import Decimal
 from functools import cache
-from itertools import repeat
 from operator import itemgetter
 from typing import IO, Any, Optional
 
@@ -32,8 +31,7 @@ __all__ = ["EXTENSION_FIELDS", "JSON_FIELDS", "jsonl_rows", "read_jsonl"]
 EXTENSION_FIELDS = ("images", "videos", "news", "alternates", "mobile", "foreign",
                     "img", "video", "links")
 JSON_FIELDS = frozenset(COLUMNS) | {"url", "sitemap"}
-_JSON_FIELDS = JSON_FIELDS
-_KNOWN = _JSON_FIELDS | frozenset(EXTENSION_FIELDS)
+_KNOWN = JSON_FIELDS | frozenset(EXTENSION_FIELDS)
 
 
 def read_jsonl(stream: IO[bytes], source: str, report: Report,
@@ -41,7 +39,6 @@ def read_jsonl(stream: IO[bytes], source: str, report: Report,
     """JSON Lines: one object per line (what ``-t jsonl`` writes, read back as it was)."""
     for rows in jsonl_rows(stream, source):
         yield from rows_to_batches(rows, source, report)
-
 
 
 def _no_constant(name: str) -> Any:
@@ -181,15 +178,9 @@ def jsonl_rows(stream: IO[bytes], source: str) -> Iterator[Rows]:
 
 def _json_rows(part: list[str], numbers: Sequence[int], source: str,
                told: set[str]) -> Optional[Rows]:
-    """One block's rows. A block of locs alone is cut out of its lines (_locs_only); the usual
-    block (one object per line, each naming our fields once) is parsed in one C call and taken
-    apart a column at a time; any other, and every block in the reference mode (mode.py), goes
-    line by line."""
-    if not reference():
-        locs = _locs_only(part)
-        if locs is not None:
-            none: list[Optional[str]] = [None] * len(locs)
-            return Rows(numbers, locs, none, none, none)
+    """One block's rows. The usual block (one object per line, each naming our fields once) is
+    parsed in one C call (_load_block) and taken apart a column at a time; any other, and every
+    block in the reference mode (mode.py), goes line by line (_load_lines, the plain path)."""
     loaded = None if reference() else _load_block(part)
     objs, columns, keys = None, {}, set()
     if loaded is not None:
@@ -214,7 +205,7 @@ def _json_rows(part: list[str], numbers: Sequence[int], source: str,
             objs.append(value)
         keys = set().union(*objs)
         columns = _fields(objs, keys)
-    none = [None] * len(objs)
+    none: list[Optional[str]] = [None] * len(objs)
 
     def field(key: str) -> list[Optional[str]]:  # (a field no object holds: no values to check)
         column = columns.get(key)
@@ -235,33 +226,6 @@ def _json_rows(part: list[str], numbers: Sequence[int], source: str,
     return rows
 
 
-# A list of URLs alone, as our writer (and most tools) write it: one field, a string
-_LOC_ONLY = ('{"loc":"', '{"loc": "', '{"url":"', '{"url": "')
-_CONTROL = re.compile("[\x00-\x1f]")
-
-
-def _locs_only(part: list[str]) -> Optional[list[Optional[str]]]:
-    """The locs of a block whose every line is ``{"loc":"X"}`` (one spelling of the four in
-    _LOC_ONLY throughout), X holding no quote, backslash or control character: then X is the
-    JSON string's value as it is, taken without parsing. None for any other block.
-
-    Each line starts with the prefix (three quotes) and ends with '"}' (one more), without the
-    two overlapping (the length test), so a block with four quotes a line has none inside X.
-    """
-    prefix = next((p for p in _LOC_ONLY if part[0].startswith(p)), None)
-    if prefix is None or part[0].count('"') != 4:  # (a block with more fields: not joined)
-        return None
-    text = "".join(part)  # (no newline: one would be a control character in a line)
-    cut = len(prefix)
-    if "\\" in text or text.count('"') != 4 * len(part) or min(map(len, part)) < cut + 2 or \
-            not all(map(str.startswith, part, repeat(prefix))) or \
-            not all(map(str.endswith, part, repeat('"}'))):
-        return None
-    if not text.isprintable() and _CONTROL.search(text) is not None:
-        return None
-    return [line[cut:-2] for line in part]
-
-
 def _extensions(objs: list[dict[str, Any]], problems: list[Problem]) -> list[Any]:
     """Each row's extensions (EMPTY for none); an item that cannot be read is a problem."""
     from ..extensions.jsonform import from_json  # (only rows with extensions)
@@ -277,7 +241,7 @@ def _fields(objs: list[dict[str, Any]], keys: set[str]) -> dict[str, list[Any]]:
     """Our fields that some object holds (``keys``: those of all), as columns (None where an
     object lacks one)."""
     columns = {}
-    for key in keys & _JSON_FIELDS:
+    for key in keys & JSON_FIELDS:
         try:  # the usual column, which every object has: taken in C
             columns[key] = list(map(itemgetter(key), objs))
         except KeyError:
@@ -305,7 +269,7 @@ def _locs(columns: dict[str, list[Any]], problems: list[Problem],
 def _strings(column: list[Any], key: str, problems: list[Problem]) -> list[Optional[str]]:
     """One field of every object; a value that is not a string (nor a number, for priority) is a
     problem and None. ``key`` "" is the loc: without one the row is no entry."""
-    if not reference() and set(map(type, column)) <= _STRING_TYPES:  # (in C: the usual column)
+    if set(map(type, column)) <= _STRING_TYPES:  # (in C: the usual column)
         return column
     out: list[Optional[str]] = []
     for i, v in enumerate(column):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from itertools import repeat
 from typing import IO, Optional
 
@@ -34,24 +34,17 @@ def read_text(stream: IO[bytes], source: str, report: Report,
 
     The usual block, every line a clean URL already, is proven so at once (urls.prove_lines)
     and passed on as it is, with the proof; any other block, and every block in the reference
-    mode (mode.py), goes a line at a time.
+    mode (mode.py), goes a line at a time (_line_batches, the plain path).
     """
-    plain = reference()
     for block in blocks(stream, source, "a URL list"):
-        proofs, strip = (None, True) if plain or not block.ended else _proof(block)
+        rest = block.raw.translate(None, CLEAN_BYTES)  # the newlines, and any other byte
+        proofs = None if reference() or not block.ended else prove_lines(
+            block.text, block.lines, len(rest), BATCH, block.longest)
         if proofs is not None:
             yield from _clean_batches(proofs, block, source)
-        else:
-            yield from _line_batches(block, source, report, base_url, strip, plain)
-
-
-def _proof(block: Block) -> tuple[Optional[list[CleanLocs]], bool]:
-    """(urls.py's proofs for the block's lines in batches, if all are clean URLs already, else
-    None; whether some line may have white space to strip)."""
-    rest = block.raw.translate(None, CLEAN_BYTES)  # the newlines, and any other byte
-    proofs = prove_lines(block.text, block.lines, len(rest), BATCH, block.longest)
-    # nothing to strip on any line unless some byte may begin a white-space character
-    return proofs, bool(rest.translate(None, _NOT_SPACE_LEADS))
+        else:  # nothing to strip unless some byte may begin a white-space character
+            strip = bool(rest.translate(None, _NOT_SPACE_LEADS))
+            yield from _line_batches(block, source, report, base_url, strip)
 
 
 def _clean_batches(proofs: list[CleanLocs], block: Block, source: str) -> Iterator[Batch]:
@@ -65,24 +58,24 @@ def _clean_batches(proofs: list[CleanLocs], block: Block, source: str) -> Iterat
 
 
 def _line_batches(block: Block, source: str, report: Report, base_url: Optional[str],
-                  strip: bool, plain: bool) -> Iterator[Batch]:
-    """Batches of a block taken a line at a time (stripped, blank and spaced lines left out,
-    relative ones resolved); ``plain``: no batch-wide shortcut at all."""
+                  strip: bool) -> Iterator[Batch]:
+    """Batches of a block taken a line at a time: stripped, blank and spaced lines left out,
+    relative ones resolved; ``strip``: whether some line may hold white space."""
     lines = block.lines
     for start in range(0, len(lines), BATCH):
-        part = lines[start: start + BATCH]
         first_line = block.start + start
+        part = lines[start: start + BATCH]
         locs = list(map(str.strip, part)) if strip else part
-        # white space inside a line: one search over the batch (no line holds a NUL)
-        if plain or "" in locs or (strip and _SPACE.search("\0".join(locs)) is not None):
+        # blank lines, white space inside a line: one search over the batch (no line holds a NUL)
+        if "" in locs or (strip and _SPACE.search("\0".join(locs)) is not None):
             keep = [i for i, loc in enumerate(locs) if _one_url(loc, source, first_line + i,
                                                                report)]
             locs = [locs[i] for i in keep]
-            numbers: list[Optional[int]] = [first_line + i for i in keep]
+            numbers: Sequence[int] = [first_line + i for i in keep]
         else:
-            numbers = list(range(first_line, first_line + len(locs)))
+            numbers = range(first_line, first_line + len(locs))
         # a relative line (in C: does every line start as an absolute URL?)
-        if base_url and (plain or not all(map(str.startswith, locs, repeat(_SCHEMES)))):
+        if base_url and not all(map(str.startswith, locs, repeat(_SCHEMES))):
             locs = [resolve(base_url, loc) for loc in locs]
         if locs:
             yield Batch._trusted(locs, source, numbers)

@@ -15,12 +15,12 @@ from collections.abc import Callable
 from functools import cached_property
 
 from ..batch import Batch
-from ..mode import reference
 from ..readers.lines import MAX_JSON_LINE
 from ..record import Record, format_lastmod
 from .base import Format
 
 __all__ = ["JSONL"]
+
 
 class JsonLinesFormat(Format):
     name = "jsonl"
@@ -63,24 +63,7 @@ class JsonLinesFormat(Format):
         return "".join(parts)
 
     def entries(self, batch: Batch) -> list[str]:
-        if not batch.plain or batch.is_sitemap or not _plain_strings(batch):
-            return list(map(self._entry, batch.records()))
-        return ['{"loc":"' + loc + '"}\n' for loc in batch.locs]
-
-    def block(self, batch: Batch) -> str:
-        """The batch's lines as one string: for locations alone that need no JSON escaping
-        (normalised URIs hold no quote, backslash or control character), one join."""
-        if not batch.plain or batch.is_sitemap or not _plain_strings(batch):
-            return "".join(self.entries(batch))
-        return '{"loc":"' + '"}\n{"loc":"'.join(batch.locs) + '"}\n'
-
-
-def _plain_strings(batch: Batch) -> bool:
-    """Whether the locations can be written between quotes as they are."""
-    if not batch.proven or reference():
-        return False
-    joined = "".join(batch.locs)
-    return '"' not in joined and "\\" not in joined and joined.isascii()
+        return list(map(self._entry, batch.records()))
 
 
 JSONL = JsonLinesFormat()
