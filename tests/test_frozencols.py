@@ -1,4 +1,4 @@
-"""frozencols.made: a column of frozen dataclass instances made in C is what the constructor
+"""urlextfast.made: a column of frozen dataclass instances made in C is what the constructor
 makes, row by row, and it refuses the classes it cannot make that way."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 
 from feed2sitemap.extensions.model import Alternate, Image
 from feed2sitemap.extensions.value import Extensions
-from feed2sitemap.frozencols import made
+from feed2sitemap.readers.urlextfast import made
 
 
 def test_the_instances_equal_the_constructors_and_stay_frozen() -> None:

@@ -23,8 +23,17 @@ __all__ = ["serialized"]
 
 def serialized(column: Sequence[Extensions], declared: Mapping[str, str]) -> list[str]:
     """Each row's extensions as xmlout.serialize(ext, declared) gives them ("" for none)."""
-    if reference():
-        return [serialize(ext, declared) if ext else "" for ext in column]
+    return (_plain if reference() else _fast)(column, declared)
+
+
+def _plain(column: Sequence[Extensions], declared: Mapping[str, str]) -> list[str]:
+    """The reference: serialize, a row at a time."""
+    return [serialize(ext, declared) if ext else "" for ext in column]
+
+
+def _fast(column: Sequence[Extensions], declared: Mapping[str, str]) -> list[str]:
+    """serialize's output, the rows of images and alternates alone formatted a column at a
+    time."""
     pi, px = declared.get(IMAGE_NS), declared.get(XHTML_NS)
     image = f"<{pi}:image><{pi}:loc>{{}}</{pi}:loc></{pi}:image>".format
     link = f'<{px}:link rel="alternate" hreflang="{{}}" href="{{}}"/>'.format

@@ -197,12 +197,12 @@ class _Parse:
         self.source, self.report, self.entries = source, report, entries
         self.guard = MarkupGuard()
         self.parser = parser = safe_expat_parser(" ", self.guard, encoding)
+        # the reference mode (mode.py) reads every byte with expat, defusedxml after it
+        self.read = self.plain_reader(encoding) if reference() else self.read_fast
         # the fast path (sitemapfast.py): possible for UTF-8 input, taken once the root is
-        # known to be a urlset whose entries are the unprefixed <url> (root()), never in the
-        # reference mode, and left for good when a namespace is declared past the root
-        self.utf8 = utf8 and not reference()
-        # the reference mode's plain path: defusedxml reads every byte too (xmlutil)
-        self.plain = defused_parse(parser, encoding) if reference() else parser.Parse
+        # known to be a urlset whose entries are the unprefixed <url> (root()), and left for
+        # good when a namespace is declared past the root
+        self.utf8 = utf8
         self.fast = False
         self.default_ns: Optional[str] = None  # the default namespace the root declares
         self.fed = 0  # bytes given to expat before this chunk
@@ -228,13 +228,8 @@ class _Parse:
         parser.EndCdataSectionHandler = lambda: self.cdata(False)
 
     def feed(self, chunk: bytes) -> None:
-        if self.fast and chunk:
-            self.feed_fast(chunk)
-        elif self.utf8 and chunk and not self.entry[0]:  # the root may be in this chunk
-            self.feed_first(chunk)
-        else:
-            self.guard.scan_counting(chunk)
-            self.plain(chunk, not chunk)
+        """The next chunk (b"" at the end), read and bounded."""
+        self.read(chunk)
         self.fed += len(chunk)
         # start tags less end tags: the depth
         self.guard.depth(self.guard.opens - self.ends())
@@ -242,6 +237,26 @@ class _Parse:
         if len(text) > 1 and sum(map(len, text)) > MAX_VALUE:  # (as `check` stops too)
             raise InputError(self.source, self.parser.CurrentLineNumber, "a value or a run of "
                              f"white space longer than {MAX_VALUE:,} characters")
+
+    def plain_reader(self, encoding: Optional[str]) -> Callable[[bytes], None]:
+        """The reference mode's reader: every byte seen by the guard, expat and defusedxml."""
+        scan, parse = self.guard.scan_counting, defused_parse(self.parser, encoding)
+
+        def read(chunk: bytes) -> None:
+            scan(chunk)
+            parse(chunk, not chunk)
+
+        return read
+
+    def read_fast(self, chunk: bytes) -> None:
+        """A chunk, its runs of plain entries read by the fast path once it may be taken."""
+        if self.fast and chunk:
+            self.feed_fast(chunk)
+        elif self.utf8 and chunk and not self.entry[0]:  # the root may be in this chunk
+            self.feed_first(chunk)
+        else:
+            self.guard.scan_counting(chunk)
+            self.parser.Parse(chunk, not chunk)
 
     def parse(self, data: bytes) -> None:
         """expat reads ``data``, the guard having seen it first (its bounds, its start tags)."""

@@ -25,16 +25,13 @@ asks for it.
 from __future__ import annotations
 
 import re
-import sys
 from abc import abstractmethod
 from collections.abc import Iterator, Sequence
-from functools import lru_cache
-from itertools import accumulate, chain, compress, repeat
-from operator import contains
+from itertools import accumulate, chain, repeat
 from typing import Any, Optional, Union, overload
 
-__all__ = ["END_TAG", "REFERENCE", "JoinedLines", "RegionLines", "Scanned", "concatenated",
-           "decoded_region", "reference_character", "scan"]
+__all__ = ["END_TAG", "REFERENCE", "JoinedLines", "RegionLines", "Scanned", "checked_text",
+           "concatenated", "reference_character", "resolved", "scan"]
 
 END_TAG = b"</url>"
 
@@ -52,56 +49,30 @@ REFERENCE = re.compile("&(#x[0-9a-fA-F]+|#[0-9]+|amp|lt|gt|quot|apos);")
 # Characters XML 1.0 forbids even in text, as UTF-8 bytes: C0 controls but tab, LF and CR, and
 # U+FFFE, U+FFFF (a surrogate cannot pass a strict UTF-8 decode). expat would stop at one.
 _C0 = bytes(set(range(0x20)) - {0x09, 0x0A, 0x0D})
-_NOT_C0_OR_LF = bytes(set(range(256)) - set(_C0) - {0x0A})  # (deleted: C0 and LF are left)
 _NOT_CHARACTERS = (b"\xef\xbf\xbe", b"\xef\xbf\xbf")
 _NAMED = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
-_ABSENT = {"": None}  # an optional field the entry does not have: the plain reader's None
-
-
-# The first entry of a region, with the white space around its tags: the region's layout
-_FIRST = re.compile(
-    f"({_SPACE})<url>({_SPACE})<loc>[^<]*</loc>"
-    + "".join(f"(?:({_SPACE})<{name}>[^<]*</{name}>)?" for name in _OPTIONAL)
-    + f"({_SPACE})</url>")
-
-
-# A value of a layout's entry: possessive where the regex engine has it (Python 3.11), since
-# "<" follows and no shorter value could match; the engine then keeps no context per value to
-# come back to (1% of the set's instructions).
-_VALUE = "([^<]*+)" if sys.version_info >= (3, 11) else "([^<]*)"
-
-
-@lru_cache(maxsize=64)
-def _layout(spaces: tuple[Optional[str], ...]) -> re.Pattern[str]:
-    """The entries of one layout: the white space of ``spaces`` (_FIRST's groups) around
-    the tags, and the optional fields whose white space is not None. With no optional group,
-    no class of white space and no alternative, the regex engine does a third less work than
-    with _ENTRY."""
-    before, inside, *fields, after = spaces
-    return re.compile(
-        re.escape(before or "") + "<url>" + re.escape(inside or "") + f"<loc>{_VALUE}</loc>"
-        + "".join(re.escape(space) + f"<{name}>{_VALUE}</{name}>"
-                  for name, space in zip(_OPTIONAL, fields, strict=True) if space is not None)
-        + re.escape(after or "") + "</url>")
 
 
 class Scanned:
     """The raw values of a region's entries, column by column, as the plain reader's end
     handler would have collected them but for the white space before a field's start tag
-    (every field's parser strips it: record.py), and the line of each entry's </loc>."""
+    (every field's parser strips it: record.py), the line of each entry's </loc>, and the
+    stand-in expat reads instead of the region."""
 
     __slots__ = ("columns", "lines", "stand_in")
 
-    def __init__(self, columns: list[Sequence[Optional[str]]], lines: RegionLines,
-                 stand_in: bytes) -> None:
+    def __init__(self, columns: list[Sequence[Any]], lines: RegionLines, text: str) -> None:
         self.columns = columns
         self.lines = lines
-        self.stand_in = stand_in
+        # white space with the region's line ends and last column
+        self.stand_in = b"\n" * text.count("\n") + b" " * (len(text) - text.rfind("\n") - 1)
 
 
-def decoded_region(region: bytes) -> Optional[tuple[str, bool]]:
-    """A run's text, with expat's line ends, and whether it is ASCII; None when it is not
-    UTF-8 or holds a lone "\r" (expat reads "\r\n" as "\n"; a lone one is left to it)."""
+def checked_text(region: bytes) -> Optional[str]:
+    """The region as text with expat's line ends, if expat would find nothing wrong in its
+    characters: UTF-8, no character XML forbids, no "]]>", every "&" one of XML's five
+    references or a character reference (entity declarations are refused, so no other name
+    may be defined); else None. A lone "\r" is left to expat too ("\r\n" is read as "\n")."""
     ascii = region.isascii()  # (most sitemaps: then no byte needs a closer look)
     try:
         text = region.decode("ascii" if ascii else "utf-8")
@@ -111,105 +82,43 @@ def decoded_region(region: bytes) -> Optional[tuple[str, bool]]:
         text = text.replace("\r\n", "\n")
         if "\r" in text:
             return None
-    return text, ascii
+    if (len(region.translate(None, _C0)) != len(region) or "]]>" in text
+            or not ascii and any(c in region for c in _NOT_CHARACTERS)):
+        return None
+    refs = text.count("&")
+    if refs and refs != text.count("&amp;") and refs != len(REFERENCE.findall(text)):
+        return None
+    return text
 
 
 def scan(region: bytes, line: int) -> Optional[Scanned]:
     """The entries of ``region`` (which starts where an entry may start and ends with an
     entry's end tag, on line ``line``), or None when it is not made of plain entries alone
-    or when expat would find anything wrong in it (it is then given to expat to say what).
-
-    The checks are expat's for such a run: UTF-8, no character XML forbids, no "]]>", every
-    "&" one of XML's five references or a character reference to an allowed character (entity
-    declarations are refused, so no other name may be defined). The run proven, expat is given
-    its ``stand_in`` instead: white space with the same line ends and last column, so that
-    every line and column it reports after it is the file's."""
-    decoded = decoded_region(region)
-    if decoded is None:
+    or when expat would find anything wrong in it (it is then given to expat to say what)."""
+    text = checked_text(region)
+    if text is None:
         return None
-    text, ascii = decoded
-    # one pass in C for two answers: only the line ends are left when no C0 control is there
-    breaks = region.translate(None, _NOT_C0_OR_LF)
-    if (breaks.count(b"\n") != len(breaks) or "]" in text and "]]>" in text
-            or not ascii and any(c in region for c in _NOT_CHARACTERS)):
-        return None
-    try:
-        columns = _columns(text, "&" in text)
-    except ValueError:  # an "&" that starts no reference, or one to a character XML forbids
-        return None
-    if columns is None:
-        return None
-    stand_in = breaks + b" " * (len(text) - text.rfind("\n") - 1)
-    return Scanned(columns, RegionLines(text, line, len(columns[0])), stand_in)
-
-
-def _columns(text: str, refs: bool) -> Optional[list[Sequence[Optional[str]]]]:
-    """The loc, lastmod, changefreq and priority columns of ``text``'s entries (None where an
-    entry has no such field), references resolved when ``refs``; None when ``text`` holds
-    anything but plain entries.
-
-    Most sitemaps give every entry the same fields, with the same white space: the layout
-    of the first entry is tried first, then the general regex."""
-    first = _FIRST.match(text)
-    columns = _laid_out(text, first.groups(), refs) if first is not None else None
-    if columns is not None:
-        return columns
     found = _ENTRY.findall(text)
     cols = list(zip(*found, strict=True))
     if not found or any(cols[-1]):
         return None
-    raw = [_resolved(c) for c in cols[:4]] if refs else cols[:4]
-    return [raw[0], *(list(map(_ABSENT.get, c, c)) if "" in c else c for c in raw[1:])]
-
-
-def _laid_out(text: str, spaces: tuple[Optional[str], ...], refs: bool
-              ) -> Optional[list[Sequence[Optional[str]]]]:
-    """The columns of ``text`` if it is made of entries of the layout ``spaces`` only.
-
-    re.split gives the text around the entries and their values in one flat list (no tuple
-    per entry, as findall makes): [around, loc, ..., around, loc, ..., around]. The text
-    is entries only when everything around them is empty."""
-    pattern = _layout(spaces)
-    stride = pattern.groups + 1
-    parts = pattern.split(text)
-    if "".join(parts[::stride]):
+    try:
+        raw = [resolved(c) for c in cols[:4]] if "&" in text else cols[:4]
+    except ValueError:  # a reference to a character XML forbids
         return None
-    present: list[Sequence[str]] = [parts[k::stride] for k in range(1, stride)]
-    if refs:
-        present = [_resolved(c) for c in present]
-    given = iter(present)
-    n = len(present[0])
-    return [next(given), *(next(given) if space is not None else [None] * n
-                           for space in spaces[2:5])]
+    # an optional field the entry does not have: the plain reader's None
+    columns = [raw[0], *([v or None for v in c] if "" in c else c for c in raw[1:])]
+    return Scanned(columns, RegionLines(text, line, len(found)), text)
 
 
-def _resolved(column: Sequence[str]) -> Sequence[str]:
-    """References replaced by their characters; ValueError when an "&" starts none. (Markup
-    holds no "&": checking the values checks the region.)
-
-    A column of few such values (the usual: "&amp;" in some query strings) has them
-    replaced one by one; one of many, joined, in one substitution (reference_character refuses
-    references to characters XML forbids, NUL among them, so NUL can separate the values).
-    """
-    if "&" not in "".join(column):
+def resolved(column: Sequence[str]) -> Sequence[str]:
+    """References replaced by their characters (checked_text has checked each is one of
+    XML's five names or a character reference; reference_character refuses those to
+    characters XML forbids, NUL among them, so NUL can separate the values)."""
+    joined = "\0".join(column)  # one substitution for the column, not one call per value
+    if "&" not in joined:
         return column
-    hits = list(compress(range(len(column)), map(contains, column, repeat("&"))))
-    if len(hits) * 8 > len(column):
-        return _references("\0".join(column)).split("\0")
-    out = list(column)
-    for i in hits:
-        out[i] = _references(out[i])
-    return out
-
-
-def _references(text: str) -> str:
-    """``text`` with its references replaced; ValueError when an "&" starts none."""
-    refs = text.count("&")
-    if refs == text.count("&amp;"):  # (the usual reference: a query's separator)
-        return text.replace("&amp;", "&")
-    if refs != len(REFERENCE.findall(text)):
-        raise ValueError("an & that starts no reference")
-    return REFERENCE.sub(reference_character, text)
+    return REFERENCE.sub(reference_character, joined).split("\0")
 
 
 def reference_character(m: re.Match[str]) -> str:

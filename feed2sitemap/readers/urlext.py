@@ -17,6 +17,7 @@ from typing import Any, Optional
 from ..extensions.model import EMPTY, SITEMAP_NS, Extensions
 from ..extensions.model import Problem as ExtensionProblem
 from ..extensions.rules import sanitize
+from ..extensions.rulesfast import proven_problems
 from ..extensions.xmlin import UrlChildren, located
 from ..mode import reference
 from ..report import Report
@@ -109,12 +110,8 @@ def held_to_rules(column: Sequence[Extensions], locs: Sequence[str],
     """Each row's Extensions less what breaks Google's rules (rules.sanitize), a warning per
     problem with its line; None when no row keeps any. Rows of images and alternates alone
     with clean URLs are proven a batch at a time (rulesfast.py), but in the reference mode."""
-    if reference():
-        proven: Sequence[Optional[list[ExtensionProblem]]] = [None] * len(column)
-    else:
-        from ..extensions.rulesfast import proven_problems
-
-        proven = proven_problems(column, locs)
+    proven: Sequence[Optional[list[ExtensionProblem]]] = (
+        [None] * len(column) if reference() else proven_problems(column, locs))
     out = list(column)
     # the rows rulesfast could not prove take the rule one at a time, in order; between them,
     # each run of proven rows gives its one shared warning in a call (rulesfast's contract: a

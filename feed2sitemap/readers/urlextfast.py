@@ -25,22 +25,28 @@ extensions/rules.py) are applied afterwards to both paths' values alike.
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import accumulate, repeat
-from typing import Any, Optional
+from typing import Any, Optional, TypeVar
 
 from ..extensions.model import IMAGE_NS, SITEMAP_NS, XHTML_NS, Alternate, Extensions, Image
-from ..frozencols import made
-from .sitemapfast import REFERENCE, RegionLines, decoded_region, reference_character
+from .sitemapfast import (
+    REFERENCE,
+    RegionLines,
+    Scanned,
+    checked_text,
+    reference_character,
+    resolved,
+)
 
-__all__ = ["ExtensionScanner", "scanner"]
+__all__ = ["ExtensionScanner", "made", "scanner"]
+
+T = TypeVar("T")
 
 _WS = "[ \t\n]"
-# Characters XML 1.0 forbids even in text, as UTF-8 bytes: C0 controls but tab, LF and CR, and
-# U+FFFE, U+FFFF (a surrogate cannot pass a strict UTF-8 decode). expat would stop at one.
-_C0 = bytes(set(range(0x20)) - {0x09, 0x0A, 0x0D})
-_NOT_CHARACTERS = (b"\xef\xbf\xbe", b"\xef\xbf\xbf")
 _ATTRIBUTE_SPACE = str.maketrans("\t\n", "  ")  # (a CR is gone by then: "\r\n" read as "\n")
 NO_PROBLEMS: list[Any] = []  # (shared, never appended to: the fast path reads no problem)
 
@@ -112,7 +118,7 @@ class ExtensionScanner:
         """The entries of ``region`` (which starts where an entry may start and ends with an
         entry's end tag, on line ``line``), or None when it holds anything else or anything
         expat would refuse (it is then read by expat, which says what)."""
-        text = _checked_text(region)
+        text = checked_text(region)
         if text is None:
             return None
         found = self.entry.findall(text)
@@ -123,7 +129,7 @@ class ExtensionScanner:
             return None
         refs = "&" in text
         try:
-            columns: list[Sequence[Any]] = [_resolved(c) if refs else c for c in cols[:4]]
+            columns: list[Sequence[Any]] = [resolved(c) if refs else c for c in cols[:4]]
             for k in (1, 2, 3):  # an optional field the entry lacks: the extension pass's None
                 if "" in columns[k]:
                     columns[k] = [v or None for v in columns[k]]
@@ -132,25 +138,21 @@ class ExtensionScanner:
             return None
         if read is None:
             return None
-        column, items = read
-        ends = 2 * len(found) + sum(len(c) - c.count(None) for c in columns[1:4]) + items
-        breaks = text.count("\n")
-        stand_in = b"\n" * breaks + b" " * (len(text) - text.rfind("\n") - 1)
         lines = EntryLines(text, line, len(found), self)
         columns.append([None if ext is None else (ext, NO_PROBLEMS, ItemLines(lines, i))
-                        for i, ext in enumerate(column)])
-        return Scanned(columns, lines, ends, stand_in)
+                        for i, ext in enumerate(read)])
+        return Scanned(columns, lines, text)
 
     def _extensions(self, text: str, segments: Sequence[str], refs: bool
-                    ) -> Optional[tuple[list[Optional[Extensions]], int]]:
+                    ) -> Optional[list[Optional[Extensions]]]:
         """Each entry's Extensions (None for an entry without any), from the items of the
-        whole region (each entry's are ``segments``), and the end tags the items count; None
-        when a link is not exactly an alternate (left to the extension pass)."""
+        whole region (each entry's are ``segments``); None when a link is not exactly an
+        alternate (left to the extension pass)."""
         images: tuple[Image, ...] = ()
         if self.image_tag in text:
             locs = self.images.findall(text)
             images = tuple(made(Image, len(locs), loc=map(
-                str.strip, _resolved(locs) if refs else locs)))
+                str.strip, resolved(locs) if refs else locs)))
         alternates: tuple[Alternate, ...] = ()
         if self.link_tag in text:
             usual = self.usual_links.findall(text)
@@ -169,7 +171,38 @@ class ExtensionScanner:
         if "" in segments:  # an entry without items: the extension pass's None
             column = [ext if segment else None
                       for segment, ext in zip(segments, column, strict=True)]
-        return column, 2 * len(images) + len(alternates)
+        return column
+
+
+def made(cls: type[T], n: int, **columns: Iterable[Any]) -> list[T]:
+    """``[cls(**row) for row in rows]`` for the ``n`` rows whose fields are ``columns`` (each
+    of at least ``n`` values, in order); a field not given takes its default.
+
+    A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``: about
+    0.6 µs an item, which a million images and alternates pay millions of times. Here each
+    instance is made by ``object.__new__`` and each field set through its slot's descriptor
+    in one ``map`` over the column, no Python frame per instance. Only for frozen, slotted
+    dataclasses with no ``__post_init__`` and no default factory (checked)."""
+    params = getattr(cls, "__dataclass_params__", None)
+    if params is None or not params.frozen or "__slots__" not in cls.__dict__ \
+            or hasattr(cls, "__post_init__"):
+        raise TypeError(f"{cls.__name__} is not a frozen, slotted dataclass without "
+                        "__post_init__")
+    objs: list[T] = list(map(object.__new__, repeat(cls, n)))
+    names = set()
+    for field in dataclasses.fields(cls):  # type: ignore[arg-type]
+        names.add(field.name)
+        values = columns.get(field.name)
+        if values is None:
+            if field.default is dataclasses.MISSING:
+                raise TypeError(f"{cls.__name__}: no column for {field.name}, which has no "
+                                "default")
+            values = repeat(field.default, n)
+        deque(map(cls.__dict__[field.name].__set__, objs, values), maxlen=0)
+    unknown = set(columns) - names
+    if unknown:
+        raise TypeError(f"{cls.__name__} has no field {sorted(unknown)[0]}")
+    return objs
 
 
 def _slices(items: tuple[Any, ...], segments: Sequence[str], tag: str) -> Iterator[Any]:
@@ -233,46 +266,6 @@ def _normalised(values: Sequence[str], refs: bool) -> Sequence[str]:
     if refs and "&" in joined:
         joined, changed = REFERENCE.sub(reference_character, joined), True
     return joined.split("\0") if changed else values
-
-
-def _checked_text(region: bytes) -> Optional[str]:
-    """The region as text with expat's line ends, if expat would find nothing wrong in its
-    characters: UTF-8, no character XML forbids, no "]]>", every "&" one of XML's five
-    references or a character reference (entity declarations are refused, so no other name
-    may be defined); else None."""
-    decoded = decoded_region(region)
-    if decoded is None:
-        return None
-    text, ascii = decoded
-    if (len(region.translate(None, _C0)) != len(region) or "]]>" in text
-            or not ascii and any(c in region for c in _NOT_CHARACTERS)):
-        return None
-    refs = text.count("&")
-    if refs and refs != text.count("&amp;") and refs != len(REFERENCE.findall(text)):
-        return None
-    return text
-
-
-def _resolved(column: Sequence[str]) -> Sequence[str]:
-    """References replaced by their characters (_checked_text has checked each is one of
-    XML's five names or a character reference; reference_character refuses those to characters XML
-    forbids, NUL among them, so NUL can separate the values)."""
-    joined = "\0".join(column)  # one substitution for the column, not one call per value
-    if "&" not in joined:
-        return column
-    return REFERENCE.sub(reference_character, joined).split("\0")
-
-
-class Scanned:
-    """What ``scan`` found, as sitemapfast.Scanned gives it: the reader's five columns (the
-    fifth each entry's extensions as the extension pass gives them), the line of each entry's
-    </loc>, the end tags read (for the depth bound) and expat's stand-in."""
-
-    __slots__ = ("columns", "lines", "ends", "stand_in")
-
-    def __init__(self, columns: list[Sequence[Any]], lines: EntryLines, ends: int,
-                 stand_in: bytes) -> None:
-        self.columns, self.lines, self.ends, self.stand_in = columns, lines, ends, stand_in
 
 
 class EntryLines(RegionLines):
