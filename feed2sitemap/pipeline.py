@@ -15,7 +15,7 @@ from typing import Optional
 
 from .batch import Batch, bad_values, check_shape
 from .merge import DEFAULT_MEMORY_LIMIT, MergeCounts, ReferenceStore, Store
-from .mode import reference
+from .mode import fast
 from .record import check_changefreq, check_priority
 from .report import Report
 from .scope import Scope, scope_of
@@ -272,8 +272,8 @@ def merge(batches: Iterable[Batch], counts: Optional[MergeCounts] = None, *,
     the last batch has been yielded.
     """
     # the store on columns; the reference mode takes the plain one, a dict of records
-    store = (ReferenceStore if reference() else Store)(base_mode=base is not None,
-                                                   memory_limit=memory_limit)
+    store = (Store if fast("merge store") else ReferenceStore)(base_mode=base is not None,
+                                                               memory_limit=memory_limit)
     try:
         for batch in batches:
             if base is None:

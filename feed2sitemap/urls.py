@@ -19,7 +19,7 @@ from itertools import compress, repeat
 from operator import not_
 from typing import NamedTuple, Optional
 
-from .mode import reference
+from .mode import fast
 
 __all__ = ["CLEAN_BYTES", "BadURL", "CleanLocs", "Normalized", "all_clean", "base_problem",
            "normalize_locs", "normalize_url", "prove_lines", "proven_clean", "request_url",
@@ -242,7 +242,7 @@ class Normalized(NamedTuple):
 
 def normalize_locs(locs: Sequence[str]) -> Normalized:
     """``normalize_url`` over a list, with the proof that the URLs kept are normalised."""
-    return _normalize_each(locs) if reference() else _normalize_block(locs)
+    return _normalize_block(locs) if fast("URL blocks") else _normalize_each(locs)
 
 
 def _normalize_block(locs: Sequence[str]) -> Normalized:

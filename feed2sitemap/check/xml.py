@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Any
 
-from ..mode import reference
+from ..mode import fast
 from ..readers.sitemap import SITEMAP_NS
 from ..rules import XML_SPACE
 from ..xmlutil import (
@@ -60,8 +60,8 @@ def check_sitemap_xml(stream: IO[bytes], f: FileCheck, utf8: bool) -> Iterator[D
     p.CharacterDataHandler = schema.chars
     # plain entries past the handlers (xmlfast.py); the reference mode keeps them all, and
     # defusedxml reads every byte too (xmlutil.defused_parse)
-    feed = defused_parse(p, encoding) if reference() or not utf8 else \
-        FastUrlset(schema, p, guard).feed
+    feed = FastUrlset(schema, p, guard).feed if utf8 and fast("check entries") else \
+        defused_parse(p, encoding)
     yield from parse_xml(stream, p, guard, f, utf8, feed)
 
 

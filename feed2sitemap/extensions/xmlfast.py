@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Optional
 
-from ..mode import reference
+from ..mode import fast
 from ..xmlutil import needs_escaping
 from .model import IMAGE_NS, XHTML_NS
 from .value import Extensions
@@ -23,7 +23,7 @@ __all__ = ["serialized"]
 
 def serialized(column: Sequence[Extensions], declared: Mapping[str, str]) -> list[str]:
     """Each row's extensions as xmlout.serialize(ext, declared) gives them ("" for none)."""
-    return (_plain if reference() else _fast)(column, declared)
+    return (_fast if fast("extension serialization") else _plain)(column, declared)
 
 
 def _plain(column: Sequence[Extensions], declared: Mapping[str, str]) -> list[str]:

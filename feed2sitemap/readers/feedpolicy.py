@@ -5,7 +5,7 @@ the converter's reader (readers/feed.py) and by ``check``.
    raises FastPathUnsupported. A feed where it met markup that may carry a page's images,
    video or alternates (an enclosure, Media RSS, itunes:image, an entry's hreflang link) is
    read by feedparser too, and extensions/feed.py maps its entries. In the reference mode
-   (mode.reference()) the pass is not tried.
+   (mode.py) the pass is not tried.
 2. Refused, by either path: a declared encoding that is unknown or no ASCII-compatible
    character encoding (xmlutil.declared_encoding, the sitemaps' rule), a document that
    declares entities (xmlutil's one rule; feedparser would expand internal ones) and one
@@ -172,7 +172,7 @@ class FeedInput:
 def _pass_first(want_parsed: bool) -> bool:
     """Whether the fast pass is tried first: the one choice of the reference mode for feeds
     (feedparser reads every feed in it) and of a caller that wants feedparser's result."""
-    return not want_parsed and not mode.reference()
+    return not want_parsed and mode.fast("feed pass")
 
 
 def read_feed_input(feed: FeedInput, base_url: str | None = None, *,

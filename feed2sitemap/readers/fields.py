@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..batch import Batch
-from ..mode import reference
+from ..mode import fast
 from ..record import (
     parse_changefreq,
     parse_common_lastmods,
@@ -69,7 +69,7 @@ def parse_column(raw: Sequence[Optional[str]], parse: Callable[[str], Any], what
     distinct text is parsed once. In the reference mode (mode.py) every row is parsed by
     itself with ``parse``.
     """
-    if reference():
+    if not fast("columns parsed at once"):
         return _parse_each(raw, parse, what, problems)
     if not raw or raw[0] is None and raw.count(None) == len(raw):  # (a field no row has)
         return None
@@ -164,7 +164,8 @@ def rows_to_batches(rows: Rows, source: str, report: Report) -> list[Batch]:
     lastmods = parse_column(rows.lastmods, parse_lastmod, "lastmod", problems,
                             parse_common_lastmods)
     # (the reference mode leaves every lastmod for the writer to format)
-    texts = None if lastmods is None or reference() else canonical_texts(rows.lastmods, lastmods)
+    texts = canonical_texts(rows.lastmods, lastmods) \
+        if lastmods is not None and fast("lastmod texts") else None
     changefreqs = parse_column(rows.changefreqs, parse_changefreq, "changefreq", problems,
                                COMMON_CHANGEFREQS_BULK)
     priorities = parse_column(rows.priorities, parse_priority, "priority", problems,

@@ -19,7 +19,7 @@ from operator import itemgetter
 from typing import IO, Any, Optional
 
 from ..batch import BATCH, Batch
-from ..mode import reference
+from ..mode import fast
 from ..report import Report
 from .fields import COLUMNS, Problem, Rows, rows_to_batches
 from .lines import MAX_JSON_LINE, blocks
@@ -181,7 +181,7 @@ def _json_rows(part: list[str], numbers: Sequence[int], source: str,
     """One block's rows. The usual block (one object per line, each naming our fields once) is
     parsed in one C call (_load_block) and taken apart a column at a time; any other, and every
     block in the reference mode (mode.py), goes line by line (_load_lines, the plain path)."""
-    loaded = None if reference() else _load_block(part)
+    loaded = _load_block(part) if fast("JSON Lines blocks") else None
     objs, columns, keys = None, {}, set()
     if loaded is not None:
         objs, text = loaded

@@ -8,7 +8,7 @@ from xml.parsers import expat
 
 from ..batch import BATCH, Batch
 from ..errors import InputError
-from ..mode import reference
+from ..mode import fast
 from ..record import (
     parse_changefreq,
     parse_common_lastmods,
@@ -198,7 +198,7 @@ class _Parse:
         self.guard = MarkupGuard()
         self.parser = parser = safe_expat_parser(" ", self.guard, encoding)
         # the reference mode (mode.py) reads every byte with expat, defusedxml after it
-        self.read = self.plain_reader(encoding) if reference() else self.read_fast
+        self.read = self.read_fast if fast("sitemap runs") else self.plain_reader(encoding)
         # the fast path (sitemapfast.py): possible for UTF-8 input, taken once the root is
         # known to be a urlset whose entries are the unprefixed <url> (root()), and left for
         # good when a namespace is declared past the root

@@ -8,7 +8,7 @@ from itertools import repeat
 from typing import IO, Optional
 
 from ..batch import BATCH, Batch
-from ..mode import reference
+from ..mode import fast
 from ..report import Report
 from ..urls import CLEAN_BYTES, CleanLocs, prove_lines, resolve
 from .lines import MAX_LINE, Block, blocks
@@ -38,8 +38,8 @@ def read_text(stream: IO[bytes], source: str, report: Report,
     """
     for block in blocks(stream, source, "a URL list"):
         rest = block.raw.translate(None, CLEAN_BYTES)  # the newlines, and any other byte
-        proofs = None if reference() or not block.ended else prove_lines(
-            block.text, block.lines, len(rest), BATCH, block.longest)
+        proofs = prove_lines(block.text, block.lines, len(rest), BATCH, block.longest) \
+            if fast("URL list blocks") and block.ended else None
         if proofs is not None:
             yield from _clean_batches(proofs, block, source)
         else:  # nothing to strip unless some byte may begin a white-space character

@@ -19,7 +19,7 @@ from ..extensions.model import Problem as ExtensionProblem
 from ..extensions.rules import sanitize
 from ..extensions.rulesfast import proven_problems
 from ..extensions.xmlin import UrlChildren, located
-from ..mode import reference
+from ..mode import fast
 from ..report import Report
 
 __all__ = ["UrlExtensions", "extensions_column", "held_to_rules"]
@@ -111,7 +111,7 @@ def held_to_rules(column: Sequence[Extensions], locs: Sequence[str],
     problem with its line; None when no row keeps any. Rows of images and alternates alone
     with clean URLs are proven a batch at a time (rulesfast.py), but in the reference mode."""
     proven: Sequence[Optional[list[ExtensionProblem]]] = (
-        [None] * len(column) if reference() else proven_problems(column, locs))
+        proven_problems(column, locs) if fast("extension rules") else [None] * len(column))
     out = list(column)
     # the rows rulesfast could not prove take the rule one at a time, in order; between them,
     # each run of proven rows gives its one shared warning in a call (rulesfast's contract: a

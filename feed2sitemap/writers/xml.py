@@ -7,7 +7,7 @@ from datetime import date, datetime
 from typing import Any, Optional
 
 from ..batch import Batch
-from ..mode import reference
+from ..mode import fast
 from ..record import format_lastmod
 from ..xmlutil import escape_specials, escape_uris, needs_escaping, xml_escape
 from .base import Format
@@ -82,7 +82,7 @@ class UrlsetFormat(Format):
 
 def _escaped_locs(batch: Batch) -> Sequence[str]:
     """The batch's locations XML-escaped (xml_escape each)."""
-    if batch.proven and not reference():
+    if batch.proven and fast("escaped URIs"):
         return _escaped_uris(batch.locs)
     return _escaped(batch.locs)
 
