@@ -225,7 +225,8 @@ def test_foreign_values_are_escaped_and_the_file_checks(tmp_path: Path) -> None:
 
 def test_the_library_writer_refuses_a_foreign_name_it_would_write_raw() -> None:
     from feed2sitemap import Record, write
-    from feed2sitemap.extensions.model import Extensions, Foreign
+    from feed2sitemap.extensions.model import Foreign
+    from feed2sitemap.extensions.value import Extensions
 
     record = Record("https://example.com/a",
                     extensions=Extensions(foreign=(Foreign("urn:x", "a><b"),)))

@@ -48,7 +48,7 @@ from typing import Any
 _WHERE = {
     "extensions_for_entry": "feed", "parse_duration": "feed", "plain_text": "feed",
     "merge_extensions": "merging", "ExtensionMerger": "merging",
-    "EMPTY": "model", "Alternate": "model", "Extensions": "model", "Foreign": "model",
+    "EMPTY": "value", "Alternate": "model", "Extensions": "value", "Foreign": "model",
     "Image": "model", "Mobile": "model", "News": "model", "Platform": "model",
     "Problem": "model", "Restriction": "model", "Video": "model",
     "feed_language": "news", "in_window": "news", "news_for_entry": "news",

@@ -26,9 +26,10 @@ from html.parser import HTMLParser
 from typing import Any, Optional
 
 from ..urls import BadURL, normalize_url, resolve
-from .model import Alternate, Extensions, Image, Problem, Restriction, Video
+from .model import Alternate, Image, Problem, Restriction, Video
 from .news import first_published
 from .rules import sanitize
+from .value import Extensions
 
 __all__ = ["extensions_for_entry", "parse_duration", "plain_text"]
 

@@ -21,9 +21,7 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 
 from ..record import format_lastmod, parse_lastmod
 from .model import (
-    EMPTY,
     Alternate,
-    Extensions,
     Foreign,
     Image,
     Mobile,
@@ -33,6 +31,7 @@ from .model import (
     Video,
     check_foreign_name,
 )
+from .value import EMPTY, Extensions
 
 __all__ = ["KINDS", "from_json", "to_json"]
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Optional
 
 from ..record import Lastmod, lastmod_key
-from .model import EMPTY, Extensions, Foreign
+from .model import Foreign
+from .value import EMPTY, Extensions
 
 __all__ = ["ExtensionMerger", "merge_extensions"]
 

@@ -14,13 +14,11 @@ from datetime import date, datetime
 from functools import cache
 from typing import Optional, Union
 
-from .value import EMPTY, Extensions
-
 # record.Lastmod, spelt out: record.py imports this module (a Record carries Extensions)
 Lastmod = Union[date, datetime]
 
-__all__ = ["EMPTY", "IMAGE_NS", "KIND_NAMESPACES", "MOBILE_NS", "NEWS_NS", "SITEMAP_NS",
-           "VIDEO_NS", "XHTML_NS", "XML_NS", "Alternate", "Extensions", "Foreign", "Image",
+__all__ = ["IMAGE_NS", "KIND_NAMESPACES", "MOBILE_NS", "NEWS_NS", "SITEMAP_NS",
+           "VIDEO_NS", "XHTML_NS", "XML_NS", "Alternate", "Foreign", "Image",
            "Mobile", "News", "Platform", "Problem", "Restriction", "Video",
            "check_foreign_name"]
 

@@ -14,14 +14,12 @@ from typing import Any, Optional
 
 from ..record import parse_lastmod
 from .model import (
-    EMPTY,
     IMAGE_NS,
     MOBILE_NS,
     NEWS_NS,
     VIDEO_NS,
     XHTML_NS,
     Alternate,
-    Extensions,
     Foreign,
     Image,
     Mobile,
@@ -31,6 +29,7 @@ from .model import (
     Restriction,
     Video,
 )
+from .value import EMPTY, Extensions
 from .xmlout import IMAGE_ORDER, NEWS_ORDER, VIDEO_ORDER
 
 __all__ = ["build", "parse_yes_no"]

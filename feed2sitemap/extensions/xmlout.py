@@ -26,13 +26,13 @@ from .model import (
     VIDEO_NS,
     XHTML_NS,
     XML_NS,
-    Extensions,
     Foreign,
     Image,
     News,
     Video,
     check_foreign_name,
 )
+from .value import Extensions
 
 __all__ = ["NEWS_ORDER", "PREFIXES", "VIDEO_ORDER", "declarations", "serialize"]
 

@@ -14,10 +14,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Optional
 
-from ..extensions.model import EMPTY, SITEMAP_NS, Extensions
+from ..extensions.model import SITEMAP_NS
 from ..extensions.model import Problem as ExtensionProblem
 from ..extensions.rules import sanitize
 from ..extensions.rulesfast import proven_problems
+from ..extensions.value import EMPTY, Extensions
 from ..extensions.xmlin import UrlChildren, located
 from ..mode import fast
 from ..report import Report

@@ -32,7 +32,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import accumulate, repeat
 from typing import Any, Optional, TypeVar
 
-from ..extensions.model import IMAGE_NS, SITEMAP_NS, XHTML_NS, Alternate, Extensions, Image
+from ..extensions.model import IMAGE_NS, SITEMAP_NS, XHTML_NS, Alternate, Image
+from ..extensions.value import Extensions
 from .sitemapfast import (
     REFERENCE,
     RegionLines,
