@@ -88,8 +88,8 @@ TABLE: dict[str, FastPath] = {
         "tests/test_check_fast.py", "check-50k, check-set", 317,
         "6.3x (4.16 / 0.66 s): 11x xmllint without it, 1.8x with it"),
     "merge store": FastPath(
-        ("merge:Store", "spill"), "merge:ReferenceStore", "tests/test_merge_store.py",
-        "merge-lastmods", 526,
+        ("merge:Store", "merge:Spill"), "merge:ReferenceStore", "tests/test_merge_store.py",
+        "merge-lastmods", 352,
         "2.6x on the merge step (18.3 / 7.0 s at 1.5M URLs), 362 against 588 bytes a URL, "
         "and the spill that holds 10M rows under 1 GiB"),
 }

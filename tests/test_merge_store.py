@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from feed2sitemap import spill
+from feed2sitemap import merge as spill
 from feed2sitemap.batch import batched
 from feed2sitemap.errors import OutputError
 from feed2sitemap.extensions.model import Alternate, Image
