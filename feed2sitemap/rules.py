@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, timedelta, timezone
 from functools import cache
-from typing import Union
+from typing import Any, Union
 
 from .lastmodcols import lastmod_key, parse_common_lastmods, parse_lastmod_column
 
@@ -37,6 +37,7 @@ __all__ = [
     "bad_bracket",
     "bad_uri_char",
     "canonical_lastmod",
+    "parsed_utc",
     "check_year",
     "format_lastmod",
     "lastmod_key",
@@ -352,3 +353,25 @@ def xsd_lastmod(text: str) -> tuple[str | None, bool, datetime | None]:
         return None, False, start + timedelta(hours=h, minutes=mn, seconds=s) + extra
     except OverflowError:
         return None, False, FAR_FUTURE
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def parsed_utc(parsed: Any) -> datetime | None:
+    """feedparser's UTC 9-tuple (a ``*_parsed`` value) as an aware datetime; None for none, or
+    for one no datetime holds (a year 0 or past 9999)."""
+    if not parsed:
+        return None
+    try:
+        return datetime(
+            parsed[0], parsed[1], parsed[2], parsed[3], parsed[4], parsed[5], tzinfo=timezone.utc
+        )
+    except ValueError:  # a leap second or another out-of-range field: let timegm normalise it
+        pass
+    import calendar  # (only for such dates: start-up time)
+
+    try:
+        return _EPOCH + timedelta(seconds=calendar.timegm(parsed))
+    except (OverflowError, ValueError, TypeError):
+        return None

@@ -17,8 +17,8 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Optional
 
 from ..errors import OptionError
-from ..readers.feeddates import parsed_utc
 from ..record import Lastmod, lastmod_key
+from ..rules import parsed_utc
 from .model import News
 
 __all__ = ["NEWS_WINDOW", "SOURCE_DATE_EPOCH", "feed_language", "first_published", "in_window",

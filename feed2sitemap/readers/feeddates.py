@@ -8,7 +8,9 @@ from datetime import datetime, timedelta, timezone
 from functools import cache
 from typing import Any
 
-__all__ = ["MONTH_DASHED", "entry_date", "parsed_utc"]
+from ..rules import parsed_utc
+
+__all__ = ["MONTH_DASHED", "entry_date"]
 
 _UTC = timezone.utc
 _EPOCH = datetime(1970, 1, 1, tzinfo=_UTC)
@@ -24,25 +26,6 @@ def _known(parsed: Any) -> Any:
     if parsed and tuple(parsed[:6]) == (1970, 1, 1, 0, 0, 0):
         return None
     return parsed
-
-
-def parsed_utc(parsed: Any) -> datetime | None:
-    """feedparser's UTC 9-tuple (a ``*_parsed`` value) as an aware datetime; None for none, or
-    for one no datetime holds (a year 0 or past 9999)."""
-    if not parsed:
-        return None
-    try:
-        return datetime(
-            parsed[0], parsed[1], parsed[2], parsed[3], parsed[4], parsed[5], tzinfo=_UTC
-        )
-    except ValueError:  # a leap second or another out-of-range field: let timegm normalise it
-        pass
-    import calendar  # (only for such dates: start-up time)
-
-    try:
-        return _EPOCH + timedelta(seconds=calendar.timegm(parsed))
-    except (OverflowError, ValueError, TypeError):
-        return None
 
 
 # The two date forms nearly every feed writes: RSS's "Tue, 05 Mar 2024 10:15:00 +0100" and

@@ -34,6 +34,7 @@ from xml.parsers import expat
 
 from .. import mode
 from ..errors import InputError
+from ..rules import parsed_utc
 from ..xmlutil import (
     MAX_NAMESPACES,
     MarkupGuard,
@@ -44,7 +45,7 @@ from ..xmlutil import (
     forbid_entities_in,
 )
 from .feedcompat import headers, prepare
-from .feeddates import _known, parsed_utc
+from .feeddates import _known
 from .feedpass import (
     CHUNK,
     FastPathUnsupported,
