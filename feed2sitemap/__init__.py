@@ -29,9 +29,9 @@ if TYPE_CHECKING:
     from .publish import Publish
     from .reading import Web, read, read_batches
     from .record import CHANGEFREQS, Record
-    from .report import Progress, Report
+    from .report import Progress, Report, Submitted
     from .scope import Scope
-    from .writing import Submitted, Summary, write, write_batches
+    from .writing import Summary, write, write_batches
 
 # The public names and the module each lives in. They are imported when first used, so that
 # the command starts without paying for what a run does not need (and a Ctrl-C at start-up
@@ -40,7 +40,7 @@ _WHERE = {
     "Batch": "batch", "batched": "batch", "unbatched": "batch", "convert": "converting",
     "Feed2SitemapError": "errors", "InputError": "errors", "LimitError": "errors",
     "OptionError": "errors", "OutputError": "errors", "Problem": "errors",
-    "UnsupportedFormat": "errors", "IndexNow": "indexnow", "Submitted": "writing",
+    "UnsupportedFormat": "errors", "IndexNow": "indexnow", "Submitted": "report",
     "PROFILES": "limits", "Profile": "limits", "MergeCounts": "merge",
     "Channel": "options", "Defaults": "options", "Limits": "options",
     "ReadOptions": "options", "WriteOptions": "options", "NewsSitemap": "options",

@@ -18,10 +18,10 @@ from typing import Optional
 from urllib.parse import urlsplit
 
 from .errors import IndexNowError, OptionError
+from .report import Submitted
 from .urls import request_url
-from .writing import Submitted
 
-__all__ = ["DEFAULT_ENDPOINT", "IndexNow", "IndexNowError", "Submitted", "check_key", "mask"]
+__all__ = ["DEFAULT_ENDPOINT", "IndexNow", "IndexNowError", "check_key", "mask"]
 
 DEFAULT_ENDPOINT = "https://api.indexnow.org/indexnow"  # where IndexNow submissions go
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Optional
 
 from .errors import InputError, Problem
 
-__all__ = ["Progress", "Report"]
+__all__ = ["Progress", "Report", "Submitted"]
 
 # Past this many messages of one kind, further ones are only counted: a list with a million bad
 # lines should not print a million lines, but the summary still gives the full count.
@@ -133,3 +134,12 @@ class Progress:
         self.files += 1
         if self.on_update is not None:
             self.on_update(self)
+
+
+@dataclass
+class Submitted:
+    """What an IndexNow submission sent (``Summary.indexnow``)."""
+
+    requests: int = 0
+    urls: int = 0
+    bodies: list[dict[str, object]] = field(default_factory=list)  # with --dry-run

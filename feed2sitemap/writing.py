@@ -20,7 +20,7 @@ from .options import Channel, Limits, WriteOptions
 from .outputs import FileInfo, OutputSet
 from .pipeline import check_fields, check_length, normalize
 from .record import Record
-from .report import Progress, Report
+from .report import Progress, Report, Submitted
 from .scope import Scope, base_directory, scope_of
 from .split import DEFAULT_GZIP_LEVEL, write_output
 from .urls import normalize_url
@@ -34,20 +34,10 @@ from .writers import (
     get_format,
 )
 
-__all__ = ["Destination", "FileInfo", "Submitted", "Summary", "output_format", "write",
+__all__ = ["Destination", "FileInfo", "Summary", "output_format", "write",
            "write_batches"]
 
 Destination = Union[str, "os.PathLike[str]", IO[bytes]]
-
-
-@dataclass
-class Submitted:
-    """What an IndexNow submission sent (here, not in indexnow.py, so that a run that submits
-    nothing does not import that module: it is part of every Summary)."""
-
-    requests: int = 0
-    urls: int = 0
-    bodies: list[dict[str, object]] = field(default_factory=list)  # with --dry-run
 
 
 @dataclass
