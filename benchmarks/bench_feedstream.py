@@ -69,8 +69,8 @@ def hwm_mb() -> float:
 
 def child(kind: str, path: str) -> None:
     sys.path.insert(0, str(HERE.parent))
-    from feed2sitemap.readers.feedpass import parse_feed_entries
-    from feed2sitemap.readers.feedpolicy import feedparser_entries
+    from feed2sitemap.readers.feed.fastpass import parse_feed_entries
+    from feed2sitemap.readers.feed.policy import feedparser_entries
 
     data = Path(path).read_bytes()
     base = "https://example.com/feed.xml"

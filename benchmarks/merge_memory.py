@@ -23,9 +23,9 @@ import time
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 
-from feed2sitemap.batch import Batch
-from feed2sitemap.pipeline import dedupe, merge
-from feed2sitemap.report import Report
+from feed2sitemap.model.batch import Batch
+from feed2sitemap.model.report import Report
+from feed2sitemap.pipeline.steps import dedupe, merge
 
 ROWS = 2048
 

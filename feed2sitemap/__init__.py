@@ -10,8 +10,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from .batch import Batch, batched, unbatched
-    from .converting import convert
     from .errors import (
         Feed2SitemapError,
         InputError,
@@ -21,33 +19,36 @@ if TYPE_CHECKING:
         Problem,
         UnsupportedFormat,
     )
-    from .indexnow import IndexNow
-    from .limits import PROFILES, Profile
-    from .merge import MergeCounts
-    from .options import Channel, Defaults, Limits, NewsSitemap, ReadOptions, WriteOptions
-    from .outputs import FileInfo
-    from .publish import Publish
-    from .reading import Web, read, read_batches
-    from .record import CHANGEFREQS, Record
-    from .report import Progress, Report, Submitted
-    from .scope import Scope
-    from .writing import Summary, write, write_batches
+    from .files.outputs import FileInfo
+    from .model.batch import Batch, batched, unbatched
+    from .model.limits import PROFILES, Profile
+    from .model.options import Channel, Defaults, Limits, NewsSitemap, ReadOptions, WriteOptions
+    from .model.record import CHANGEFREQS, Record
+    from .model.report import Progress, Report, Submitted
+    from .model.scope import Scope
+    from .pipeline.merging import MergeCounts
+    from .run.converting import convert
+    from .run.publish import Publish
+    from .run.reading import Web, read, read_batches
+    from .run.writing import Summary, write, write_batches
+    from .web.indexnow import IndexNow
 
 # The public names and the module each lives in. They are imported when first used, so that
 # the command starts without paying for what a run does not need (and a Ctrl-C at start-up
-# meets our own handler, not an import in progress; see _entry.py).
+# meets our own handler, not an import in progress; see cli/entry.py).
 _WHERE = {
-    "Batch": "batch", "batched": "batch", "unbatched": "batch", "convert": "converting",
-    "Feed2SitemapError": "errors", "InputError": "errors", "LimitError": "errors",
-    "OptionError": "errors", "OutputError": "errors", "Problem": "errors",
-    "UnsupportedFormat": "errors", "IndexNow": "indexnow", "Submitted": "report",
-    "PROFILES": "limits", "Profile": "limits", "MergeCounts": "merge",
-    "Channel": "options", "Defaults": "options", "Limits": "options",
-    "ReadOptions": "options", "WriteOptions": "options", "NewsSitemap": "options",
-    "FileInfo": "outputs",
-    "Publish": "publish", "Web": "reading", "read": "reading", "read_batches": "reading",
-    "CHANGEFREQS": "record", "Record": "record", "Progress": "report", "Report": "report",
-    "Scope": "scope", "Summary": "writing", "write": "writing", "write_batches": "writing",
+    "Batch": "model.batch", "batched": "model.batch", "unbatched": "model.batch",
+    "convert": "run.converting", "Feed2SitemapError": "errors", "InputError": "errors",
+    "LimitError": "errors", "OptionError": "errors", "OutputError": "errors", "Problem": "errors",
+    "UnsupportedFormat": "errors", "IndexNow": "web.indexnow", "Submitted": "model.report",
+    "PROFILES": "model.limits", "Profile": "model.limits", "MergeCounts": "pipeline.merging",
+    "Channel": "model.options", "Defaults": "model.options", "Limits": "model.options",
+    "ReadOptions": "model.options", "WriteOptions": "model.options",
+    "NewsSitemap": "model.options", "FileInfo": "files.outputs", "Publish": "run.publish",
+    "Web": "run.reading", "read": "run.reading", "read_batches": "run.reading",
+    "CHANGEFREQS": "model.record", "Record": "model.record", "Progress": "model.report",
+    "Report": "model.report", "Scope": "model.scope", "Summary": "run.writing",
+    "write": "run.writing", "write_batches": "run.writing",
 }
 
 

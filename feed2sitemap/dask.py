@@ -1,6 +1,6 @@
 """A finished sitemap set from a Dask bag or dataframe of URLs, in one call (``to_sitemaps``).
 
-Needs the ``dask`` extra (``pip install 'feed2sitemap[dask]'``). The work is partition.py's,
+Needs the ``dask`` extra (``pip install 'feed2sitemap[dask]'``). The work is scale/partition.py's,
 run by Dask's scheduler (whichever is active: a distributed Client, or the local one):
 
 1. per input partition (task ``feed2sitemap-prepare``): the rows become records, a field with a
@@ -11,7 +11,8 @@ run by Dask's scheduler (whichever is active: a distributed Client, or the local
 3. per output partition (``feed2sitemap-write``): the rows are put back in input order, the
    copies merged (newest lastmod wins) or deduplicated (first wins), and the parts written,
    STEM-PARTITION-K.xml[.gz], into a staging directory beside the output;
-4. here, under the output directory's lock: the index (indexing.py), which moves the parts into
+4. here, under the output directory's lock: the index (scale/indexing.py), which moves the parts
+into
    place, leaves unchanged ones alone and removes the replaced index's parts no longer written.
 
 Progress is Dask's own: the dashboard of a distributed Client, or
@@ -42,19 +43,19 @@ except ImportError as exc:  # the optional extra is not installed
     raise ImportError(f"feed2sitemap.dask needs the dask extra: pip install "
                       f"'feed2sitemap[dask]' ({exc})") from None
 
-from .batch import Batch
-from .converting import Summary
-from .dask_rows import partition_batch
 from .errors import OptionError, OutputError
-from .indexing import check_index_writing, open_index_output, write_index_to
-from .limits import profile_of
-from .merge import DEFAULT_MEMORY_LIMIT, MergeCounts
-from .naming import split_name
-from .options import Defaults, Limits, WriteOptions
-from .partition import PartManifest, check_dedupe_mode, prepare_batches, write_partition
-from .record import CHANGEFREQS
-from .report import Report
-from .writing import base_of
+from .files.naming import split_name
+from .model.batch import Batch
+from .model.limits import profile_of
+from .model.options import Defaults, Limits, WriteOptions
+from .model.record import CHANGEFREQS
+from .model.report import Report
+from .pipeline.merging import DEFAULT_MEMORY_LIMIT, MergeCounts
+from .run.converting import Summary
+from .run.writing import base_of
+from .scale.indexing import check_index_writing, open_index_output, write_index_to
+from .scale.partition import PartManifest, check_dedupe_mode, prepare_batches, write_partition
+from .scale.rows import partition_batch
 
 __all__ = ["to_sitemaps"]
 

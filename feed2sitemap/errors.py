@@ -4,7 +4,7 @@ Everything a user can cause raises a Feed2SitemapError subclass. Each carries wh
 needs to render it in its own terms: the ``source``, ``line`` and ``column`` of bad data, and
 the ``parameter`` (the library's name, ``base_url``) a bad or missing value belongs to. The
 library names a parameter in a message between backticks (`` `base_url` ``); the command
-line shows the option (``--base-url``) instead, and decides the exit code (cli.py).
+line shows the option (``--base-url``) instead, and decides the exit code (cli/main.py).
 """
 
 from __future__ import annotations

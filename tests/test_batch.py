@@ -8,9 +8,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from feed2sitemap import Record, Report
-from feed2sitemap.batch import BATCH, Batch, batched, unbatched
-from feed2sitemap.pipeline import normalize
-from feed2sitemap.record import make_record
+from feed2sitemap.model.batch import BATCH, Batch, batched, unbatched
+from feed2sitemap.model.record import make_record
+from feed2sitemap.pipeline.steps import normalize
 from feed2sitemap.writers import INDEX, TEXT, URLSET
 
 RECORDS = st.lists(st.builds(

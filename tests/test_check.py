@@ -21,9 +21,9 @@ from click.testing import CliRunner
 
 from feed2sitemap import convert
 from feed2sitemap.check import CheckStats, Diagnostic, check
-from feed2sitemap.cli import check_command, main
-from feed2sitemap.limits import PROFILES, Profile
-from feed2sitemap.options import Defaults, Limits
+from feed2sitemap.cli.main import check_command, main
+from feed2sitemap.model.limits import PROFILES, Profile
+from feed2sitemap.model.options import Defaults, Limits
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 CONFORMANCE = SHARED / "conformance"

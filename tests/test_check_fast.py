@@ -13,11 +13,11 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from feed2sitemap.backends import ENV
 from feed2sitemap.check import Diagnostic, check
 from feed2sitemap.check.fields import judge_lastmod
 from feed2sitemap.check.xmlfast import lastmods_fine
-from feed2sitemap.cli_check import check_command
-from feed2sitemap.mode import ENV
+from feed2sitemap.cli.check import check_command
 
 from .conftest import conformance, run
 
@@ -247,7 +247,7 @@ def _same_verdict(text: str) -> None:
 
 def test_profile_limits_same_both_ways(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # the URL limit, the loc limit and the byte limit crossed inside runs of plain entries
-    from feed2sitemap.limits import PROFILES, Profile
+    from feed2sitemap.model.limits import PROFILES, Profile
 
     monkeypatch.setitem(PROFILES, "tiny", Profile("tiny", max_urls=700, max_bytes=30_000,
                                                   max_loc=26))

@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from feed2sitemap.readers.feedcompat import FastPathUnsupported
-from feed2sitemap.readers.feedpass import parse_feed_entries
+from feed2sitemap.readers.feed.compat import FastPathUnsupported
+from feed2sitemap.readers.feed.fastpass import parse_feed_entries
 
 from .conftest import run as run_command
 from .test_check import found, run

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from feed2sitemap.check import CheckStats, check, hreflang_diagnostics, iter_check
 from feed2sitemap.check.hreflang import HreflangLinks
-from feed2sitemap.cli_check import check_command
+from feed2sitemap.cli.check import check_command
 
 from .conftest import run
 

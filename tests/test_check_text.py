@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from feed2sitemap.limits import PROFILES, Profile
+from feed2sitemap.model.limits import PROFILES, Profile
 
 from .test_check import found, run
 

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from feed2sitemap import read
-from feed2sitemap.cli import check_command, convert_command
+from feed2sitemap.cli.main import check_command, convert_command
 
 from .conftest import SAMPLES, run
 
@@ -45,9 +45,9 @@ def test_a_one_feed_run_loads_only_what_it_uses(tmp: Path) -> None:
     # (An editable install's import hook has loaded urllib.parse before the first line runs:
     # forgotten here, it is back after the run only if the run imported it.)
     code = ("import sys; [sys.modules.pop(m, None) for m in ('urllib.parse', 'ipaddress')]\n"
-            "from feed2sitemap.cli import main; from feed2sitemap.mode import reference\n"
+            "from feed2sitemap.cli.main import main; from feed2sitemap.backends import reference\n"
             "try:\n    main()\nexcept SystemExit as e:\n    assert not e.code, e.code\n"
-            "print(sorted(m for m in sys.modules if m.split('.')[-1] in ('mergecols', "
+            "print(sorted(m for m in sys.modules if m.split('.')[-1] in ("
             f"'robots', 'indexnow', 'robotsfile') or m.startswith({unused})))")
     out = tmp / "sitemap.xml"
     done = subprocess.run([sys.executable, "-c", code, str(SAMPLES / "rss2.xml"), "-o", str(out)],
@@ -285,7 +285,7 @@ def test_a_signal_while_a_class_is_made_ends_as_the_signal_does() -> None:
     one-line message and exit 130, not a traceback."""
     import click
 
-    from feed2sitemap.cli_common import Command, Interrupted, unwrapped_signal
+    from feed2sitemap.cli.common import Command, Interrupted, unwrapped_signal
 
     class Interrupting:
         def __set_name__(self, owner: type, name: str) -> None:

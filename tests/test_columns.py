@@ -16,14 +16,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from feed2sitemap import ReadOptions, Record, convert, read, write
-from feed2sitemap.cli import convert_command
-from feed2sitemap.detect import sniff
+from feed2sitemap.cli.main import convert_command
 from feed2sitemap.errors import InputError
-from feed2sitemap.options import WriteOptions
+from feed2sitemap.model.options import WriteOptions
+from feed2sitemap.model.record import CHANGEFREQS, make_record
+from feed2sitemap.model.report import Report
+from feed2sitemap.readers.detect import sniff
 from feed2sitemap.readers.lines import MAX_JSON_LINE
 from feed2sitemap.readers.text import MAX_LINE
-from feed2sitemap.record import CHANGEFREQS, make_record
-from feed2sitemap.report import Report
 
 from .conftest import SAMPLES, run
 
@@ -397,8 +397,8 @@ LASTMOD_TEXTS = st.one_of(
 @given(st.lists(LASTMOD_TEXTS, min_size=1, max_size=8))
 def test_a_lastmod_text_is_passed_on_only_when_it_is_what_the_writer_would_write(
         texts: list[str]) -> None:
+    from feed2sitemap.model.record import format_lastmod, parse_lastmod
     from feed2sitemap.readers.fields import canonical_texts
-    from feed2sitemap.record import format_lastmod, parse_lastmod
 
     def parsed(t: str) -> Any:
         try:

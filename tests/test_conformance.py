@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from feed2sitemap import InputError, Record, Report, convert, read, write
-from feed2sitemap.options import Limits
-from feed2sitemap.urls import normalize_url
+from feed2sitemap.model.options import Limits
+from feed2sitemap.model.urls import normalize_url
 
 from .conftest import CONFORMANCE, SAMPLES, conformance, run
 

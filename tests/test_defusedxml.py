@@ -20,7 +20,7 @@ import defusedxml
 import defusedxml.ElementTree as DET
 import pytest
 
-from feed2sitemap.mode import ENV
+from feed2sitemap.backends import ENV
 from feed2sitemap.xmlutil import EntitiesForbidden, defused_parse
 
 from .conftest import ROOT, run
@@ -185,7 +185,8 @@ def test_sitemaps_refuse_exactly_what_defusedxml_refuses(kind: str, case: tuple[
 # Feeds defusedxml reads but feedparser calls malformed: read with the warning, refused by
 # --strict. feedparser cuts the DOCTYPE out with a regex that stops at its first ">", so an
 # internal subset without entities (element or attribute-list declarations) leaves text
-# before the root (readers/feedpass.py's Doctype): the reader gives feedparser's answer, by design.
+# before the root (readers/feed/fastpass.py's Doctype): the reader gives feedparser's answer, by
+# design.
 FEEDPARSER_MALFORMED = {"doctype-element-declarations", "doctype-attlist-default"}
 
 
@@ -253,7 +254,7 @@ def test_the_plain_paths_parse_through_defusedxml() -> None:
 
 _IMPORTED = """
 import sys
-from feed2sitemap.cli import main
+from feed2sitemap.cli.main import main
 try:
     main(sys.argv[1:])
 except SystemExit:

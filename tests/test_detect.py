@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from feed2sitemap.detect import PEEK, open_input, sniff
 from feed2sitemap.errors import InputError
+from feed2sitemap.readers.detect import PEEK, open_input, sniff
 
 
 @pytest.mark.parametrize("head,kind", [

@@ -238,7 +238,7 @@ _MARKS = {
     # feedparser keys an element by its prefix when it does not know the namespace's URI
     "media: bound to another URI": ("rss-other-media", f'<media:thumbnail url="{_IMG}"/>'),
     "Atom enclosure link": ("atom", f'<link rel="enclosure" type="image/jpeg" href="{_IMG}"/>'),
-    # (an entry's one link: it would be in a run of plain entries, feedruns.py)
+    # (an entry's one link: it would be in a run of plain entries, readers/feed/runs.py)
     "the entry's only link an enclosure": (
         "atom-one-link", f'<link rel="enclosure" type="image/jpeg" href="{_IMG}"/>'),
     "rel in capitals": ("atom", f'<link rel="Enclosure" type="image/jpeg" href="{_IMG}"/>'),
@@ -284,8 +284,8 @@ def test_markup_that_may_carry_an_extension_sends_a_feed_to_feedparser(
     deep in a large feed, where its runs read the entries), and feedparser's entries give the
     extensions: the same records and extensions as the reference mode."""
     from feed2sitemap import Report, read
-    from feed2sitemap.mode import ENV
-    from feed2sitemap.readers.feedpolicy import read_feed_entries
+    from feed2sitemap.backends import ENV
+    from feed2sitemap.readers.feed.policy import read_feed_entries
 
     kind, inner = _MARKS[mark]
     data = _feed(kind, inner, entries, marked)
@@ -311,8 +311,8 @@ def test_words_of_extensions_in_text_keep_a_feed_on_the_fast_pass(
     """Namespaces declared but not used, and the words in titles and summaries, carry no
     extension: the feed stays on the fast pass (before, a substring search sent it to
     feedparser)."""
-    from feed2sitemap.mode import ENV
-    from feed2sitemap.readers.feedpolicy import read_feed_entries
+    from feed2sitemap.backends import ENV
+    from feed2sitemap.readers.feed.policy import read_feed_entries
 
     monkeypatch.setenv(ENV, "")  # (the fast pass, also in CI's run of the reference mode)
 

@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings
 
 from feed2sitemap import Limits, Record, Report, WriteOptions, batched, read, unbatched, write
+from feed2sitemap.backends import reference
 from feed2sitemap.extensions import Alternate, Extensions, Foreign, Image, Video, from_json
 from feed2sitemap.extensions.xmlout import serialize
-from feed2sitemap.mode import reference
-from feed2sitemap.pipeline import merge
+from feed2sitemap.pipeline.steps import merge
 
 from .conftest import run
 from .test_extensions_xml import EVERY_KIND, EXTENSIONS, _lax_sitemap_schema

@@ -1,5 +1,5 @@
 """The feed fast path against its plain twin: FEED2SITEMAP_REFERENCE=1 reads every feed with
-feedparser (mode.py). Both must give the same records, the same scope, the same warnings and
+feedparser (backends.py). Both must give the same records, the same scope, the same warnings and
 the same refusals, and the command the same bytes.
 
 Where the two may differ, by design:
@@ -24,11 +24,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from feed2sitemap.backends import ENV
 from feed2sitemap.errors import InputError
-from feed2sitemap.mode import ENV
-from feed2sitemap.options import ReadOptions
-from feed2sitemap.reading import read
-from feed2sitemap.report import Report
+from feed2sitemap.model.options import ReadOptions
+from feed2sitemap.model.report import Report
+from feed2sitemap.run.reading import read
 
 from .conftest import run
 from .test_feedstream import BASE, FP, atom_feed, corpus_base_url, rss_feed

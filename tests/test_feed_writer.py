@@ -17,12 +17,12 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from feed2sitemap import convert, read, write
-from feed2sitemap.cli import convert_command
+from feed2sitemap.cli.main import convert_command
 from feed2sitemap.errors import LimitError, OptionError
-from feed2sitemap.limits import get_profile
-from feed2sitemap.options import Channel, Limits, WriteOptions
-from feed2sitemap.record import CHANGEFREQS, Record, lastmod_key, make_record
-from feed2sitemap.urls import normalize_url
+from feed2sitemap.model.limits import get_profile
+from feed2sitemap.model.options import Channel, Limits, WriteOptions
+from feed2sitemap.model.record import CHANGEFREQS, Record, lastmod_key, make_record
+from feed2sitemap.model.urls import normalize_url
 from feed2sitemap.writers import ATOM, RSS, FeedFormat
 from feed2sitemap.writers.feed import UNKNOWN_UPDATED, atom_time, rfc822_time, title_for
 

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from feed2sitemap import InputError, ReadOptions, Record, Report, mode, read
-from feed2sitemap.limits import DEFAULT_MAX_FEED_BYTES
-from feed2sitemap.readers import feedpolicy
-from feed2sitemap.readers.feedpolicy import FeedInput, feedparser_entries
+from feed2sitemap import InputError, ReadOptions, Record, Report, read
+from feed2sitemap import backends as mode
+from feed2sitemap.model.limits import DEFAULT_MAX_FEED_BYTES
+from feed2sitemap.readers.feed import policy as feedpolicy
+from feed2sitemap.readers.feed.policy import FeedInput, feedparser_entries
 
 from .conftest import run
 

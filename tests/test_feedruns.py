@@ -1,4 +1,4 @@
-"""Runs of plain entries (readers/feedruns.py) give what the handlers give, and both what
+"""Runs of plain entries (readers/feed/runs.py) give what the handlers give, and both what
 feedparser gives: generated feeds mixing plain and other entries, cut into pieces anywhere,
 and the conformance corpus. Defects inside a run must reach expat (and feedparser) as they
 would without runs: a grammar that swallowed one would pass it silently."""
@@ -16,9 +16,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from feed2sitemap.readers import feedpass, feedruns
-from feed2sitemap.readers.feedpass import FastPathUnsupported, parse_feed_entries
-from feed2sitemap.readers.feedpolicy import feedparser_entries
+from feed2sitemap.readers.feed import fastpass as feedpass
+from feed2sitemap.readers.feed import runs as feedruns
+from feed2sitemap.readers.feed.fastpass import FastPathUnsupported, parse_feed_entries
+from feed2sitemap.readers.feed.policy import feedparser_entries
 from feed2sitemap.xmlutil import EntitiesForbidden
 
 from .test_feedstream import FP, corpus, corpus_base_url  # noqa: F401 (a fixture)
@@ -233,7 +234,7 @@ def test_a_plain_feed_is_read_by_runs_past_the_first_32_kib() -> None:
 
 def test_a_small_feed_imports_neither_the_runs_nor_feedparser() -> None:
     # (the usual cron job reads a 20-item feed: no grammar compiled, no feedparser imported)
-    code = ("import sys; from feed2sitemap.readers.feedpass import parse_feed_entries; "
+    code = ("import sys; from feed2sitemap.readers.feed.fastpass import parse_feed_entries; "
             "e = parse_feed_entries(sys.stdin.buffer.read()); assert len(e) == 20, len(e); "
             "print(sorted(m for m in sys.modules if m.endswith('feedruns') or "
             "m.startswith('feedparser')))")

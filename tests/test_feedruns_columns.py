@@ -1,4 +1,4 @@
-"""A run's columns read in bulk (readers/feedruns.py) give what the handler path's functions
+"""A run's columns read in bulk (readers/feed/runs.py) give what the handler path's functions
 give value by value, and the resolver's IRI shortcut what feedparser's urljoin gives."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from feedparser.urls import _urljoin
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from feed2sitemap.readers.feedcompat import link_text, resolver
-from feed2sitemap.readers.feeddates import entry_date
-from feed2sitemap.readers.feedruns import _value, atom_links, dates, rss_links
+from feed2sitemap.readers.feed.compat import link_text, resolver
+from feed2sitemap.readers.feed.dates import entry_date
+from feed2sitemap.readers.feed.runs import _value, atom_links, dates, rss_links
 
 DAY = st.integers(0, 32).map(str)
 RFC = st.builds(

@@ -15,11 +15,11 @@ from feedparser.urls import _urljoin
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from feed2sitemap.readers.feedcompat import CP1252, resolver
-from feed2sitemap.readers.feeddates import _known, entry_date
-from feed2sitemap.readers.feedpass import FastPathUnsupported, FeedEntry, parse_feed_entries
-from feed2sitemap.readers.feedpolicy import feedparser_entries
-from feed2sitemap.rules import parsed_utc
+from feed2sitemap.model.rules import parsed_utc
+from feed2sitemap.readers.feed.compat import CP1252, resolver
+from feed2sitemap.readers.feed.dates import _known, entry_date
+from feed2sitemap.readers.feed.fastpass import FastPathUnsupported, FeedEntry, parse_feed_entries
+from feed2sitemap.readers.feed.policy import feedparser_entries
 from feed2sitemap.xmlutil import EntitiesForbidden
 
 CONFORMANCE = Path(__file__).resolve().parents[1].parent / "shared" / "conformance"

@@ -1,4 +1,4 @@
-"""feedparser's tables held as data (readers/feedcompat.py) and our copies of its small rules
+"""feedparser's tables held as data (readers/feed/compat.py) and our copies of its small rules
 must stay what feedparser itself says, and a run the fast pass serves must not import it."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pytest
 from feedparser.encodings import RE_XML_PI_ENCODING
 from feedparser.mixin import _FeedParserMixin
 
-from feed2sitemap import mode
-from feed2sitemap.readers import feedcompat
+from feed2sitemap import backends as mode
+from feed2sitemap.readers.feed import compat as feedcompat
 
 
 def test_the_data_is_what_feedparser_derives() -> None:
@@ -43,7 +43,7 @@ def test_the_declared_encoding_is_found_by_feedparser_s_pattern() -> None:
 
 PROBE = """
 import sys
-from feed2sitemap.cli import main
+from feed2sitemap.cli.main import main
 try:
     main([sys.argv[1], "-o", sys.argv[2], "-q"])
 except SystemExit as exc:

@@ -8,7 +8,7 @@ from dataclasses import FrozenInstanceError, dataclass, field
 import pytest
 
 from feed2sitemap.extensions.model import Alternate, Image
-from feed2sitemap.extensions.value import Extensions
+from feed2sitemap.model.extensions import Extensions
 from feed2sitemap.readers.urlextfast import made
 
 

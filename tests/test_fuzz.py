@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from feed2sitemap import Feed2SitemapError, ReadOptions, Report, convert, read
-from feed2sitemap.cli import convert_command
-from feed2sitemap.options import Limits
+from feed2sitemap.cli.main import convert_command
+from feed2sitemap.model.options import Limits
 
 from .conftest import SAMPLES
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from feed2sitemap import convert
-from feed2sitemap.options import WriteOptions
+from feed2sitemap.model.options import WriteOptions
 
 from .conftest import SAMPLES, run
 

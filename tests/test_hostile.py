@@ -19,9 +19,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from feed2sitemap import Record, read, write
+from feed2sitemap.backends import reference
 from feed2sitemap.errors import InputError
-from feed2sitemap.mode import reference
-from feed2sitemap.options import WriteOptions
+from feed2sitemap.model.options import WriteOptions
 
 from .test_security import NS, Result, assert_refused, run_measured, untouched
 
@@ -406,8 +406,8 @@ def _rss(slot: str, ref: str, doctype: str) -> str:
        st.sampled_from(DOCTYPES))
 def test_fast_path_gives_feedparsers_answer_with_entity_references_anywhere(
         kind: str, data: st.DataObject, ref: str, doctype: str) -> None:
-    from feed2sitemap.readers.feedpass import FastPathUnsupported, parse_feed_entries
-    from feed2sitemap.readers.feedpolicy import feedparser_entries
+    from feed2sitemap.readers.feed.fastpass import FastPathUnsupported, parse_feed_entries
+    from feed2sitemap.readers.feed.policy import feedparser_entries
     from feed2sitemap.xmlutil import EntitiesForbidden
 
     slot = data.draw(st.sampled_from(ATOM_SLOTS if kind == "atom" else RSS_SLOTS))

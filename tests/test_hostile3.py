@@ -226,7 +226,7 @@ def test_foreign_values_are_escaped_and_the_file_checks(tmp_path: Path) -> None:
 def test_the_library_writer_refuses_a_foreign_name_it_would_write_raw() -> None:
     from feed2sitemap import Record, write
     from feed2sitemap.extensions.model import Foreign
-    from feed2sitemap.extensions.value import Extensions
+    from feed2sitemap.model.extensions import Extensions
 
     record = Record("https://example.com/a",
                     extensions=Extensions(foreign=(Foreign("urn:x", "a><b"),)))
@@ -280,7 +280,7 @@ def test_a_signal_raised_inside_a_finalizer_is_not_lost() -> None:
     on as if none had come (seen once in issue 35's signal test). It is sent again."""
     code = (
         "import os, signal, sys, time\n"
-        "from feed2sitemap import cli_common\n"
+        "from feed2sitemap.cli import common as cli_common\n"
         "cli_common.start_run((signal.SIGTERM,))\n"
         "class Late:\n"
         "    def __del__(self):\n"

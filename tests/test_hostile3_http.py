@@ -386,7 +386,7 @@ def test_a_password_in_a_url_is_sent_but_never_shown(server: RawServer, tmp_path
     ("http://h/x?a=b@c", "http://h/x?a=b@c"), ("http://h?a=b@c", "http://h?a=b@c"),
     ("http://a@b@h", "http://h"), ("http://h/x", "http://h/x")])
 def test_redact_drops_the_user_and_password_only(url: str, shown: str) -> None:
-    from feed2sitemap.fetch import redact
+    from feed2sitemap.web.fetch import redact
 
     assert redact(url) == shown
 
@@ -489,13 +489,13 @@ def test_a_redirect_to_another_port_of_the_same_host_is_followed(server: RawServ
                                      "::1", "fe80::1", "::ffff:127.0.0.1", "100.64.0.1",
                                      "0.0.0.0"])
 def test_addresses_of_the_machines_own_network_are_not_public(address: str) -> None:
-    from feed2sitemap.fetch import _public
+    from feed2sitemap.web.fetch import _public
 
     assert not _public(address)  # (an address: nothing is resolved or reached)
 
 
 def test_a_public_address_is_public() -> None:
-    from feed2sitemap.fetch import _public
+    from feed2sitemap.web.fetch import _public
 
     assert _public("93.184.215.14")
 

@@ -28,9 +28,9 @@ from feed2sitemap import (
 )
 from feed2sitemap.check import check
 from feed2sitemap.extensions import from_json
-from feed2sitemap.indexing import read_manifest, write_index
-from feed2sitemap.partition import PartManifest, write_partition
-from feed2sitemap.rules import FAR_FUTURE, xsd_lastmod
+from feed2sitemap.model.rules import FAR_FUTURE, xsd_lastmod
+from feed2sitemap.scale.indexing import read_manifest, write_index
+from feed2sitemap.scale.partition import PartManifest, write_partition
 
 from .conftest import run
 
@@ -279,7 +279,7 @@ def test_index_says_what_a_fifo_or_a_directory_is(tmp_path: Path, site: Path) ->
     _one_line(_index(tmp_path, str(site / "gone.xml")), site / "gone.xml", "no such file")
     # the library too (in a process of its own: before the fix it waited for ever)
     code = ("import sys; from feed2sitemap import PROFILES, InputError;"
-            "from feed2sitemap.indexing import read_part\n"
+            "from feed2sitemap.scale.indexing import read_part\n"
             "try: read_part(sys.argv[1], PROFILES['sitemaps'])\n"
             "except InputError as exc: print(exc)")
     done = subprocess.run([sys.executable, "-c", code, str(fifo)], capture_output=True,

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from feed2sitemap import Limits, OutputError, Publish, convert
-from feed2sitemap.naming import url_segment
-from feed2sitemap.robotsfile import MAX_ROBOTS_BYTES, update_robots
+from feed2sitemap.files.naming import url_segment
+from feed2sitemap.web.robotsfile import MAX_ROBOTS_BYTES, update_robots
 
 from .conftest import command, run
 
@@ -140,7 +140,7 @@ def test_the_library_refuses_a_fifo_without_opening_it(site: Path) -> None:
     # in a process of its own, bounded: before the fix the open waited for a writer forever
     code = textwrap.dedent(f"""
         from feed2sitemap import OutputError
-        from feed2sitemap.robotsfile import update_robots
+        from feed2sitemap.web.robotsfile import update_robots
         try:
             update_robots({str(path)!r}, ["{SITE}s.xml"], lambda url: True)
         except OutputError as exc:
@@ -237,7 +237,7 @@ def test_library_edits_from_two_processes_are_never_lost(tmp_path: Path) -> None
     robots.write_bytes(b"User-agent: *\n")
     code = textwrap.dedent("""
         import sys
-        from feed2sitemap.robotsfile import update_robots
+        from feed2sitemap.web.robotsfile import update_robots
         path, who = sys.argv[1], sys.argv[2]
         for i in range(40):
             url = f"https://example.com/{who}-{i}.xml"

@@ -17,7 +17,7 @@ import pytest
 
 from feed2sitemap import Report
 from feed2sitemap.errors import InputError
-from feed2sitemap.readers.feed import read_feed
+from feed2sitemap.readers.feed.reader import read_feed
 
 from .conftest import command, run
 
@@ -216,7 +216,7 @@ def test_an_escaped_reference_in_an_rss_link_is_read_as_feedparser_reads_it(
 
 # --- 21. signals at any moment of a run -----------------------------------------------------------
 
-_STARTED = "import 'feed2sitemap._entry'"  # (PYTHONVERBOSE's line once the module has run)
+_STARTED = "import 'feed2sitemap.cli.entry'"  # (PYTHONVERBOSE's line once the module has run)
 
 
 def _signalled_run(args: list[str], env: dict[str, str], signum: int, delay: float
@@ -402,7 +402,7 @@ def test_a_feed_past_the_default_cap_is_refused_in_bounded_memory(
         kind: str, tmp_path: Path, out: Path, mode_env: dict[str, str]) -> None:
     # at the former 256 MiB default a feed of bare items took 918 MB, a JSON Feed 2 GB: the
     # default is 64 MiB (the densest RSS at the cap: 278 MB; a JSON Feed: 569 MB)
-    from feed2sitemap.readers.feed import DEFAULT_MAX_FEED_BYTES
+    from feed2sitemap.readers.feed.reader import DEFAULT_MAX_FEED_BYTES
 
     from .test_security import run_measured
 

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from feed2sitemap import InputError, Report, convert, read
+from feed2sitemap.backends import ENV
 from feed2sitemap.check import check
 from feed2sitemap.errors import OptionError
-from feed2sitemap.mode import ENV
-from feed2sitemap.urls import BadURL, normalize_locs, normalize_url, request_url
+from feed2sitemap.model.urls import BadURL, normalize_locs, normalize_url, request_url
 
 from .conftest import run
 
@@ -260,7 +260,7 @@ def test_an_indexnow_endpoint_no_request_can_carry_is_bad_usage(tmp_path: Path,
             or "IndexNow endpoint must not hold a user or a password" in err), err
     assert "secret" not in err
     assert out.read_bytes() == before  # refused before anything is written
-    from feed2sitemap.indexnow import IndexNow
+    from feed2sitemap.web.indexnow import IndexNow
 
     with pytest.raises(OptionError):
         IndexNow(KEY, url)

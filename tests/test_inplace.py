@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from feed2sitemap import read
-from feed2sitemap.cli import convert_command
+from feed2sitemap.cli.main import convert_command
 
 from .conftest import command, run
 
@@ -414,8 +414,8 @@ def test_leftover_temporaries_of_an_interrupted_run_are_removed(tmp_path: Path) 
 def test_temporaries_are_private_new_files_that_a_later_run_recognises(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # make_temp replaces tempfile.mkstemp (start-up time): the same promises, checked here
-    from feed2sitemap.filesafety import make_temp
-    from feed2sitemap.naming import temp_pattern, temp_prefix
+    from feed2sitemap.files.naming import temp_pattern, temp_prefix
+    from feed2sitemap.files.safety import make_temp
 
     victim = tmp_path / "victim"
     victim.write_bytes(b"keep")
@@ -526,7 +526,7 @@ if sys.platform != "linux":  # flock on a directory, FIFOs and /dev paths are Li
 def test_running_the_command_in_process_leaves_sigpipe_alone(tmp_path: Path) -> None:
     # SIGPIPE's default action would kill a host program (or this test run) on any write to a
     # closed socket; only the console script's own process takes it, when stdout is gone.
-    from feed2sitemap.cli import main
+    from feed2sitemap.cli.main import main
 
     (tmp_path / "urls.txt").write_bytes(urls(2))
     before = signal.getsignal(signal.SIGPIPE)

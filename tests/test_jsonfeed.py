@@ -13,11 +13,11 @@ import pytest
 from click.testing import CliRunner
 
 from feed2sitemap import ReadOptions, convert, read
-from feed2sitemap.cli import convert_command
-from feed2sitemap.detect import sniff
+from feed2sitemap.cli.main import convert_command
 from feed2sitemap.errors import InputError
-from feed2sitemap.options import WriteOptions
-from feed2sitemap.report import Report
+from feed2sitemap.model.options import WriteOptions
+from feed2sitemap.model.report import Report
+from feed2sitemap.readers.detect import sniff
 
 from .conftest import run
 

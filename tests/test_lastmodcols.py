@@ -1,4 +1,4 @@
-"""The common lastmod forms read a column at a time (lastmodcols.py) against parse_lastmod, the
+"""The common lastmod forms read a column at a time (model/lastmods.py) against parse_lastmod, the
 rule they must follow: what they accept they read as it reads, what they are unsure of they
 leave to it."""
 
@@ -10,8 +10,8 @@ from typing import Optional
 from hypothesis import given
 from hypothesis import strategies as st
 
-from feed2sitemap import lastmodcols
-from feed2sitemap.rules import parse_common_lastmods, parse_lastmod, parse_lastmod_column
+from feed2sitemap.model import lastmods as lastmodcols
+from feed2sitemap.model.rules import parse_common_lastmods, parse_lastmod, parse_lastmod_column
 
 _COMMON_TEXTS = st.builds(
     lambda y, mo, d, time, zone: f"{y:04d}-{mo:02d}-{d:02d}" + (f"T{time}{zone}" if time else ""),

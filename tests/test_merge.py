@@ -13,14 +13,14 @@ from typing import Any
 import pytest
 
 from feed2sitemap import convert
-from feed2sitemap.batch import batched, unbatched
+from feed2sitemap.backends import reference
 from feed2sitemap.errors import InputError
-from feed2sitemap.filesafety import find_base
-from feed2sitemap.merge import MergeCounts
-from feed2sitemap.mode import reference
-from feed2sitemap.options import ReadOptions
-from feed2sitemap.pipeline import merge as merge_step
-from feed2sitemap.record import Record, make_record
+from feed2sitemap.files.safety import find_base
+from feed2sitemap.model.batch import batched, unbatched
+from feed2sitemap.model.options import ReadOptions
+from feed2sitemap.model.record import Record, make_record
+from feed2sitemap.pipeline.merging import MergeCounts
+from feed2sitemap.pipeline.steps import merge as merge_step
 
 UTC = timezone.utc
 U = "https://example.com/"

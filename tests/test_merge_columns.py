@@ -17,13 +17,13 @@ from typing import Any
 import pytest
 
 from feed2sitemap import Report, convert
-from feed2sitemap.batch import Batch, batched
+from feed2sitemap.backends import ENV
 from feed2sitemap.extensions.model import Alternate, Foreign, Image
-from feed2sitemap.extensions.value import EMPTY, Extensions
-from feed2sitemap.merge import MergeCounts
-from feed2sitemap.mode import ENV
-from feed2sitemap.pipeline import merge
-from feed2sitemap.record import CHANGEFREQS, Record, format_lastmod, make_record
+from feed2sitemap.model.batch import Batch, batched
+from feed2sitemap.model.extensions import EMPTY, Extensions
+from feed2sitemap.model.record import CHANGEFREQS, Record, format_lastmod, make_record
+from feed2sitemap.pipeline.merging import MergeCounts
+from feed2sitemap.pipeline.steps import merge
 
 from .conftest import run
 

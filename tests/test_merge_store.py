@@ -16,15 +16,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from feed2sitemap import merge as spill
-from feed2sitemap.batch import batched
+from feed2sitemap.backends import ENV
 from feed2sitemap.errors import OutputError
 from feed2sitemap.extensions.model import Alternate, Image
-from feed2sitemap.extensions.value import EMPTY, Extensions
-from feed2sitemap.merge import MergeCounts, ReferenceStore, Store
-from feed2sitemap.mode import ENV
-from feed2sitemap.pipeline import merge
-from feed2sitemap.record import CHANGEFREQS, Record, format_lastmod, make_record
+from feed2sitemap.model.batch import batched
+from feed2sitemap.model.extensions import EMPTY, Extensions
+from feed2sitemap.model.record import CHANGEFREQS, Record, format_lastmod, make_record
+from feed2sitemap.pipeline import merging as spill
+from feed2sitemap.pipeline.merging import MergeCounts, ReferenceStore, Store
+from feed2sitemap.pipeline.steps import merge
 
 from .conftest import run
 

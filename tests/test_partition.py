@@ -27,10 +27,10 @@ from feed2sitemap import (
     WriteOptions,
     read,
 )
-from feed2sitemap.cli_index import index_command
-from feed2sitemap.indexing import write_index
-from feed2sitemap.merge import MergeCounts
-from feed2sitemap.partition import PartManifest, partition_of, prepare, write_partition
+from feed2sitemap.cli.index import index_command
+from feed2sitemap.pipeline.merging import MergeCounts
+from feed2sitemap.scale.indexing import write_index
+from feed2sitemap.scale.partition import PartManifest, partition_of, prepare, write_partition
 
 from .conftest import run
 
@@ -45,7 +45,7 @@ def test_partition_key_is_the_same_for_every_copy_of_a_url_in_any_process() -> N
     # a fixed value: Python's hash() is salted per process, a cluster needs one answer
     assert partition_of("https://example.com/", 1_000_003) == partition_of(
         "https://example.com/", 1_000_003)
-    code = ("from feed2sitemap.partition import partition_of;"
+    code = ("from feed2sitemap.scale.partition import partition_of;"
             "print(partition_of('https://example.com/a', 97))")
     a = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        env={**os.environ, "PYTHONHASHSEED": "1"})

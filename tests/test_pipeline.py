@@ -9,9 +9,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from feed2sitemap import Record, Report
-from feed2sitemap.batch import Batch, batched, unbatched
-from feed2sitemap.mode import reference
-from feed2sitemap.pipeline import (
+from feed2sitemap.backends import reference
+from feed2sitemap.model.batch import Batch, batched, unbatched
+from feed2sitemap.model.record import make_record
+from feed2sitemap.model.scope import scope_of
+from feed2sitemap.model.urls import normalize_url
+from feed2sitemap.pipeline.steps import (
     apply_defaults,
     check_length,
     dedupe,
@@ -19,9 +22,6 @@ from feed2sitemap.pipeline import (
     within_scope,
 )
 from feed2sitemap.readers.text import read_text
-from feed2sitemap.record import make_record
-from feed2sitemap.scope import scope_of
-from feed2sitemap.urls import normalize_url
 
 
 def via(step: Any, records: Any, *args: Any, **kwargs: Any) -> list[Record]:

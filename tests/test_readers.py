@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 
 from feed2sitemap import InputError, ReadOptions, Record, Report, read
 from feed2sitemap.extensions import Alternate, Extensions, Image
-from feed2sitemap.pipeline import normalize, within_scope
+from feed2sitemap.model.scope import scope_of
+from feed2sitemap.model.urls import normalize_url
+from feed2sitemap.pipeline.steps import normalize, within_scope
 from feed2sitemap.readers.text import MAX_LINE, SPACE_LEADS, read_text
-from feed2sitemap.scope import scope_of
-from feed2sitemap.urls import normalize_url
 
 UTC = timezone.utc
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from feed2sitemap.record import (
+from feed2sitemap.model.record import (
     Record,
     check_year,
     format_lastmod,
@@ -16,7 +16,7 @@ from feed2sitemap.record import (
     parse_lastmod,
     parse_priority,
 )
-from feed2sitemap.rules import parse_w3c
+from feed2sitemap.model.rules import parse_w3c
 
 UTC = timezone.utc
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from feed2sitemap import Feed2SitemapError, ReadOptions, Record, Report, WriteOptions, convert
 from feed2sitemap import write as write_records
-from feed2sitemap.mode import ENV
+from feed2sitemap.backends import ENV
 
 from .conftest import run
 

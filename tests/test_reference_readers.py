@@ -1,4 +1,5 @@
-"""The list and sitemap readers' fast paths against their plain twins (mode.py's reference mode).
+"""The list and sitemap readers' fast paths against their plain twins (backends.py's reference
+mode).
 
 With FEED2SITEMAP_REFERENCE=1 the text reader goes a line at a time (no clean-block proof), the
 column and sitemap readers parse every field of every row by itself (no column-at-once lastmod
@@ -20,8 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from feed2sitemap import Feed2SitemapError, ReadOptions, Report
-from feed2sitemap.mode import ENV
-from feed2sitemap.reading import read_batches
+from feed2sitemap.backends import ENV
+from feed2sitemap.run.reading import read_batches
 
 from .conftest import CONFORMANCE, SAMPLES, run
 

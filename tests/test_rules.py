@@ -1,4 +1,4 @@
-"""rules.py: one copy of the value rules, and the converter and ``check`` held to agree on it.
+"""model/rules.py: one copy of the value rules, and the converter and ``check`` held to agree on it.
 
 The XSD's reading (what check calls an error) against xmlschema itself; the converter's reading
 against the XSD's (what check accepts, the converter reads as the same value, or check warns);
@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from feed2sitemap.check import check
 from feed2sitemap.errors import OptionError
-from feed2sitemap.rules import (
+from feed2sitemap.model.rules import (
     CHANGEFREQS,
     bad_bracket,
     bad_uri_char,
@@ -31,7 +31,7 @@ from feed2sitemap.rules import (
     xsd_lastmod,
     xsd_priority,
 )
-from feed2sitemap.urls import normalize_url
+from feed2sitemap.model.urls import normalize_url
 
 from .conftest import run
 

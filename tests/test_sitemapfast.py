@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from feed2sitemap.mode import ENV
+from feed2sitemap.backends import ENV
 from feed2sitemap.readers import sitemapfast
 
 from .conftest import CONFORMANCE, run

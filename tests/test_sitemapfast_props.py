@@ -1,4 +1,4 @@
-"""The sitemap reader's fast path (readers/sitemapfast.py, lastmodcols.py, the known
+"""The sitemap reader's fast path (readers/sitemapfast.py, model/lastmods.py, the known
 changefreqs and priorities of fields.py) against its plain twin (FEED2SITEMAP_REFERENCE=1),
 on sitemaps that hypothesis makes.
 
@@ -23,8 +23,8 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from feed2sitemap.cli import convert_command
-from feed2sitemap.mode import ENV
+from feed2sitemap.backends import ENV
+from feed2sitemap.cli.main import convert_command
 from feed2sitemap.readers import sitemapfast
 
 from .test_reference_readers import read_both

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from feed2sitemap import PROFILES, InputError, LimitError, Record, Report, convert, read, write
-from feed2sitemap.batch import BATCH
-from feed2sitemap.options import Limits, WriteOptions
-from feed2sitemap.outputs import part_names
+from feed2sitemap.files.outputs import part_names
+from feed2sitemap.model.batch import BATCH
+from feed2sitemap.model.options import Limits, WriteOptions
 from feed2sitemap.writers import INDEX, TEXT, URLSET
 
 UTC = timezone.utc

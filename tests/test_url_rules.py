@@ -14,13 +14,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from feed2sitemap import Report, convert
+from feed2sitemap.backends import ENV
 from feed2sitemap.check import check
 from feed2sitemap.errors import Feed2SitemapError
-from feed2sitemap.mode import ENV
-from feed2sitemap.pipeline import normalize
-from feed2sitemap.readers.text import read_text
-from feed2sitemap.scope import base_directory
-from feed2sitemap.urls import (
+from feed2sitemap.model.scope import base_directory
+from feed2sitemap.model.urls import (
     CLEAN_BYTES,
     all_clean,
     normalize_locs,
@@ -29,6 +27,8 @@ from feed2sitemap.urls import (
     shown,
     unclean_lines,
 )
+from feed2sitemap.pipeline.steps import normalize
+from feed2sitemap.readers.text import read_text
 
 UNRESERVED = string.ascii_letters + string.digits + "-._~"
 # Characters that make URLs interesting: every class the normaliser treats differently.

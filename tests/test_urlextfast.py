@@ -17,12 +17,12 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from feed2sitemap import Feed2SitemapError, Report, convert
+from feed2sitemap.backends import ENV
 from feed2sitemap.extensions.merging import ExtensionMerger
 from feed2sitemap.extensions.model import Alternate, Image, Video
-from feed2sitemap.extensions.value import Extensions
 from feed2sitemap.extensions.xmlfast import serialized
 from feed2sitemap.extensions.xmlout import declarations, serialize
-from feed2sitemap.mode import ENV
+from feed2sitemap.model.extensions import Extensions
 from feed2sitemap.readers import sitemap as sitemap_reader
 from feed2sitemap.readers import urlextfast
 

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from feed2sitemap.scope import scope_of
-from feed2sitemap.urls import normalize_url
+from feed2sitemap.model.scope import scope_of
+from feed2sitemap.model.urls import normalize_url
 
 
 @pytest.mark.parametrize("raw,expected", [

@@ -29,8 +29,8 @@ from feed2sitemap import (
     write_batches,
 )
 from feed2sitemap.check import check
-from feed2sitemap.limits import get_profile
-from feed2sitemap.partition import write_partition
+from feed2sitemap.model.limits import get_profile
+from feed2sitemap.scale.partition import write_partition
 
 from .conftest import CONFORMANCE, run
 

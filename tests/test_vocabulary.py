@@ -19,8 +19,8 @@ from feed2sitemap import (
     read,
     write,
 )
-from feed2sitemap.indexing import write_index
-from feed2sitemap.partition import write_partition
+from feed2sitemap.scale.indexing import write_index
+from feed2sitemap.scale.partition import write_partition
 
 BASE = "https://example.com/"
 

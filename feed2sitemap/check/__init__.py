@@ -8,7 +8,7 @@ change: duplicates, URLs outside the site, IRIs, dates in the future. Every file
 as no earlier one can follow.
 
 The value rules (lastmod, changefreq, priority, loc length and characters) are the converter's
-own, from feed2sitemap.rules. By concern:
+own, from feed2sitemap.model.rules. By concern:
 
 - run.py: check(), iter_check(): a file and the parts its index lists; what kind of file it is
 - diagnostics.py: Diagnostic, CheckStats, and FileCheck, the per-file state every check reports to

@@ -15,9 +15,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..limits import Profile
-from ..report import MESSAGES_PER_KIND
-from ..scope import Scope
+from ..model.limits import Profile
+from ..model.report import MESSAGES_PER_KIND
+from ..model.scope import Scope
 from .dupes import SeenURLs
 from .follow import FOLLOW_DEPTH, Part, ours_nested
 from .hreflang import HreflangLinks

@@ -3,7 +3,8 @@ converter's own feed readers for each entry's link and date.
 
 The choice between the streaming fast path and feedparser, what a malformed feed means and
 what is refused, is the converter's own policy (readers.feedpolicy.read_feed_entries), called
-from one place here: ``feed_entries``. The reference mode (mode.py) takes feedparser there, after
+from one place here: ``feed_entries``. The reference mode (backends.py) takes feedparser there,
+after
 a pass that defusedxml reads through too (xmlutil.defused_parse).
 """
 
@@ -13,9 +14,9 @@ import io
 from collections.abc import Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
-from ..readers.feed import DEFAULT_MAX_FEED_BYTES
-from ..readers.feedpass import FeedEntry
-from ..readers.feedpolicy import FeedUnreadable, read_feed_entries
+from ..readers.feed.fastpass import FeedEntry
+from ..readers.feed.policy import FeedUnreadable, read_feed_entries
+from ..readers.feed.reader import DEFAULT_MAX_FEED_BYTES
 from ..xmlutil import (
     EntitiesForbidden,
     MarkupGuard,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from ..rules import CHANGEFREQ_SET, CHANGEFREQS, parse_lastmod, xsd_lastmod, xsd_priority
+from ..model.rules import CHANGEFREQ_SET, CHANGEFREQS, parse_lastmod, xsd_lastmod, xsd_priority
 
 if TYPE_CHECKING:
     from .diagnostics import FileCheck

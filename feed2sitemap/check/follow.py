@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
-from ..follow import part_path
-from ..naming import ours_pattern, split_name
-from ..record import Record
+from ..files.naming import ours_pattern, split_name
+from ..model.record import Record
+from ..run.follow import part_path
 
 __all__ = ["FOLLOW_DEPTH", "Part", "below_prefix", "locate_part", "ours_nested"]
 

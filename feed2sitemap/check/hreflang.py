@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import NamedTuple
 
-from ..urls import BadURL, normalize_url
+from ..model.urls import BadURL, normalize_url
 from .dupes import SeenURLs
 
 __all__ = ["LINKS_LIMIT", "HreflangLinks", "message"]

@@ -13,12 +13,12 @@ from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Optional
 
 from ..errors import InputError
+from ..model.report import Report
+from ..model.rules import lastmod_key
 from ..readers.columns import csv_rows, jsonl_rows, tsv_rows
-from ..readers.feed import DEFAULT_MAX_FEED_BYTES
+from ..readers.feed.reader import DEFAULT_MAX_FEED_BYTES
 from ..readers.fields import Rows
 from ..readers.text import MAX_LINE
-from ..report import Report
-from ..rules import lastmod_key
 from ..xmlutil import MAX_VALUE
 from .fields import judge_changefreq, judge_lastmod, judge_priority
 from .locs import check_loc
@@ -178,8 +178,8 @@ def check_jsonfeed(stream: IO[bytes], f: FileCheck, base_url: Optional[str]
                    ) -> Iterator[Diagnostic]:
     """A JSON Feed used as a sitemap: each item's page and date, by the converter's rules.
     JSON gives no positions for values: items are named by number in the messages."""
-    from ..batch import unbatched
-    from ..readers.jsonfeed import read_jsonfeed
+    from ..model.batch import unbatched
+    from ..readers.feed.jsonfeed import read_jsonfeed
 
     report = _Collected()
     limit = min(f.profile.max_bytes, DEFAULT_MAX_FEED_BYTES)

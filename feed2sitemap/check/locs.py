@@ -1,7 +1,8 @@
 """The rules on one location, wherever it was read (a <loc>, a list's line, a feed's link).
 
 The grammar is the converter's own: lengths and characters from rules.py, the normal form from
-urls.py, the scope from scope.py. Errors are what the XSD or RFC 3986 refuse; warnings what the
+model/urls.py, the scope from model/scope.py. Errors are what the XSD or RFC 3986 refuse; warnings
+what the
 converter would change or leave out (an IRI, a fragment, a URL off the site, a duplicate), and
 what --robots and --site find.
 """
@@ -11,9 +12,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ..rules import LOC_MIN, XSD_LOC_MAX, bad_bracket, bad_uri_char
-from ..scope import Scope, scope_of
-from ..urls import normalize_url
+from ..model.rules import LOC_MIN, XSD_LOC_MAX, bad_bracket, bad_uri_char
+from ..model.scope import Scope, scope_of
+from ..model.urls import normalize_url
 from .follow import Part, locate_part
 
 if TYPE_CHECKING:

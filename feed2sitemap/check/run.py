@@ -14,12 +14,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Union
 
-from ..detect import open_input, sniff
 from ..errors import InputError, OptionError
-from ..limits import Profile, get_profile
-from ..naming import url_segment
-from ..report import MESSAGES_PER_KIND
-from ..scope import Scope, scope_of
+from ..files.naming import url_segment
+from ..model.limits import Profile, get_profile
+from ..model.report import MESSAGES_PER_KIND
+from ..model.scope import Scope, scope_of
+from ..readers.detect import open_input, sniff
 from .diagnostics import CheckStats, Diagnostic, FileCheck
 from .follow import FOLLOW_DEPTH, below_prefix
 from .hreflang import message
@@ -73,7 +73,7 @@ def iter_check(source: Source, *, profile: str | Profile = "sitemaps", base_url:
         # the sitemaps named on the command line are the ones robots.txt should announce
         # (their parts are found through them); at 1:1, so first of the file's diagnostics
         shown = name or os.fspath(source)
-        # encoded as the converter names it there (publish.py)
+        # encoded as the converter names it there (run/publish.py)
         url = scope.prefix + url_segment(os.path.basename(shown)) if scope is not None else None
         if not robots.lists(shown, url):
             stats.warnings += 1

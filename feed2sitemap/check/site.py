@@ -29,8 +29,8 @@ from collections.abc import Iterator
 from urllib.parse import unquote, urljoin, urlsplit
 
 from ..errors import InputError, OptionError
-from ..limits import MAX_ROBOTS_BYTES
-from ..urls import normalize_url
+from ..model.limits import MAX_ROBOTS_BYTES
+from ..model.urls import normalize_url
 
 __all__ = ["HEAD_BYTES", "Page", "Robots", "Site", "load_robots"]
 
@@ -74,8 +74,8 @@ class Robots:
 
 def load_robots(robots_txt: str) -> Robots:
     """Read a robots.txt from a file or an http(s) URL; InputError when it cannot be read."""
-    from ..fetch import fetch, is_url
-    from ..urls import request_url
+    from ..model.urls import request_url
+    from ..web.fetch import fetch, is_url
 
     if is_url(robots_txt):
         try:  # a URL no request can carry is the option's fault: exit 2 (issue 35, item 5)

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING, Any
 
-from ..mode import fast
+from ..backends import fast
+from ..model.rules import XML_SPACE
 from ..readers.sitemap import SITEMAP_NS
-from ..rules import XML_SPACE
 from ..xmlutil import (
     MAX_VALUE,
     MarkupGuard,

@@ -26,10 +26,10 @@ from datetime import date, datetime, timedelta
 from operator import itemgetter, methodcaller
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
+from ..model.rules import CHANGEFREQ_SET, LOC_MIN, XSD_LOC_MAX
+from ..model.scope import scope_of
+from ..model.urls import normalize_locs
 from ..readers.sitemap import SITEMAP_NS
-from ..rules import CHANGEFREQ_SET, LOC_MIN, XSD_LOC_MAX
-from ..scope import scope_of
-from ..urls import normalize_locs
 from ..xmlutil import MarkupGuard
 from .fields import judge_changefreq, judge_lastmod, judge_priority, priority_fine
 from .locs import check_loc
@@ -181,7 +181,7 @@ class FastUrlset:
 
 # -- a run's entries judged a column at a time
 #
-# Each column is proven fine as a whole where it can be: the locs by urls.py's proof and one
+# Each column is proven fine as a whole where it can be: the locs by model/urls.py's proof and one
 # update of the run's URLs, the lastmods by one regex over them and a verdict per distinct day,
 # the changefreqs and priorities by their distinct values. A column that is not proven is judged
 # entry by entry with the handlers' judges, at the handlers' positions; the diagnostics of each
@@ -238,7 +238,7 @@ def _locs_fine(f: FileCheck, locs: list[str], lines: list[int]) -> bool:
     lengths = list(map(len, locs))
     if min(lengths) < LOC_MIN or max(lengths) > min(XSD_LOC_MAX, f.profile.max_loc - 1):
         return False
-    proof = normalize_locs(locs)  # urls.py's proof: each is normalize_url's already
+    proof = normalize_locs(locs)  # model/urls.py's proof: each is normalize_url's already
     if proof.bad or proof.fragments or proof.clean.locs != tuple(locs):  # (none changed)
         return False
     scope = f.scope or scope_of(locs[0], directory=False)

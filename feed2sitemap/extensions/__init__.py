@@ -20,15 +20,15 @@ in when it is wired (the integration step):
   ``:`` prefix or ``xmlns``.
 - **Feed reader** (readers/feed.py): the feedparser path calls ``feed.extensions_for_entry``
   (entry, feed-level dict, page URL, base); its problems are warnings. The fast path
-  (feedpass.py) must give the same Extensions (the property test compares the two).
+  (readers/feed/fastpass.py) must give the same Extensions (the property test compares the two).
   News sitemaps: ``news.news_language(news.feed_language(feed, entry))`` unless the user
   gave one (None → a usage error naming `news_language`),
   ``news.now()`` (SOURCE_DATE_EPOCH), ``news.news_for_entry`` (publication date = first
   publication, two-day window; "too old" entries counted).
-- **Merge** (merge.py): per URL, ``merging.merge_extensions(first, first_lastmod, second,
+- **Merge** (pipeline/merging.py): per URL, ``merging.merge_extensions(first, first_lastmod, second,
   second_lastmod)``; the packed per-URL int cannot hold them, so a side dict keyed by the
   URL's slot holds only the URLs that have extensions (none for plain inputs).
-- **Writers** (writers/xml.py, split.py): ``xmlout.declarations(kinds, foreign)`` gives the
+- **Writers** (writers/xml.py, files/split.py): ``xmlout.declarations(kinds, foreign)`` gives the
   ``xmlns:`` attributes to put on <urlset> (counted in the header's bytes) and the prefix map;
   ``xmlout.serialize(ext, prefixes)`` gives the bytes between </priority> (or </loc>) and
   </url>, which count in the entry's size, so "closed only when the next entry would not
@@ -43,12 +43,13 @@ in when it is wired (the integration step):
 from importlib import import_module
 from typing import Any
 
-# Each public name and the module it lives in: imported when first used, so that record.py's
+# Each public name and the module it lives in: imported when first used, so that model/record.py's
 # import of the model (every run) loads none of the rest.
 _WHERE = {
     "extensions_for_entry": "feed", "parse_duration": "feed", "plain_text": "feed",
     "merge_extensions": "merging", "ExtensionMerger": "merging",
-    "EMPTY": "value", "Alternate": "model", "Extensions": "value", "Foreign": "model",
+    "EMPTY": "..model.extensions", "Alternate": "model",
+    "Extensions": "..model.extensions", "Foreign": "model",
     "Image": "model", "Mobile": "model", "News": "model", "Platform": "model",
     "Problem": "model", "Restriction": "model", "Video": "model",
     "feed_language": "news", "in_window": "news", "news_for_entry": "news",
@@ -62,7 +63,7 @@ def __getattr__(name: str) -> Any:
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(name)
-    value = getattr(import_module(f".{module}", __name__), name)
+    value = getattr(import_module(module if module[0] == "." else f".{module}", __name__), name)
     globals()[name] = value
     return value
 

@@ -25,11 +25,11 @@ from collections.abc import Callable, Iterable, Mapping
 from html.parser import HTMLParser
 from typing import Any, Optional
 
-from ..urls import BadURL, normalize_url, resolve
+from ..model.extensions import Extensions
+from ..model.urls import BadURL, normalize_url, resolve
 from .model import Alternate, Image, Problem, Restriction, Video
 from .news import first_published
 from .rules import sanitize
-from .value import Extensions
 
 __all__ = ["extensions_for_entry", "parse_duration", "plain_text"]
 

@@ -19,7 +19,8 @@ from datetime import date
 from functools import cache
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
-from ..record import format_lastmod, parse_lastmod
+from ..model.extensions import EMPTY, Extensions
+from ..model.record import format_lastmod, parse_lastmod
 from .model import (
     Alternate,
     Foreign,
@@ -31,7 +32,6 @@ from .model import (
     Video,
     check_foreign_name,
 )
-from .value import EMPTY, Extensions
 
 __all__ = ["KINDS", "from_json", "to_json"]
 

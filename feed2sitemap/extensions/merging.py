@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..record import Lastmod, lastmod_key
+from ..model.extensions import EMPTY, Extensions
+from ..model.record import Lastmod, lastmod_key
 from .model import Foreign
-from .value import EMPTY, Extensions
 
 __all__ = ["ExtensionMerger", "merge_extensions"]
 

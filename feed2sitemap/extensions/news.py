@@ -10,15 +10,14 @@ published on your site", in W3C format.
 from __future__ import annotations
 
 import os
-import re
 import time
 from collections.abc import Mapping
 from datetime import datetime, timedelta, timezone
 from typing import Any, Optional
 
 from ..errors import OptionError
-from ..record import Lastmod, lastmod_key
-from ..rules import parsed_utc
+from ..model.record import Lastmod, lastmod_key
+from ..model.rules import news_language, parsed_utc
 from .model import News
 
 __all__ = ["NEWS_WINDOW", "SOURCE_DATE_EPOCH", "feed_language", "first_published", "in_window",
@@ -26,35 +25,6 @@ __all__ = ["NEWS_WINDOW", "SOURCE_DATE_EPOCH", "feed_language", "first_published
 
 NEWS_WINDOW = timedelta(days=2)
 SOURCE_DATE_EPOCH = "SOURCE_DATE_EPOCH"  # reproducible-builds.org: "now", for reproducible runs
-
-_TAG = re.compile(r"([A-Za-z]{2,3})(?:[-_]([A-Za-z0-9]{2,8}))*")
-# Chinese subtags that name the script (BCP 47 script, or the region that implies it)
-_SIMPLIFIED = {"hans", "cn", "sg", "my"}
-_TRADITIONAL = {"hant", "tw", "hk", "mo"}
-
-
-def news_language(tag: Optional[str]) -> Optional[str]:
-    """The <news:language> code for a language tag (a feed's <language>, xml:lang, or what
-    the user gave): ``en-US`` → ``en``, ``zh-CN``/``zh-Hans`` → ``zh-cn``, ``zh-TW``/
-    ``zh-Hant``/``zh-HK`` → ``zh-tw``. None when the tag gives no code Google accepts (the
-    caller then needs `news_language` from the user): nothing given, no ISO 639 shape, or
-    Chinese with no script or region to tell Simplified from Traditional."""
-    if not tag:
-        return None
-    text = tag.strip()
-    if _TAG.fullmatch(text) is None:
-        return None
-    parts = [p.lower() for p in re.split(r"[-_]", text)]
-    language = parts[0]
-    if language == "zh":
-        subtags = set(parts[1:])
-        if subtags & _TRADITIONAL:
-            return "zh-tw"
-        if subtags & _SIMPLIFIED:
-            return "zh-cn"
-        return None
-    return language
-
 
 def feed_language(feed: Mapping[str, Any], entry: Optional[Mapping[str, Any]] = None
                   ) -> Optional[str]:

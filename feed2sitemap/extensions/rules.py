@@ -17,9 +17,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import fields, replace
 from typing import Any, Optional
 
-from ..urls import BadURL, normalize_url
+from ..model.extensions import Extensions
+from ..model.urls import BadURL, normalize_url
 from .model import Alternate, Image, Mobile, News, Problem, Video
-from .value import Extensions
 
 __all__ = ["IMAGES_PER_URL", "MAX_DESCRIPTION", "MAX_DURATION", "MAX_RATING", "MAX_TAGS",
            "MAX_UPLOADER", "NEWS_PER_FILE", "check_alternate", "check_extensions",

@@ -8,7 +8,7 @@ refused) and whose hreflangs are all valid has, by rules.check_extensions, no pr
 perhaps one: the page is not among its own alternates (a warning; nothing is left out). With
 every URL in normal form that is a string comparison. Any other row gets ``None`` here and
 takes rules.sanitize itself, the rule's one home; so does every row in the reference mode
-(mode.py), which never calls this module.
+(backends.py), which never calls this module.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Optional
 
-from ..urls import CLEAN_BYTES, all_clean, proven_clean
+from ..model.extensions import Extensions
+from ..model.urls import CLEAN_BYTES, all_clean, proven_clean
 from .model import Problem
 from .rules import IMAGES_PER_URL, is_hreflang
-from .value import Extensions
 
 __all__ = ["NOT_ITSELF", "proven_problems"]
 

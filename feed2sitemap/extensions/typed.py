@@ -12,7 +12,8 @@ import re
 from collections.abc import Callable
 from typing import Any, Optional
 
-from ..record import parse_lastmod
+from ..model.extensions import EMPTY, Extensions
+from ..model.record import parse_lastmod
 from .model import (
     IMAGE_NS,
     MOBILE_NS,
@@ -29,7 +30,6 @@ from .model import (
     Restriction,
     Video,
 )
-from .value import EMPTY, Extensions
 from .xmlout import IMAGE_ORDER, NEWS_ORDER, VIDEO_ORDER
 
 __all__ = ["build", "parse_yes_no"]

@@ -4,7 +4,7 @@ Rows of images that are a location alone and hreflang alternates, whose namespac
 <urlset> declares and whose values need no escaping (one check over all of them), are written
 from one template per item, as xmlout.serialize writes them: the images, then the
 alternates, each in document order. Every other row, and every row in the reference mode
-(mode.py), is xmlout.serialize's.
+(backends.py), is xmlout.serialize's.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Optional
 
-from ..mode import fast
+from ..backends import fast
+from ..model.extensions import Extensions
 from ..xmlutil import needs_escaping
 from .model import IMAGE_NS, XHTML_NS
-from .value import Extensions
 from .xmlout import serialize
 
 __all__ = ["serialized"]

@@ -18,10 +18,10 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, Optional, Union
 
+from ..model.extensions import Extensions
 from ..xmlutil import MAX_VALUE
 from .model import SITEMAP_NS, Foreign, Problem
 from .typed import build
-from .value import Extensions
 
 __all__ = ["CORE_FIELDS", "MAX_FOREIGN_DEPTH", "MAX_FOREIGN_NODES", "MAX_URL_CHARS",
            "UrlChildren", "located", "unknown_element"]

@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Optional
 
-from ..record import Lastmod, format_lastmod
+from ..model.extensions import Extensions
+from ..model.record import Lastmod, format_lastmod
 from ..xmlutil import xml_escape
 from .model import (
     IMAGE_NS,
@@ -32,7 +33,6 @@ from .model import (
     Video,
     check_foreign_name,
 )
-from .value import Extensions
 
 __all__ = ["NEWS_ORDER", "PREFIXES", "VIDEO_ORDER", "declarations", "serialize"]
 

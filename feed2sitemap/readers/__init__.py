@@ -1,4 +1,4 @@
-"""Readers: each turns one binary stream into an iterator of Batches (batch.py)."""
+"""Readers: each turns one binary stream into an iterator of Batches (model/batch.py)."""
 
 from __future__ import annotations
 
@@ -6,13 +6,13 @@ from collections.abc import Callable, Iterator
 from importlib import import_module
 from typing import IO, TYPE_CHECKING, Any, Optional, Protocol, cast
 
-from ..batch import Batch
-from ..report import Report
+from ..model.batch import Batch
+from ..model.report import Report
 
 if TYPE_CHECKING:  # (a run imports only the reader of its inputs: start-up time, issue 18)
     from .columns import read_csv, read_jsonl, read_tsv
-    from .feed import read_feed
-    from .jsonfeed import read_jsonfeed
+    from .feed.jsonfeed import read_jsonfeed
+    from .feed.reader import read_feed
     from .sitemap import read_sitemap
     from .text import read_text
 
@@ -33,10 +33,10 @@ class WholeReader(Protocol):
 # --from's choices (options.FORMATS) → the module and name of their reader(stream, source name,
 # report, base_url). Readers yield batches; reading.read gives records to library users.
 READERS: dict[str, tuple[str, str]] = {
-    "feed": (".feed", "read_feed"),
+    "feed": (".feed.reader", "read_feed"),
     "sitemap": (".sitemap", "read_sitemap"),
     "text": (".text", "read_text"),
-    "jsonfeed": (".jsonfeed", "read_jsonfeed"),
+    "jsonfeed": (".feed.jsonfeed", "read_jsonfeed"),
     "tsv": (".columns", "read_tsv"),
     "csv": (".columns", "read_csv"),
     "jsonl": (".columns", "read_jsonl"),

@@ -19,9 +19,9 @@ import csv
 from collections.abc import Iterator
 from typing import IO, Optional
 
-from ..batch import BATCH, Batch
 from ..errors import InputError
-from ..report import Report
+from ..model.batch import BATCH, Batch
+from ..model.report import Report
 from .fields import COLUMNS, Rows, rows_to_batches
 from .jsonl import EXTENSION_FIELDS, jsonl_rows, read_jsonl
 from .lines import blocks

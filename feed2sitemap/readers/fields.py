@@ -1,6 +1,7 @@
 """Rows of raw field values → a Batch of validated ones, for the URL lists with columns.
 
-The grammars are record.py's (parse_lastmod, parse_changefreq, parse_priority), the same the XML
+The grammars are model/record.py's (parse_lastmod, parse_changefreq, parse_priority), the same the
+XML
 sitemap reader applies: a bad value is dropped with a warning and the URL kept (sitemaps.org
 fields are hints; the URL is the entry). Values are parsed a column at a time, each distinct
 text once, the common lastmod forms all at once (parse_common_lastmods).
@@ -12,16 +13,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from ..batch import Batch
-from ..mode import fast
-from ..record import (
+from ..backends import fast
+from ..model.batch import Batch
+from ..model.record import (
     parse_changefreq,
     parse_common_lastmods,
     parse_lastmod,
     parse_priority,
 )
-from ..report import Report
-from ..rules import (
+from ..model.report import Report
+from ..model.rules import (
     COMMON_CHANGEFREQS,
     COMMON_PRIORITIES,
     canonical_lastmod,
@@ -66,7 +67,7 @@ def parse_column(raw: Sequence[Optional[str]], parse: Callable[[str], Any], what
     ``whole`` gives the whole column at once when every row is one it reads (as ``parse``
     would), else None. ``bulk`` gives at once the values of those texts it can: when it
     gives every row's, the column is one look-up per row, in C. Otherwise each other
-    distinct text is parsed once. In the reference mode (mode.py) every row is parsed by
+    distinct text is parsed once. In the reference mode (backends.py) every row is parsed by
     itself with ``parse``.
     """
     if not fast("columns parsed at once"):

@@ -4,7 +4,7 @@ names the fields; the extensions' shapes are extensions/jsonform.py's).
     {"loc": "https://example.com/a", "lastmod": "2024-03-05", "priority": 0.8}
 
 A block of lines is parsed in one C call when it is the usual block (one object per line, each
-naming our fields once); any other block, and every block in the reference mode (mode.py), line
+naming our fields once); any other block, and every block in the reference mode (backends.py), line
 by line. Hostile JSON (NaN, a field named twice, deep nesting) is a problem of its line.
 """
 
@@ -18,9 +18,9 @@ from functools import cache
 from operator import itemgetter
 from typing import IO, Any, Optional
 
-from ..batch import BATCH, Batch
-from ..mode import fast
-from ..report import Report
+from ..backends import fast
+from ..model.batch import BATCH, Batch
+from ..model.report import Report
 from .fields import COLUMNS, Problem, Rows, rows_to_batches
 from .lines import MAX_JSON_LINE, blocks
 
@@ -180,7 +180,7 @@ def _json_rows(part: list[str], numbers: Sequence[int], source: str,
                told: set[str]) -> Optional[Rows]:
     """One block's rows. The usual block (one object per line, each naming our fields once) is
     parsed in one C call (_load_block) and taken apart a column at a time; any other, and every
-    block in the reference mode (mode.py), goes line by line (_load_lines, the plain path)."""
+    block in the reference mode (backends.py), goes line by line (_load_lines, the plain path)."""
     loaded = _load_block(part) if fast("JSON Lines blocks") else None
     objs, columns, keys = None, {}, set()
     if loaded is not None:

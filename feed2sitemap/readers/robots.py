@@ -12,9 +12,9 @@ import re
 from collections.abc import Iterator
 from typing import IO, Optional
 
-from ..batch import Batch
 from ..errors import InputError
-from ..report import Report
+from ..model.batch import Batch
+from ..model.report import Report
 
 __all__ = ["looks_like_robots", "read_robots"]
 

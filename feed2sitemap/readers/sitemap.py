@@ -6,17 +6,17 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any, Optional
 from xml.parsers import expat
 
-from ..batch import BATCH, Batch
+from ..backends import fast
 from ..errors import InputError
-from ..mode import fast
-from ..record import (
+from ..model.batch import BATCH, Batch
+from ..model.record import (
     parse_changefreq,
     parse_common_lastmods,
     parse_lastmod,
     parse_priority,
 )
-from ..report import Report
-from ..rules import parse_lastmod_column
+from ..model.report import Report
+from ..model.rules import parse_lastmod_column
 from ..xmlutil import (
     MAX_NAME,
     MAX_VALUE,
@@ -197,7 +197,7 @@ class _Parse:
         self.source, self.report, self.entries = source, report, entries
         self.guard = MarkupGuard()
         self.parser = parser = safe_expat_parser(" ", self.guard, encoding)
-        # the reference mode (mode.py) reads every byte with expat, defusedxml after it
+        # the reference mode (backends.py) reads every byte with expat, defusedxml after it
         self.read = self.read_fast if fast("sitemap runs") else self.plain_reader(encoding)
         # the fast path (sitemapfast.py): possible for UTF-8 input, taken once the root is
         # known to be a urlset whose entries are the unprefixed <url> (root()), and left for

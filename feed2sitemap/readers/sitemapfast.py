@@ -15,7 +15,7 @@ Per 64 KiB chunk the reader (sitemap.py) gives expat three regions:
 
 At each chunk's end expat has therefore read what the plain reader would have, so every bound
 (depth, value and white-space lengths), error, line, column and batch falls where it falls in
-the plain reader (mode.py's reference mode, which never takes this path). The values are the
+the plain reader (backends.py's reference mode, which never takes this path). The values are the
 ones expat would give: the white space before a field is kept as the plain reader keeps it,
 references (``&amp;``, ``&#38;``) are resolved, ``\\r\\n`` becomes ``\\n``. The line of each
 entry's ``</loc>`` is counted from the region's text, and only when a message or a record
@@ -56,7 +56,7 @@ _NAMED = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
 class Scanned:
     """The raw values of a region's entries, column by column, as the plain reader's end
     handler would have collected them but for the white space before a field's start tag
-    (every field's parser strips it: record.py), the line of each entry's </loc>, and the
+    (every field's parser strips it: model/record.py), the line of each entry's </loc>, and the
     stand-in expat reads instead of the region."""
 
     __slots__ = ("columns", "lines", "stand_in")

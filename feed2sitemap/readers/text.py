@@ -7,10 +7,10 @@ from collections.abc import Iterator, Sequence
 from itertools import repeat
 from typing import IO, Optional
 
-from ..batch import BATCH, Batch
-from ..mode import fast
-from ..report import Report
-from ..urls import CLEAN_BYTES, CleanLocs, prove_lines, resolve
+from ..backends import fast
+from ..model.batch import BATCH, Batch
+from ..model.report import Report
+from ..model.urls import CLEAN_BYTES, CleanLocs, prove_lines, resolve
 from .lines import MAX_LINE, Block, blocks
 
 __all__ = ["MAX_LINE", "read_text"]
@@ -34,7 +34,7 @@ def read_text(stream: IO[bytes], source: str, report: Report,
 
     The usual block, every line a clean URL already, is proven so at once (urls.prove_lines)
     and passed on as it is, with the proof; any other block, and every block in the reference
-    mode (mode.py), goes a line at a time (_line_batches, the plain path).
+    mode (backends.py), goes a line at a time (_line_batches, the plain path).
     """
     for block in blocks(stream, source, "a URL list"):
         rest = block.raw.translate(None, CLEAN_BYTES)  # the newlines, and any other byte
@@ -48,7 +48,7 @@ def read_text(stream: IO[bytes], source: str, report: Report,
 
 
 def _clean_batches(proofs: list[CleanLocs], block: Block, source: str) -> Iterator[Batch]:
-    """Batches of a block whose lines urls.py proved clean URLs already: what per-line strip
+    """Batches of a block whose lines model/urls.py proved clean URLs already: what per-line strip
     and the normalize step would do has been done for the whole block."""
     first_line = block.start
     for proof in proofs:

@@ -14,14 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Optional
 
+from ..backends import fast
 from ..extensions.model import SITEMAP_NS
 from ..extensions.model import Problem as ExtensionProblem
 from ..extensions.rules import sanitize
 from ..extensions.rulesfast import proven_problems
-from ..extensions.value import EMPTY, Extensions
 from ..extensions.xmlin import UrlChildren, located
-from ..mode import fast
-from ..report import Report
+from ..model.extensions import EMPTY, Extensions
+from ..model.report import Report
 
 __all__ = ["UrlExtensions", "extensions_column", "held_to_rules"]
 

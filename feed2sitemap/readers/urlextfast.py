@@ -33,7 +33,7 @@ from itertools import accumulate, repeat
 from typing import Any, Optional, TypeVar
 
 from ..extensions.model import IMAGE_NS, SITEMAP_NS, XHTML_NS, Alternate, Image
-from ..extensions.value import Extensions
+from ..model.extensions import Extensions
 from .sitemapfast import (
     REFERENCE,
     RegionLines,

@@ -1,6 +1,6 @@
 """The interface every output format implements: batches in, text out.
 
-The batch (batch.py) is the data path's contract, so a format formats batches: ``entries``
+The batch (model/batch.py) is the data path's contract, so a format formats batches: ``entries``
 gives each row's text, ``block`` the whole batch as one string (what the splitter writes when
 the batch fits). A format that can do better than joining its entries (one join over the
 locations of a proven batch, say) overrides ``block``; nothing else is looked up.
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from ..batch import Batch
-from ..record import Lastmod, Record
+from ..model.batch import Batch
+from ..model.record import Lastmod, Record
 
 __all__ = ["Format", "StampedFormat"]
 
@@ -33,7 +33,7 @@ class Format(ABC):
     # counts each URL whose extensions are left out.
     carries_extensions = False
     # The most UTF-8 bytes one entry may have (None: only the file's limit): an entry past it
-    # is skipped and counted, as one larger than a whole file is (split.py).
+    # is skipped and counted, as one larger than a whole file is (files/split.py).
     max_entry: int | None = None
 
     @abstractmethod

@@ -15,8 +15,8 @@ from __future__ import annotations
 from abc import abstractmethod
 from datetime import datetime, timezone
 
-from ..batch import Batch
-from ..record import Lastmod, Record, lastmod_key
+from ..model.batch import Batch
+from ..model.record import Lastmod, Record, lastmod_key
 from ..xmlutil import xml_escape
 from .base import StampedFormat
 

@@ -6,7 +6,8 @@
 Fields without a value are left out; lastmod is written as sitemaps are (a date stays a date, a
 time in UTC), priority as a JSON number, and an index's entries carry ``"sitemap": true``. The
 reader (readers.columns) gives back equal records, so sitemap → jsonl → sitemap is byte-identical.
-It is not a sitemap: no 50,000-entry or 50 MB limit applies, and it is never split (limits.py).
+It is not a sitemap: no 50,000-entry or 50 MB limit applies, and it is never split
+(model/limits.py).
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cached_property
 
-from ..batch import Batch
+from ..model.batch import Batch
+from ..model.record import Record, format_lastmod
 from ..readers.lines import MAX_JSON_LINE
-from ..record import Record, format_lastmod
 from .base import Format
 
 __all__ = ["JSONL"]

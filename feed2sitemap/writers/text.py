@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..batch import Batch
+from ..model.batch import Batch
 from .base import Format
 
 __all__ = ["TEXT"]

@@ -6,9 +6,9 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import date, datetime
 from typing import Any, Optional
 
-from ..batch import Batch
-from ..mode import fast
-from ..record import format_lastmod
+from ..backends import fast
+from ..model.batch import Batch
+from ..model.record import format_lastmod
 from ..xmlutil import escape_specials, escape_uris, needs_escaping, xml_escape
 from .base import Format
 

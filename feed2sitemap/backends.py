@@ -1,0 +1,109 @@
+"""Every fast path of the package, in one table, and the one switch that turns them all off.
+
+A fast path is code that exists only to be fast: beside it stands a plain, obviously correct
+twin that computes the same thing, and a differential test holds the two to the same output.
+Each is listed once in ``TABLE`` with its twin, that test, the benchmark row it moves
+(benchmarks/bench.py), its lines and its measured gain on that row; a fast path that gained less
+than 25% on its row, or without which the row stayed ahead of every peer and within its floor,
+was deleted (issue 33). The code asks ``fast(NAME)`` at the one place the choice is made.
+
+``FEED2SITEMAP_REFERENCE=1`` in the environment turns every fast path off (the reference mode:
+the twins alone, byte-identical output), for the differential tests and for a user who doubts
+a result. It is read at the call, not at import, so that one process (a test) can run both
+ways; no other module reads the environment to choose a path.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import NamedTuple
+
+__all__ = ["ENV", "TABLE", "FastPath", "fast", "reference"]
+
+ENV = "FEED2SITEMAP_REFERENCE"
+
+
+class FastPath(NamedTuple):
+    """One fast path: its code and its twin (``module[:name]`` in the package), the test that
+    holds them equal, the row of benchmarks/bench.py it moves, its lines (tests/test_backends.py
+    holds them to the code) and its gain on that row: CPU seconds without it / with it."""
+
+    fast: tuple[str, ...]
+    plain: str
+    test: str
+    row: str
+    lines: int
+    gain: str
+
+
+TABLE: dict[str, FastPath] = {
+    "feed pass": FastPath(
+        ("readers.feed.fastpass", "readers.feed.compat"), "feedparser (readers.feed.policy)",
+        "tests/test_feed_reference.py", "rss, atom", 1221,
+        "about 30x (feedparser 13.5 s, the pass 0.42 s at 50,000 items)"),
+    "feed runs": FastPath(
+        ("readers.feed.runs",), "the pass's handlers (readers.feed.fastpass:_Pass)",
+        "tests/test_feedruns.py", "rss, atom", 487,
+        "1.9x rss, 1.8x atom (1.82 / 0.95 s); without it both fall behind fastfeedparser"),
+    "sitemap runs": FastPath(
+        ("readers.sitemapfast",), "expat's handlers (readers.sitemap, plain_reader)",
+        "tests/test_sitemapfast.py", "sitemap-set", 209,
+        "2.3x (11.3 / 4.87 s): 1.2x the iterparse floor without it, 0.69x with it"),
+    "extension runs": FastPath(
+        ("readers.urlextfast",), "the extension pass (readers.urlext)",
+        "tests/test_urlextfast.py", "sitemap-ext", 326,
+        "5x on the extension reader; the row passes 1.5x its floor without it"),
+    "extension rules": FastPath(
+        ("extensions.rulesfast",), "extensions.rules:check_extensions",
+        "tests/test_urlextfast.py", "sitemap-ext", 82,
+        "2x on the rules; the row passes 1.5x its floor without it"),
+    "extension serialization": FastPath(
+        ("extensions.xmlfast",), "extensions.xmlout:serialize",
+        "tests/test_urlextfast.py", "sitemap-ext", 83,
+        "needed with the two above to hold the row within 1.5x its floor"),
+    "URL list blocks": FastPath(
+        ("model.urls:prove_lines", "model.urls:proven_clean", "model.urls:unclean_lines",
+         "model.urls:CleanLocs"),
+        "readers.text:_line_batches", "tests/test_url_rules.py", "text-ascii", 66,
+        "1.34x (2.02 / 1.51 s); the row is 1.3x its floor without it"),
+    "URL blocks": FastPath(
+        ("model.urls:_normalize_block", "model.urls:_non_ascii_only", "model.urls:_quote_tails"),
+        "model.urls:_normalize_each", "tests/test_url_rules.py", "jsonl-loc, text-nonascii", 67,
+        "1.23x jsonl-loc, 1.09x text-nonascii; kept: jsonl-loc passes 2x the plain list "
+        "without it, and check's fast path proves its locations with it"),
+    "escaped URIs": FastPath(
+        ("writers.xml:_escaped_uris",), "writers.xml:_escaped", "tests/test_batch.py",
+        "text-ascii", 8, "1.10x; kept: without it text-ascii is 1.38x its floor"),
+    "JSON Lines blocks": FastPath(
+        ("readers.jsonl:_load_block",), "readers.jsonl:_load_lines",
+        "tests/test_jsonl_block.py", "jsonl", 17, "2.48x (12.44 / 5.02 s)"),
+    "columns parsed at once": FastPath(
+        ("model.lastmods", "readers.fields:parse_column"),
+        "readers.fields:_parse_each (each value parsed alone)", "tests/test_lastmodcols.py",
+        "jsonl", 200, "1.49x (8.26 / 5.54 s)"),
+    "lastmod texts": FastPath(
+        ("readers.fields:canonical_texts",), "the writer formats each lastmod",
+        "tests/test_reference_readers.py", "jsonl", 25, "1.52x (7.65 / 5.02 s)"),
+    "check entries": FastPath(
+        ("check.xmlfast",), "the schema's handlers (check.xml, _Schema)",
+        "tests/test_check_fast.py", "check-50k, check-set", 317,
+        "6.3x (4.16 / 0.66 s): 11x xmllint without it, 1.8x with it"),
+    "merge store": FastPath(
+        ("pipeline.merging:Store", "pipeline.merging:Spill"), "pipeline.merging:ReferenceStore",
+        "tests/test_merge_store.py",
+        "merge-lastmods", 352,
+        "2.6x on the merge step (18.3 / 7.0 s at 1.5M URLs), 362 against 588 bytes a URL, "
+        "and the spill that holds 10M rows under 1 GiB"),
+}
+
+
+def fast(name: str) -> bool:
+    """Whether the fast path ``name`` of TABLE runs: yes, unless the reference mode is on."""
+    if name not in TABLE:
+        raise KeyError(f"{name!r} is no fast path of backends.TABLE")
+    return not reference()
+
+
+def reference() -> bool:
+    """True when the plain paths are asked for (``FEED2SITEMAP_REFERENCE`` set, not "0")."""
+    return os.environ.get(ENV, "") not in ("", "0")

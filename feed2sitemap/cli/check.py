@@ -1,0 +1,131 @@
+"""`feed2sitemap check`: validate sitemaps, indexes, URL lists and feeds."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import sys
+import time
+from typing import Any
+
+import click
+
+from ..model.limits import PROFILES
+from .common import PROG, Command, ProgressLine, count, prepare_process
+
+
+class CheckProgressLine(ProgressLine):
+    """The converter's progress line, counting what check has read."""
+
+    def update_check(self, urls: int, files: int) -> None:
+        now = time.monotonic()
+        elapsed = now - self.start
+        if elapsed < self.DELAY or now - self.drawn_at < 0.25:
+            return
+        self.drawn_at = now
+        sys.stderr.write(f"\r\x1b[K{PROG} check: {urls:,} entries read in {count(files, 'file')}"
+                         f", {urls / elapsed:,.0f}/s")
+        sys.stderr.flush()
+        self.shown = True
+
+
+@click.command("check", cls=Command, context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("files", nargs=-1, required=True, metavar="FILE...",
+                type=click.Path(allow_dash=True))  # (a directory: an unreadable file)
+@click.option("--profile", type=click.Choice(sorted(PROFILES)), default="sitemaps",
+              show_default=True, help="Limits to check against: sitemaps.org or Baidu's.")
+@click.option("--base-url", metavar="URL",
+              help="Public URL of the files' directory: URLs outside it are warned about "
+                   "(default: the scheme and host of each file's first URL).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help="text: FILE:LINE:COLUMN: severity: rule: message; "
+                                      "json: a list of objects.")
+@click.option("--follow", is_flag=True,
+              help="For an index, also check the parts it lists: by their path under the "
+                   "index's URL directory (--base-url), else by name beside it. A part with "
+                   "no file is an error.")
+@click.option("--fail-on", type=click.Choice(["error", "warning"]), default="error",
+              show_default=True, help="Exit 1 on errors only, or on warnings too.")
+@click.option("--robots", "robots_txt", metavar="FILE_OR_URL",
+              help="The site's robots.txt: warn about URLs it disallows for Googlebot and "
+                   "about FILEs it names in no Sitemap: line.")
+@click.option("--site", "site_dir", metavar="DIR",
+              type=click.Path(exists=True, file_okay=False),
+              help="The built site (needs --base-url): warn about URLs with no file, pages "
+                   "marked noindex or canonical elsewhere, and HTML pages no sitemap lists.")
+@click.option("-q", "--quiet", count=True,
+              help="-q: only the summary; -qq: nothing (the exit status only).")
+def check_command(files: tuple[str, ...], profile: str, base_url: str | None, fmt: str,
+                  follow: bool, fail_on: str, robots_txt: str | None, site_dir: str | None,
+                  quiet: int) -> None:
+    """Check sitemaps, sitemap indexes, URL lists and feeds against sitemaps.org's rules.
+
+    FILE is a path or - for stdin, plain or gzip-compressed. Problems go to stdout sorted by
+    position, a summary to stderr. Exit status: 0 no errors (warnings allowed, unless
+    --fail-on warning), 1 errors (a missing or unreadable file is one), 2 bad usage.
+    """
+    from ..check import (  # only this command needs them
+        CheckStats,
+        hreflang_diagnostics,
+        iter_check,
+        site_diagnostics,
+    )
+    from ..check.site import Site, load_robots
+    from ..model.scope import scope_of
+
+    if files.count("-") > 1:
+        raise click.UsageError("stdin (-) can be read only once")
+    if follow and "-" in files:
+        raise click.UsageError("--follow needs the index as a file: its parts are found "
+                               "beside it, and stdin (-) has no directory")
+    site = None
+    if site_dir is not None:
+        if base_url is None:
+            raise click.UsageError("--site needs --base-url: the URL the site is served at")
+        try:
+            site = Site(site_dir, scope_of(base_url).prefix)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--base-url") from None
+    display = CheckProgressLine() if quiet == 0 and sys.stderr.isatty() else None
+    stats = CheckStats(progress=None if display is None else
+                       lambda s: display.update_check(s.urls + s.sitemaps, s.files),
+                       robots=None if robots_txt is None else load_robots(robots_txt),
+                       site=site)
+    first = True
+    runs = [iter_check(sys.stdin.buffer if name == "-" else name, profile=profile,
+                       base_url=base_url, follow=follow, stats=stats,
+                       name="<stdin>" if name == "-" else None) for name in files]
+    for d in itertools.chain(*runs, hreflang_diagnostics(stats), site_diagnostics(stats)):
+        if quiet:
+            continue
+        if display is not None:
+            display.clear()
+        if fmt == "json":
+            click.echo(("[\n  " if first else ",\n  ") + json.dumps(d.as_dict()), nl=False)
+        else:
+            click.echo(str(d))
+        first = False
+    if display is not None:
+        display.clear()
+    if fmt == "json" and not quiet:
+        click.echo("[]" if first else "\n]")
+    if quiet < 2:
+        click.echo(f"{PROG} check: {_check_summary(stats)}", err=True)
+    if stats.errors or (fail_on == "warning" and stats.warnings):
+        raise click.exceptions.Exit(1)
+
+
+def _check_summary(stats: Any) -> str:
+    # index entries are sitemaps, not URLs: counted apart, and only when there are some
+    listed = f", {count(stats.sitemaps, 'sitemap')} listed in indexes" if stats.sitemaps \
+        else ""
+    return (f"{count(stats.files, 'file')} checked, {count(stats.urls, 'URL')}{listed}, "
+            f"{count(stats.errors, 'error')}, {count(stats.warnings, 'warning')}")
+
+
+
+
+def run_check(args: list[str]) -> None:
+    """``feed2sitemap check ARGS``: reached without importing the converter (entry.py)."""
+    prepare_process()
+    check_command.main(args, prog_name=f"{PROG} check")

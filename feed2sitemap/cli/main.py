@@ -1,0 +1,250 @@
+"""The command line: options in, one library call, messages and exit codes out."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from typing import TYPE_CHECKING, Any, Optional
+
+import click
+
+from ..errors import IndexNowError
+from ..model.limits import DEFAULT_ENDPOINT, PROFILES
+from ..model.options import FORMATS as INPUT_FORMATS
+from ..model.options import Channel, Defaults, Limits, NewsSitemap, ReadOptions, WriteOptions
+from ..model.record import CHANGEFREQS
+from ..model.report import Progress, Report
+from ..readers.feed.reader import DEFAULT_MAX_FEED_BYTES
+from ..run.converting import Publish, Web, convert
+from ..web.fetch import DEFAULT_MAX_FETCH_BYTES, DEFAULT_TIMEOUT, MAX_TIME_FACTOR
+from ..writers import FORMATS
+from .common import (
+    PROG,
+    PROGRESS_KEY,
+    Command,
+    Interrupted,
+    ProgressLine,
+    StdoutGone,
+    on_sigint,
+    prepare_process,
+    say,
+    say_summary,
+)
+
+if TYPE_CHECKING:  # (check's command is imported when asked for: start-up time)
+    from .check import check_command
+
+__all__ = ["Interrupted", "StdoutGone", "check_command", "convert_command", "main",
+           "on_sigint"]
+
+
+@click.command(cls=Command, context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("inputs", nargs=-1, metavar="[INPUT]...")
+@click.option("-o", "--output", metavar="FILE",
+              help="Where to write (default: stdout). Replaced only when the run succeeds. "
+                   "A .gz name compresses.")
+@click.option("-t", "--to", "to", type=click.Choice(sorted(FORMATS)),
+              help="Output format (default: from the -o name: .txt is text, .rss rss, .atom "
+                   "atom, .jsonl jsonl, else xml).")
+@click.option("-f", "--from", "from_format", default="auto", show_default=True,
+              type=click.Choice(["auto", *INPUT_FORMATS]),
+              help="Input format; auto looks at the first bytes (and a list's first line).")
+@click.option("--base-url", metavar="URL",
+              help="Public URL of the output's directory: only URLs under it are kept, and "
+                   "split parts are listed in the index under it.")
+@click.option("--input-url", metavar="URL",
+              help="The inputs' own URL (a feed saved from the web): relative links resolve "
+                   "against it before --base-url.")
+@click.option("--changefreq", type=click.Choice(CHANGEFREQS),
+              help="changefreq for URLs whose input gave none.")
+@click.option("--priority", type=click.FloatRange(0.0, 1.0),
+              help="priority (0.0-1.0) for URLs whose input gave none.")
+@click.option("--no-scope-check", is_flag=True,
+              help="Keep URLs of other hosts (cross-host sitemaps declared in robots.txt).")
+@click.option("--profile", type=click.Choice(sorted(PROFILES)), default="sitemaps",
+              show_default=True, help="Limits to obey: sitemaps.org or Baidu's.")
+@click.option("--max-urls", type=click.IntRange(min=1), metavar="N",
+              help="Fewer URLs per file than the profile allows.")
+@click.option("--max-bytes", type=click.IntRange(min=1), metavar="N",
+              help="Fewer uncompressed bytes per file than the profile allows.")
+@click.option("--gzip/--no-gzip", "gzip", default=None,
+              help="Compress every file (default: when the -o name ends in .gz).")
+@click.option("--gzip-level", type=click.IntRange(0, 9), metavar="0-9",
+              help="gzip compression level (default 6).")
+@click.option("--index", type=click.Choice(["auto", "always"]), default="auto",
+              show_default=True, help="always: write an index even for a single part.")
+@click.option("--max-feed-bytes", type=click.IntRange(min=1), default=DEFAULT_MAX_FEED_BYTES,
+              show_default=True, metavar="N",
+              help="Refuse a feed larger than this (feeds are parsed whole).")
+@click.option("--merge", "merge_copies", is_flag=True,
+              help="Duplicate URLs: merge the copies, newest lastmod wins (the default with "
+                   "several inputs).")
+@click.option("--keep-first", is_flag=True,
+              help="Duplicate URLs: keep the first copy as it is, in one streaming pass (the "
+                   "default with one input).")
+@click.option("--no-dedupe", is_flag=True,
+              help="Keep duplicate URLs (no memory of URLs at all).")
+@click.option("--follow", is_flag=True,
+              help="An index input stands for its parts: read them from the files beside it.")
+@click.option("--title", help="Feed output: channel title (default: the site's host).")
+@click.option("--site-url", metavar="URL",
+              help="Feed output: channel link (default: --base-url, else the first URL's site).")
+@click.option("--description",
+              help="Feed output: channel description (default: 'Pages of HOST').")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_TIMEOUT,
+              show_default=True, metavar="SECONDS",
+              help="Inputs by URL: give up when the server has not answered (or sent more) "
+                   "for this long.")
+@click.option("--max-time", type=click.FloatRange(min=0), metavar="SECONDS",
+              help=f"Inputs by URL: give up on one that takes longer than this in all, its "
+                   f"whole body read (default: {MAX_TIME_FACTOR} times --timeout; 0: no limit).")
+@click.option("--max-fetch-bytes", type=click.IntRange(min=1), default=DEFAULT_MAX_FETCH_BYTES,
+              show_default=True, metavar="N",
+              help="Inputs by URL: give up on one whose body, as sent, is larger.")
+@click.option("--allow-private-redirects", is_flag=True,
+              help="Inputs by URL: follow redirects to loopback, private and link-local "
+                   "addresses on another host too (refused by default).")
+@click.option("--cache", "cache_dir", metavar="DIR",
+              help="Inputs by URL: keep each one's ETag, Last-Modified and body in DIR and ask "
+                   "again conditionally; an unchanged input is read from DIR.")
+@click.option("--robots", metavar="PATH",
+              help="Keep the Sitemap: lines of this robots.txt naming what the run wrote (other "
+                   "lines untouched; created if missing). Needs -o and --base-url.")
+@click.option("--indexnow", "indexnow_key", metavar="KEY",
+              help="Submit the URLs this run added or updated to IndexNow with this key (its "
+                   "key file must be on the site). Needs the output among the inputs.")
+@click.option("--indexnow-endpoint", metavar="URL", default=DEFAULT_ENDPOINT, show_default=True,
+              help="Where IndexNow submissions go.")
+@click.option("--indexnow-key-location", metavar="URL",
+              help="The key file's URL, when it is not /KEY.txt at the site's root.")
+@click.option("--dry-run", is_flag=True,
+              help="Write nothing and send nothing: say what would be written, removed and "
+                   "submitted (IndexNow requests are printed to stdout).")
+@click.option("--no-atomic", "no_atomic", is_flag=True,
+              help="Overwrite existing output files in place instead of renaming a temporary "
+                   "over each (for a file you may write in a directory you may not). The run "
+                   "is prepared in TMPDIR first; a crash while copying can leave a partial file.")
+@click.option("--lock-timeout", type=click.FloatRange(min=0), default=60.0, show_default=True,
+              metavar="SECONDS",
+              help="How long to wait for another run writing in the output's directory.")
+@click.option("--news-name", metavar="NAME",
+              help="Write a Google News sitemap: the feeds' articles of the last two days, "
+                   "NAME the publication (at most 1,000 URLs a file).")
+@click.option("--news-language", metavar="CODE",
+              help="The articles' language (ISO 639: en, fr, ...; zh-cn, zh-tw); default: "
+                   "the feed's own.")
+@click.option("--strict", is_flag=True,
+              help="Treat every reported problem (skipped URL, dropped field, malformed feed) "
+                   "as an error: exit 1, write nothing.")
+@click.option("-q", "--quiet", is_flag=True, help="No warnings or summary; errors only.")
+@click.version_option(None, "--version", package_name="feed2sitemap", prog_name=PROG)
+def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
+                    no_scope_check: bool, merge_copies: bool, keep_first: bool,
+                    no_dedupe: bool, no_atomic: bool, timeout: float, max_time: Optional[float],
+                    max_fetch_bytes: int, allow_private_redirects: bool,
+                    cache_dir: Optional[str],
+                    robots: Optional[str], indexnow_key: Optional[str], indexnow_endpoint: str,
+                    indexnow_key_location: Optional[str], dry_run: bool, strict: bool,
+                    base_url: Optional[str], news_name: Optional[str],
+                    news_language: Optional[str], **options: Any) -> None:
+    """Turn RSS/Atom feeds, URL lists and sitemaps into sitemaps.
+
+    INPUT is a file, an http(s) URL, a robots.txt (its Sitemap: lines) or - for stdin (the
+    default), plain or gzip-compressed. Messages go to
+    stderr. Exit status: 0 success (warnings allowed), 1 bad data or nothing to write,
+    2 bad usage, 130/143/129 interrupted (Ctrl-C, SIGTERM, SIGHUP).
+
+    Several inputs are read in order and a URL's copies are merged (newest lastmod wins); with
+    one input the first copy wins. Grow a sitemap from a feed in place:
+    feed2sitemap sitemap.xml feed.xml -o sitemap.xml
+
+    Validate sitemaps, indexes, URL lists and feeds: feed2sitemap check FILE... (see
+    feed2sitemap check --help; a file named "check" is given as ./check).
+    """
+    if inputs.count("-") > 1:
+        raise click.UsageError("stdin (-) can be read only once")
+    if news_language is not None and news_name is None:
+        raise click.UsageError("--news-language needs --news-name (a news sitemap)")
+    if merge_copies + keep_first + no_dedupe > 1:
+        raise click.UsageError("--merge, --keep-first and --no-dedupe exclude each other")
+    display = None if quiet or not sys.stderr.isatty() else ProgressLine()
+    report = Report(strict=strict,
+                    on_message=None if quiet else display.say if display else say)
+    mode = ("merge" if merge_copies else "first" if keep_first else "none" if no_dedupe
+            else "auto")
+    progress = click.get_current_context().meta.setdefault(PROGRESS_KEY, Progress())
+    if display is not None:
+        progress.on_update = display.update
+    indexnow = None
+    if indexnow_key is not None:
+        from ..web.indexnow import IndexNow  # (the runs that submit import it: start-up time)
+
+        indexnow = IndexNow(indexnow_key, indexnow_endpoint, indexnow_key_location, timeout)
+    web = Web(timeout, cache_dir, max_time=max_time, max_fetch_bytes=max_fetch_bytes,
+              allow_private_redirects=allow_private_redirects)
+    try:
+        summary = convert(
+            [_stdin() if s == "-" else s for s in inputs or ["-"]],
+            sys.stdout.buffer if output in (None, "-") else output,
+            base_url=base_url, scope_check=not no_scope_check, dedupe_mode=mode,
+            report=report, progress=progress, web=web,
+            publish=Publish(robots, indexnow, dry_run),
+            news=None if news_name is None else NewsSitemap(news_name, news_language),
+            **_option_groups(options, no_atomic))
+    except IndexNowError as exc:  # the files are written: say so, then what failed
+        say_summary(exc.summary, quiet)
+        raise
+    finally:
+        if display is not None:
+            display.clear()
+    say_summary(summary, quiet)
+
+
+def _stdin() -> Any:
+    """stdin as a binary stream named "<stdin>" for messages (click's test runner gives a
+    nameless one)."""
+    stream = sys.stdin.buffer
+    if getattr(stream, "name", None) != "<stdin>":
+        with contextlib.suppress(AttributeError):
+            setattr(stream, "name", "<stdin>")  # noqa: B010  (IO.name is read-only to mypy)
+    return stream
+
+
+def _option_groups(options: dict[str, Any], no_atomic: bool) -> dict[str, Any]:
+    """The command's options as the library's option groups (model/options.py)."""
+    pick = options.pop
+    return dict(
+        reading=ReadOptions(pick("from_format"), pick("max_feed_bytes"), pick("follow"),
+                            pick("input_url")),
+        writing=WriteOptions(pick("to"), pick("gzip"), pick("gzip_level"), pick("index"),
+                             not no_atomic, pick("lock_timeout")),
+        limits=Limits(pick("profile"), pick("max_urls"), pick("max_bytes")),
+        defaults=Defaults(pick("changefreq"), pick("priority")),
+        channel=Channel(pick("title"), pick("site_url"), pick("description")))
+
+
+def __getattr__(name: str) -> Any:
+    """``feed2sitemap.cli.main.check_command``, imported when asked for."""
+    if name == "check_command":
+        from .check import check_command
+
+        return check_command
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def main(argv: Optional[list[str]] = None) -> None:
+    """Entry point: `feed2sitemap check ...` validates, `feed2sitemap index ...` lists a
+    partitioned job's parts; anything else converts."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["check"]:  # a file named "check" is converted as ./check
+        from .check import run_check  # (a conversion does not import check's command)
+
+        run_check(args[1:])
+        return
+    prepare_process()
+    if args[:1] == ["index"]:  # likewise "index": ./index
+        from .index import main as index_main  # only this command needs it
+
+        index_main(args[1:])
+    else:
+        convert_command.main(args, prog_name=PROG)

@@ -1,0 +1,47 @@
+"""The one extension value every run meets: ``Extensions`` (a Record carries one) and
+``EMPTY``. Apart from the item types (model.py) because every run imports this module, and
+a dataclass costs about a millisecond to make: the item types are imported when a run
+actually meets an extension.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..extensions.model import Alternate, Foreign, Image, Mobile, News, Video
+
+__all__ = ["EMPTY", "Extensions"]
+
+
+@dataclass(frozen=True, slots=True)
+class Extensions:
+    """Everything a <url> carries besides its core fields; every kind empty by default.
+
+    ``bool(ext)`` is False when there is nothing at all: the test a writer or a merge makes
+    per URL, so the common case (no extension) costs one call.
+    """
+
+    images: tuple[Image, ...] = ()
+    videos: tuple[Video, ...] = ()
+    news: tuple[News, ...] = ()
+    alternates: tuple[Alternate, ...] = ()
+    mobile: tuple[Mobile, ...] = ()
+    foreign: tuple[Foreign, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.images or self.videos or self.news or self.alternates or self.mobile
+                    or self.foreign)
+
+    def kinds(self) -> frozenset[str]:
+        """The names of the kinds present ("images", "videos", …, "foreign")."""
+        return frozenset(k for k in ("images", "videos", "news", "alternates", "mobile",
+                                     "foreign") if getattr(self, k))
+
+    def foreign_namespaces(self) -> tuple[str, ...]:
+        """The namespaces of the foreign elements, each once, in order of appearance."""
+        return tuple(dict.fromkeys(f.namespace for f in self.foreign))
+
+
+EMPTY = Extensions()

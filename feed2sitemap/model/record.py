@@ -1,0 +1,163 @@
+"""The one record type that flows from readers to writers.
+
+The value rules (W3C Datetime, changefreq, priority) live in rules.py, shared with ``check``;
+they are re-exported here, where the converter's modules have always found them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Optional
+
+from ..errors import OptionError
+from .extensions import EMPTY, Extensions
+from .rules import (
+    CHANGEFREQ_SET,
+    CHANGEFREQS,
+    MIN_YEAR,
+    Lastmod,
+    check_year,
+    format_lastmod,
+    lastmod_key,
+    parse_changefreq,
+    parse_common_lastmods,
+    parse_lastmod,
+    parse_priority,
+)
+
+__all__ = [
+    "CHANGEFREQS",
+    "MIN_YEAR",
+    "Lastmod",
+    "Record",
+    "check_changefreq",
+    "check_priority",
+    "check_year",
+    "value_problem",
+    "format_lastmod",
+    "lastmod_key",
+    "make_record",
+    "parse_common_lastmods",
+    "parse_changefreq",
+    "parse_lastmod",
+    "parse_priority",
+]
+
+
+@dataclass(frozen=True)
+class Record:
+    """One URL of a sitemap (or one sitemap of an index, when ``is_sitemap``).
+
+    ``source`` and ``line`` say where the record was read; they are for messages only and do not
+    take part in equality, so a record read back from our own output equals the one written.
+    """
+
+    loc: str
+    lastmod: Optional[Lastmod] = None
+    changefreq: Optional[str] = None
+    priority: Optional[float] = None
+    is_sitemap: bool = False
+    source: Optional[str] = field(default=None, compare=False, repr=False)
+    line: Optional[int] = field(default=None, compare=False, repr=False)
+    # images, videos, news, alternates, mobile type, other namespaces (extensions/model.py)
+    extensions: Extensions = EMPTY
+
+    def __post_init__(self) -> None:
+        # A Record is the library's validated value: a bad field is the caller's OptionError
+        # (a ValueError) here, never an invalid file later.
+        for name in ("loc", "lastmod", "changefreq", "priority", "extensions"):
+            value = getattr(self, name)
+            why = None if value is None and name != "loc" else value_problem(name, value)
+            if why is not None:
+                raise OptionError(why, name)
+
+
+def value_problem(name: str, value: object) -> Optional[str]:
+    """Why ``value`` cannot be the field ``name`` of a record (None when it can): the one rule
+    of Record, Batch and the check the writers make of what they are given (issue 33, item 6).
+    The loc is only held to be a non-empty str here: normalising it is the pipeline's."""
+    if name == "loc":
+        ok = isinstance(value, str) and value != ""
+        return None if ok else f"must be a non-empty str (an absolute http(s) URL), not " \
+                               f"{shown_value(value)}"
+    if name == "changefreq":
+        if isinstance(value, str) and value in CHANGEFREQ_SET:
+            return None
+        return f"must be one of {', '.join(CHANGEFREQS)}, not {shown_value(value)}"
+    if name == "priority":
+        if not isinstance(value, bool) and isinstance(value, (int, float)) and \
+                0.0 <= value <= 1.0:
+            return None
+        return f"must be a number from 0.0 to 1.0, not {shown_value(value)}"
+    if name == "extensions":
+        return None if isinstance(value, Extensions) else "must be an Extensions value"
+    if not isinstance(value, date):  # lastmod
+        return f"must be a date or a datetime, not {type(value).__name__}"
+    if isinstance(value, datetime) and value.utcoffset() is None:
+        return "a lastmod with a time needs a timezone"
+    try:
+        check_year(value)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def shown_value(value: object) -> str:
+    """A value in a one-line message: its repr, cut to 80 characters."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def check_priority(value: object, parameter: str = "priority") -> float:
+    """``value`` if it is a number from 0.0 to 1.0 (sitemaps.org), else OptionError."""
+    why = value_problem("priority", value)
+    if why is not None:
+        raise OptionError(why, parameter)
+    return float(value)  # type: ignore[arg-type]  # (a number: value_problem says so)
+
+
+def check_changefreq(value: object, parameter: str = "changefreq") -> str:
+    """``value`` if it is one of CHANGEFREQS (case-sensitive, as the XSD), else OptionError."""
+    why = value_problem("changefreq", value)
+    if why is not None:
+        raise OptionError(why, parameter)
+    return value  # type: ignore[return-value]  # (a str: value_problem says so)
+
+
+_new = object.__new__
+_set_dict = object.__setattr__
+
+
+def make_record(
+    loc: str,
+    lastmod: Optional[Lastmod] = None,
+    changefreq: Optional[str] = None,
+    priority: Optional[float] = None,
+    is_sitemap: bool = False,
+    source: Optional[str] = None,
+    line: Optional[int] = None,
+    extensions: Optional[Extensions] = None,
+) -> Record:
+    """Build a Record from values a reader has already validated.
+
+    A frozen dataclass's ``__init__`` costs about 1 µs (one ``object.__setattr__`` per field plus
+    the checks); on a million-URL list that alone is most of the time a plain conversion may
+    take. Readers and pipeline steps validate each field as they parse it, so they hand the
+    instance its attribute dict in one step; a field left at its default is not stored at all
+    (the dataclass keeps defaults on the class), which is why Record has no __slots__.
+    """
+    r = _new(Record)
+    values: dict[str, object] = {"loc": loc, "source": source, "line": line}
+    if lastmod is not None:
+        values["lastmod"] = lastmod
+    if changefreq is not None:
+        values["changefreq"] = changefreq
+    if priority is not None:
+        values["priority"] = priority
+    if is_sitemap:
+        values["is_sitemap"] = is_sitemap
+    if extensions:
+        values["extensions"] = extensions
+    _set_dict(r, "__dict__", values)
+    return r

@@ -1,0 +1,145 @@
+"""Counting and reporting problems: nothing is dropped without a count and a message."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Optional
+
+from ..errors import InputError, Problem
+
+__all__ = ["Progress", "Report", "Submitted"]
+
+# Past this many messages of one kind, further ones are only counted: a list with a million bad
+# lines should not print a million lines, but the summary still gives the full count.
+MESSAGES_PER_KIND = 50
+
+
+class Report:
+    """Collects skipped records and warnings for one run.
+
+    ``skip`` and ``warn`` count the problem under ``kind``, pass it as a Problem to
+    ``on_problem`` (every one) and as a one-line message ``source:line: text`` to
+    ``on_message`` (the first MESSAGES_PER_KIND of each kind), and keep those first ones in
+    ``problems``. With ``strict`` every problem raises InputError instead.
+    """
+
+    def __init__(self, strict: bool = False,
+                 on_message: Optional[Callable[[str], None]] = None,
+                 on_problem: Optional[Callable[[Problem], None]] = None) -> None:
+        self.strict = strict
+        self.on_message = on_message
+        self.on_problem = on_problem
+        self.problems: list[Problem] = []
+        self.skipped: Counter[str] = Counter()
+        self.warnings: Counter[str] = Counter()
+        self.hosts_off_scope: Counter[str] = Counter()
+        self._messages: Counter[str] = Counter()
+        # The site the first input stated (a feed's own link) and which input said so; the
+        # scope the run used and where it came from ("--base-url", "the site link of FILE",
+        # "guessed from the first URL"), for the summary.
+        self.site: Optional[str] = None
+        self.site_source: Optional[str] = None
+        self.scope: Optional[str] = None
+        self.scope_from = ""
+
+    def _emit(self, action: str, kind: str, source: Optional[str], line: Optional[int],
+              text: str, url: Optional[str]) -> None:
+        if self.strict:
+            raise InputError(source, line, text + " (`strict`)")
+        counted_only = self._counted_only(kind)
+        self._messages[kind] += 1
+        if counted_only:
+            return  # a million bad lines build no million objects
+        n = self._messages[kind]
+        problem = Problem(action, kind, source, line, text, url)
+        if self.on_problem is not None:
+            self.on_problem(problem)
+        if n > MESSAGES_PER_KIND:
+            return
+        self.problems.append(problem)
+        if self.on_message is None:
+            return
+        where = source or "<input>"
+        if line is not None:
+            where += f":{line}"
+        self.on_message(f"{where}: {action}: {text}")
+        if n == MESSAGES_PER_KIND:
+            self.on_message(f"{where}: further '{kind}' messages are counted, not shown")
+
+    def _counted_only(self, kind: str) -> bool:
+        """Whether the next problem of ``kind`` is only counted: its kind has shown its
+        messages and no ``on_problem`` wants every one."""
+        return self._messages[kind] >= MESSAGES_PER_KIND and self.on_problem is None
+
+    def note(self, text: str, source: Optional[str] = None) -> None:
+        """Something the user should know that is no problem at all (never an error, even
+        with ``strict``; not counted)."""
+        if self.on_message is not None:
+            self.on_message(f"{source}: note: {text}" if source else f"note: {text}")
+
+    def skip(self, kind: str, source: Optional[str], line: Optional[int], text: str,
+             url: Optional[str] = None) -> None:
+        """A record was left out of the output."""
+        self._emit("skipped", kind, source, line, text, url)
+        self.skipped[kind] += 1
+
+    def warn(self, kind: str, source: Optional[str], line: Optional[int], text: str,
+             url: Optional[str] = None) -> None:
+        """Something was wrong but the record (perhaps without a field) was kept."""
+        self._emit("warning", kind, source, line, text, url)
+        self.warnings[kind] += 1
+
+    def warn_rows(self, kind: str, source: Optional[str], text: str, rows: Sequence[int],
+                  lines: Sequence[Optional[int]], urls: Sequence[str]) -> None:
+        """The same warning about several records (``rows`` index ``lines`` and ``urls``), as
+        ``warn`` for each in turn; once the kind's messages are only counted, the rest are
+        counted at once (their lines, which may be costly to find, are then never asked)."""
+        for done, i in enumerate(rows):
+            if self._counted_only(kind):  # (never with strict: the first warn raised)
+                rest = len(rows) - done
+                self._messages[kind] += rest
+                self.warnings[kind] += rest
+                return
+            self.warn(kind, source, lines[i], text, url=urls[i] or None)
+
+    @property
+    def total_skipped(self) -> int:
+        return sum(self.skipped.values())
+
+
+class Progress:
+    """How far a run has got: URLs read and files opened, for a progress display.
+
+    The library only counts and calls ``on_update`` (once per batch of records, and whenever a
+    file is opened); what is shown, and when, is the caller's business.
+    """
+
+    def __init__(self, on_update: Optional[Callable[[Progress], None]] = None) -> None:
+        self.urls = 0
+        self.files = 0
+        self.written = False  # the output files are in place (the run can no longer fail)
+        self.on_update = on_update
+
+    def read(self, n: int) -> None:
+        self.urls += n
+        if self.on_update is not None:
+            self.on_update(self)
+
+    def committed(self) -> None:
+        self.written = True
+
+    def opened(self) -> None:
+        self.files += 1
+        if self.on_update is not None:
+            self.on_update(self)
+
+
+@dataclass
+class Submitted:
+    """What an IndexNow submission sent (``Summary.indexnow``)."""
+
+    requests: int = 0
+    urls: int = 0
+    bodies: list[dict[str, object]] = field(default_factory=list)  # with --dry-run

@@ -1,0 +1,745 @@
+"""Newest-wins merging of the copies of a URL: the rules, the counts, and the plain reference.
+
+Rules (one entry per normalised URL):
+
+- the entry keeps the position where its URL was first seen;
+- its lastmod is the newest of the copies' (a date counts as its midnight UTC; on a tie the
+  earlier copy wins, so its form, date or datetime, is kept);
+- its changefreq, and separately its priority, come from the copy with the newest lastmod when
+  that copy has one, else from the first copy that has one (so a feed entry, which has a date
+  but no priority, updates a sitemap entry's lastmod and keeps its priority);
+- its extensions, kind by kind, come from the newest copy that has that kind
+  (extensions/merging.py).
+
+The store the command uses is ``Store``: the same rules on the batches' columns (a dict from
+each URL to None while it has one copy, or to the fold of its later copies), with a spill to
+disk past a memory budget (``Spill``, below). ``ReferenceStore`` is the rules said plainly,
+taken under FEED2SITEMAP_REFERENCE=1: a dict from each URL to its newest record, all in memory. A
+differential test holds the two equal (tests/test_merge_store.py).
+
+The spill, where merging goes past its memory budget: the rows of the URLs first seen past it,
+and every later copy of them, in hash partitions on disk; and the error a failing spill
+becomes.
+
+A row goes to the partition its URL hashes to, with its arrival number, so each partition holds
+every copy of its URLs in arrival order. At the end each partition, read back alone, is folded
+by a merge.Store of its own (the same code as in memory), and its merged rows are written out
+again; the arrival numbers of its first copies, marked on a tape (a byte a row: the partition),
+then say which partition holds the next URL in first-seen order. Every row is written and read
+twice whatever the total, and one partition is in memory at a time: linear time, and memory
+bounded by a partition's share. (Sorted runs would order the rows by URL, and then need a
+second sort back into first-seen order: a hash partition keeps its rows in arrival order.)
+
+The files are anonymous temporary files (unlinked at creation): nothing is left behind by a
+run that fails or is killed. Lastmods travel as text (marshal takes only plain values): a row's
+own canonical text where the reader kept one, else the value's isoformat, read back exactly.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import tempfile
+from array import array
+from bisect import bisect_right
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from itertools import accumulate, chain, compress, filterfalse
+from operator import itemgetter
+from typing import IO, TYPE_CHECKING, Any, Optional, TypeVar
+
+from ..errors import OutputError
+from ..model.batch import BATCH, Batch
+from ..model.extensions import EMPTY, Extensions
+from ..model.record import Lastmod, Record, lastmod_key, make_record
+
+if TYPE_CHECKING:
+    from ..extensions.merging import ExtensionMerger
+
+_T = TypeVar("_T")
+
+__all__ = ["DEFAULT_MEMORY_LIMIT", "PARTITIONS", "MergeCounts", "ReferenceStore", "Spill", "Store",
+           "spill_errors"]
+
+
+def _memory_limit_from_env() -> int:
+    # FEED2SITEMAP_MERGE_MEMORY (bytes) lowers the budget: for small machines, and for the tests
+    # that make a run spill to disk without a million URLs.
+    try:
+        return max(0, int(os.environ.get("FEED2SITEMAP_MERGE_MEMORY", "")))
+    except ValueError:
+        return 640 * 1024 * 1024
+
+
+DEFAULT_MEMORY_LIMIT = _memory_limit_from_env()
+
+
+@dataclass
+class MergeCounts:
+    """What merging did, in the terms the summary uses.
+
+    With a ``base`` (the output file was also an input: an update in place), ``added`` counts
+    URLs the base did not have and ``updated`` URLs whose lastmod, changefreq or priority now
+    differ from the base's. Without one, ``added`` counts the distinct URLs and ``updated`` those
+    whose entry a later copy changed. ``copies`` counts records folded into an earlier copy.
+    """
+
+    base: str | None = None
+    urls: int = 0
+    added: int = 0
+    updated: int = 0
+    copies: int = 0
+    spilled: int = 0  # URLs kept on disk rather than in memory
+    # called with each URL added or updated (compared with the base): what IndexNow is told
+    on_change: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
+
+
+def _key(lastmod: Optional[Lastmod]) -> tuple[bool, Optional[datetime]]:
+    """For "newest": no lastmod is older than any; a date is its midnight UTC."""
+    return (False, None) if lastmod is None else (True, lastmod_key(lastmod))
+
+
+def _same(a: Optional[Lastmod], b: Optional[Lastmod]) -> bool:
+    """The same lastmod as written: the same instant in the same form (date or datetime)."""
+    return _key(a) == _key(b) and isinstance(a, datetime) == isinstance(b, datetime)
+
+
+class _Entry:
+    """One URL: its first copy, its newest, the first changefreq and priority given, and the
+    copy it is compared with for "updated" (the base's first, or without a base the first)."""
+
+    __slots__ = ("base", "changefreq", "copies", "extensions", "first", "newest", "priority")
+
+    def __init__(self, first: Record, compared: bool) -> None:
+        self.first = self.newest = first
+        self.changefreq, self.priority = first.changefreq, first.priority
+        self.base = first if compared else None
+        self.copies = 0
+        self.extensions: Optional[ExtensionMerger] = None
+
+    def add(self, copy: Record, compared: bool) -> None:
+        """Fold in a later copy (``compared``: it comes from the base)."""
+        self.copies += 1
+        if _key(copy.lastmod) > _key(self.newest.lastmod):  # strictly: a tie keeps the earlier
+            self.newest = copy
+        if self.changefreq is None:
+            self.changefreq = copy.changefreq
+        if self.priority is None:
+            self.priority = copy.priority
+        if self.base is None and compared:
+            self.base = copy
+
+    def merged(self) -> Record:
+        first, newest = self.first, self.newest
+        return make_record(
+            first.loc, newest.lastmod,
+            self.changefreq if newest.changefreq is None else newest.changefreq,
+            self.priority if newest.priority is None else newest.priority,
+            first.is_sitemap, first.source, first.line,
+            EMPTY if self.extensions is None else self.extensions.value())
+
+    def updated(self, merged: Record) -> bool:
+        base = self.base
+        return base is not None and not (
+            _same(merged.lastmod, base.lastmod) and merged.changefreq == base.changefreq
+            and merged.priority == base.priority)
+
+
+class ReferenceStore:
+    """The plain merge: a dict from URL to its entry, in first-seen order, in memory (so
+    ``memory_limit`` is not used). Store's interface: add, batches, close."""
+
+    def __init__(self, *, base_mode: bool = False,
+                 memory_limit: int = DEFAULT_MEMORY_LIMIT) -> None:
+        self.base_mode = base_mode
+        self.entries: dict[str, _Entry] = {}
+
+    def add(self, batch: Batch, is_base: bool = False) -> None:
+        """Fold a batch of copies in (``is_base``: from the output's previous version)."""
+        compared = is_base or not self.base_mode  # without a base, compare with the first copy
+        for record in batch.records():
+            entry = self.entries.get(record.loc)
+            if entry is None:
+                entry = self.entries[record.loc] = _Entry(record, compared)
+            else:
+                entry.add(record, compared)
+            if record.extensions:
+                if entry.extensions is None:
+                    from ..extensions.merging import ExtensionMerger  # (only with extensions)
+
+                    entry.extensions = ExtensionMerger()
+                entry.extensions.add(record.extensions, record.lastmod)
+
+    def batches(self, counts: Optional[MergeCounts] = None) -> Iterator[Batch]:
+        """Yield the merged entries in first-seen order (once), filling ``counts``."""
+        counts = counts if counts is not None else MergeCounts()
+        on_change = counts.on_change if self.base_mode else None
+        run: list[Record] = []
+        for loc, entry in self.entries.items():
+            record = entry.merged()
+            counts.urls += 1
+            counts.copies += entry.copies
+            changes = []
+            if not (self.base_mode and entry.base is not None):
+                counts.added += 1
+                changes.append(loc)
+            if entry.updated(record):
+                counts.updated += 1
+                changes.append(loc)
+            if on_change is not None:
+                for changed in changes:
+                    on_change(changed)
+            if run and (len(run) >= BATCH or run[0].is_sitemap != record.is_sitemap):
+                yield Batch.of_records(run)
+                run = []
+            run.append(record)
+        if run:
+            yield Batch.of_records(run)
+        self.entries = {}
+
+    def close(self) -> None:
+        self.entries = {}
+
+
+# What a URL kept in memory costs besides its characters and its columns' values (_row_cost):
+# its string object, its dict slot, its segment's tuple slot and line (4 bytes: _rows); and
+# what the fold of a URL's later copies costs (a tuple of eight, a dict slot, a lastmod).
+# benchmarks/merge_memory.py measured 175 bytes of peak RSS per 62-character URL over
+# 1,500,000 URLs (363 with a lastmod each, its text kept): the default budget (640 MiB) holds
+# the 1.5 million URLs of bench.py's merge-lastmods row, and a run of any size stays under
+# 1 GiB.
+MEMORY_PER_URL = 90
+FOLD_COST = 200
+
+
+class Store:
+    """The merge the command runs (ReferenceStore's rules, on columns): add batches, then take
+    the merged ones (``batches``) once.
+
+    ``index`` holds each URL (a dict of None: a set in first-seen order), ``folds`` the fold of
+    the later copies of each URL that has some (_fold). The first copies stay in their batches'
+    columns (``segments``, in the index's order), and go out as they came unless a later copy
+    changed them. What stays held is tuples of str, dates and None, which the cyclic garbage
+    collector stops walking (lists, and a dict of tuples, it walks at every full collection:
+    that cost a third of a million-URL merge). Past ``memory_limit`` bytes the rows of URLs not
+    held here go to a spill (spill.py), folded there by a Store of its own, partition by
+    partition; they come after the ones held here, which is their first-seen order.
+    """
+
+    def __init__(self, *, base_mode: bool = False, memory_limit: int = DEFAULT_MEMORY_LIMIT,
+                 partitions: Optional[int] = None, extensions: bool = True) -> None:
+        self.base_mode = base_mode
+        self.memory_limit = memory_limit
+        self.partitions = partitions
+        self.index: dict[str, None] = {}
+        self.folds: dict[str, tuple[Any, ...]] = {}
+        self.segments: list[tuple[Batch, bool]] = []
+        self.used = 0
+        self.copies = 0
+        self.spill: Optional[Spill] = None
+        # each URL's extensions, from every copy (spilled ones too); None: not kept here
+        self.extensions: Optional[dict[str, ExtensionMerger]] = {} if extensions else None
+
+    def add(self, batch: Batch, is_base: bool = False) -> Sequence[int]:
+        """Fold a batch of copies in (``is_base``: from the output's previous version); the
+        rows kept as first copies are returned."""
+        if batch.extensions is not None and self.extensions is not None:
+            self._add_extensions(batch)
+        locs, index = batch.locs, self.index
+        n = len(locs)
+        seen: Optional[list[bool]] = None
+        outside: Sequence[int] = range(n)
+        if not index.keys().isdisjoint(locs):
+            seen = list(map(index.__contains__, locs))
+            outside = list(filterfalse(seen.__getitem__, range(n)))
+        new, later = outside, []
+        if outside:
+            out_locs = _take(locs, outside)
+            fresh = dict.fromkeys(out_locs)
+            if len(fresh) < len(out_locs):  # a URL twice in the batch: its first row is new
+                first = dict(zip(reversed(out_locs), reversed(outside), strict=True))
+                new = sorted(first.values())
+                later = sorted(set(outside).difference(new))
+                fresh = dict.fromkeys(_take(locs, new))
+            if self.spill is None:
+                fits = self._fitting(batch, new)
+                if fits:
+                    kept = new[:fits]
+                    index.update(fresh if fits == len(new) else dict.fromkeys(_take(locs, kept)))
+                    self.segments.append((_rows(batch, kept), is_base))
+                if fits < len(new):  # the budget reached: what is not held here spills
+                    kept_rows = set(new[:fits])
+                    later = [i for i in outside if i not in kept_rows and locs[i] in index]
+                    outside = [i for i in outside if locs[i] not in index]
+                    new = new[:fits]
+                    self.spill = Spill(self.partitions, self.memory_limit)
+                    self.spill.add(batch, outside, is_base)
+            else:  # past the budget: every row of a URL not held here goes to the spill
+                self.spill.add(batch, outside, is_base)
+                new, later = [], []
+        if seen is not None:
+            self._fold(batch, list(compress(range(n), seen)), is_base)
+        if later:
+            self._fold(batch, later, is_base)
+        return new
+
+    def _fitting(self, batch: Batch, rows: Sequence[int]) -> int:
+        """How many of the new ``rows`` fit the budget (counted as used)."""
+        per_row = _row_cost(batch)
+        locs = batch.locs
+        cost = per_row * len(rows) + sum(map(len, _take(locs, rows)))
+        if self.used + cost <= self.memory_limit:
+            self.used += cost
+            return len(rows)
+        room = self.memory_limit - self.used
+        ends = list(accumulate(per_row + len(locs[i]) for i in rows))
+        fits = bisect_right(ends, room)
+        self.used += ends[fits - 1] if fits else 0
+        return fits
+
+    def _fold(self, batch: Batch, rows: list[int], is_base: bool) -> None:
+        """Fold later copies of URLs held here into their entries, in row order."""
+        self.copies += len(rows)
+        lms, texts = batch.lastmods, batch.lastmod_texts
+        cfs, prs = batch.changefreqs, batch.priorities
+        if lms is None and cfs is None and prs is None and not self.base_mode:
+            # no lastmod, changefreq or priority, and no base: such a copy is never the
+            # newest, gives no field, and makes no URL added or updated; it changes nothing
+            return
+        compared = is_base or not self.base_mode
+        folds, locs = self.folds, batch.locs
+        for i in rows:
+            lm = None if lms is None else lms[i]
+            text = None if texts is None else texts[i]
+            cf = None if cfs is None else cfs[i]
+            pr = None if prs is None else prs[i]
+            key = None if lm is None else lastmod_key(lm)
+            fold = folds.get(locs[i])
+            if fold is None:
+                self.used += FOLD_COST
+                folds[locs[i]] = (key, lm, text, cf, pr, cf, pr,
+                                  (lm, cf, pr) if compared else None)
+                continue
+            first_cf, first_pr, base = fold[5:]
+            if cf is not None and first_cf is None:
+                first_cf = cf
+            if pr is not None and first_pr is None:
+                first_pr = pr
+            if base is None and compared:
+                base = (lm, cf, pr)
+            if key is not None and (fold[0] is None or key > fold[0]):  # strictly: a tie
+                folds[locs[i]] = (key, lm, text, cf, pr, first_cf, first_pr, base)  # keeps
+            elif (first_cf, first_pr, base) != fold[5:]:                        # the earlier
+                folds[locs[i]] = (*fold[:5], first_cf, first_pr, base)
+
+    def _add_extensions(self, batch: Batch) -> None:
+        from ..extensions.merging import ExtensionMerger  # (only a run with extensions)
+
+        assert self.extensions is not None and batch.extensions is not None
+        mergers, lms = self.extensions, batch.lastmods
+        for i, ext in enumerate(batch.extensions):
+            if ext:
+                merger = mergers.get(batch.locs[i])
+                if merger is None:
+                    merger = mergers[batch.locs[i]] = ExtensionMerger()
+                merger.add(ext, None if lms is None else lms[i])
+
+    def batches(self, counts: Optional[MergeCounts] = None) -> Iterator[Batch]:
+        """Yield the merged entries in first-seen order (once), filling ``counts``."""
+        counts = counts if counts is not None else MergeCounts()
+        try:
+            counts.copies += self.copies
+            segments, self.segments = self.segments, []
+            self.index = {}
+            for seg, is_base in segments:
+                yield self._merged(seg, is_base, list(map(self.folds.get, seg.locs)), counts)
+            self.folds = {}
+            if self.spill is not None:
+                before = counts.urls
+                yield from self.spill.merged(counts, self.base_mode, self.extensions)
+                counts.spilled += counts.urls - before
+        finally:
+            self.close()
+
+    def _merged(self, seg: Batch, is_base: bool, folds: list[Optional[tuple[Any, ...]]],
+                counts: MergeCounts) -> Batch:
+        """A segment's rows, each with its later copies folded in; counted (and told)."""
+        n = len(seg.locs)
+        batch = Batch._trusted(seg.locs, seg.source, None if seg.lines is None else list(
+            seg.lines), seg.lastmods, seg.changefreqs, seg.priorities, seg.is_sitemap,
+            seg.sources, seg.clean, self._extensions(seg.locs))
+        batch.lastmod_texts = seg.lastmod_texts
+        counts.urls += n
+        first_base = is_base or not self.base_mode
+        on_change = counts.on_change if self.base_mode else None
+        rows = list(compress(range(n), folds))
+        if not rows and on_change is None:
+            counts.added += 0 if self.base_mode and is_base else n
+            return batch
+        lms: list[Any] = [None] * n if seg.lastmods is None else list(seg.lastmods)
+        texts: list[Any] = [None] * n if seg.lastmod_texts is None else list(seg.lastmod_texts)
+        cfs: list[Any] = [None] * n if seg.changefreqs is None else list(seg.changefreqs)
+        prs: list[Any] = [None] * n if seg.priorities is None else list(seg.priorities)
+        changed: dict[int, bool] = {}
+        added = 0 if self.base_mode and is_base else n - len(rows)  # (the rows of one copy)
+        for i in rows:
+            key, lm, text, cf, pr, first_cf, first_pr, base = folds[i]  # type: ignore[misc]
+            lm0, cf0, pr0 = lms[i], cfs[i], prs[i]
+            if first_base:
+                base = (lm0, cf0, pr0)
+            if key is not None and (lm0 is None or key > lastmod_key(lm0)):  # a later copy
+                lms[i], texts[i] = lm, text                                  # is the newest
+            else:
+                cf, pr = cf0, pr0
+            cfs[i] = cf if cf is not None else cf0 if cf0 is not None else first_cf
+            prs[i] = pr if pr is not None else pr0 if pr0 is not None else first_pr
+            added += not (self.base_mode and base is not None)
+            changed[i] = base is not None and not (
+                (lms[i] is base[0] or _same(lms[i], base[0])) and cfs[i] == base[1]
+                and prs[i] == base[2])
+        counts.added += added
+        counts.updated += sum(changed.values())
+        if on_change is not None:  # in row order: each URL added, then each updated
+            for i, loc in enumerate(seg.locs):
+                fold = folds[i]
+                if not (first_base or (fold is not None and fold[7] is not None)):
+                    on_change(loc)
+                if changed.get(i):
+                    on_change(loc)
+        batch.lastmods = lms if lms.count(None) < n else None
+        batch.lastmod_texts = (texts if batch.lastmods is not None and texts.count(None) < n
+                               else None)
+        batch.changefreqs = cfs if cfs.count(None) < n else None
+        batch.priorities = prs if prs.count(None) < n else None
+        return batch
+
+    def _extensions(self, locs: Sequence[str]) -> Optional[list[Extensions]]:
+        if not self.extensions:
+            return None
+        found = list(map(self.extensions.get, locs))
+        if not any(found):
+            return None
+        return [EMPTY if m is None else m.value() for m in found]
+
+    def close(self) -> None:
+        self.index, self.folds, self.segments = {}, {}, []
+        if self.spill is not None:
+            self.spill.close()
+
+
+def _row_cost(batch: Batch) -> int:
+    """What a new URL of the batch costs held here besides its characters: MEMORY_PER_URL, and
+    what its segment's columns hold for it (a lastmod object and its list slot, a lastmod
+    text, a list slot for changefreq and for priority: readers parse a repeated value once,
+    and the few values of those two are shared)."""
+    return (MEMORY_PER_URL + (56 if batch.lastmods is not None else 0)
+            + (80 if batch.lastmod_texts is not None else 0)
+            + (8 if batch.changefreqs is not None else 0)
+            + (8 if batch.priorities is not None else 0))
+
+
+def _take(items: Sequence[_T], rows: Sequence[int]) -> Sequence[_T]:
+    """``items`` at ``rows`` (ascending)."""
+    if len(rows) == len(items):
+        return items
+    return [items[i] for i in rows]
+
+
+def _rows(batch: Batch, keep: Sequence[int]) -> Batch:
+    """The batch's rows ``keep`` (ascending) alone, to be held: its columns tuples, which the
+    garbage collector stops walking (a list it walks at every full collection), and its lines
+    4 bytes each (not an int object and a slot)."""
+    if len(keep) < len(batch.locs):
+        gone = set(range(len(batch.locs))).difference(keep)
+        batch = batch.without(sorted(gone))
+    held = batch.replaced(**{name: tuple(col) for name in _COLUMNS
+                             if isinstance(col := getattr(batch, name), list)})
+    lines = batch.lines
+    if lines is not None and not isinstance(lines, range):
+        try:
+            held.lines = array("I", lines)  # type: ignore[type-var]
+        except (TypeError, OverflowError):  # a row without a line, or a line past 2**32
+            pass
+    return held
+
+
+# (lastmods stay as they came: a reader's column may know its newest value, which the writer
+# asks for; extensions are not held here)
+_COLUMNS = ("locs", "lastmod_texts", "changefreqs", "priorities", "sources")
+
+
+# ------------------------------------------------------------------------------ the spill
+
+PARTITIONS = 64  # at most 255: a partition's number is a byte of the tape
+# Rows held in memory across partitions before they are written, and rows of each partition's
+# result read at a time at the end (so PARTITIONS times that): at most these, and within the
+# budget (a spilled row held costs about 200 bytes) when it is small.
+FLUSH_ROWS = 1 << 17
+READ_ROWS = 4096
+_SPILLED = 9  # arrival, loc, lastmod, its text's, changefreq, priority, source, line, flags
+
+
+class Spill:
+    """Rows in hash partitions on disk; ``merged`` gives each URL once, in first-seen order,
+    merged as merge.Store merges."""
+
+    def __init__(self, partitions: Optional[int] = None, memory_limit: int = 1 << 30) -> None:
+        n = partitions or PARTITIONS
+        self._flush_rows = max(1, min(FLUSH_ROWS, memory_limit // 200))
+        self._read_rows = max(64, min(READ_ROWS, memory_limit // (200 * n)))
+        self._files: list[Optional[IO[bytes]]] = [None] * n
+        self._held: list[list[list[Any]]] = [_empty() for _ in range(n)]
+        self._count = 0
+        self.rows = 0  # rows taken; the next one's arrival number
+
+    def add(self, batch: Batch, rows: Sequence[int], is_base: bool) -> None:
+        """Take a batch's ``rows`` (ascending)."""
+        k = len(rows)
+        locs = _pick(batch.locs, rows)
+        columns: list[Sequence[Any]] = [
+            range(self.rows, self.rows + k), locs,
+            *_encoded(_pick(batch.lastmods, rows), _pick(batch.lastmod_texts, rows)),
+            _pick(batch.changefreqs, rows),
+            _pick(batch.priorities, rows),
+            [batch.source] * k if batch.sources is None else _pick(batch.sources, rows),
+            _pick(batch.lines, rows), [batch.is_sitemap | is_base << 1] * k]
+        self.rows += k
+        n = len(self._files)
+        parts = [hash(loc) % n for loc in locs]
+        order = sorted(range(k), key=parts.__getitem__)  # (stable: arrival order kept)
+        if k > 1:
+            columns = [itemgetter(*order)(col) for col in columns]
+        start = 0
+        for p, size in sorted(Counter(parts).items()):
+            held = self._held[p]
+            for c, col in enumerate(columns):
+                held[c].extend(col[start:start + size])
+            start += size
+        self._count += k
+        if self._count >= self._flush_rows:
+            self._flush()
+
+    def _flush(self) -> None:
+        with spill_errors():
+            for p, held in enumerate(self._held):
+                if held[0]:
+                    f = self._files[p]
+                    if f is None:
+                        f = self._files[p] = tempfile.TemporaryFile(prefix="feed2sitemap-")
+                    _dump(held, f)
+                    f.flush()  # (a full disk fails here, not when the file is closed)
+                    self._held[p] = _empty()
+        self._count = 0
+
+    def merged(self, counts: MergeCounts, base_mode: bool,
+               extensions: Optional[dict[str, ExtensionMerger]]) -> Iterator[Batch]:
+        """Each URL once, in first-seen order, merged; ``counts`` filled (and told)."""
+        self._flush()
+        tape = bytearray(b"\xff") * self.rows  # the partition of each first copy, by arrival
+        results: list[Optional[IO[bytes]]] = []
+        try:
+            with spill_errors():
+                for p, f in enumerate(self._files):
+                    self._files[p] = None
+                    results.append(None if f is None else
+                                   self._merge_partition(f, p, tape, counts, base_mode))
+            tape = tape.replace(b"\xff", b"")
+            rows = [iter(()) if f is None else chain.from_iterable(_read(f)) for f in results]
+            on_change = counts.on_change if base_mode else None
+            for lo in range(0, len(tape), BATCH):
+                picked = tape[lo:lo + BATCH]
+                if len(picked) > 1:
+                    chunk = list(map(next, itemgetter(*picked)(rows)))
+                else:
+                    chunk = [next(rows[picked[0]])]
+                yield from _batches(chunk, on_change, extensions)
+        finally:
+            for f in results:
+                if f is not None:
+                    f.close()
+
+    def _merge_partition(self, f: IO[bytes], p: int, tape: bytearray, counts: MergeCounts,
+                         base_mode: bool) -> IO[bytes]:
+        """Fold one partition's rows with a Store, mark its first copies on ``tape``, and
+        write its merged rows to a new file, which is returned; ``f`` is closed."""
+        columns = _empty()
+        with f:
+            f.seek(0)
+            for chunk in _chunks(f):
+                for c, col in enumerate(chunk):
+                    columns[c] += col
+        seqs, locs, isos, texts, cfs, prs, sources, lines, flags = columns
+        store = Store(base_mode=base_mode, memory_limit=1 << 62, extensions=False)
+        start = 0
+        while start < len(locs):  # each run of rows of one kind and one base flag
+            flag = flags[start]
+            end = _run_end(flags, start)
+            span = slice(start, end)
+            batch = Batch._trusted(locs[span], sources[start], _some(lines[span]),
+                                   _some(_lastmods(isos[span])), _some(cfs[span]),
+                                   _some(prs[span]), bool(flag & 1), sources[span])
+            batch.lastmod_texts = _texts(isos[span], texts[span])
+            for i in store.add(batch, bool(flag & 2)):
+                tape[seqs[start + i]] = p
+            start = end
+        del columns, seqs, locs, isos, texts, cfs, prs, sources, lines, flags
+        told: list[str] = []
+        part = MergeCounts(on_change=told.append)
+        out = tempfile.TemporaryFile(prefix="feed2sitemap-")
+        for batch in store.batches(part):
+            n = len(batch.locs)
+            tells = [0] * n
+            if told:
+                times = Counter(told)
+                tells = list(map(times.get, batch.locs, tells))
+                told.clear()
+            result = [
+                batch.locs, *_encoded(_pick(batch.lastmods, range(n)),
+                                      _pick(batch.lastmod_texts, range(n))),
+                *([None] * n if col is None else col for col in (
+                    batch.changefreqs, batch.priorities)),
+                batch.sources or [batch.source] * n,
+                [None] * n if batch.lines is None else list(batch.lines),
+                [int(batch.is_sitemap)] * n, tells]
+            for lo in range(0, n, self._read_rows):
+                _dump([col[lo:lo + self._read_rows] for col in result], out)
+        out.seek(0)
+        counts.urls += part.urls
+        counts.added += part.added
+        counts.updated += part.updated
+        counts.copies += part.copies
+        return out
+
+    def close(self) -> None:
+        for f in self._files:
+            if f is not None:
+                try:
+                    f.close()
+                except OSError:
+                    pass  # (its rows are not wanted: the run has failed or is done)
+        self._files = [None] * len(self._files)
+
+
+def _batches(rows: list[tuple[Any, ...]], on_change: Any,
+             extensions: Optional[dict[str, ExtensionMerger]]) -> Iterator[Batch]:
+    """The batches of merged rows (one kind each), their URLs told as the store told them."""
+    locs, isos, texts, cfs, prs, sources, lines, kinds, tells = map(list, zip(*rows, strict=True))
+    if on_change is not None and any(tells):
+        for loc, times in zip(locs, tells, strict=True):
+            for _ in range(times):
+                on_change(loc)
+    start = 0
+    while start < len(locs):
+        end = _run_end(kinds, start)
+        span = slice(start, end)
+        exts = None
+        if extensions:
+            found = list(map(extensions.get, locs[span]))
+            if any(found):
+                exts = [EMPTY if m is None else m.value() for m in found]
+        batch = Batch._trusted(locs[span], sources[start], _some(lines[span]),
+                               _some(_lastmods(isos[span])), _some(cfs[span]),
+                               _some(prs[span]), bool(kinds[start]), sources[span], None, exts)
+        if batch.lastmods is not None:
+            batch.lastmod_texts = _texts(isos[span], texts[span])
+        yield batch
+        start = end
+
+
+def _encoded(lastmods: list[Any], texts: list[Optional[str]]) -> tuple[list[Any], list[Any]]:
+    """Lastmods as texts (marshal takes no date): a row's own text where it has one (the
+    canonical form, which the reader parsed it from: read back, the same value), else its
+    isoformat; and per row whether that text is the row's own."""
+    if texts.count(None) == len(texts):
+        return [None if v is None else v.isoformat() for v in lastmods], texts
+    return ([t if t is not None else None if v is None else v.isoformat()
+             for v, t in zip(lastmods, texts, strict=True)],
+            [t is not None or None for t in texts])
+
+
+def _lastmods(isos: list[Optional[str]]) -> list[Any]:
+    """_encoded's texts read back."""
+    try:
+        return [None if t is None else _DATE(t) if len(t) == 10 else _DATETIME(t)
+                for t in isos]
+    except ValueError:  # (a fraction of other than 3 or 6 digits, before Python 3.11)
+        from ..model.rules import parse_lastmod
+
+        return [None if t is None else parse_lastmod(t) for t in isos]
+
+
+def _texts(isos: list[Optional[str]], own: list[Optional[bool]]) -> Optional[list[Any]]:
+    """The rows' own lastmod texts (_encoded's)."""
+    if own.count(None) == len(own):
+        return None
+    if own.count(True) == len(own):
+        return isos
+    return [t if mine else None for t, mine in zip(isos, own, strict=True)]
+
+
+_DATE, _DATETIME = date.fromisoformat, datetime.fromisoformat
+
+
+def _run_end(flags: list[int], start: int) -> int:
+    """Where the run of rows with the flag of row ``start`` ends."""
+    flag = flags[start]
+    if start == 0 and flags.count(flag) == len(flags):  # (the usual case: one run)
+        return len(flags)
+    end = start + 1
+    while end < len(flags) and flags[end] == flag:
+        end += 1
+    return end
+
+
+def _some(column: list[Any]) -> Optional[list[Any]]:
+    """The column, or None when no row has a value."""
+    return None if column.count(None) == len(column) else column
+
+
+def _pick(items: Optional[Sequence[Any]], rows: Sequence[int]) -> list[Any]:
+    """``items`` at ``rows`` (a column of None when there is no column)."""
+    if items is None:
+        return [None] * len(rows)
+    if len(rows) == len(items):
+        return list(items)
+    return [items[i] for i in rows]
+
+
+def _empty() -> list[list[Any]]:
+    return [[] for _ in range(_SPILLED)]
+
+
+def _dump(columns: Sequence[Sequence[Any]], f: IO[bytes]) -> None:
+    # its length first: marshal.load on a file reads it a few bytes at a time
+    data = marshal.dumps(tuple(map(list, columns)), 4)
+    f.write(len(data).to_bytes(8, "little"))
+    f.write(data)
+
+
+def _chunks(f: IO[bytes]) -> Iterator[tuple[list[Any], ...]]:
+    while size := int.from_bytes(f.read(8), "little"):
+        yield marshal.loads(f.read(size))
+
+
+def _read(f: IO[bytes]) -> Iterator[Iterator[tuple[Any, ...]]]:
+    with spill_errors():
+        for columns in _chunks(f):
+            yield zip(*columns, strict=True)
+
+
+@contextmanager
+def spill_errors() -> Iterator[None]:
+    """A failing spill (the temporary directory full or read-only) is a clear error, not a
+    traceback: exit 1, and the output is untouched (it is renamed into place only at the end
+    of a run that succeeds)."""
+    try:
+        yield
+    except OSError as exc:
+        where = tempfile.gettempdir()
+        raise OutputError(
+            f"merging spilled past the memory budget to temporary files in {where}, and that "
+            f"failed ({exc.strerror or exc}); make room there, or set TMPDIR to a directory with "
+            "space (about 100 bytes per URL)") from None

@@ -1,0 +1,638 @@
+"""What feedparser does with a feed, as tables and rules the fast pass (fastpass.py) replays.
+
+feedparser decides an entry's ``link``, ``links`` and dates in its SAX handler: element names
+mapped through its namespace tables, attribute dictionaries built twice, an xml:base stack
+joined with itself at every element, element text cleaned up, its own URL and date functions,
+and before all that its choice of the document's encoding. This module holds those rules, read
+in (and tested against) feedparser 6.0.14, and every import of feedparser's private parts,
+each saying why it is imported rather than rewritten: a table or function whose every quirk we
+must match is taken from feedparser itself, so it cannot drift. Where our own equivalent is
+short and a test proves it equal, it is ours (``CP1252``, ``XML_PI_ENCODING``).
+
+feedparser's tables that the pass reads at every element are held below as data: importing
+feedparser (which imports urllib.request, http.client, email...) costs a small job more than
+all the rest of its run, and a feed the fast pass reads needs nothing else from it. The data was
+derived by ``derive()`` from feedparser 6.0.14; ``tables()`` uses it only when that is the
+version installed (read from its source file, not imported), and derives the tables from
+feedparser itself otherwise. tests/test_feedtables.py holds the data equal to ``derive()``.
+"""
+
+from __future__ import annotations
+
+import codecs
+import importlib.util
+import re
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from typing import Any, NamedTuple
+
+__all__ = ["CP1252", "FEEDPARSER_VERSION", "Attributes", "FastPathUnsupported", "FeedEntries",
+           "FeedEntry", "Namespaces", "XML_PI_ENCODING", "clean", "derive", "headers",
+           "installed_version", "link_text", "native_encoding", "one_line_encoding", "prepare",
+           "resolver", "tables"]
+
+
+# -------------------------------------------------------------------------------- what a pass gives
+
+class FastPathUnsupported(Exception):
+    """The fast pass cannot give feedparser's answer for this document: feedparser is used."""
+
+
+class FeedEntry(NamedTuple):
+    link: str | None  # resolved as feedparser resolves it (may still be relative)
+    lastmod: datetime | None  # aware UTC datetime
+    line: int  # 1-based line of the entry/item start tag; 0 from feedparser
+
+
+class FeedEntries(list[FeedEntry]):
+    """The entries, and the feed's own site link (RSS <channel><link>, Atom <feed><link
+    rel="alternate">: the first one, resolved against xml:base), or None; ``extended``: the
+    feed holds markup that may carry an entry's images, video or alternates (an enclosure,
+    Media RSS, itunes:image, an entry's hreflang link), which a fast pass does not read."""
+
+    site: str | None = None
+    extended = False
+
+
+# --------------------------------------------------------------------- feedparser's tables, as data
+
+FEEDPARSER_VERSION = '6.0.14'
+
+# _FeedParserMixin.namespaces, keys lower-cased (URI -> feedparser's prefix)
+NAMESPACES = {
+    '': '',
+    'http://backend.userland.com/rss': '',
+    'http://blogs.law.harvard.edu/tech/rss': '',
+    'http://purl.org/rss/1.0/': '',
+    'http://my.netscape.com/rdf/simple/0.9/': '',
+    'http://example.com/newformat#': '',
+    'http://example.com/necho': '',
+    'http://purl.org/echo/': '',
+    'uri/of/echo/namespace#': '',
+    'http://purl.org/pie/': '',
+    'http://purl.org/atom/ns#': '',
+    'http://www.w3.org/2005/atom': '',
+    'http://purl.org/rss/1.0/modules/rss091#': '',
+    'http://webns.net/mvcb/': 'admin',
+    'http://purl.org/rss/1.0/modules/aggregation/': 'ag',
+    'http://purl.org/rss/1.0/modules/annotate/': 'annotate',
+    'http://media.tangent.org/rss/1.0/': 'audio',
+    'http://backend.userland.com/blogchannelmodule': 'blogChannel',
+    'http://creativecommons.org/ns#license': 'cc',
+    'http://web.resource.org/cc/': 'cc',
+    'http://cyber.law.harvard.edu/rss/creativecommonsrssmodule.html': 'creativeCommons',
+    'http://backend.userland.com/creativecommonsrssmodule': 'creativeCommons',
+    'http://purl.org/rss/1.0/modules/company': 'co',
+    'http://purl.org/rss/1.0/modules/content/': 'content',
+    'http://my.theinfo.org/changed/1.0/rss/': 'cp',
+    'http://purl.org/dc/elements/1.1/': 'dc',
+    'http://purl.org/dc/terms/': 'dcterms',
+    'http://purl.org/rss/1.0/modules/email/': 'email',
+    'http://purl.org/rss/1.0/modules/event/': 'ev',
+    'http://rssnamespace.org/feedburner/ext/1.0': 'feedburner',
+    'http://freshmeat.net/rss/fm/': 'fm',
+    'http://xmlns.com/foaf/0.1/': 'foaf',
+    'http://www.w3.org/2003/01/geo/wgs84_pos#': 'geo',
+    'http://www.georss.org/georss': 'georss',
+    'http://www.opengis.net/gml': 'gml',
+    'http://postneo.com/icbm/': 'icbm',
+    'http://purl.org/rss/1.0/modules/image/': 'image',
+    'http://www.itunes.com/dtds/podcast-1.0.dtd': 'itunes',
+    'http://example.com/dtds/podcast-1.0.dtd': 'itunes',
+    'http://purl.org/rss/1.0/modules/link/': 'l',
+    'http://search.yahoo.com/mrss': 'media',
+    'http://search.yahoo.com/mrss/': 'media',
+    'http://madskills.com/public/xml/rss/module/pingback/': 'pingback',
+    'http://prismstandard.org/namespaces/1.2/basic/': 'prism',
+    'http://www.w3.org/1999/02/22-rdf-syntax-ns#': 'rdf',
+    'http://www.w3.org/2000/01/rdf-schema#': 'rdfs',
+    'http://purl.org/rss/1.0/modules/reference/': 'ref',
+    'http://purl.org/rss/1.0/modules/richequiv/': 'reqv',
+    'http://purl.org/rss/1.0/modules/search/': 'search',
+    'http://purl.org/rss/1.0/modules/slash/': 'slash',
+    'http://schemas.xmlsoap.org/soap/envelope/': 'soap',
+    'http://purl.org/rss/1.0/modules/servicestatus/': 'ss',
+    'http://hacks.benhammersley.com/rss/streaming/': 'str',
+    'http://purl.org/rss/1.0/modules/subscription/': 'sub',
+    'http://purl.org/rss/1.0/modules/syndication/': 'sy',
+    'http://schemas.pocketsoap.com/rss/mydescmodule/': 'szf',
+    'http://purl.org/rss/1.0/modules/taxonomy/': 'taxo',
+    'http://purl.org/rss/1.0/modules/threading/': 'thr',
+    'http://purl.org/rss/1.0/modules/textinput/': 'ti',
+    'http://madskills.com/public/xml/rss/module/trackback/': 'trackback',
+    'http://wellformedweb.org/commentapi/': 'wfw',
+    'http://purl.org/rss/1.0/modules/wiki/': 'wiki',
+    'http://www.w3.org/1999/xhtml': 'xhtml',
+    'http://www.w3.org/1999/xlink': 'xlink',
+    'http://www.w3.org/xml/1998/namespace': 'xml',
+    'http://podlove.org/simple-chapters': 'psc',
+}
+
+# StrictFeedParser's lower-case _start_X/_end_X method names, without the leading "_"
+METHODS = """
+    end_abstract end_author end_body end_category end_channel end_content
+    end_content_encoded end_contributor end_copyright end_created
+    end_creativecommons_license end_dc_author end_dc_contributor end_dc_creator end_dc_date
+    end_dc_description end_dc_language end_dc_publisher end_dc_rights end_dc_subject
+    end_dc_title end_dcterms_created end_dcterms_issued end_dcterms_modified
+    end_dcterms_valid end_description end_email end_entry end_expirationdate end_feed
+    end_feedburner_browserfriendly end_fullitem end_generator end_geom end_georss_box
+    end_georss_line end_georss_point end_georss_polygon end_georss_where end_gml_exterior
+    end_gml_linearring end_gml_linestring end_gml_point end_gml_polygon end_gml_pos
+    end_gml_poslist end_guid end_height end_homepage end_id end_image end_info end_issued
+    end_item end_itunes_author end_itunes_block end_itunes_category end_itunes_email
+    end_itunes_explicit end_itunes_keywords end_itunes_name end_itunes_owner
+    end_itunes_subtitle end_itunes_summary end_keywords end_language end_lastbuilddate
+    end_link end_managingeditor end_media_category end_media_credit end_media_description
+    end_media_keywords end_media_license end_media_player end_media_rating
+    end_media_restriction end_media_thumbnail end_media_title end_modified end_name
+    end_newlocation end_psc_chapters end_pubdate end_published end_rights end_source
+    end_subtitle end_summary end_tagline end_tags end_textinput end_title end_updated
+    end_uri end_url end_webmaster end_where end_width end_xhtml_body start_abstract
+    start_author start_body start_category start_cc_license start_channel start_cloud
+    start_content start_content_encoded start_contributor start_copyright start_created
+    start_creativecommons_license start_dc_author start_dc_contributor start_dc_creator
+    start_dc_date start_dc_description start_dc_language start_dc_publisher start_dc_rights
+    start_dc_subject start_dc_title start_dcterms_created start_dcterms_issued
+    start_dcterms_modified start_dcterms_valid start_description start_email start_enclosure
+    start_entry start_expirationdate start_feed start_feedburner_browserfriendly
+    start_fullitem start_generator start_georss_box start_georss_line start_georss_point
+    start_georss_polygon start_georss_where start_georssgeom start_gml_exterior
+    start_gml_linearring start_gml_linestring start_gml_point start_gml_polygon
+    start_gml_pos start_gml_poslist start_guid start_height start_homepage start_id
+    start_image start_info start_issued start_item start_itunes_author start_itunes_category
+    start_itunes_email start_itunes_image start_itunes_link start_itunes_name
+    start_itunes_owner start_itunes_subtitle start_itunes_summary start_keywords
+    start_language start_lastbuilddate start_link start_managingeditor start_media_category
+    start_media_content start_media_credit start_media_description start_media_group
+    start_media_license start_media_player start_media_rating start_media_restriction
+    start_media_thumbnail start_media_title start_modified start_name start_newlocation
+    start_psc_chapter start_psc_chapters start_pubdate start_published start_rights
+    start_rss start_source start_subtitle start_summary start_tagline start_tags
+    start_textinput start_title start_updated start_uri start_url start_webmaster
+    start_where start_width start_xhtml_body
+""".split()
+
+HTML_TYPE_NAMES = frozenset(['application/xhtml+xml', 'text/html'])
+
+_VERSION_LINE = re.compile(r"^__version__\s*=\s*['\"]([^'\"]+)['\"]", re.M)
+
+
+def installed_version() -> str | None:
+    """feedparser's version, read from its __init__.py without importing it."""
+    try:
+        spec = importlib.util.find_spec("feedparser")
+        origin = spec.origin if spec is not None else None
+        text = ""
+        if origin:
+            with open(origin, encoding="utf-8") as f:
+                text = f.read()
+    except (ImportError, OSError, ValueError):
+        return None
+    m = _VERSION_LINE.search(text)
+    return m.group(1) if m else None
+
+
+def derive() -> tuple[str, dict[str, str], list[str], frozenset[str]]:
+    """The tables, from the installed feedparser itself."""
+    import feedparser
+    from feedparser.api import StrictFeedParser
+    from feedparser.mixin import _FeedParserMixin
+
+    ns = {k.lower(): v for k, v in _FeedParserMixin.namespaces.items()}
+    methods = sorted(n[1:] for n in dir(StrictFeedParser)
+                     if n.startswith(("_start_", "_end_")) and n == n.lower())
+    return feedparser.__version__, ns, methods, frozenset(_FeedParserMixin.html_types)
+
+
+def tables() -> tuple[str, dict[str, str], list[str], frozenset[str]]:
+    """(version, namespaces, methods, HTML types): the data above when it is the installed
+    feedparser's, else derived from it."""
+    version = installed_version()
+    if version == FEEDPARSER_VERSION:
+        return version, NAMESPACES, METHODS, HTML_TYPE_NAMES
+    return derive()
+
+
+# ---------------------------------------------------------------------------------------- encodings
+
+def headers(base_url: str | None) -> dict[str, str] | None:
+    """Our only response header: feedparser takes the document URI from Content-Location."""
+    return {"content-location": base_url} if base_url else None
+
+
+# feedparser's RE_XML_PI_ENCODING (encodings.py), the declared encoding; a test holds the two
+# patterns equal (importing it would import all of feedparser).
+XML_PI_ENCODING = re.compile(rb'^<\?.*encoding=[\'"](.*?)[\'"].*\?>')
+
+# First bytes for which feedparser sniffs a BOM or a non-ASCII-compatible encoding.
+_SNIFFED = (codecs.BOM_UTF32_BE, codecs.BOM_UTF32_LE, codecs.BOM_UTF16_BE, codecs.BOM_UTF16_LE,
+            codecs.BOM_UTF8, b"\x4c\x6f\xa7\x94", b"\x00\x3c\x00\x3f", b"\x3c\x00\x3f\x00",
+            b"\x00\x00\x00\x3c", b"\x3c\x00\x00\x00")  # fmt: skip
+_EXPAT_NATIVE = {"utf-8": "UTF-8", "iso8859-1": "ISO-8859-1"}
+
+
+def native_encoding(head: bytes, base_url: str | None) -> str | None:
+    """prepare()'s encoding for a document that starts with ``head``, when expat reads it
+    natively (the document need not be held whole), else None. feedparser's declaration regex
+    reads the whole first line: it must end inside ``head``."""
+    return _native(head, base_url) if b"\n" in head else None
+
+
+def one_line_encoding(first: bytes, rest: Iterator[bytes], base_url: str | None
+                      ) -> tuple[str | None, Iterator[bytes]]:
+    """native_encoding for a document whose first line does not end in its first chunk (a
+    minified feed: one line), without holding that line: the XML declaration alone decides,
+    and the chunks that follow are given on, checked until the line ends. Should the line hold
+    "encoding=" again (feedparser's regex would take the last one), FastPathUnsupported is
+    raised there, and feedparser reads the document whole."""
+    if not first.startswith(b"<?"):  # no declaration: the regex cannot match, whatever follows
+        return _native(first, base_url), rest
+    end = first.find(b"?>")
+    if end < 0:
+        return None, rest
+    encoding = _native(first[: end + 2], base_url)
+    if encoding is None or b"encoding=" in first[end + 2:]:
+        return None, rest
+    return encoding, _line_without_encoding(first[end + 2:], rest)
+
+
+def _line_without_encoding(seen: bytes, rest: Iterator[bytes]) -> Iterator[bytes]:
+    keep = len(b"encoding=") - 1
+    tail = seen[-keep:]
+    line_open = True
+    for chunk in rest:
+        if line_open:
+            cut = chunk.find(b"\n")
+            piece = tail + (chunk if cut < 0 else chunk[:cut])
+            if b"encoding=" in piece:
+                raise FastPathUnsupported("\"encoding=\" twice on the first line")
+            line_open, tail = cut < 0, piece[-keep:]
+        yield chunk
+
+
+def _native(data: bytes, base_url: str | None) -> str | None:
+    if data.startswith(_SNIFFED):
+        return None
+    match = XML_PI_ENCODING.match(data)
+    try:
+        declared = match.group(1).decode("utf-8").lower() if match else ""
+        name = codecs.lookup(declared or ("iso-8859-1" if base_url else "utf-8")).name
+    except (UnicodeDecodeError, LookupError, ValueError):  # ValueError: a NUL in the name
+        name = ""
+    return _EXPAT_NATIVE.get(name)
+
+
+def prepare(data: bytes, base_url: str | None) -> tuple[bytes, str, int]:
+    """(bytes for expat, encoding to force, line shift), decoded the way feedparser decodes.
+
+    feedparser picks the encoding from (our only header) Content-Location and the XML declaration:
+    declared, else ISO-8859-1 when a Content-Location is given, else UTF-8. When that is one expat
+    decodes natively and there is no BOM, expat reads the original bytes with that encoding forced
+    (and a decoding error falls back, as feedparser would have tried other encodings). Otherwise
+    feedparser's own converter produces the UTF-8 it would parse.
+    """
+    native = _native(data, base_url)
+    if native is not None:
+        return data, native, 0
+    from feedparser.encodings import RE_XML_DECLARATION, convert_to_utf8  # (the rare case)
+
+    result: dict[str, Any] = {}
+    try:
+        converted = convert_to_utf8(headers(base_url) or {}, data, result)
+    except Exception as exc:  # feedparser itself would fail the same way
+        raise FastPathUnsupported(f"encoding detection failed: {exc!r}") from None
+    if not result.get("encoding"):
+        raise FastPathUnsupported("feedparser found no encoding (it would use its loose parser)")
+    # The converter replaces the XML declaration by a one-line one, or prepends one and a newline.
+    head = data[:2048]
+    for bom in _SNIFFED[:5]:
+        if head.startswith(bom):
+            head = head[len(bom) :]
+            break
+    try:
+        decl = RE_XML_DECLARATION.search(head.decode(result["encoding"], "ignore"))
+    except (UnicodeError, LookupError):  # "idna" is a codec without the "ignore" handler
+        raise FastPathUnsupported(f"cannot decode as {result['encoding']}") from None
+    return converted, "UTF-8", decl.group(0).count("\n") if decl else -1
+
+
+# ----------------------------------------------------------------------------------------- elements
+
+# feedparser's namespace table (URI -> its prefix), its HTML content types and the names of its
+# element handlers: read at every element, so taken from feedparser itself (held above as data
+# for the installed version, so that a run the fast pass serves never imports it).
+_VERSION, MATCHNS, _METHODS, HTML_TYPES = tables()
+# What is replayed here was read in feedparser 6.0.14; another major version is not trusted.
+REPLAYED_VERSION = _VERSION.startswith("6.0.")
+
+STD_PREFIXES = set(MATCHNS.values())
+# Element keys ("prefix_local") for which feedparser has a handler; names are lower-cased before
+# the lookup, so camel-case aliases such as _start_textInput are never reached.
+_HANDLED = {n.split("_", 1)[1] for n in _METHODS}  # ("start_link", "end_link": "link")
+END_KEYS = {n[4:] for n in _METHODS if n.startswith("end_")}
+
+
+def map_content_type(content_type: str) -> str:
+    """feedparser's _FeedParserMixin.map_content_type (a test holds the two equal)."""
+    content_type = content_type.lower()
+    return _SHORT_TYPES.get(content_type, content_type)
+
+
+_SHORT_TYPES = {"text": "text/plain", "plain": "text/plain", "html": "text/html",
+                "xhtml": "application/xhtml+xml"}
+
+# Handlers that never touch an entry's links or dates, nor the parser state we track.
+_INERT = set(
+    """author name email uri url homepage contributor dc_creator dc_author dc_contributor
+    dc_subject dc_language dc_publisher category keywords cloud generator language webmaster
+    managingeditor expirationdate created dcterms_created dcterms_valid enclosure cc_license
+    itunes_author itunes_block itunes_category itunes_email itunes_explicit itunes_image
+    itunes_link itunes_keywords itunes_name itunes_owner media_category media_content
+    media_credit media_group media_keywords media_license media_player media_rating
+    media_restriction media_thumbnail newlocation tags rss""".split()
+)
+
+# What the fast pass does with an element, by the kind of feedparser's handler for its key.
+PLAIN = ""  # no handler, or one that changes nothing we read: only its xml:base counts
+TEXT = "text"  # a text construct (push_content): feedparser swallows its children as markup
+ENTRY = "entry"
+LINK = "link"
+GUID = "guid"  # RSS <guid>, Atom <id>: a permalink one is the link when no other is given
+PUBLISHED = "published"
+UPDATED = "updated"
+SOURCE = "source"  # an entry's <source>: its links and dates are not the entry's
+IMAGE = "image"  # <image>, <textinput>: their links are not the feed's nor the entry's
+CONTAINER = "container"  # <channel>, <feed>
+CHILDLESS = "childless"  # inert, but their handlers fail on child elements
+# What feedparser makes an entry's image, video or enclosure from (extensions/feed.py maps
+# them): noted by the pass (FeedEntries.extended), for the policy to have feedparser read the
+# feed. (An entry's <link> with rel="enclosure" or hreflang: feedpass.on_link notes it, and
+# feedruns._atom_link leaves such an entry to the handlers.)
+EXTENSION = "extension"
+UNSUPPORTED = "unsupported"  # handlers we do not replay: feedparser must read the document
+
+KIND = dict.fromkeys(_HANDLED - _INERT, UNSUPPORTED)
+for _kind, _keys in {
+    TEXT: """title dc_title media_title subtitle tagline itunes_subtitle rights copyright dc_rights
+        description dc_description media_description abstract info feedburner_browserfriendly
+        summary itunes_summary content content_encoded fullitem body xhtml_body""",
+    ENTRY: "item entry",
+    LINK: "link",
+    GUID: "guid id",
+    PUBLISHED: "published issued pubdate dcterms_issued",
+    UPDATED: "updated modified lastbuilddate dc_date dcterms_modified",
+    SOURCE: "source",
+    IMAGE: "image textinput",
+    CONTAINER: "channel feed",
+    CHILDLESS: "width height creativecommons_license",
+    # (itunes:link is feedparser's alias of itunes:image)
+    EXTENSION: "enclosure media_content media_thumbnail media_player itunes_image itunes_link",
+    # Unhandled elements are stored under their key through FeedParserDict's key map, and these
+    # would overwrite the entry's links or dates (<date_parsed> lands in updated_parsed).
+    UNSUPPORTED: "links updated_parsed published_parsed date_parsed modified_parsed issued_parsed",
+}.items():
+    KIND.update(dict.fromkeys(_keys.split(), _kind))
+ROOTS = {"rss", "rdf_rdf", "feed"}
+# Attributes of an Atom <link> that feedparser stores under their own names, untouched.
+LINK_ATTRS = frozenset({"rel", "type", "href", "hreflang", "title", "length"})
+_USERLAND = "backend.userland.com/rss"  # any URI containing this is RSS 0.91's namespace
+
+
+class Namespaces:
+    """feedparser's namespace bookkeeping (``track_namespace``) and element naming."""
+
+    __slots__ = ("nsmap", "in_use", "first_prefix")
+
+    def __init__(self) -> None:
+        self.nsmap: dict[str | None, str] = {}  # feedparser's namespacemap
+        self.in_use: dict[str, str] = {}  # feedparser's namespaces_in_use
+        # namespace -> its first prefix in in_use: one search per namespace, not one per
+        # element name, or a feed with thousands of declarations takes hours (quadratic)
+        self.first_prefix: dict[str, str | None] = {}
+
+    def declare(self, prefix: str | None, uri: str) -> bool:
+        """Track a declaration; True when it renames elements already named."""
+        nsmap, in_use, first_prefix = self.nsmap, self.in_use, self.first_prefix
+        lower = uri.lower()
+        if _USERLAND in lower:
+            uri = lower = "http://" + _USERLAND
+        if lower in MATCHNS:
+            std = MATCHNS[lower]
+            renames = (
+                prefix is not None
+                and nsmap.get(prefix, prefix) != std
+                and (prefix in STD_PREFIXES or prefix in in_use)
+            ) or (std != "" and in_use.get(std, uri) != uri)  # ("" is never searched)
+            nsmap[prefix] = std
+            first_prefix.pop(in_use.get(std, ""), None)
+            in_use[std] = uri
+        else:
+            renames = bool(prefix) and in_use.get(prefix, uri) != uri  # type: ignore[arg-type]
+            first_prefix.pop(in_use.get(prefix or "", ""), None)
+            in_use[prefix or ""] = uri
+        first_prefix.pop(uri, None)
+        return renames
+
+    def key(self, name: str) -> str:
+        """feedparser's startElementNS + unknown_starttag naming: the X of its _start_X."""
+        parts = name.split(" ")
+        ns = parts[0] if len(parts) > 1 else None
+        lower = (ns or "").lower()
+        if _USERLAND in lower:
+            ns = lower = "http://" + _USERLAND
+        prefix = MATCHNS.get(lower)
+        tag = (parts[1] if ns else name).lower()
+        if prefix:
+            tag = prefix.lower() + ":" + tag
+        elif ns:  # feedparser's "Expat" branch: the first declared prefix bound to this namespace
+            if ns not in self.first_prefix:
+                self.first_prefix[ns] = next(
+                    (d for d, v in self.in_use.items() if d and v == ns), None)
+            declared = self.first_prefix[ns]
+            if declared:
+                tag = (declared + ":" + tag).lower()
+        prefix, suffix = tag.split(":", 1) if ":" in tag else ("", tag)
+        prefix = self.nsmap.get(prefix, prefix)
+        return prefix + "_" + suffix if prefix else suffix
+
+
+# --------------------------------------------------------------------------------------- attributes
+
+
+def _attr_keys(name: str) -> tuple[str, str, bool]:
+    """feedparser's two dictionary keys for one expat attribute name, and whether it sets the
+    base. feedparser fills its attribute dict twice: once with (known prefix:)local, once with
+    the qualified name. So "foo:href" in an unknown namespace also sets "href"."""
+    parts = name.split(" ")
+    if len(parts) == 1:
+        first = qname = name
+    else:
+        prefix = MATCHNS.get(parts[0].lower(), "")
+        first = prefix + ":" + parts[1] if prefix else parts[1]
+        qname = parts[2] + ":" + parts[1] if len(parts) == 3 else parts[1]
+    first, qname = first.lower(), qname.lower()
+    return first, qname, bool({first, qname} & {"xml:base", "base"})
+
+
+class Attributes:
+    """feedparser's attribute dict for an element, with the keys of each name cached."""
+
+    __slots__ = ("keys", "plain")
+
+    def __init__(self) -> None:
+        self.keys: dict[str, tuple[str, str, bool]] = {}
+        self.plain: set[str] = set()  # attribute names known not to set the base
+
+    def key(self, name: str) -> tuple[str, str, bool]:
+        return self.keys.get(name) or self.keys.setdefault(name, _attr_keys(name))
+
+    def as_dict(self, attrs: dict[str, str]) -> dict[str, str]:
+        """Keys lower-cased, prefixed as feedparser does; rel and type values lower-cased."""
+        out = {}
+        qualified = False
+        for a, v in attrs.items():
+            keys = self.key(a)
+            out[keys[0]] = v
+            qualified = qualified or keys[0] != keys[1]
+        if qualified:  # the second pass only changes something when a qualified name differs
+            for a, v in attrs.items():
+                out[self.keys[a][1]] = v
+        for k in ("rel", "type"):
+            if k in out:
+                out[k] = out[k].lower()
+        return out
+
+    def new_base(self, attrs: dict[str, str]) -> str | None:
+        """The xml:base (or base) value the element sets, else None."""
+        plain = self.plain
+        for a in attrs:
+            if a not in plain:
+                if self.key(a)[2]:
+                    d = self.as_dict(attrs)
+                    return d.get("xml:base", d.get("base")) or ""
+                plain.add(a)
+        return None
+
+    def link(self, attrs: dict[str, str]) -> tuple[str, str | None, str | None]:
+        """A <link>'s (rel, href, type) as feedparser stores them (rel defaults to alternate)."""
+        if not attrs:  # RSS's <link>: no href, no rel
+            return "alternate", None, None
+        if LINK_ATTRS.issuperset(attrs):  # Atom's: feedparser's keys are these names
+            rel = attrs["rel"].lower() if "rel" in attrs else "alternate"
+            return rel, attrs.get("href"), attrs.get("type")
+        d = self.as_dict(attrs)
+        rel = d.setdefault("rel", "alternate")
+        href = d.get("url", d.get("uri", d.get("href")))  # feedparser's _enforce_href
+        return rel, href or d.get("href"), d.get("type")
+
+    def has(self, attrs: dict[str, str], key: str) -> bool:
+        """The element has an attribute feedparser stores as ``key`` (a lower-case name)."""
+        return key in attrs or not LINK_ATTRS.issuperset(attrs) and key in self.as_dict(attrs)
+
+    def is_permalink(self, attrs: dict[str, str]) -> bool:
+        """A <guid>'s isPermaLink, compared as feedparser does (case-sensitively)."""
+        if not attrs:
+            return True
+        if len(attrs) == 1 and "isPermaLink" in attrs:  # RSS's usual spelling
+            return attrs["isPermaLink"] == "true"
+        return self.as_dict(attrs).get("ispermalink", "true") == "true"
+
+
+# ------------------------------------------------------------------------------------ URLs and text
+
+# feedparser's URL joins (urllib's urljoin after its own clean-up regex, and a scheme filter):
+# ours must give the same string for the same (quirky) base and reference, so they are its own,
+# imported when first needed (a feed of plain absolute links without a base never needs them).
+def urljoin(base: str, uri: str) -> str:
+    from feedparser.urls import _urljoin
+
+    return str(_urljoin(base, uri))
+
+
+def make_safe_absolute_uri(base: str, rel: str) -> str:
+    from feedparser.urls import make_safe_absolute_uri as safe
+
+    return str(safe(base, rel))
+
+
+def join_base(base: str, new: str) -> str:
+    """feedparser's push of an element's xml:base ``new`` onto the current ``base``."""
+    if base:
+        return make_safe_absolute_uri(base, new or base) or base
+    return urljoin(base, new)
+
+
+def self_join(base: str) -> str:
+    """The base feedparser pushes for an element without xml:base: its own join with itself."""
+    return make_safe_absolute_uri(base, base) or base
+
+
+# Absolute http(s) URLs that urljoin gives back unchanged whatever the base (nothing that urlsplit
+# strips, lower-cases or drops: no whitespace, no empty "?" or "#", no ";params"; an IRI's
+# characters, from U+00A0 on, in path, query and fragment, where urlsplit only strips or checks
+# ASCII ones), and relative paths whose join is the base's directory plus the path (no ".",
+# "..", "//", ":", "?", "#"). (Classes by what they exclude: they compile in no time.)
+_PLAIN_IRI = re.compile(
+    r"https?://[A-Za-z0-9.-]+(?::[0-9]+)?(?:/[^\x00-\x20\"#;<>?\[\\\]^`{|}\x7f-\x9f]*)?"
+    r"(?:\?[^\x00-\x20\"#<>\[\\\]^`{|}\x7f-\x9f]+)?(?:#[^\x00-\x20\"#<>\[\\\]^`{|}\x7f-\x9f]+)?"
+)
+_PLAIN_REL = re.compile(r"(?:(?!\.\.?/)[A-Za-z0-9\-._~]+/)*(?!\.\.?/?$)[A-Za-z0-9\-._~]+/?")
+
+
+def resolver() -> Callable[[str, str], str]:
+    """feedparser's _urljoin(base, uri), skipping urllib for the two plain shapes above."""
+    prefixes: dict[str, str | None] = {}
+    plain_abs, plain_rel = _PLAIN_IRI.fullmatch, _PLAIN_REL.fullmatch
+
+    def resolve(base: str, uri: str) -> str:
+        if plain_abs(uri):
+            return uri
+        if plain_rel(uri):
+            if base not in prefixes:  # what urljoin puts before a one-segment relative path
+                probe = urljoin(base, "x")
+                prefixes[base] = probe[:-1] if probe.endswith("x") else None
+            prefix = prefixes[base]
+            if prefix is not None:
+                return prefix + uri
+        return urljoin(base, uri)
+
+    return resolve
+
+
+# feedparser maps C1 control characters in element text as Windows-1252 (a feed declared
+# Latin-1 but written in cp1252). Python's cp1252 codec defines exactly the 27 bytes of
+# 0x80-0x9F that feedparser's table holds (tests/test_feedstream.py compares the two).
+CP1252 = {}
+for _byte in range(0x80, 0xA0):
+    try:
+        CP1252[_byte] = bytes([_byte]).decode("cp1252")
+    except UnicodeDecodeError:
+        pass
+
+
+def clean(text: str) -> str:
+    """The tail of feedparser's pop(): repair UTF-8 read as Latin-1, map C1 controls as cp1252."""
+    if text.isascii():
+        return text
+    try:
+        text = text.encode("iso-8859-1").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        pass
+    # (translate looks each character up in the table: searched in C first, as one is rare)
+    return text.translate(CP1252) if _C1.search(text) else text
+
+
+_C1 = re.compile("[\x80-\x9f]")
+
+
+_AMP_NAME = re.compile("&([A-Za-z0-9_]+);")
+
+
+def link_text(text: str, base: str, resolve: Callable[[str, str], str]) -> str:
+    """A <link>'s text as feedparser stores it: resolved, cleaned, "&amp;" and "&b;" repaired
+    (its fix for links whose query was escaped twice)."""
+    text = clean(resolve(base, text) if text else text)
+    if "&" in text:
+        text = _AMP_NAME.sub(r"&\g<1>", text.replace("&amp;", "&"))
+    return text

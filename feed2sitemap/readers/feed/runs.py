@@ -1,0 +1,487 @@
+"""The feed pass's runs: plain items read by one regular expression (in C), with no Python
+handler per element (issue 18; the sitemap reader's sitemapfast.py is the model).
+
+fastpass.py gives expat a feed in pieces. Within a piece, after expat (with its handlers) has
+read up to an entry's end tag and left the pass between entries, ``scan`` looks at what follows:
+the longest run of *plain* entries, each one ``<item>`` (RSS) or ``<entry>`` (Atom) without
+attributes, white space and these children only (no other attribute, no comment, PI or other
+element; values without markup):
+
+- ``<link>TEXT</link>``, or ``<link ATTRS/>`` (also ``></link>``) with rel, type, href, title,
+  length only, href among them, not rel="enclosure" (an extension's: feedpass notes it);
+  at most one link per entry;
+- ``<guid>TEXT</guid>`` (optionally ``isPermaLink="..."``) or ``<id>TEXT</id>``: at most one;
+- ``<pubDate>`` or ``<published>``; ``<updated>``: TEXT, at most one of each kind;
+- ``<title>``, ``<description>``, ``<summary>``, ``<content>``, ``<category>``,
+  ``<comments>``, ``<author>``, ``<rights>`` (optionally ``type="..."`` or ``domain="..."``)
+  with text and CDATA sections; ``<author>``/``<contributor>`` with ``<name>``, ``<email>``,
+  ``<uri>`` children holding text.
+
+Attribute values are double-quoted, without tab, newline or "<". The run is checked as expat
+would check it: strict UTF-8 (or Latin-1, as expat was told), no character XML forbids, no
+"]]>" outside CDATA, every "&" outside CDATA one of XML's five entities or a character
+reference to an allowed character; no "\\r" (left to expat). Each entry's link and date are
+then what feedparser's handlers give for that shape (the same functions as the handler path:
+feedcompat.link_text, resolve, clean, feeddates.entry_date, in ``by_entry``; the usual shapes a
+column at a time, proven equal: see "columns" below), and expat is given white space
+with the same line ends instead of the run, so that its state, lines and well-formedness
+checks of the rest are exact. Anything else is read by expat with the handlers, unchanged.
+The handlers alone read a feed runs never start in (feedpass.SMALL; the differential tests').
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+from datetime import datetime, timezone
+from itertools import accumulate, repeat
+from operator import methodcaller
+from typing import Any, NamedTuple
+
+from .compat import HTML_TYPES, FeedEntry, clean, link_text, map_content_type
+from .dates import MONTH_DASHED, entry_date
+
+__all__ = ["NAMES", "PREFIXED", "NotPlain", "Run", "atom_links", "by_entry", "dates", "entries",
+           "rss_links", "scan"]
+
+_WS = "[ \t\n]*"
+_VALUE = "[^<]*</"  # a value and its end tag's "</": present-but-empty is "</", absent ""
+_AV = '="[^"<\t\n]*"'
+# Text with CDATA sections: a section ends at the first "]]>", and holds no "<![CDATA[" here
+# (so that one "]]>" per "<![CDATA[" proves that none is outside a section).
+_TEXT = (r"[^<]*(?:<!\[CDATA\[[^\]<]*(?:(?:\](?!\]>)|<(?!!\[CDATA\[))[^\]<]*)*\]\]>[^<]*)*")
+# A child of a plain entry, after its "<". Each kind read at most once per entry: an empty
+# group marks it seen, and a second one fails the entry (``(?(n)(?!))``), which the handlers
+# then read. (Each alternative but the first starts with its element's name, so that sre
+# skips it on the name's first letter: a quarter of the scan's time.)
+TEXT_NAMES = "title|description|summary|content|category|comments|author|rights"
+_CHILD = (
+    f"({TEXT_NAMES})"  # 1
+    f"(?:[ \t\n]+(?:type|domain){_AV})?>{_TEXT}</\\1>"
+    f"|link(?(2)(?!))()(?:>({_VALUE})link>"  # 2 (seen), 3: RSS link text
+    f"|((?:[ \t\n]+(?:rel|type|href|title|length){_AV})+){_WS}(?:/>|></link>))"  # 4
+    f"|id>(?(5)(?!))(?(12)(?!))()({_VALUE})id>"  # 5, 6 (an <id> or a <guid>: one)
+    f"|updated>(?(7)(?!))()({_VALUE})updated>"  # 7, 8
+    f"|(pubDate|published)>(?(10)(?!))()({_VALUE})\\9>"  # 9, 10, 11
+    f"|guid(?(5)(?!))(?(12)(?!))()((?:[ \t\n]+isPermaLink{_AV})?)>({_VALUE})guid>"  # 12-14
+    f"|(author|contributor)>{_WS}(?:<(name|email|uri)>[^<]*</\\16>{_WS})*</\\15>"  # 15, 16
+)
+# The groups read (as indexes of findall's tuples: a group's number less one)
+LINK, ATOM, ID, UPDATED, PUBLISHED, GUID_ATTRS, GUID, JUNK = 2, 3, 5, 7, 10, 12, 13, 16
+_GRAMMAR: dict[str, re.Pattern[str]] = {}  # compiled when first used (a small feed never is)
+
+
+def _grammar(tag: str, prefixed: tuple[str, ...]) -> re.Pattern[str]:
+    """The grammar for entries ``tag``, with the ``prefixed`` names (of PREFIXED, bound as
+    assumed in the document) read as text too (before "rights", the last of TEXT_NAMES)."""
+    key = tag + " " + " ".join(prefixed)
+    pattern = _GRAMMAR.get(key)
+    if pattern is None:
+        names = TEXT_NAMES.replace("|rights", "".join("|" + n for n in prefixed) + "|rights")
+        child = _CHILD.replace(f"({TEXT_NAMES})", f"({names})", 1)
+        pattern = _GRAMMAR[key] = re.compile(
+            f"{_WS}<{tag}>(?:{_WS}<(?:{child}))*{_WS}</{tag}>|((?s:.+))")
+    return pattern
+
+
+# The local names the grammar reads, and the kind (feedcompat.KIND) each must have for the
+# document's default namespace: otherwise the pass takes no runs.
+NAMES = {"link": "link", "guid": "guid", "id": "guid", "pubDate": "published",
+         "published": "published", "updated": "updated", "title": "text",
+         "description": "text", "summary": "text", "content": "text", "rights": "text",
+         "category": "", "comments": "", "author": "", "contributor": "", "name": "",
+         "email": "", "uri": ""}
+# Prefixed names the grammar reads as text when their prefix is bound in the document to a
+# namespace that gives them this kind (WordPress writes all of them in every item).
+PREFIXED = {"dc:creator": "", "dc:subject": "", "content:encoded": "text",
+            "wfw:commentRss": "", "slash:comments": ""}
+
+_CDATA = re.compile(r"<!\[CDATA\[.*?\]\]>", re.S)
+_REFERENCE = re.compile("&(#x[0-9a-fA-F]+|#[0-9]+|amp|lt|gt|quot|apos);")
+_BAD_REFERENCE = re.compile("&(?!(?:amp|lt|gt|quot|apos|#[0-9]+|#x[0-9a-fA-F]+);)")
+_NUMERIC = re.compile("&#(x[0-9a-fA-F]+|[0-9]+);")
+_ATTR = re.compile('[ \t\n]+([a-zA-Z]+)="([^"]*)"')
+# C0 controls XML forbids, and "\r" (which expat reads as a line end: left to it)
+_C0 = bytes(set(range(0x20)) - {0x09, 0x0A})
+_NOT_CHARACTERS = (b"\xef\xbf\xbe", b"\xef\xbf\xbf")  # U+FFFE, U+FFFF in UTF-8
+_NAMED = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
+_DECODE = {"UTF-8": "utf-8", "ISO-8859-1": "latin-1"}
+
+
+class NotPlain(Exception):
+    """A run holds something the grammar's answer does not cover."""
+
+
+class Run(NamedTuple):
+    """Plain entries found at the start of a region."""
+
+    found: list[tuple[str, ...]]  # the grammar's groups, by entry
+    lines: list[int]  # each entry's start tag's line, counted from the region's first
+    size: int  # bytes of the region the run takes
+    stand_in: bytes  # what expat reads instead: white space with the same line ends
+
+
+def scan(region: bytes, tag: str, encoding: str, prefixed: tuple[str, ...] = ()) -> Run | None:
+    """The plain entries at the start of ``region`` (which starts between two entries), or
+    None when there are none or expat would find anything wrong in them."""
+    codec = _DECODE.get(encoding)
+    if codec is None:
+        return None
+    ascii = region.isascii()
+    try:
+        text = region.decode("ascii" if ascii else codec)
+    except UnicodeDecodeError:
+        return None
+    found = _grammar(tag, prefixed).findall(text)
+    size = len(region)
+    if found and found[-1][JUNK]:
+        rest = found.pop()[JUNK]
+        text = text[: len(text) - len(rest)]
+        size -= len(rest) if ascii or codec == "latin-1" else len(rest.encode(codec))
+    if not found:
+        return None
+    run = region[:size] if size < len(region) else region
+    if (len(run.translate(None, _C0)) != size
+            or not ascii and codec == "utf-8" and ("\ufffe" in text or "\uffff" in text)):
+        return None
+    if b"]]>" in run and run.count(b"]]>") != run.count(b"<![CDATA[") or "&" in text and not (
+            _references_ok(text) or "]]>" in text and _references_ok(_CDATA.sub("", text))):
+        return None
+    # each entry's start tag's line, counted from the run's first, and the run's line ends
+    # last (none when a "<item>" inside a CDATA section would make them wrong)
+    parts = run.split(f"<{tag}>".encode())
+    if len(parts) != len(found) + 1:
+        return None
+    lines = list(accumulate(map(bytes.count, parts, repeat(b"\n"))))
+    breaks = lines.pop()
+    stand_in = b"\n" * breaks + b" " * (len(text) - text.rfind("\n") - 1)
+    return Run(found, lines, size, stand_in)
+
+
+def _references_ok(text: str) -> bool:
+    """Every "&" begins one of XML's five entity references or a character reference to a
+    character XML allows (no entity is declared: entity declarations are refused)."""
+    if _BAD_REFERENCE.search(text):
+        return False
+    try:
+        for ref in set(_NUMERIC.findall(text)) if "&#" in text else ():
+            _character_of(ref)
+    except ValueError:
+        return False
+    return True
+
+
+def _character_of(ref: str) -> str:
+    code = int(ref[1:], 16) if ref[0] == "x" else int(ref)
+    # XML 1.0's Char production: what a character reference may name
+    if not (code in (9, 10, 13) or 0x20 <= code <= 0xD7FF or 0xE000 <= code <= 0xFFFD
+            or 0x10000 <= code <= 0x10FFFF):
+        raise ValueError(f"&#{ref}; names no XML character")
+    return chr(code)
+
+
+def _resolved(m: re.Match[str]) -> str:
+    ref = m.group(1)
+    return _NAMED[ref] if ref[0] != "#" else _character_of(ref[1:])
+
+
+def _value(raw: str) -> str:
+    """A value as expat gives it (its "</" cut off, references resolved), stripped as
+    feedparser strips it."""
+    value = raw[:-2]
+    if "&" in value:
+        value = _REFERENCE.sub(_resolved, value)
+    return value.strip()
+
+
+_new_entry = tuple.__new__  # a FeedEntry without NamedTuple's Python-level __new__
+
+
+def entries(run: Run, base: str, resolve: Callable[[str, str], str], first_line: int,
+            html_types: dict[str, bool]) -> list[FeedEntry]:
+    """Each entry's (link, date, line): what the handlers would have made of it, a column at
+    a time for the usual run (no Python code per plain value), else entry by entry."""
+    lines = [first_line + n for n in run.lines]
+    try:
+        columns = list(zip(*run.found, strict=True))
+        links = _link_column(columns, base, resolve, html_types)
+        dates = _date_column(columns)
+        return list(map(_new_entry, repeat(FeedEntry), zip(links, dates, lines, strict=True)))
+    except _ByEntry:
+        return by_entry(run, base, resolve, lines, html_types)
+
+
+def by_entry(run: Run, base: str, resolve: Callable[[str, str], str], lines: list[int],
+             html_types: dict[str, bool]) -> list[FeedEntry]:
+    """Each entry's (link, date, line), entry by entry with the handler path's functions:
+    the plain twin of the columns (tests/test_feedruns.py holds the two equal)."""
+    out: list[FeedEntry] = []
+    append = out.append
+    for f, line in zip(run.found, lines, strict=True):
+        alt: str | None = None
+        link: str | None = None
+        if f[LINK]:  # RSS's <link>: its text, resolved and repaired (feedcompat.link_text)
+            link = link_text(_value(f[LINK]), base, resolve)
+            alt = link or None
+        elif f[ATOM]:
+            alt, link = _atom_link(f[ATOM], base, resolve, html_types)
+        if alt is None and link is None and (f[ID] or f[GUID] and _permalink(f[GUID_ATTRS])):
+            text = _value(f[ID] or f[GUID])  # a permalink guid (or Atom id) is the link
+            link = clean(resolve(base, text) if text else text)
+        when = entry_date(clean(_value(f[UPDATED]))) if f[UPDATED] else None
+        if when is None and f[PUBLISHED]:
+            when = entry_date(clean(_value(f[PUBLISHED])), epoch_is_unknown=False)
+        append(_new_entry(FeedEntry, (link if alt is None else alt, when, line)))
+    return out
+
+
+class _ByEntry(Exception):
+    """The run's columns are not all of the shapes read a column at a time."""
+
+
+def _link_column(columns: list[tuple[str, ...]], base: str,
+                 resolve: Callable[[str, str], str], html_types: dict[str, bool]) -> list[Any]:
+    """Every entry's link, when every entry has an RSS link, or every one an Atom link that
+    is an alternate one (else the guid could count)."""
+    rss, atom = columns[LINK], columns[ATOM]
+    if "" not in rss and atom.count("") == len(atom):
+        return rss_links(rss, lambda raw: link_text(_value(raw), base, resolve))
+    if "" not in atom and rss.count("") == len(rss):
+        def odd(raw: str) -> str | None:
+            alt, link = _atom_link(raw[:-1], base, resolve, html_types)
+            if alt is None and link is None:
+                raise _ByEntry
+            return link if alt is None else alt
+
+        return atom_links(atom, odd)
+    raise _ByEntry
+
+
+def _date_column(columns: list[tuple[str, ...]]) -> Sequence[datetime | None]:
+    """Every entry's date: updated when all have one that is a date, else published when
+    all have one and none has updated."""
+    updated, published = columns[UPDATED], columns[PUBLISHED]
+    n = len(updated)
+    if "" not in updated:
+        values = dates(updated, True, lambda raw: entry_date(clean(_value(raw))))
+        if None in values and published.count("") != n:
+            raise _ByEntry  # (published would count for those)
+        return values
+    if updated.count("") == n:
+        if "" not in published:
+            return dates(published, False,
+                         lambda raw: entry_date(clean(_value(raw)), epoch_is_unknown=False))
+        if published.count("") == n:
+            return [None] * n
+    raise _ByEntry
+
+
+def _permalink(attrs: str) -> bool:
+    """A <guid>'s isPermaLink, compared as feedparser does (case-sensitively)."""
+    if not attrs:
+        return True
+    value = attrs.split('"')[1]
+    if "&" in value:
+        value = _REFERENCE.sub(_resolved, value)
+    return value == "true"
+
+
+def _atom_link(attrs: str, base: str, resolve: Callable[[str, str], str],
+               html_types: dict[str, bool]) -> tuple[str | None, str | None]:
+    """(alt, link) after an Atom <link ATTRS/>, as feedpass.on_link sets them."""
+    pairs = _ATTR.findall(attrs)
+    d = dict(pairs)
+    if len(d) != len(pairs) or "href" not in d:  # expat's duplicate attribute; a link read
+        raise NotPlain("duplicate attribute or no href")  # as text: the handlers' cases
+    if "&" in attrs:
+        d = {k: _REFERENCE.sub(_resolved, v) for k, v in d.items()}
+    rel = d["rel"].lower() if "rel" in d else "alternate"
+    # An extension's (an image or video): the handlers read the entry and note it (the
+    # grammar admits no hreflang, the other mark of an extension on a link)
+    if "enclosure" in rel:
+        raise NotPlain("an enclosure link")
+    if rel != "alternate":
+        return None, None
+    href = resolve(base, d["href"])
+    typ = d.get("type", "text/html")
+    html = html_types.get(typ)
+    if html is None:
+        html = html_types[typ] = map_content_type(typ) in HTML_TYPES
+    return href or None, href if html else None
+
+
+# ------------------------------------------------------------------------------------------ columns
+
+# A run's links and dates a column at a time (``entries``), for the shapes nearly every feed
+# writes: each value proven by one regular expression over the whole column, so that no Python
+# code runs per entry. Where a column is not all of one such shape, ``by_entry`` computes each
+# entry's value with the handler path's functions instead.
+#
+# Each value below is proven to be one whose answer by those functions is known without calling
+# them, and a property test holds the two equal (tests/test_feedruns_columns.py):
+#
+# - a link whose text (or href) is an absolute http(s) URL that urljoin leaves as it is
+#   (_ABS; so resolve() gives it back whatever the base), ASCII (clean() leaves
+#   it), with no reference but "&amp;" (so it is "&" to expat) and nothing that link_text
+#   repairs (no "&name;" after decoding);
+# - a date in RFC 822's or W3C-DTF's usual shape (feeddates._RFC822, _w3cdtf), which
+#   entry_date turns into the same instant through fromisoformat: here the whole column is made
+#   ISO 8601 by C-coded replacements, splits and slices and parsed by ``map``; a date out of
+#   range, at the epoch (which means "unknown") or in year 1 sends the column back to entry_date.
+
+_UTC = timezone.utc
+_EPOCH = datetime(1970, 1, 1, tzinfo=_UTC)
+# Absolute http(s) URLs that urljoin gives back unchanged whatever the base, ASCII (as
+# feedcompat's resolver takes them, without an IRI's characters): a pattern's text, for the
+# column regexes below.
+_ABS = (
+    r"https?://[A-Za-z0-9.-]+(?::[0-9]+)?(?:/[A-Za-z0-9\-._~!$&'()*+,=:@/%]*)?"
+    r"(?:\?[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]+)?(?:#[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]+)?"
+)
+# Values as the grammar captures them, each followed by its end tag's "</" (Atom's attribute
+# strings by a NUL, which the run holds nowhere: scan refuses control characters)
+_RSS_LINKS = re.compile(f"(?:{_ABS}</)*")
+_ATOM_LINKS = re.compile(
+    f'(?:(?:[ \t\n]+rel="alternate")?(?:[ \t\n]+type="text/html")?[ \t\n]+href="{_ABS}"\0)*')
+_HREF = re.compile('href="([^"]*)"')
+_AMP_NAME = re.compile("&[A-Za-z0-9_]+;")  # what feedcompat.link_text repairs
+Odd = Callable[[str], Any]  # the handler path's answer for one value (with its separator)
+
+
+def _pieces(joined: str, plain: re.Pattern[str], sep: str) -> Iterator[tuple[bool, str]]:
+    """The column cut into stretches of plain values (True) and single other values."""
+    pos, n = 0, len(joined)
+    while pos < n:
+        m = plain.match(joined, pos)
+        end = m.end() if m else pos
+        if end > pos:
+            yield True, joined[pos:end]
+        if end == n:
+            return
+        after = joined.index(sep, end) + len(sep)
+        yield False, joined[end:after]
+        pos = after
+
+
+def _decoded(text: str) -> str | None:
+    """Plain values with "&amp;" as "&" when that is their only reference and nothing is
+    left that link_text would repair, else None."""
+    if "&" not in text:
+        return text
+    if text.count("&") != text.count("&amp;"):
+        return None
+    text = text.replace("&amp;", "&")
+    return None if _AMP_NAME.search(text) else text
+
+
+def _links(joined: str, plain: re.Pattern[str], sep: str, odd: Odd,
+           split: Callable[[str], list[str]]) -> list[Any]:
+    out: list[Any] = []
+    for ok, text in _pieces(joined, plain, sep):
+        decoded = _decoded(text) if ok else None
+        if decoded is not None:
+            out += split(decoded)
+        elif ok:
+            out += [odd(v + sep) for v in text.split(sep)[:-1]]
+        else:
+            out.append(odd(text))
+    return out
+
+
+def _rss_split(text: str) -> list[str]:
+    links = text.split("</")
+    links.pop()
+    return links
+
+
+def rss_links(column: Sequence[str], odd: Odd) -> list[Any]:
+    """The links of a column of RSS <link> texts: a plain absolute URL is its own link;
+    ``odd`` gives any other's."""
+    return _links("".join(column), _RSS_LINKS, "</", odd, _rss_split)
+
+
+def atom_links(column: Sequence[str], odd: Odd) -> list[Any]:
+    """The links of a column of Atom <link> attributes: where rel="alternate" (or none) and
+    type="text/html" (or none) come in that order, then href, a plain absolute URL, the href;
+    ``odd`` gives any other's (from the attributes and their NUL)."""
+    return _links("\0".join(column) + "\0", _ATOM_LINKS, "\0", odd, _HREF.findall)
+
+
+_RFC822 = re.compile(r"(?:(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), )?\d\d? "
+                     r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} "
+                     r"\d\d:\d\d:\d\d (?:[+-]\d{4}|GMT|UT)</)*")
+_WEEKDAYS = tuple(f"{d}, " for d in "Mon Tue Wed Thu Fri Sat Sun".split())
+_DAY_T = {k: f"{d:02d}T" for d in range(1, 32) for k in (str(d), f"{d:02d}")}
+_W3CDTF = re.compile(r"(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:Z|[+-]\d\d:\d\d)</)*")
+_TO_UTC = methodcaller("astimezone", _UTC)
+
+
+def dates(column: Sequence[str], epoch_is_unknown: bool, odd: Odd) -> list[Any]:
+    """entry_date of each value of a column (all present): the usual shapes in bulk, ``odd``
+    for the others (and for a stretch where one is out of range, the epoch or year 1)."""
+    joined = "".join(column)
+    rfc = not joined[:1].isdigit()  # (the first value's shape is taken for the column's)
+    out: list[Any] = []
+    for ok, text in _pieces(joined, _RFC822 if rfc else _W3CDTF, "</"):
+        values = _iso_dates(text, rfc, epoch_is_unknown) if ok and text.isascii() else None
+        if values is None:
+            values = [odd(v + "</") for v in text.split("</")[:-1]]
+        out += values
+    return out
+
+
+def _iso_dates(text: str, rfc: bool, epoch_is_unknown: bool) -> list[datetime] | None:
+    n = text.count("</")
+    made = _rfc822_isos(text, n) if rfc else _w3cdtf_isos(text, n)
+    if made is None:
+        return None
+    isos, utc = made
+    try:
+        values = list(map(datetime.fromisoformat, isos))
+        if not utc:  # (a zero offset is read as timezone.utc already)
+            values = list(map(_TO_UTC, values))
+    except (ValueError, OverflowError):
+        return None
+    if min(values).year <= 1 or epoch_is_unknown and _EPOCH in values:
+        return None
+    return values
+
+
+def _rfc822_isos(text: str, n: int) -> tuple[list[str], bool] | None:
+    """The ``n`` values of ``text`` (of _RFC822's shape) as ISO 8601 strings, made in C: the
+    fields cut at the spaces and put in ISO's order by slices, the month's number and the
+    zone's offset looked up; and whether every offset is zero."""
+    commas = text.count(",")  # (a comma only ends a weekday)
+    if commas and commas != n:  # some with a weekday, some without
+        for weekday in _WEEKDAYS:
+            text = text.replace(weekday, "")
+        commas = 0
+    w = 6 if commas else 5  # [weekday,] day, month, year, clock, zone; ...; ""
+    fields = text.replace("</", " ").split(" ")
+    if len(fields) != w * n + 1:
+        return None
+    fields.pop()
+    k = w - 5  # the day's index
+    zone = fields[k + 4 :: w]
+    offsets = {z: ("+00:00" if z[0] not in "+-" else z[:3] + ":" + z[3:]) + "\0"
+               for z in set(zone)}
+    iso = [""] * (5 * n)
+    iso[0::5] = fields[k + 2 :: w]
+    try:
+        iso[1::5] = map(MONTH_DASHED.__getitem__, fields[k + 1 :: w])
+        iso[2::5] = map(_DAY_T.__getitem__, fields[k::w])  # (a day past 31: entry_date's)
+    except KeyError:
+        return None
+    iso[3::5] = fields[k + 3 :: w]
+    iso[4::5] = map(offsets.__getitem__, zone)
+    isos = "".join(iso).split("\0")
+    isos.pop()
+    return isos, set(offsets.values()) == {"+00:00\0"}
+
+
+def _w3cdtf_isos(text: str, n: int) -> tuple[list[str], bool]:
+    """The ``n`` values of ``text`` (of _W3CDTF's shape) as ISO 8601 strings, and whether
+    every offset is zero."""
+    isos = text.replace("Z</", "+00:00</").split("</")
+    isos.pop()
+    return isos, text.count("Z</") == n

@@ -1,0 +1,188 @@
+"""Following an index: each sitemap it lists is replaced by the records of that sitemap, read
+from a local file beside the index or fetched by its URL.
+
+Where a part is, and what happens when it cannot be read, depends on where the index came from:
+``LocalParts`` (a file: the part is a file beside it, and a missing one stops the run, since an
+update would otherwise drop its URLs) or ``RemoteParts`` (a URL: the part is fetched, on the
+index's host only, at most ``max_parts`` of them, and one that fails is reported and skipped).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Iterator
+from typing import Optional, Protocol
+
+from ..errors import InputError
+from ..files.previous import part_relpath
+from ..files.safety import leaves
+from ..model.batch import Batch
+from ..model.record import Record
+from ..model.report import Report
+from ..web.fetch import redact
+
+__all__ = ["DEFAULT_MAX_PARTS", "LocalParts", "NoParts", "Parts", "RemoteParts",
+           "follow_index_batches", "part_path"]
+
+DEFAULT_MAX_PARTS = 1000  # parts fetched by URL in one run (each is a request to the site)
+PartReader = Callable[[str], Iterable[Batch]]
+
+
+class Parts(Protocol):
+    """Where the sitemaps an index lists are, and how to read them."""
+
+    def locate(self, index: Record) -> str: ...
+
+    def read(self, where: str, index: Record) -> Iterable[Batch]: ...
+
+    def below(self, where: str) -> Parts: ...
+
+
+def part_path(index: Record, directory: str, base_prefix: Optional[str] = None) -> str:
+    """The local file of an index's <loc>: its path under ``base_prefix`` (the public URL of
+    the index's directory) when it lies there and that file exists, else its last path segment
+    beside the index (the index being read may not lie where --base-url points).
+
+    Percent-escapes are decoded; a name that would leave the directory ("..", an encoded "/")
+    is refused, since the index may come from anywhere, and so is a symbolic link that leads
+    out of it: in an in-place run the part read would then be replaced through the link.
+    """
+    candidates = [part_relpath(index.loc, base_prefix), part_relpath(index.loc, None)]
+    paths = [os.path.join(directory, *rel.split("/")) for rel in candidates if rel is not None]
+    if not paths:
+        raise InputError(index.source, index.line,
+                         f"{index.loc[:200]} names no file of this directory (`follow`)")
+    path = next((p for p in paths if os.path.isfile(p)), paths[0])
+    if os.path.lexists(path) and leaves(path, directory):
+        raise InputError(index.source, index.line,
+                         f"part {path} is a symbolic link out of {directory} (to "
+                         f"{os.path.realpath(path)}): refused, as a part is read and replaced "
+                         "in its index's directory; nothing was written")
+    return path
+
+
+class LocalParts:
+    """The parts of an index read from a file: files in its directory (see ``part_path``)."""
+
+    def __init__(self, directory: str, read_part: PartReader,
+                 base_prefix: Optional[str] = None) -> None:
+        self.directory = directory
+        self.read_part = read_part
+        self.base_prefix = base_prefix
+
+    def locate(self, index: Record) -> str:
+        path = part_path(index, self.directory, self.base_prefix)
+        if not os.path.isfile(path):
+            raise InputError(index.source, index.line,
+                             f"part {index.loc[:200]} is missing: no file {path}; nothing was "
+                             "written")
+        return path
+
+    def read(self, where: str, index: Record) -> Iterable[Batch]:
+        return self.read_part(where)
+
+    def below(self, where: str) -> LocalParts:
+        sub = os.path.dirname(where)
+        prefix = self.base_prefix
+        if prefix is not None and sub != self.directory:
+            prefix += os.path.relpath(sub, self.directory).replace(os.sep, "/") + "/"
+        return LocalParts(sub, self.read_part, prefix)
+
+
+class RemoteParts:
+    """The parts of an index fetched by URL: each by its <loc>, on the index's own host unless
+    ``same_host`` is off, at most ``max_parts`` in all; a part that cannot be fetched or read
+    is reported (``unreadable part``) and the others are still read."""
+
+    def __init__(self, index_url: str, read_part: PartReader, report: Report, *,
+                 same_host: bool = True, max_parts: int = DEFAULT_MAX_PARTS) -> None:
+        from urllib.parse import urlsplit  # (2 ms of start-up, with ipaddress)
+
+        try:
+            self.host = _host(urlsplit(index_url).netloc)
+        except ValueError:  # (the index's own fetch says what is wrong with it)
+            self.host = ""
+        self.read_part = read_part
+        self.report = report
+        self.same_host = same_host
+        self.left = [max_parts]  # shared with the indexes below this one
+
+    def locate(self, index: Record) -> str:
+        from urllib.parse import urlsplit
+
+        loc = index.loc.strip()
+        try:
+            parts = urlsplit(loc)
+        except ValueError as exc:  # (an unclosed "[" of an IPv6 address)
+            raise InputError(index.source, index.line,
+                             f"part {redact(loc)[:200]} is not a valid URL: {exc}") from None
+        if parts.scheme.lower() not in ("http", "https"):
+            raise InputError(index.source, index.line, f"part {redact(loc)[:200]} is not an "
+                             "http(s) URL")
+        if self.same_host and _host(parts.netloc) != self.host:
+            raise InputError(index.source, index.line,
+                             f"part {redact(loc)[:200]} is on another host than its index "
+                             f"({self.host}); `scope_check=False` to fetch it anyway")
+        return loc
+
+    def read(self, where: str, index: Record) -> Iterator[Batch]:
+        if self.left[0] <= 0:  # (counted here: a part listed again is not fetched again)
+            raise InputError(index.source, index.line,
+                             "the index lists more parts than one run fetches "
+                             f"({DEFAULT_MAX_PARTS:,})")
+        self.left[0] -= 1
+        try:
+            yield from self.read_part(where)
+        except InputError as exc:
+            self.report.skip("unreadable part", index.source, index.line,
+                             f"part {redact(where)[:200]}: {exc}")
+
+    def below(self, where: str) -> RemoteParts:
+        return self
+
+
+def _host(netloc: str) -> str:
+    """A URL's host[:port], without the user and password that messages never show."""
+    return netloc.rpartition("@")[2].lower()
+
+
+def follow_index_batches(batches: Iterable[Batch], parts: Parts, depth: int = 2,
+                         report: Optional[Report] = None,
+                         seen: Optional[set[str]] = None) -> Iterator[Batch]:
+    """Replace each sitemap of an index by the records of its part. A part may itself be an
+    index (ours are, past 50,000 parts), down to ``depth`` levels. Each part is read once
+    however often it is listed (an index naming one part 20,000 times would otherwise cost
+    20,000 reads); a repeat is a counted warning."""
+    seen = set() if seen is None else seen
+    for batch in batches:
+        if not batch.is_sitemap:
+            yield batch
+            continue
+        for record in batch.records():
+            if depth <= 0:
+                raise InputError(record.source, record.line,
+                                 "indexes nested deeper than two levels (`follow`)")
+            where = parts.locate(record)
+            if where in seen:
+                if report is not None:
+                    report.warn("repeated part", record.source, record.line,
+                                f"part {redact(where)[:200]} is listed again: read once",
+                                record.loc)
+                continue
+            seen.add(where)
+            yield from follow_index_batches(parts.read(where, record), parts.below(where),
+                                            depth - 1, report, seen)
+
+
+class NoParts:
+    """An index read from a stream: it has no directory to find its parts in."""
+
+    def locate(self, index: Record) -> str:
+        raise InputError(index.source, index.line,
+                         "`follow` needs the index as a file: its parts are read beside it")
+
+    def read(self, where: str, index: Record) -> Iterable[Batch]:
+        return ()
+
+    def below(self, where: str) -> NoParts:
+        return self

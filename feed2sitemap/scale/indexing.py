@@ -1,0 +1,329 @@
+"""The index step of a partitioned run: list the parts that partitions wrote (partition.py) in one
+sitemap index, through the same in-place machinery as the command (files/outputs.py).
+
+Parts are known from their manifests, or read again when there are none (their URL count, size
+and newest lastmod). A part already beside the index (a Spark job that wrote there) stays where
+it is; a part elsewhere (a staging directory) is moved into place, and left alone when its bytes
+are the ones already there. As in the command: the directory is locked for the run, a file of a
+part's name that the replaced index does not list is not ours to replace, the replaced index's
+parts that are no longer listed are removed, and a failed run changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from collections.abc import Iterable, Sequence
+from typing import IO, Any, Optional, Union
+
+from ..errors import InputError, LimitError, OptionError, OutputError
+from ..files.naming import ours_pattern, split_name
+from ..files.outputs import FileInfo, OutputSet
+from ..files.safety import same_file
+from ..files.split import DEFAULT_GZIP_LEVEL, write_indexes
+from ..model.limits import Profile, profile_of
+from ..model.options import Limits, WriteOptions
+from ..model.record import Lastmod, lastmod_key
+from ..model.report import Progress, Report
+from ..model.scope import scope_of
+from ..readers.detect import open_input, sniff
+from ..readers.sitemap import read_sitemap
+from ..run.converting import Summary
+from .partition import PartManifest
+
+__all__ = ["PartRef", "open_index_output", "open_regular", "read_manifest", "read_part",
+           "write_index", "write_index_to"]
+
+PartRef = Union[PartManifest, str, "os.PathLike[str]"]
+
+
+def read_manifest(path: str) -> list[PartManifest]:
+    """The manifests in a JSON Lines file (one ``PartManifest.as_dict`` object a line, or one
+    JSON list of them), each ``name`` made a path relative to the manifest's own directory."""
+    try:
+        with open_regular(path) as raw:
+            text = raw.read(64 << 20).decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(path, None, f"not UTF-8 text (byte {exc.start})") from None
+    rows: list[tuple[object, Optional[int]]] = []
+    line: Optional[int]
+    if text.lstrip().startswith("["):
+        rows = [(d, None) for d in _manifest_json(text, path, None)]
+    else:
+        for n, row in enumerate(text.splitlines(), 1):
+            if row.strip():
+                rows.append((_manifest_json(row, path, n), n))
+    here = os.path.dirname(os.path.abspath(path))
+    out = []
+    for data, line in rows:
+        m = PartManifest.from_dict(data, path, line)
+        out.append(PartManifest(os.path.join(here, m.name), m.urls, m.bytes, m.file_bytes,
+                                m.newest))
+    return out
+
+
+def _manifest_json(text: str, path: str, line: Optional[int]) -> Any:
+    """The JSON value of a manifest (or of one of its lines); an InputError for anything json
+    refuses, nesting too deep for it included (RecursionError: 100,000 "[" on a line)."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise InputError(path, line, "not a part manifest: JSON nested too deeply") from None
+    except ValueError as exc:
+        raise InputError(path, line, f"not a part manifest: {exc}") from None
+    if line is None and not isinstance(value, list):
+        raise InputError(path, None, "not a part manifest: not a JSON list")
+    return value
+
+
+def open_regular(path: str) -> IO[bytes]:
+    """``path`` opened for reading when it is a regular file; else an InputError saying what
+    it is. Opened without blocking and judged by the file opened: a FIFO would wait for a
+    writer forever, a directory is no manifest or part (issue 35, items 16 and 26)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except ValueError:  # a NUL in the name: no file can have it
+        raise InputError(path.replace("\0", "\\0"), None, "a file name cannot hold a NUL "
+                         "byte") from None
+    except FileNotFoundError:
+        raise InputError(path, None, "no such file") from None
+    except OSError as exc:
+        raise InputError(path, None, f"cannot open: {exc.strerror or exc}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise InputError(path, None, "is a directory, not a file" if stat.S_ISDIR(mode) else
+                         "is a FIFO (a named pipe), not a file: reading it would wait for a "
+                         "writer; refused" if stat.S_ISFIFO(mode) else
+                         "is not a regular file (a socket or a device); refused")
+    return os.fdopen(fd, "rb")
+
+
+def is_manifest(path: str) -> bool:
+    """Whether a file given to the index step is a manifest (JSON) rather than a part."""
+    try:
+        with open_regular(path) as f:
+            head = f.read(64).lstrip()
+    except InputError:
+        return False
+    return head[:1] in (b"{", b"[")
+
+
+class _Counting:
+    """A read-only stream that counts the bytes read through it."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self.stream = stream
+        self.count = 0
+
+    def read(self, n: int = -1) -> bytes:
+        data = self.stream.read(n)
+        self.count += len(data)
+        return data
+
+    def peek(self, n: int = 0) -> bytes:
+        """The stream's next bytes, not read (the sitemap reader looks for the XML
+        declaration's encoding this way: without it, expat met a UTF-7 part's own)."""
+        return self.stream.peek(n)  # type: ignore[attr-defined,no-any-return]
+
+
+def read_part(path: str, profile: Profile) -> PartManifest:
+    """A part's manifest, read from the part itself (streaming): its URLs counted, its
+    uncompressed size measured and its newest lastmod found; it must be an XML sitemap within
+    the profile's limits."""
+    report = Report()
+    urls = 0
+    newest: Optional[Lastmod] = None
+    try:
+        with open_regular(path) as raw:
+            stream, head = open_input(raw, path)
+            if not head or sniff(head, path) != "sitemap":
+                raise InputError(path, None, "not an XML sitemap: only sitemaps (<urlset>) can "
+                                             "be listed as parts")
+            counting = _Counting(stream)
+            for batch in read_sitemap(counting, path, report):  # type: ignore[arg-type]
+                if batch.is_sitemap:
+                    raise InputError(path, None, "is a sitemap index: only sitemaps (<urlset>) "
+                                                 "can be listed as parts")
+                urls += len(batch.locs)
+                for lm in batch.lastmods or ():
+                    if lm is not None and (newest is None
+                                           or lastmod_key(lm) > lastmod_key(newest)):
+                        newest = lm
+            size = counting.count
+            file_bytes = os.fstat(raw.fileno()).st_size
+    except OSError as exc:
+        raise InputError(path, None, f"cannot read: {exc.strerror or exc}") from None
+    if report.total_skipped or report.warnings:
+        raise InputError(path, None, "the part has invalid entries; check it with "
+                                     "feed2sitemap check")
+    return PartManifest(path, urls, size, file_bytes, newest)
+
+
+def _order(name: str, stem: str) -> tuple[int, ...]:
+    """Parts in the order of their numbers (partition, then K), whatever order they came in."""
+    return tuple(int(n) for n in re.findall(r"[0-9]+", name[len(stem):]))
+
+
+def write_index(parts: Iterable[PartRef], output: str, *, base_url: str,
+                directory: Optional[str] = None, limits: Limits = Limits(),
+                writing: WriteOptions = WriteOptions(), report: Optional[Report] = None,
+                progress: Optional[Progress] = None) -> Summary:
+    """Write the sitemap index at ``output`` listing ``parts`` (manifests, or paths of parts to
+    read), each as ``base_url`` joined with its file name; split into STEM-index-N files past
+    the profile's sitemaps per index, as the command does. Part names must be the output's own
+    (STEM-PARTITION-K.EXT or STEM-N.EXT, the output's extension): only those are ours to
+    replace and remove later. A manifest's bare name lies in ``directory`` (default: the
+    output's). Parts elsewhere than beside ``output`` are moved there. Returns the summary the
+    command gives; raises Feed2SitemapError subclasses, with nothing changed, on bad parts.
+    """
+    prof = profile_of(limits.profile)
+    check_index_writing(writing, output)
+    out = open_index_output(output, base_url, progress=progress, atomic=writing.atomic,
+                            lock_timeout=writing.lock_timeout)
+    try:
+        assert out.directory is not None
+        return write_index_to(out, parts, directory or out.directory, prof,
+                              report if report is not None else Report(), writing.gzip_level,
+                              base_url)
+    finally:
+        out.close()
+
+
+def check_index_writing(writing: WriteOptions, output: str) -> None:
+    """What of ``writing`` an index step takes: XML, gzipped as its name says (``.gz``), at
+    ``gzip_level``; atomic or not; ``lock_timeout``. Anything else is said, not ignored."""
+    if writing.to not in (None, "xml"):
+        raise OptionError(f"an index is written as XML, not {writing.to!r}", "to")
+    if writing.gzip is not None and writing.gzip != output.endswith(".gz"):
+        raise OptionError(f"{output}: the index's name says whether it is gzipped (.gz)", "gzip")
+    if writing.index != "auto":
+        raise OptionError("an index step always writes an index", "index")
+
+
+def open_index_output(output: str, base_url: str, *, progress: Optional[Progress] = None,
+                      atomic: bool = True, lock_timeout: float = 60.0) -> OutputSet:
+    """The output set of an index step: its directory locked, the replaced index read. A
+    distributed run takes it before its workers start, so that no other run writes there
+    meanwhile."""
+    try:
+        prefix = scope_of(base_url).prefix
+    except ValueError as exc:
+        raise OptionError(str(exc), "base_url") from None
+    if not output:
+        raise OptionError("the index step writes a file: give an output path")
+    return OutputSet(output, progress=progress, atomic=atomic, base_prefix=prefix,
+                     lock_timeout=lock_timeout)
+
+
+def write_index_to(out: OutputSet, parts: Iterable[PartRef], directory: str, prof: Profile,
+                   report: Report, gzip_level: Optional[int], base_url: str) -> Summary:
+    """``write_index`` into an output set already taken (``open_index_output``)."""
+    assert out.path is not None
+    name = os.path.basename(out.path)
+    stem, ext = split_name(name)
+    level = None
+    if ext.endswith(".gz"):
+        level = DEFAULT_GZIP_LEVEL if gzip_level is None else gzip_level
+        if not 0 <= level <= 9:
+            raise OptionError("must be between 0 and 9", "gzip_level")
+    try:
+        listed = _resolve(parts, directory, name, prof)
+        if not listed:
+            raise InputError(None, None, "no parts to list in an index (no URLs to write)")
+        listed.sort(key=lambda m: _order(os.path.basename(m.name), stem))
+        return _commit(listed, out, name, prof, report, level, base_url)
+    except OSError as exc:
+        raise OutputError(f"{out.display}: cannot write: {exc.strerror or exc}; nothing was "
+                          "replaced") from None
+    finally:
+        out.abort()
+
+
+def _resolve(parts: Iterable[PartRef], directory: str, name: str,
+             prof: Profile) -> list[PartManifest]:
+    """Every part as a manifest with its path, checked against its file and the limits."""
+    ours = ours_pattern(name)
+    stem = split_name(name)[0]
+    seen: dict[str, str] = {}
+    out = []
+    for ref in parts:
+        if isinstance(ref, PartManifest):
+            path = os.path.join(directory, ref.name)
+            m = PartManifest(path, ref.urls, ref.bytes, ref.file_bytes, ref.newest)
+            _check_file(m, prof)
+        else:
+            m = read_part(os.fspath(ref), prof)
+        base = os.path.basename(m.name)
+        if not ours.fullmatch(base) or base[len(stem):].startswith("-index"):
+            raise InputError(m.name, None, f"a part beside {name} must be named "
+                             f"{stem}-PARTITION-K{split_name(name)[1]} (the output's stem "
+                             "and extension): only such files are replaced and removed by "
+                             "later runs")
+        if base in seen:
+            raise InputError(m.name, None, f"two parts named {base} (the other is {seen[base]})")
+        seen[base] = m.name
+        if m.urls < 1 or m.urls > prof.max_urls or m.bytes > prof.max_bytes:
+            raise LimitError(f"{m.name}: {m.urls:,} URLs, {m.bytes:,} bytes: a part must hold "
+                             f"1 to {prof.max_urls:,} URLs in at most {prof.max_bytes:,} bytes "
+                             f"(profile {prof.name})")
+        out.append(m)
+    return out
+
+
+def _check_file(m: PartManifest, prof: Profile) -> None:
+    """The part a manifest describes, read: every number of the manifest must be the file's
+    own (the index lists its URLs and lastmod; a manifest is no proof of what a file holds)."""
+    try:
+        size = os.stat(m.name).st_size
+    except ValueError:
+        raise InputError(m.name.replace("\0", "\\0"), None, "the manifest lists it, but a "
+                         "file name cannot hold a NUL byte") from None
+    except OSError as exc:
+        raise InputError(m.name, None, f"the manifest lists it, but it cannot be read: "
+                         f"{exc.strerror}") from None
+    if size != m.file_bytes:
+        raise InputError(m.name, None, f"is {size:,} bytes, its manifest says {m.file_bytes:,}: "
+                         "it changed since it was written")
+    read = read_part(m.name, prof)
+    for what, found, said in (("URLs", read.urls, m.urls),
+                              ("uncompressed bytes", read.bytes, m.bytes)):
+        if found != said:
+            raise InputError(m.name, None, f"holds {found:,} {what}, its manifest says "
+                             f"{said:,}: it changed since it was written")
+    if (read.newest is None) != (m.newest is None) or (
+            read.newest is not None and m.newest is not None
+            and lastmod_key(read.newest) != lastmod_key(m.newest)):
+        raise InputError(m.name, None, "its newest lastmod is not the one its manifest says: "
+                         "it changed since it was written")
+
+
+def _commit(listed: Sequence[PartManifest], out: OutputSet, name: str, prof: Profile,
+            report: Report, level: Optional[int], base_url: str) -> Summary:
+    assert out.directory is not None
+    files: list[FileInfo] = []
+    names: list[str] = []
+    kept: list[str] = []
+    for m in listed:
+        base = os.path.basename(m.name)
+        if same_file(os.path.dirname(os.path.abspath(m.name)), out.directory):
+            info = FileInfo(m.name, unchanged=False)  # written in place by the job itself
+            kept.append(base)
+        else:
+            info = out.adopt(m.name)  # staged: moved into place on commit
+        info.count, info.size, info.newest = m.urls, m.bytes, m.newest
+        if level is not None:
+            info.compressed_size = m.file_bytes
+        files.append(info)
+        names.append(base)
+    indexes, all_names = write_indexes(files, name, prof, out, report, level, base_url, names)
+    every = files + indexes
+    moving = [(f, n) for f, n in zip(every, all_names, strict=True) if n not in kept]
+    out.commit([f for f, _ in moving], [n for _, n in moving], kept)
+    prev = out.previous
+    return Summary(files, indexes, out.removed, report, unchanged=out.unchanged,
+                   cleaned=out.cleaned, not_removed=out.not_removed,
+                   left=[p for p in (os.path.join(prev.directory, n) for n in prev.others)
+                         if os.path.isfile(p)])

@@ -1,0 +1,278 @@
+"""One partition of a distributed run (Dask, Spark, Beam): the command's rules, cut in two.
+
+A site of a billion URLs is not written by one process: an engine's map step applies the
+per-URL rules (``prepare``: normalise, length, scope) and gives each URL a partition
+(``partition_of``, a hash of the normalised URL, so every copy of a URL lands in one
+partition); the engine shuffles; each partition then merges its copies and writes its own parts
+(``write_partition``), with the exact limits of files/split.py, under names that depend on nothing
+but
+the partition and the part's number (STEM-PARTITION-K.EXT). The index step (indexing.py) lists
+them all. Nothing here depends on another partition, so partitions may run anywhere, in any
+order, and be retried.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, Optional, Union
+
+from ..errors import InputError, OptionError, OutputError
+from ..files.naming import partition_part_name, temp_prefix
+from ..files.outputs import FileInfo
+from ..files.safety import deferred_signals
+from ..files.split import write_records
+from ..model.batch import Batch, batched, unbatched
+from ..model.limits import profile_of
+from ..model.options import Defaults, Limits, WriteOptions
+from ..model.record import Lastmod, Record, format_lastmod, parse_lastmod
+from ..model.report import Report
+from ..model.scope import Scope, scope_of
+from ..pipeline.merging import DEFAULT_MEMORY_LIMIT, MergeCounts
+from ..pipeline.steps import (
+    apply_defaults,
+    check_fields,
+    check_length,
+    merge,
+    normalize,
+    within_scope,
+)
+from ..pipeline.steps import (
+    dedupe as keep_first,
+)
+from ..writers import URLSET
+
+__all__ = ["PartManifest", "partition_of", "prepare", "prepare_batches", "url_key",
+           "write_partition"]
+
+Items = Iterable[Union[Record, Batch]]
+
+
+def url_key(loc: str) -> int:
+    """A 64-bit hash of a normalised URL, the same on any machine and in any run (a keyed
+    hash, not Python's per-process ``hash``): what an engine shuffles by."""
+    digest = hashlib.blake2b(loc.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1  # fits a signed 64-bit column
+
+
+def partition_of(loc: str, partitions: int) -> int:
+    """The partition (0 … partitions-1) of a normalised URL: every copy of a URL gets the same
+    one, wherever and whenever it is computed."""
+    return url_key(loc) % partitions
+
+
+def _scope(base_url: Optional[str], scope_check: bool) -> Optional[Scope]:
+    if base_url is None:
+        if scope_check:
+            # the command takes the first URL's site; a partition cannot know which URL is first
+            raise OptionError("a partitioned run needs it for its scope check (or `scope_check` "
+                              "False)", parameter="base_url")
+        return None
+    try:
+        return scope_of(base_url)
+    except ValueError as exc:
+        raise OptionError(str(exc), parameter="base_url") from None
+
+
+def prepare_batches(batches: Iterable[Batch], report: Report, *, base_url: Optional[str],
+                    limits: Limits = Limits(), scope_check: bool = True) -> Iterator[Batch]:
+    """The command's per-URL rules, for a map step: normalise each loc (skipping invalid URLs),
+    skip those too long or too short for the profile, and with ``scope_check`` those outside
+    ``base_url``'s directory. Each skip is counted in ``report``. Pure: the output depends on
+    the records alone, so any worker may run it on any slice of the data."""
+    prof = profile_of(limits.profile)
+    scope = _scope(base_url, scope_check)
+    stream = normalize(batches, report)
+    stream = check_length(stream, prof.max_loc, report, prof.name, prof.min_loc)
+    if scope_check:
+        stream = within_scope(stream, report, scope)
+    return stream
+
+
+def prepare(records: Iterable[Record], report: Optional[Report] = None, *,
+            base_url: Optional[str], limits: Limits = Limits(),
+            scope_check: bool = True) -> Iterator[Record]:
+    """``prepare_batches`` for records (a Spark ``mapPartitions`` step, say)."""
+    return unbatched(prepare_batches(batched(records), report or Report(), base_url=base_url,
+                                     limits=limits, scope_check=scope_check))
+
+
+@dataclass(frozen=True)
+class PartManifest:
+    """One written part: what the index step needs without reading it again."""
+
+    name: str  # the file's name (STEM-PARTITION-K.EXT), or a path (then its last segment)
+    urls: int
+    bytes: int  # uncompressed UTF-8 bytes, as the limits count them
+    file_bytes: int  # on disk (gzip-compressed size for .gz parts)
+    newest: Optional[Lastmod] = None  # the newest lastmod of its URLs
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready form (one object per line of a manifest file)."""
+        return {"name": self.name, "urls": self.urls, "bytes": self.bytes,
+                "file_bytes": self.file_bytes,
+                "newest": None if self.newest is None else format_lastmod(self.newest)}
+
+    @classmethod
+    def from_dict(cls, data: Any, source: Optional[str] = None,
+                  line: Optional[int] = None) -> PartManifest:
+        """Read back ``as_dict``'s form; anything else is an InputError naming source:line."""
+        def bad(why: str) -> InputError:
+            return InputError(source, line, f"not a part manifest: {why}")
+
+        if not isinstance(data, dict):
+            raise bad("not a JSON object")
+        name = data.get("name")
+        if not isinstance(name, str) or not name or "\0" in name:  # (no file has a NUL)
+            raise bad('"name" must be a file name')
+        numbers = []
+        for key in ("urls", "bytes", "file_bytes"):
+            value = data.get(key)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise bad(f'"{key}" must be a whole number')
+            numbers.append(value)
+        newest = data.get("newest")
+        lastmod = None
+        if newest is not None:
+            try:
+                lastmod = parse_lastmod(newest) if isinstance(newest, str) else None
+            except ValueError as exc:
+                raise bad(f'"newest": {exc}') from None
+            if lastmod is None:
+                raise bad('"newest" must be a W3C datetime or null')
+        return cls(name, numbers[0], numbers[1], numbers[2], lastmod)
+
+
+def _batches(items: Items) -> Iterator[Batch]:
+    """Records or batches (or a mix) as batches."""
+    pending: list[Record] = []
+    for item in items:
+        if isinstance(item, Batch):
+            if pending:
+                yield from batched(pending)
+                pending = []
+            yield item
+        else:
+            pending.append(item)
+            if len(pending) >= 2048:
+                yield from batched(pending)
+                pending = []
+    if pending:
+        yield from batched(pending)
+
+
+def write_partition(items: Items, directory: str, stem: str, partition: int, *,
+                    writing: WriteOptions = WriteOptions(), limits: Limits = Limits(),
+                    defaults: Defaults = Defaults(), dedupe_mode: str = "merge",
+                    report: Optional[Report] = None, counts: Optional[MergeCounts] = None,
+                    memory_limit: int = DEFAULT_MEMORY_LIMIT) -> list[PartManifest]:
+    """Write one partition's records (or batches) as sitemaps STEM-PARTITION-K.xml[.gz] in
+    ``directory``, K = 1, 2, …, each within ``limits``; return a manifest per file. The
+    option groups are ``convert``'s: of ``writing``, ``gzip`` and ``gzip_level`` (the format is
+    XML; atomicity and locking are the index step's, ``write_index``).
+
+    Records should come from ``prepare`` (locations are normalised again, which costs little
+    on clean ones, and checked for length; scope is ``prepare``'s business). Copies of a URL are
+    folded as the command does: ``dedupe_mode`` "merge" (newest lastmod wins, ``counts`` filled),
+    "first" (later copies skipped and counted in ``report``) or "none". The first copy keeps
+    its place, so give the records in a deterministic order for byte-identical reruns.
+    ``defaults`` fill fields no copy gave. Each file is written to a temporary beside its
+    final name and renamed when complete, so a killed task leaves no partial part;
+    a rerun of the partition (a retried task) writes the same names with the same bytes.
+    An empty partition writes nothing and returns [].
+    """
+    if partition < 0:
+        raise OptionError("must be 0 or more", parameter="partition")
+    check_dedupe_mode(dedupe_mode)
+    if writing.to not in (None, "xml"):
+        raise OptionError(f"a partition is written as XML, not {writing.to!r}", "to")
+    _check_stem(stem)
+    if not os.path.isdir(directory):
+        raise OutputError(f"{directory}: cannot write parts: not a directory")
+    prof = profile_of(limits.profile, limits.max_urls, limits.max_bytes)
+    report = report if report is not None else Report()
+    gzip = bool(writing.gzip)
+    name = stem + URLSET.extension + (".gz" if gzip else "")
+    # what is given is checked, as write's (issue 33, item 6): prepare's output or not
+    stream = check_length(normalize(check_fields(_batches(items), report), report),
+                          prof.max_loc, report, prof.name, prof.min_loc)
+    if dedupe_mode == "merge":
+        stream = merge(stream, counts, memory_limit=memory_limit)
+    elif dedupe_mode == "first":
+        stream = keep_first(stream, report)
+    stream = apply_defaults(stream, defaults.changefreq, defaults.priority)
+    temps: list[str] = []
+
+    def open_part(k: int) -> tuple[Any, FileInfo]:
+        final = partition_part_name(name, partition, k)
+        with deferred_signals():  # made and listed at once (issue 35, item 21)
+            fd, temp = _mkstemp(directory, final)
+            temps.append(temp)
+        return os.fdopen(fd, "wb"), FileInfo(os.path.join(directory, final))
+
+    try:
+        files = write_records(stream, URLSET, prof, open_part,
+                              (6 if writing.gzip_level is None else writing.gzip_level)
+                              if gzip else None,
+                              report)
+        manifests = []
+        for info, temp in zip(files, temps, strict=True):
+            assert info.path is not None
+            os.chmod(temp, _new_mode())
+            os.replace(temp, info.path)
+            manifests.append(PartManifest(
+                os.path.basename(info.path), info.count, info.size,
+                info.compressed_size if info.compressed_size is not None else info.size,
+                info.newest))
+        temps.clear()
+        return manifests
+    except OSError as exc:
+        raise OutputError(f"{directory}: cannot write partition {partition}: "
+                          f"{exc.strerror or exc}") from None
+    finally:
+        with deferred_signals():  # (a signal now would leave the rest of them behind)
+            for temp in temps:
+                with contextlib.suppress(OSError):
+                    os.unlink(temp)
+
+
+def check_dedupe_mode(mode: str) -> None:
+    """A partition's copies are merged, kept first or kept all: "auto" is the command's
+    choice by the number of inputs, which a partition does not know."""
+    if mode not in ("merge", "first", "none"):
+        raise OptionError(f"unknown dedupe mode {mode!r}; choose merge, first or none",
+                          parameter="dedupe_mode")
+
+
+def _check_stem(stem: Any) -> None:
+    """OptionError unless ``stem`` can begin a file's name in the directory: a string, not
+    empty, "." or "..", with no path separator and no NUL (which os.open refuses with a bare
+    ValueError) or other control character (issue 35, item 16)."""
+    if not isinstance(stem, str) or stem in ("", ".", "..") or "/" in stem or \
+            os.sep in stem or (os.altsep is not None and os.altsep in stem) or \
+            any(ord(c) < 32 or ord(c) == 127 for c in stem):
+        raise OptionError(f"must be a file name without its extension, not {stem!r}",
+                          parameter="stem")
+
+
+def _mkstemp(directory: str, final: str) -> tuple[int, str]:
+    return tempfile.mkstemp(prefix=temp_prefix(final), suffix=".tmp", dir=directory)
+
+
+def _umask_mode() -> int:
+    # read once, at import: os.umask can only be read by setting it, which races with other
+    # threads of a worker creating files
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+_MODE = _umask_mode()
+
+
+def _new_mode() -> int:
+    return _MODE

@@ -1,0 +1,156 @@
+"""Telling search engines which pages changed: the IndexNow protocol (indexnow.org).
+
+One JSON POST per host and per 10,000 URLs: ``host``, ``key``, optional ``keyLocation`` and
+``urlList``. The engine checks the key against a text file on the site (``/KEY.txt``, or
+``keyLocation``). Answers: 200 and 202 accepted; 400 bad request; 403 key not valid (its file
+not found on the site); 422 URLs not on the key's host; 429 too many requests, retried after a
+pause a bounded number of times. The key is never shown in full.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Optional
+from urllib.parse import urlsplit
+
+from ..errors import IndexNowError, OptionError
+from ..model.limits import DEFAULT_ENDPOINT
+from ..model.report import Submitted
+from ..model.urls import request_url
+
+__all__ = ["IndexNow", "IndexNowError", "check_key", "mask"]
+
+
+MAX_URLS = 10_000  # per request, the protocol's limit
+RETRIES = 3  # after a 429
+_KEY = re.compile(r"[A-Za-z0-9-]{8,128}")
+_WHY = {
+    400: "bad request (the engine could not read it)",
+    403: "the key is not valid: its key file was not found on the site",
+    422: "the URLs are not on the key's host, or the key does not match its file",
+    429: "too many requests",
+}
+
+
+def check_key(key: str) -> str:
+    if not _KEY.fullmatch(key):
+        raise OptionError("the IndexNow key must be 8 to 128 characters of a-z, A-Z, 0-9 and "
+                          "'-'")
+    return key
+
+
+def mask(key: str) -> str:
+    return key[:4] + "…" if len(key) > 4 else "…"
+
+
+@dataclass
+class IndexNow:
+    key: str
+    endpoint: str = DEFAULT_ENDPOINT
+    key_location: Optional[str] = None
+    timeout: float = 30.0
+    sleep: Callable[[float], None] = time.sleep
+
+    def __post_init__(self) -> None:
+        check_key(self.key)
+        try:  # what http.client would refuse with a traceback (issue 35, item 5)
+            parts = urlsplit(self.endpoint)
+        except ValueError as exc:
+            raise OptionError(f"the IndexNow endpoint cannot take a request: {exc}") from None
+        if parts.scheme not in ("http", "https"):
+            raise OptionError("the IndexNow endpoint must be an http(s) URL")
+        if "@" in parts.netloc:  # (it would be shown in every message)
+            raise OptionError("the IndexNow endpoint must not hold a user or a password")
+        try:
+            self.endpoint = request_url(self.endpoint)
+        except ValueError as exc:
+            raise OptionError(f"the IndexNow endpoint cannot take a request: {exc}") from None
+
+    def bodies(self, urls: Iterable[str]) -> Iterator[dict[str, object]]:
+        """The requests to send: URLs grouped by host (in first-seen order), 10,000 a request."""
+        by_host: dict[str, list[str]] = {}
+        for url in urls:
+            host = urlsplit(url).hostname or ""
+            batch = by_host.setdefault(host, [])
+            batch.append(url)
+            if len(batch) == MAX_URLS:
+                yield self._body(host, by_host.pop(host))
+        for host, batch in by_host.items():
+            yield self._body(host, batch)
+
+    def _body(self, host: str, urls: list[str]) -> dict[str, object]:
+        body: dict[str, object] = {"host": host, "key": self.key}
+        if self.key_location:
+            body["keyLocation"] = self.key_location
+        body["urlList"] = urls
+        return body
+
+    def submit(self, urls: Iterable[str], dry_run: bool = False) -> Submitted:
+        done = Submitted()
+        pending = iter(self.bodies(urls))
+        for body in pending:
+            if dry_run:
+                done.bodies.append(dict(body, key=mask(self.key)))
+            else:
+                try:
+                    self._post(body)
+                except IndexNowError as exc:
+                    raise self._not_submitted(exc, body, pending) from None
+            done.requests += 1
+            done.urls += len(body["urlList"])  # type: ignore[arg-type]
+        return done
+
+    def _post(self, body: dict[str, object]) -> None:
+        import http.client  # (imported by the runs that submit only: 50 ms)
+        import urllib.error
+        import urllib.request
+
+        data = json.dumps(body).encode("utf-8")
+        for attempt in range(RETRIES + 1):
+            request = urllib.request.Request(
+                self.endpoint, data=data, method="POST",
+                headers={"Content-Type": "application/json; charset=utf-8",
+                         "User-Agent": _user_agent()})
+            try:
+                with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                    if response.status in (200, 202):
+                        return
+                    raise IndexNowError(f"IndexNow: {self.endpoint} answered HTTP "
+                                        f"{response.status}")
+            except urllib.error.HTTPError as exc:
+                exc.close()
+                if exc.code == 429 and attempt < RETRIES:
+                    self.sleep(_pause(exc.headers.get("Retry-After"), attempt))
+                    continue
+                why = _WHY.get(exc.code, exc.reason)
+                raise IndexNowError(f"IndexNow: {self.endpoint} answered HTTP {exc.code}: {why}"
+                                    ) from None
+            except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
+                reason = getattr(exc, "reason", exc)  # (a malformed answer too: issue 35, item 4)
+                raise IndexNowError(f"IndexNow: cannot reach {self.endpoint}: {reason}"
+                                    ) from None
+
+    def _not_submitted(self, exc: IndexNowError, body: dict[str, object],
+                       rest: Iterator[dict[str, object]]) -> IndexNowError:
+        first: list[str] = body["urlList"]  # type: ignore[assignment]
+        left = len(first) + sum(len(b["urlList"]) for b in rest)  # type: ignore[arg-type, misc]
+        shown = ", ".join(first[:5]) + (f" (+{left - 5:,} more)" if left > 5 else "")
+        return IndexNowError(f"{exc} (key {mask(self.key)}); {left:,} URLs were not "
+                             f"submitted: {shown}. The sitemap files are written.")
+
+
+def _pause(retry_after: Optional[str], attempt: int) -> float:
+    """Retry-After in seconds when the engine gives it (at most a minute), else 1, 2, 4 s."""
+    if retry_after is not None and retry_after.strip().isdigit():
+        return min(float(retry_after.strip()), 60.0)
+    return float(2 ** attempt)
+
+
+def _user_agent() -> str:
+    from .fetch import user_agent
+
+    return user_agent()
