@@ -45,14 +45,15 @@ except ImportError as exc:  # the optional extra is not installed
 
 from .errors import OptionError, OutputError
 from .files.naming import split_name
+from .files.split import DEFAULT_GZIP_LEVEL
 from .model.batch import Batch
 from .model.limits import profile_of
 from .model.options import Defaults, Limits, WriteOptions
 from .model.record import CHANGEFREQS
 from .model.report import Report
+from .model.scope import base_of
 from .pipeline.merging import DEFAULT_MEMORY_LIMIT, MergeCounts
 from .run.converting import Summary
-from .run.writing import base_of
 from .scale.indexing import check_index_writing, open_index_output, write_index_to
 from .scale.partition import PartManifest, check_dedupe_mode, prepare_batches, write_partition
 from .scale.rows import partition_batch
@@ -239,7 +240,7 @@ def to_sitemaps(data: Any, output: Union[str, os.PathLike[str]], *, base_url: st
         raise OptionError(f"{output}: must be an XML sitemap index, named .xml or .xml.gz",
                           parameter="output")
     check_index_writing(writing, output)
-    level = 6 if writing.gzip_level is None else writing.gzip_level
+    level = DEFAULT_GZIP_LEVEL if writing.gzip_level is None else writing.gzip_level
     report = report if report is not None else Report(strict=strict)
     inputs = data.to_delayed()
     n_out = len(inputs) if partitions is None else partitions

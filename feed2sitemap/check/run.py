@@ -16,7 +16,7 @@ from typing import IO, Union
 
 from ..errors import InputError, OptionError
 from ..files.naming import url_segment
-from ..model.limits import Profile, get_profile
+from ..model.limits import Profile, profile_of
 from ..model.report import MESSAGES_PER_KIND
 from ..model.scope import Scope, scope_of
 from ..readers.detect import open_input, sniff
@@ -55,10 +55,7 @@ def iter_check(source: Source, *, profile: str | Profile = "sitemaps", base_url:
     last (as the command does).
     """
     own_run = stats is None
-    try:  # a name or a Profile, as ``Limits.profile`` takes it (issue 33, item 6)
-        prof = profile if isinstance(profile, Profile) else get_profile(profile)
-    except ValueError as exc:
-        raise OptionError(str(exc), "profile") from None
+    prof = profile_of(profile)  # a name or a Profile, as ``Limits.profile`` takes it
     try:
         scope = scope_of(base_url) if base_url is not None else None
     except ValueError as exc:

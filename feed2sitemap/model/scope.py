@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
+from ..errors import OptionError
 from .urls import normalize_url
 
-__all__ = ["Scope", "base_directory", "scope_of"]
+__all__ = ["Scope", "base_directory", "base_of", "scope_of"]
 
 
 class Scope(NamedTuple):
@@ -53,3 +54,16 @@ def scope_of(url: str, *, directory: bool = True) -> Scope:
     if not directory:
         return Scope(origin + "/", origin)
     return Scope(base_directory(norm)[0], origin)
+
+
+def base_of(base_url: object) -> tuple[str, Scope, Optional[str]]:
+    """`base_url` as the directory it names, that scope, and a note when it was read as other
+    than written (``/blog`` is the directory ``/blog/``, ``/blog/sitemap.xml`` a file in it);
+    OptionError when it is no http(s) URL: the one check of every entry point taking it."""
+    try:
+        if not isinstance(base_url, str):
+            raise ValueError(f"must be an http(s) URL (a str), not {type(base_url).__name__}")
+        directory, note = base_directory(base_url)
+        return directory, scope_of(directory), note
+    except ValueError as exc:
+        raise OptionError(str(exc), "base_url") from None

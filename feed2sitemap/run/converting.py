@@ -24,7 +24,7 @@ from ..model.batch import Batch
 from ..model.limits import Profile, profile_of
 from ..model.options import Channel, Defaults, Limits, NewsSitemap, ReadOptions, WriteOptions
 from ..model.report import Progress, Report
-from ..model.scope import Scope
+from ..model.scope import Scope, base_of
 from ..model.urls import normalize_url
 from ..pipeline.merging import MergeCounts
 from ..pipeline.steps import (
@@ -42,7 +42,6 @@ from .writing import (
     Destination,
     Settings,
     Summary,
-    base_of,
     dest_path,
     open_output,
     output_format,
@@ -219,7 +218,7 @@ def _input_url(input_url: Optional[str]) -> Optional[str]:
 
 
 def _base(base_url: str, report: Report) -> tuple[str, Scope]:
-    """`base_url` as the directory it names (writing.base_of), and that scope."""
+    """`base_url` as the directory it names (model/scope.py's base_of), and that scope."""
     directory, scope, note = base_of(base_url)
     if note is not None:
         report.note(note)

@@ -18,6 +18,7 @@ from ..model.batch import Batch, unbatched
 from ..model.options import NewsSitemap, ReadOptions, check_format
 from ..model.record import Record
 from ..model.report import Report
+from ..model.scope import base_of
 from ..readers import WHOLE_READERS, reader, whole_reader
 from ..readers.detect import open_input, sniff
 from ..readers.feed.reader import read_feed
@@ -95,12 +96,10 @@ def read_batches(source: Source, reading: ReadOptions = ReadOptions(), *,
     if not reading.follow:
         return _batches(source, reading.from_format, report, doc_url, reading.max_feed_bytes,
                         name, web)
-    path = (os.fspath(source) if isinstance(source, (str, os.PathLike))
-            and not is_url(source) else None)
-    scope = None if base_url is None else base_url[: base_url.rfind("/") + 1]
+    scope = None if base_url is None else base_of(base_url)[1].prefix  # (as convert reads it)
     reader = Reading(OutputSet(None, io.BytesIO()), reading.from_format, report, doc_url,
                      reading.max_feed_bytes, True, scope, web, scope_check=False)
-    return reader.one(source if path is None else path)
+    return reader.one(source)
 
 
 def _batches(source: Source, from_format: str, report: Report, base_url: Optional[str],

@@ -20,7 +20,7 @@ from ..model.limits import Profile, output_profile, profile_of
 from ..model.options import Channel, Limits, WriteOptions
 from ..model.record import Record
 from ..model.report import Progress, Report, Submitted
-from ..model.scope import Scope, base_directory, scope_of
+from ..model.scope import base_of, scope_of
 from ..model.urls import normalize_url
 from ..pipeline.merging import (
     MergeCounts,  # (a Summary field: its type resolves, typing.get_type_hints)
@@ -130,19 +130,6 @@ def _site_url(site_url: Optional[str], base_url: Optional[str], first_loc: str) 
             first_loc, directory=False).prefix
     except ValueError as exc:
         raise OptionError(str(exc), "site_url") from None
-
-
-def base_of(base_url: object) -> tuple[str, Scope, Optional[str]]:
-    """`base_url` as the directory it names, that scope, and a note when it was read as other
-    than written (``/blog`` is the directory ``/blog/``, ``/blog/sitemap.xml`` a file in it);
-    OptionError when it is no http(s) URL: the one check of every entry point taking it."""
-    try:
-        if not isinstance(base_url, str):
-            raise ValueError(f"must be an http(s) URL (a str), not {type(base_url).__name__}")
-        directory, note = base_directory(base_url)
-        return directory, scope_of(directory), note
-    except ValueError as exc:
-        raise OptionError(str(exc), "base_url") from None
 
 
 def write(records: Iterable[Record], output: Destination, *, base_url: Optional[str] = None,

@@ -25,7 +25,7 @@ from ..errors import InputError, OptionError, OutputError
 from ..files.naming import partition_part_name, temp_prefix
 from ..files.outputs import FileInfo
 from ..files.safety import deferred_signals
-from ..files.split import write_records
+from ..files.split import DEFAULT_GZIP_LEVEL, write_records
 from ..model.batch import Batch, batched, unbatched
 from ..model.limits import profile_of
 from ..model.options import Defaults, Limits, WriteOptions
@@ -196,6 +196,8 @@ def write_partition(items: Items, directory: str, stem: str, partition: int, *,
     prof = profile_of(limits.profile, limits.max_urls, limits.max_bytes)
     report = report if report is not None else Report()
     gzip = bool(writing.gzip)
+    level = None if not gzip else (
+        DEFAULT_GZIP_LEVEL if writing.gzip_level is None else writing.gzip_level)
     name = stem + URLSET.extension + (".gz" if gzip else "")
     # what is given is checked, as write's (issue 33, item 6): prepare's output or not
     stream = check_length(normalize(check_fields(_batches(items), report), report),
@@ -215,10 +217,7 @@ def write_partition(items: Items, directory: str, stem: str, partition: int, *,
         return os.fdopen(fd, "wb"), FileInfo(os.path.join(directory, final))
 
     try:
-        files = write_records(stream, URLSET, prof, open_part,
-                              (6 if writing.gzip_level is None else writing.gzip_level)
-                              if gzip else None,
-                              report)
+        files = write_records(stream, URLSET, prof, open_part, level, report)
         manifests = []
         for info, temp in zip(files, temps, strict=True):
             assert info.path is not None
