@@ -4,6 +4,7 @@ with gates for CI."""
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from typing import Any, Optional
 
@@ -58,7 +59,7 @@ def diff_command(old: str, new: str, follow: bool, fmt: str, show: int,
     if old == "-" and new == "-":
         raise click.UsageError("stdin (-) can be read only once")
     report = Report(on_message=None if quiet else say)
-    sources = [click.get_binary_stream("stdin") if s == "-" else s for s in (old, new)]
+    sources = [sys.stdin.buffer if s == "-" else s for s in (old, new)]
     result = diff(sources[0], sources[1], reading=ReadOptions(follow=follow), report=report,
                   show=show, old_name="<stdin>" if old == "-" else old,
                   new_name="<stdin>" if new == "-" else new)
