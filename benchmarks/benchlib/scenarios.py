@@ -10,6 +10,7 @@ from .datasets import Data
 from .extbench import ext_scenario
 from .merging import merge_scenarios
 from .peers import NODE_MODULES, peers_note, read_sides, write_sides
+from .removals import removal_scenarios
 from .running import Runner, Scenario, Side
 from .words import BASE_URL, SITEMAP_PARTS
 from .yardsticks import missing_note, yardstick_sides
@@ -97,6 +98,7 @@ def build_scenarios(cmd: list[str], fpy: str, d: Data, out: Path, r: Runner,
                            quick=d.n_sitemap == QUICK["sitemap_urls"]))
     sc += check_scenarios(cmd, d, out, r, yardstick)
     sc.extend(merge_scenarios(cmd, fpy, d, out, r, big))  # (merging.py: the merge rows)
+    sc.extend(removal_scenarios(cmd, fpy, d, out, r))  # (removals.py: prune and diff)
     return sc
 
 

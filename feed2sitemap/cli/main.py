@@ -234,7 +234,7 @@ def __getattr__(name: str) -> Any:
 
 def main(argv: Optional[list[str]] = None) -> None:
     """Entry point: `feed2sitemap check ...` validates, `feed2sitemap index ...` lists a
-    partitioned job's parts; anything else converts."""
+    partitioned job's parts, `feed2sitemap diff ...` compares; anything else converts."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["check"]:  # a file named "check" is converted as ./check
         from .check import run_check  # (a conversion does not import check's command)
@@ -246,5 +246,9 @@ def main(argv: Optional[list[str]] = None) -> None:
         from .index import main as index_main  # only this command needs it
 
         index_main(args[1:])
+    elif args[:1] == ["diff"]:  # likewise "diff": ./diff
+        from .diff import run_diff
+
+        run_diff(args[1:])
     else:
         convert_command.main(args, prog_name=PROG)

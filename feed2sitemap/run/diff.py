@@ -11,13 +11,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
+from itertools import islice
 from typing import Optional
 
 from ..model.batch import Batch
-from ..model.extensions import Extensions
 from ..model.lastmods import lastmod_key
 from ..model.options import ReadOptions
+from ..model.record import Lastmod
 from ..model.report import Report
 from ..pipeline.steps import normalize
 from .reading import Source, Web, read_batches
@@ -53,32 +54,28 @@ class Diff:
         """URLs that differ in any way: added, removed, lastmod moved or extensions changed."""
         return sum(self.counts[k] for k in KINDS)
 
-    def _note(self, kind: str, url: str, file: str, show: int) -> None:
-        self.counts[kind] += 1
-        self.per_file.setdefault(file, Counter())[kind] += 1
-        if len(self.examples[kind]) < show:
-            self.examples[kind].append(url)
 
 
-_Key = Optional[datetime]
 _NEW = (None, 0, -1)  # (a URL not in OLD)
+_OLDEST = datetime.min.replace(tzinfo=timezone.utc)  # no lastmod: older than any
+
+
+def _key(lastmod: Optional[Lastmod]) -> datetime:
+    return _OLDEST if lastmod is None else lastmod_key(lastmod)
 
 
 def _batches(source: Source, side: Side, reading: ReadOptions, report: Report,
-             web: Web) -> Iterator[Batch]:
+             web: Web) -> Iterator[tuple[Batch, Sequence[Optional[Lastmod]], Sequence[int]]]:
+    """Each batch read and normalised, with its lastmods and a hash of each row's extensions
+    (0: none)."""
     for batch in normalize(read_batches(source, reading, report=report, name=side.name,
                                         web=web), report):
         side.urls += len(batch.locs)
-        if batch.source not in side.files:
+        if (batch.source or side.name) not in side.files:
             side.files.append(batch.source or side.name)
-        yield batch
-
-
-def _columns(batch: Batch) -> Iterator[tuple[str, _Key, int]]:
-    lastmods = batch.lastmods or [None] * len(batch.locs)
-    exts: Sequence[Optional[Extensions]] = batch.extensions or [None] * len(batch.locs)
-    for loc, lastmod, ext in zip(batch.locs, lastmods, exts, strict=True):
-        yield loc, None if lastmod is None else lastmod_key(lastmod), hash(ext) if ext else 0
+        n = len(batch.locs)
+        exts = [hash(e) if e else 0 for e in batch.extensions] if batch.extensions else [0] * n
+        yield batch, batch.lastmods or [None] * n, exts
 
 
 def diff(old: Source, new: Source, *, reading: ReadOptions = ReadOptions(),
@@ -86,34 +83,53 @@ def diff(old: Source, new: Source, *, reading: ReadOptions = ReadOptions(),
          old_name: Optional[str] = None, new_name: Optional[str] = None) -> Diff:
     """Compare ``old`` with ``new`` (paths, http(s) URLs or binary streams, read as ``read``
     reads them: ``reading.follow`` reads an index's parts). URLs are compared normalised;
-    a URL listed twice on one side counts once (its last copy)."""
+    a URL listed twice on one side counts once (OLD: its last copy; NEW: its first)."""
     report = report if report is not None else Report()
     result = Diff(Side(old_name or str(old)), Side(new_name or str(new)))
-    earlier: dict[str, Optional[tuple[_Key, int, int]]] = {}  # None: seen in NEW
+    earlier: dict[str, Optional[tuple[Optional[Lastmod], int, int]]] = {}  # None: seen in NEW
     files = result.old.files
-    for batch in _batches(old, result.old, reading, report, web):
+    for batch, lastmods, exts in _batches(old, result.old, reading, report, web):
         index = files.index(batch.source or result.old.name)
-        for loc, key, ext in _columns(batch):
-            earlier[loc] = (key, ext, index)
-    for batch in _batches(new, result.new, reading, report, web):
-        file = batch.source or result.new.name
-        for loc, key, ext in _columns(batch):
-            was = earlier.get(loc, _NEW)
-            earlier[loc] = None
-            if was is None:  # a second copy in NEW
-                continue
-            if was is _NEW:
-                result._note("added", loc, file, show)
-                continue
-            old_key, old_ext, _ = was
-            if key != old_key:
-                newer = old_key is None or (key is not None and key > old_key)
-                result._note("newer" if newer else "older", loc, file, show)
-            elif ext != old_ext:
-                result._note("extensions", loc, file, show)
-            else:
-                result.unchanged += 1
-    for loc, left in earlier.items():
-        if left is not None:
-            result._note("removed", loc, files[left[2]], show)
+        earlier.update(zip(batch.locs, zip(lastmods, exts, [index] * len(exts), strict=True),
+                           strict=True))
+    for batch, lastmods, exts in _batches(new, result.new, reading, report, web):
+        found = _compare(batch.locs, lastmods, exts, earlier, result, show)
+        if found:
+            result.per_file.setdefault(batch.source or result.new.name, Counter()).update(found)
+    removed = Counter(left[2] for left in earlier.values() if left is not None)
+    for index, n in removed.items():
+        result.counts["removed"] += n
+        result.per_file.setdefault(files[index], Counter())["removed"] += n
+    if show:
+        result.examples["removed"] = list(islice(
+            (loc for loc, left in earlier.items() if left is not None), show))
     return result
+
+
+def _compare(locs: Sequence[str], lastmods: Sequence[Optional[Lastmod]], exts: Sequence[int],
+             earlier: dict[str, Optional[tuple[Optional[Lastmod], int, int]]], result: Diff,
+             show: int) -> Counter[str]:
+    """One batch of NEW against OLD: the kinds found, counted (and the first ``show`` of each
+    kind kept); each URL marked seen."""
+    found: Counter[str] = Counter()
+    examples = result.examples
+    get = earlier.get
+    for loc, lastmod, ext in zip(locs, lastmods, exts, strict=True):
+        was = get(loc, _NEW)
+        earlier[loc] = None
+        if was is None:  # a second copy in NEW
+            continue
+        if was is _NEW:
+            kind = "added"
+        elif lastmod != was[0] and _key(lastmod) != _key(was[0]):
+            kind = "newer" if _key(lastmod) > _key(was[0]) else "older"
+        elif ext != was[1]:
+            kind = "extensions"
+        else:
+            result.unchanged += 1
+            continue
+        found[kind] += 1
+        if len(examples[kind]) < show:
+            examples[kind].append(loc)
+    result.counts.update(found)
+    return found
