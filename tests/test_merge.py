@@ -181,7 +181,7 @@ def test_update_in_place_is_idempotent_and_counts(tmp_path: Path) -> None:
     (tmp_path / "feed.xml").write_text(FEED)
     first = run("sitemap.xml", "feed.xml", "-o", "sitemap.xml", cwd=tmp_path)
     assert first.returncode == 0, first.stderr
-    assert "merged: 1 URL added, 1 updated, compared with sitemap.xml" in first.stderr
+    assert "merged: 1 URL added, 1 updated, 0 removed, compared with sitemap.xml" in first.stderr
     after_first = (tmp_path / "sitemap.xml").read_text()
     assert after_first == SITEMAP.replace(
         "<lastmod>2024-01-01</lastmod>", "<lastmod>2024-02-05T12:00:00+00:00</lastmod>"
@@ -189,7 +189,7 @@ def test_update_in_place_is_idempotent_and_counts(tmp_path: Path) -> None:
               "<lastmod>2024-02-06T12:00:00+00:00</lastmod></url>\n</urlset>")
     second = run("sitemap.xml", "feed.xml", "-o", "sitemap.xml", cwd=tmp_path)
     assert second.returncode == 0, second.stderr
-    assert "merged: 0 URLs added, 0 updated, compared with sitemap.xml" in second.stderr
+    assert "merged: 0 URLs added, 0 updated, 0 removed, compared with sitemap.xml" in second.stderr
     assert (tmp_path / "sitemap.xml").read_text() == after_first
     assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
 
@@ -242,7 +242,7 @@ def test_follow_updates_a_split_set_in_place(tmp_path: Path) -> None:
             "--base-url", "https://example.com/")
     done = run(*args, cwd=site)
     assert done.returncode == 0, done.stderr
-    assert "merged: 1 URL added, 1 updated, compared with sitemap.xml" in done.stderr
+    assert "merged: 1 URL added, 1 updated, 0 removed, compared with sitemap.xml" in done.stderr
     assert "https://example.com/new.html" in (site / "sitemap-2.xml").read_text()
     locs = run("sitemap.xml", "--follow", "-t", "text", cwd=site).stdout.splitlines()
     assert locs == [U, U + "old.html", U + "edited.html", U + "new.html"]

@@ -19,6 +19,7 @@ from ..model.report import Progress, Report
 if TYPE_CHECKING:  # (annotations only: a run imports what it uses, when it uses it)
     from ..files.outputs import FileInfo
     from ..pipeline.merging import MergeCounts
+    from ..pipeline.removals import Removals
     from ..run.writing import Summary
 
 PROG = "feed2sitemap"
@@ -228,13 +229,16 @@ def summary_lines(summary: Summary) -> list[str]:
             head += (f" ({len(summary.unchanged):,} of the {len(files):,} files unchanged, "
                      "not rewritten)")
     head += "; " + _skipped_text(report)
+    if report.excluded:
+        head += f"; {sum(report.excluded.values()):,} excluded (" + ", ".join(
+            f"{n:,} {rule}" for rule, n in report.excluded.most_common()) + ")"
     if report.warnings:
         head += "; warnings: " + ", ".join(f"{n:,} {k}" for k, n in report.warnings.items())
     if report.scope is not None:
         lines.append(f"scope: {report.scope} ({report.scope_from})")
     lines.append(head)
     if summary.merge is not None and (summary.merge.base is not None or summary.merge.copies):
-        lines.append(_merge_text(summary.merge))
+        lines.append(_merge_text(summary.merge, summary.removals))
     return lines
 
 
@@ -254,14 +258,37 @@ def removal_lines(summary: Summary, quiet: bool) -> list[str]:
     return lines
 
 
-def _merge_text(m: MergeCounts) -> str:
+def _merge_text(m: Optional[MergeCounts], removals: Optional[Removals] = None) -> str:
+    if m is None:  # (removals are counted in merges only)
+        return ""
     if m.base is not None:
-        return (f"merged: {count(m.added, 'URL')} added, {m.updated:,} updated, compared "
-                f"with {m.base}")
+        gone = "" if removals is None else f", {_removed_text(removals)}"
+        return (f"merged: {count(m.added, 'URL')} added, {m.updated:,} updated{gone}, "
+                f"compared with {m.base}")
     copies = "copy" if m.copies == 1 else "copies"
     entries = "entry" if m.updated == 1 else "entries"
     return (f"merged: {count(m.urls, 'distinct URL')}, {m.copies:,} duplicate {copies} folded "
             f"in, {m.updated:,} {entries} changed by a later copy")
+
+
+def _removed_text(removals: Removals) -> str:
+    """"K removed (n by rule, ...)": what left the earlier output, and why."""
+    if not removals.total:
+        return "0 removed"
+    why = [f"{n:,} {'that no input lists (--prune)' if r == '--prune' else 'by ' + r}"
+           for r, n in removals.reasons.most_common() if n]
+    if removals.dropped_on_the_way:
+        why.append(f"{removals.dropped_on_the_way:,} skipped (see above)")
+    return f"{removals.total:,} removed ({', '.join(why)})"
+
+
+def _removed_names(removals: Removals) -> list[str]:
+    named = [f"removed {url}" for url in removals.names]
+    rest = sum(removals.reasons.values()) - len(removals.names)
+    if rest > 0:
+        named.append(f"removed {rest:,} more URLs (only the first {len(removals.names):,} "
+                     "are named)")
+    return named
 
 
 def _skipped_text(report: Report) -> str:
@@ -333,8 +360,13 @@ def _stopped(how: str, progress: Progress) -> str:
     return f"{how}; nothing was written"
 
 
-def say_summary(summary: Summary, quiet: bool) -> None:
-    for line in ([] if quiet else summary_lines(summary)) + removal_lines(summary, quiet):
+def say_summary(summary: Summary, quiet: bool, verbose: bool = False) -> None:
+    lines = [] if quiet else summary_lines(summary)
+    if quiet and summary.removals is not None and summary.removals.total:
+        lines.append(_merge_text(summary.merge, summary.removals))  # one line even with -q
+    if verbose and summary.removals is not None:
+        lines += _removed_names(summary.removals)
+    for line in lines + removal_lines(summary, quiet):
         say(("dry run: would have " + line) if summary.dry_run and not line.startswith(
             "dry run") else line)
     if summary.indexnow is not None:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import io
 import sys
 from typing import TYPE_CHECKING, Any, Optional
 
 import click
 
 from ..errors import IndexNowError
+from ..model.filters import Filters, read_remove_files
 from ..model.limits import DEFAULT_ENDPOINT, PROFILES
 from ..model.options import FORMATS as INPUT_FORMATS
 from ..model.options import Channel, Defaults, Limits, NewsSitemap, ReadOptions, WriteOptions
@@ -86,6 +88,22 @@ __all__ = ["Interrupted", "StdoutGone", "check_command", "convert_command", "mai
               help="Keep duplicate URLs (no memory of URLs at all).")
 @click.option("--follow", is_flag=True,
               help="An index input stands for its parts: read them from the files beside it.")
+@click.option("--prune", is_flag=True,
+              help="The inputs list every page: remove the pages of the earlier output (the "
+                   "output among the inputs) that no other input lists.")
+@click.option("--remove", "remove_files", multiple=True, metavar="FILE",
+              help="Remove the URLs FILE lists (one a line, # comments; - for stdin). "
+                   "Repeatable.")
+@click.option("--exclude", multiple=True, metavar="GLOB",
+              help="Leave out URLs whose path (and query) matches GLOB: * within a segment, "
+                   "** across (/tags/**, *.pdf). Repeatable.")
+@click.option("--include", multiple=True, metavar="GLOB",
+              help="Keep only URLs whose path (and query) matches one GLOB. Repeatable.")
+@click.option("--max-removals", default="10%", show_default=True, metavar="N|P%",
+              help="Refuse (exit 1, nothing changed) a run that would take more of the "
+                   "earlier output's URLs out than N, or P% of them.")
+@click.option("-v", "--verbose", is_flag=True,
+              help="Name each URL removed from the earlier output.")
 @click.option("--title", help="Feed output: channel title (default: the site's host).")
 @click.option("--site-url", metavar="URL",
               help="Feed output: channel link (default: --base-url, else the first URL's site).")
@@ -146,7 +164,9 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
                     robots: Optional[str], indexnow_key: Optional[str], indexnow_endpoint: str,
                     indexnow_key_location: Optional[str], dry_run: bool, strict: bool,
                     base_url: Optional[str], news_name: Optional[str],
-                    news_language: Optional[str], **options: Any) -> None:
+                    news_language: Optional[str], prune: bool, remove_files: tuple[str, ...],
+                    exclude: tuple[str, ...], include: tuple[str, ...], max_removals: str,
+                    verbose: bool, **options: Any) -> None:
     """Turn RSS/Atom feeds, URL lists and sitemaps into sitemaps.
 
     INPUT is a file, an http(s) URL, a robots.txt (its Sitemap: lines) or - for stdin (the
@@ -156,12 +176,13 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
 
     Several inputs are read in order and a URL's copies are merged (newest lastmod wins); with
     one input the first copy wins. Grow a sitemap from a feed in place:
-    feed2sitemap sitemap.xml feed.xml -o sitemap.xml
+    feed2sitemap sitemap.xml feed.xml -o sitemap.xml; from the site's full list, removing what
+    it no longer lists: feed2sitemap sitemap.xml pages.txt -o sitemap.xml --prune
 
-    Validate sitemaps, indexes, URL lists and feeds: feed2sitemap check FILE... (see
-    feed2sitemap check --help; a file named "check" is given as ./check).
+    Validate sitemaps, indexes, URL lists and feeds: feed2sitemap check FILE...; compare two:
+    feed2sitemap diff OLD NEW (see their --help; a file named "check" is given as ./check).
     """
-    if inputs.count("-") > 1:
+    if inputs.count("-") + remove_files.count("-") > 1:
         raise click.UsageError("stdin (-) can be read only once")
     if news_language is not None and news_name is None:
         raise click.UsageError("--news-language needs --news-name (a news sitemap)")
@@ -190,14 +211,22 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
             report=report, progress=progress, web=web,
             publish=Publish(robots, indexnow, dry_run),
             news=None if news_name is None else NewsSitemap(news_name, news_language),
-            **_option_groups(options, no_atomic))
+            filters=_filters(remove_files, exclude, include), prune=prune,
+            max_removals=max_removals, **_option_groups(options, no_atomic))
     except IndexNowError as exc:  # the files are written: say so, then what failed
         say_summary(exc.summary, quiet)
         raise
     finally:
         if display is not None:
             display.clear()
-    say_summary(summary, quiet)
+    say_summary(summary, quiet, verbose)
+
+
+def _filters(remove_files: tuple[str, ...], exclude: tuple[str, ...],
+             include: tuple[str, ...]) -> Filters:
+    files = [io.TextIOWrapper(_stdin(), encoding="utf-8-sig") if f == "-" else f
+             for f in remove_files]
+    return Filters(include, exclude, read_remove_files(files) if files else frozenset())
 
 
 def _stdin() -> Any:

@@ -15,7 +15,6 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Optional, Union
-from urllib.parse import unquote
 
 from ..errors import InputError, OptionError
 from .urls import normalize_url
@@ -49,6 +48,8 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
 
 def _path_of(loc: str) -> str:
     """A normalised URL's path with its query, decoded: "/caf%C3%A9?p=2" reads "/café?p=2"."""
+    from urllib.parse import unquote  # (a run with globs only: start-up time)
+
     start = loc.find("/", loc.find("://") + 3)
     return unquote(loc[start:]) if start >= 0 else "/"
 

@@ -35,6 +35,7 @@ class Report:
         self.skipped: Counter[str] = Counter()
         self.warnings: Counter[str] = Counter()
         self.hosts_off_scope: Counter[str] = Counter()
+        self.excluded: Counter[str] = Counter()  # left out by the user's rules, by rule
         self._messages: Counter[str] = Counter()
         # The site the first input stated (a feed's own link) and which input said so; the
         # scope the run used and where it came from ("--base-url", "the site link of FILE",

@@ -15,18 +15,20 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
-from typing import Optional
+from typing import NamedTuple, Optional, Union
 
 from ..errors import OptionError
 from ..files.outputs import OutputSet
 from ..files.safety import find_base
 from ..model.batch import Batch
+from ..model.filters import MAX_REMOVALS, Filters, Threshold
 from ..model.limits import Profile, profile_of
 from ..model.options import Channel, Defaults, Limits, NewsSitemap, ReadOptions, WriteOptions
 from ..model.report import Progress, Report
 from ..model.scope import Scope, base_of
 from ..model.urls import normalize_url
 from ..pipeline.merging import MergeCounts
+from ..pipeline.removals import Pruner, Removals, counted, filter_urls, guarded
 from ..pipeline.steps import (
     apply_defaults,
     check_length,
@@ -64,7 +66,9 @@ def convert(inputs: Sequence[Source], output: Destination, *,
             reading: ReadOptions = ReadOptions(), writing: WriteOptions = WriteOptions(),
             limits: Limits = Limits(), defaults: Defaults = Defaults(),
             channel: Channel = Channel(), web: Web = Web(),
-            publish: Publish = Publish(), news: Optional[NewsSitemap] = None) -> Summary:
+            publish: Publish = Publish(), news: Optional[NewsSitemap] = None,
+            filters: Filters = Filters(), prune: bool = False,
+            max_removals: Union[str, Threshold] = MAX_REMOVALS) -> Summary:
     """Read every input, check and normalise the URLs, and write sitemap file(s).
 
     ``inputs``: paths, http(s) URLs or binary streams (one str is one input). ``output``: a
@@ -87,6 +91,12 @@ def convert(inputs: Sequence[Source], output: Destination, *,
     the files are in place (robots.txt, IndexNow), or ``dry_run`` to write nothing at all.
     ``news`` writes a Google News sitemap (options.NewsSitemap): the feeds' recent articles,
     at most 1,000 URLs a file.
+
+    ``filters`` leave URLs out by rule (model/filters.py). In an update in place, ``prune``
+    removes the earlier output's URLs that no other input lists, and a run that would take
+    more than ``max_removals`` (a count, or "P%" of the earlier output's URLs) out, for any
+    reason, raises RemovalsRefused before writing anything; ``summary.removals`` says what
+    was taken out (pipeline/removals.py).
     """
     inputs = _inputs(inputs)
     if news is not None:  # Google News: at most 1,000 <news:news> a sitemap
@@ -95,16 +105,18 @@ def convert(inputs: Sequence[Source], output: Destination, *,
         limits = replace(limits, max_urls=min(limits.max_urls or NEWS_PER_FILE, NEWS_PER_FILE))
     run = _Run.of(inputs, output, base_url, scope_check, dedupe_mode, strict, report,
                   reading, writing, limits, publish)
+    removing = _Removing.of(filters, prune, max_removals, run)
     out = open_output(output, progress, run.base_url, writing.atomic, writing.lock_timeout,
                       publish.dry_run)
     changes = Changes() if publish.indexnow is not None else None
     try:
-        stream, counts = _steps(run, out, inputs, reading, web, defaults, progress, changes,
-                                news)
+        stream, counts, removals = _steps(run, out, inputs, reading, web, defaults, progress,
+                                          changes, news, removing)
         names = ", ".join(source_name(s) for s in inputs)
         summary = write_to(out, stream, run.settings, profile_of(limits.profile, None, None),
                            run.report, run.base_url, names, channel)
         summary.merge = counts
+        summary.removals = removals
         summary.dry_run = publish.dry_run
         if publish.robots is not None and run.base_url is not None:
             summary.robots = robots(publish.robots, summary, out, run.base_url,
@@ -155,8 +167,6 @@ class _Run:  # (internal: a plain class, as a dataclass's __init__ is compiled a
         if dedupe_mode not in DEDUPE_MODES:
             raise OptionError(f"unknown dedupe mode {dedupe_mode!r}; choose "
                               f"{', '.join(DEDUPE_MODES)}", "dedupe_mode")
-        if dedupe_mode == "auto":
-            dedupe_mode = "merge" if len(inputs) > 1 else "first"
         report = report if report is not None else Report(strict=strict)
         scope = None
         if base_url is not None:
@@ -167,16 +177,41 @@ class _Run:  # (internal: a plain class, as a dataclass's __init__ is compiled a
         out_path = dest_path(output)
         settings = settings_of(out_path, writing, base_url, output, report, limits)
         own_input = find_base(inputs, out_path)
+        if dedupe_mode == "auto":  # (an update in place merges, to count what it adds and removes)
+            dedupe_mode = "merge" if len(inputs) > 1 or own_input is not None else "first"
         check_publish(publish, out_path, base_url, own_input)
         return cls(report, base_url, scope, input_url or base_url, dedupe_mode, own_input,
                    settings, profile_of(limits.profile, limits.max_urls, limits.max_bytes),
                    scope_check)
 
 
+class _Removing(NamedTuple):
+    """What the run takes out, by rule (``filters``) and, in place, by ``prune``."""
+
+    filters: Filters
+    prune: bool
+    max_removals: Threshold
+
+    @classmethod
+    def of(cls, filters: Filters, prune: bool, max_removals: Union[str, Threshold],
+           run: _Run) -> _Removing:
+        if not isinstance(filters, Filters):
+            raise OptionError(f"must be a Filters, not {type(filters).__name__}", "filters")
+        if isinstance(max_removals, str):
+            max_removals = Threshold.parse(max_removals)
+        elif not isinstance(max_removals, Threshold):
+            raise OptionError("must be a count or a percentage (\"25%\")", "max_removals")
+        if prune and (run.own_input is None or run.dedupe_mode != "merge"):
+            raise OptionError("needs the output among the inputs, merged (feed2sitemap "
+                              "sitemap.xml pages.txt -o sitemap.xml --prune): it removes "
+                              "pages of the earlier output that no other input lists", "prune")
+        return cls(filters, bool(prune), max_removals)
+
+
 def _steps(run: _Run, out: OutputSet, inputs: Sequence[Source], reading: ReadOptions,
            web: Web, defaults: Defaults, progress: Optional[Progress],
-           changes: Optional[Changes], news: Optional[NewsSitemap]
-           ) -> tuple[Iterator[Batch], Optional[MergeCounts]]:
+           changes: Optional[Changes], news: Optional[NewsSitemap], removing: _Removing
+           ) -> tuple[Iterator[Batch], Optional[MergeCounts], Optional[Removals]]:
     """The batches to write: the inputs read, then each step of the data path in turn."""
     report, prof = run.report, run.profile
     reader = Reading(out, reading.from_format, report, run.doc_url, reading.max_feed_bytes,
@@ -187,25 +222,40 @@ def _steps(run: _Run, out: OutputSet, inputs: Sequence[Source], reading: ReadOpt
     if base_name is not None:
         reader.base = {base_name}
     stream: Iterator[Batch] = reader.all(inputs)
+    base = reader.base if reader.base is not None else set()
+    removals = None
+    if base_name is not None:  # an update in place: what leaves the earlier output is counted
+        removals = Removals(on_removed=None if changes is None else changes.add)
+        stream = counted(stream, base, removals)
     if progress is not None and progress.on_update is not None:
         stream = _counted(stream, progress)
     stream = normalize(stream, report)
     stream = check_length(stream, prof.max_loc, report, prof.name, prof.min_loc)
     if run.scope_check:
         stream = within_scope(stream, report, run.scope)
+    if removing.filters:
+        stream = filter_urls(stream, removing.filters, report, base, removals)
+    pruner = Pruner() if removing.prune else None
+    if removals is not None:
+        stream = counted(stream, base, removals, reached=True)
+        if pruner is not None:
+            stream = pruner.watch(stream, base)
     counts = None
     if run.dedupe_mode == "merge":
         counts = MergeCounts(base_name)
         if changes is not None:
             counts.on_change = changes.add
         stream = merge(stream, counts, base=reader.base)
+    if removals is not None:
+        stream = guarded(stream, removals, removing.max_removals,
+                         base_name or "the output", pruner)
     elif run.dedupe_mode == "first":
         stream = dedupe(stream, report)
     if news is not None:  # articles of earlier runs age out; what is no article never was news
         from ..extensions.news import now  # (the clock, or SOURCE_DATE_EPOCH)
 
         stream = news_only(stream, now(), report)
-    return apply_defaults(stream, defaults.changefreq, defaults.priority), counts
+    return apply_defaults(stream, defaults.changefreq, defaults.priority), counts, removals
 
 
 def _input_url(input_url: Optional[str]) -> Optional[str]:

@@ -25,6 +25,7 @@ from ..model.urls import normalize_url
 from ..pipeline.merging import (
     MergeCounts,  # (a Summary field: its type resolves, typing.get_type_hints)
 )
+from ..pipeline.removals import Removals
 from ..pipeline.steps import check_fields, check_length, normalize
 from ..writers import (
     INDEX,
@@ -52,6 +53,7 @@ class Summary:
     report: Report = field(default_factory=Report)
     of_sitemaps: bool = False  # the parts list sitemaps (an index was converted)
     merge: Optional[MergeCounts] = None  # what merging did (the default dedupe mode)
+    removals: Optional[Removals] = None  # what left the earlier output (an update in place)
     unchanged: list[str] = field(default_factory=list)  # files whose bytes were already there
     cleaned: list[str] = field(default_factory=list)  # an interrupted run's temporaries, deleted
     not_removed: list[tuple[str, str]] = field(default_factory=list)  # (path, why)
