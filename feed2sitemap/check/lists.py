@@ -1,16 +1,19 @@
-"""URL lists (text, TSV, CSV, JSON Lines) and JSON Feeds.
+"""URL lists (text, TSV, CSV, JSON Lines), JSON Feeds and RSS/Atom feeds.
 
 A text list's every line is judged, where readers.text stops at the first bad one. The rows of
 the others are read by the converter's own readers (readers.columns, readers.jsonfeed), so the
 checker sees exactly what the converter would; each value is then judged by the same rules and
 rule ids as an XML sitemap's (locs.check_loc, fields.py). Extension fields of JSON Lines rows
-are not judged (a known gap: XML sitemaps' are, by extensions.py).
+are not judged (a known gap: XML sitemaps' are). A feed is read by expat first, for
+well-formedness and each entry's position, then by the converter's own feed policy
+(readers.feed.policy, which the reference mode gives feedparser alone).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import IO, TYPE_CHECKING, Optional
+import io
+from collections.abc import Iterator, Sequence
+from typing import IO, TYPE_CHECKING, Any, Optional
 
 from ..errors import InputError
 from ..model.report import Report
@@ -19,14 +22,22 @@ from ..readers.columns import csv_rows, jsonl_rows, tsv_rows
 from ..readers.feed.reader import DEFAULT_MAX_FEED_BYTES
 from ..readers.fields import Rows
 from ..readers.text import MAX_LINE
-from ..xmlutil import MAX_VALUE
-from .fields import judge_changefreq, judge_lastmod, judge_priority
-from .locs import check_loc
+from ..xmlutil import (
+    MAX_VALUE,
+    EntitiesForbidden,
+    MarkupGuard,
+    XMLRefused,
+    expat_input,
+    safe_expat_parser,
+)
+from .locs import check_loc, judge_changefreq, judge_lastmod, judge_priority
+from .xml import parse_xml
 
 if TYPE_CHECKING:
+    from ..readers.feed.fastpass import FeedEntry
     from .diagnostics import Diagnostic, FileCheck
 
-__all__ = ["check_columns", "check_jsonfeed", "check_text"]
+__all__ = ["check_columns", "check_feed", "check_jsonfeed", "check_text"]
 
 def check_text(stream: IO[bytes], f: FileCheck) -> Iterator[Diagnostic]:
     """A text sitemap: one absolute URL per line, UTF-8. Unlike readers.text, which stops at the
@@ -201,3 +212,94 @@ def check_jsonfeed(stream: IO[bytes], f: FileCheck, base_url: Optional[str]
     if not f.entries:
         f.error("empty-set", 1, 1, "the feed has no items with a page URL")
     yield from f.pop_all()
+
+
+_FEED_ENTRIES = {"item", "entry"}
+# what the expat pass finds that stops the check: feedparser would guess, a sitemap reader stop
+_FATAL = ("not-well-formed", "dtd", "input", "too-complex")
+
+
+def check_feed(stream: IO[bytes], f: FileCheck, base_url: str | None,
+               utf8: bool) -> Iterator[Diagnostic]:
+    """A feed used as a sitemap: well-formed XML (expat, with positions), then each entry's
+    link and date by the converter's own rules (readers.feed)."""
+    limit = min(f.profile.max_bytes, DEFAULT_MAX_FEED_BYTES)
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        f.error("too-large", 1, 1, f"feed larger than {limit:,} bytes; profile "
+                f"{f.profile.name} allows {f.profile.max_bytes:,}")
+        return (yield from f.pop_all())
+    try:
+        xml, encoding = expat_input(io.BufferedReader(io.BytesIO(data)))
+    except XMLRefused as exc:
+        f.error("encoding", 1, 1, f"{exc}; checking stopped here")
+        return (yield from f.pop_all())
+    starts: list[tuple[int, int]] = []
+    parser, guard = _entry_starts(encoding, starts)
+    early = list(parse_xml(xml, parser, guard, f, utf8))
+    if any(d.rule in _FATAL for d in early):
+        yield from early
+        return
+    from ..readers.feed.policy import FeedUnreadable, read_feed_entries  # feedparser: 70 ms
+
+    # feedparser's complaints about a malformed feed are errors here (``base_url`` resolves
+    # relative links, as the feed's own URL would, and stands for its content type)
+    try:
+        read = read_feed_entries(data, base_url)
+    except FeedUnreadable as exc:  # feedparser's own crash on odd input
+        f.error("feed-malformed", 1, 1, f"feedparser cannot read it: {exc.cause}")
+    except XMLRefused as exc:  # what the expat pass did not see: "<!ENTITY" in text, say
+        f.error("dtd" if isinstance(exc, EntitiesForbidden) else "too-complex",
+                exc.line or 1, 1, f"{exc}; checking stopped here")
+    else:
+        if read.malformed is not None and (utf8 or not read.malformed.encoding_only):
+            f.error("feed-malformed", 1, 1, f"feedparser: {read.malformed.reason}")
+        if not read.is_feed:
+            f.error("feed-malformed", 1, 1, "not an RSS or Atom feed that feedparser can read")
+        _check_entries(f, read.entries, starts)
+        if read.is_feed and not read.entries:
+            f.error("empty-set", 1, 1, "the feed has no entries")
+    yield from sorted([*early, *f.pop_all()], key=lambda d: (d.line, d.column))
+
+
+def _entry_starts(encoding: str | None,
+                  starts: list[tuple[int, int]]) -> tuple[Any, MarkupGuard]:
+    """An expat parser (with the converter's bounds) that notes where each entry begins."""
+    guard = MarkupGuard()
+    p = safe_expat_parser(" ", guard, encoding)
+    depth = 0
+
+    def start(name: str, attrs: dict[str, str]) -> None:
+        nonlocal depth
+        depth += 1
+        guard.depth(depth)
+        guard.element(name, attrs)
+        if name.rpartition(" ")[2] in _FEED_ENTRIES:
+            starts.append((p.CurrentLineNumber, p.CurrentColumnNumber + 1))
+
+    def end(name: str) -> None:
+        nonlocal depth
+        depth -= 1
+
+    p.StartElementHandler, p.EndElementHandler = start, end
+    return p, guard
+
+
+def _check_entries(f: FileCheck, entries: Sequence[FeedEntry],
+                   starts: list[tuple[int, int]]) -> None:
+    # the expat pass's positions (line and column) when they are as many as the entries, else
+    # the line the fast path gives (feedparser gives none)
+    aligned = len(starts) == len(entries)
+    for i, (link, lastmod, entry_line) in enumerate(entries):
+        line, col = starts[i] if aligned else (entry_line, 1) if entry_line else (1, 1)
+        what = "" if entry_line or aligned else f" (entry {i + 1})"
+        f.entry(line, col)
+        if not link:
+            # a draft or a note: the feed is valid, the converter skips the entry (and says so)
+            f.warn("missing-loc", line, col, "feed entry without a link: not in the sitemap"
+                   + what)
+            continue
+        check_loc(f, link, line, col)
+        if lastmod is not None and lastmod > f.now:
+            f.warn("lastmod-future", line, col, f"entry date {lastmod.isoformat()} is in the "
+                   "future" + what)

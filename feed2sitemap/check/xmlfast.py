@@ -31,8 +31,7 @@ from ..model.scope import scope_of
 from ..model.urls import normalize_locs
 from ..readers.sitemap import SITEMAP_NS
 from ..xmlutil import MarkupGuard
-from .fields import judge_changefreq, judge_lastmod, judge_priority, priority_fine
-from .locs import check_loc
+from .locs import check_loc, judge_changefreq, judge_lastmod, judge_priority, priority_fine
 
 if TYPE_CHECKING:
     from .diagnostics import FileCheck
@@ -217,9 +216,11 @@ def judge_run(f: FileCheck, text: str, ms: list[re.Match[str]], urls: list[tuple
         group, tag = _COLUMNS[name]
         return lambda i: at(text, ms[i].start(1), *urls[i], ms[i].start(group) - tag)
 
-    _lastmods(f, list(map(_LASTMOD, groups)), place("lastmod"))
-    _changefreqs(f, list(map(_CHANGEFREQ, groups)), place("changefreq"))
-    _priorities(f, list(map(_PRIORITY, groups)), place("priority"))
+    _column(f, list(map(_LASTMOD, groups)), lastmods_fine, judge_lastmod, place("lastmod"))
+    _column(f, list(map(_CHANGEFREQ, groups)), _changefreqs_fine, judge_changefreq,
+            place("changefreq"))
+    _column(f, list(map(_PRIORITY, groups)), _priorities_fine, judge_priority,
+            place("priority"))
     locs = list(map(_LOC, groups))
     loc_at = place("loc")
     lines = [loc_at(i)[0] for i in range(len(ms))] if multi else list(map(_LINE, urls))
@@ -250,14 +251,26 @@ def _locs_fine(f: FileCheck, locs: list[str], lines: list[int]) -> bool:
     return True
 
 
-def _lastmods(f: FileCheck, values: list[str | None], place: _Place) -> None:
+def _column(f: FileCheck, values: list[str | None],
+            fine: Callable[[FileCheck, list[str]], bool],
+            judge: Callable[[FileCheck, str, int, int], None], place: _Place) -> None:
+    """Judge a column's values (None: no such field) one by one, unless ``fine`` proves them
+    all fine at once."""
     present = [v for v in values if v is not None] if None in values else \
         cast("list[str]", values)
-    if not present or lastmods_fine(f, present):
+    if not present or fine(f, present):
         return
     for i, v in enumerate(values):
         if v is not None:
-            judge_lastmod(f, v, *place(i))
+            judge(f, v, *place(i))
+
+
+def _changefreqs_fine(f: FileCheck, values: list[str]) -> bool:
+    return set(values) <= CHANGEFREQ_SET
+
+
+def _priorities_fine(f: FileCheck, values: list[str]) -> bool:
+    return all(priority_fine(f, v) for v in set(values))
 
 
 # The two forms nearly every sitemap writes, with every field in range but the day of the month:
@@ -295,23 +308,3 @@ def _long_past(day: str, now: datetime) -> bool:
     except ValueError:  # February 30th: judge_lastmod says so
         return False
     return d.year > 1000 and d < now.date() - timedelta(days=2)
-
-
-def _changefreqs(f: FileCheck, values: list[str | None], place: _Place) -> None:
-    distinct = set(values)
-    distinct.discard(None)
-    if distinct <= CHANGEFREQ_SET:
-        return
-    for i, v in enumerate(values):
-        if v is not None and v not in CHANGEFREQ_SET:
-            judge_changefreq(f, v, *place(i), stripped=False)
-
-
-def _priorities(f: FileCheck, values: list[str | None], place: _Place) -> None:
-    distinct = set(values)
-    distinct.discard(None)
-    if all(priority_fine(f, v) for v in distinct if v is not None):
-        return
-    for i, v in enumerate(values):
-        if v is not None:
-            judge_priority(f, v, *place(i))
