@@ -1,9 +1,5 @@
 """What check() reports and the state it keeps: Diagnostic, CheckStats (the run), FileCheck (one
-file), and the run's memory of URLs (duplicates) and of hreflang alternates (reciprocity).
-
-A FileCheck counts, caps and orders the diagnostics of its file: they come out sorted by
-position as soon as no earlier one can follow (``safe``), so memory stays flat on a large file.
-"""
+file), and the run's memory of URLs (duplicates) and of hreflang alternates (reciprocity)."""
 
 from __future__ import annotations
 
@@ -215,7 +211,11 @@ def ours_nested(listed_in: str, name: str) -> bool:
 
 
 class FileCheck:
-    """The rules' state for one file: counts, first lines of URLs, scope, pending diagnostics."""
+    """The rules' state for one file: counts, first lines of URLs, scope, pending diagnostics.
+
+    Diagnostics come out sorted by position as soon as no earlier one can follow (``safe``),
+    so memory stays flat on a large file.
+    """
 
     def __init__(self, name: str, profile: Profile, scope: Scope | None, now: datetime,
                  stats: CheckStats, follow_dir: Path | None = None,
@@ -297,22 +297,6 @@ class FileCheck:
             self._too_large = True
             self.error("too-large", line, column, f"more than {limit:,} bytes (uncompressed) "
                        f"by here; profile {self.profile.name} allows {limit:,} per file")
-
-    def entries_at(self, places: list[tuple[int, int]]) -> None:
-        """``entry`` for each of ``places``, in one step where no limit or progress line is
-        crossed (the usual)."""
-        stats, n = self.stats, len(places)
-        done = stats.urls + stats.sitemaps
-        if self.entries + n > self.profile.max_urls or stats.progress is not None and \
-                (done + n) // PROGRESS_EVERY != done // PROGRESS_EVERY:
-            for line, column in places:
-                self.entry(line, column)
-            return
-        self.entries += n
-        if self.is_index:
-            stats.sitemaps += n
-        else:
-            stats.urls += n
 
     def entry(self, line: int, column: int) -> None:
         self.entries += 1

@@ -3,7 +3,7 @@
 A text list's every line is judged, where readers.text stops at the first bad one. The rows of
 the others are read by the converter's own readers (readers.columns, readers.jsonfeed), so the
 checker sees exactly what the converter would; each value is then judged by the same rules and
-rule ids as an XML sitemap's (locs.check_loc, fields.py). Extension fields of JSON Lines rows
+rule ids as an XML sitemap's (locs.py). Extension fields of JSON Lines rows
 are not judged (a known gap: XML sitemaps' are). A feed is read by expat first, for
 well-formedness and each entry's position, then by the converter's own feed policy
 (readers.feed.policy, which the reference mode gives feedparser alone).
@@ -42,55 +42,50 @@ __all__ = ["check_columns", "check_feed", "check_jsonfeed", "check_text"]
 def check_text(stream: IO[bytes], f: FileCheck) -> Iterator[Diagnostic]:
     """A text sitemap: one absolute URL per line, UTF-8. Unlike readers.text, which stops at the
     first bad line, every line is judged."""
+    lineno = offset = blank = 0
     try:
-        yield from _check_lines(stream, f)
+        while raw := stream.readline(MAX_LINE + 1):
+            lineno += 1
+            offset += len(raw)
+            f.size(offset, lineno, 1)
+            # A run of blank lines past MAX_VALUE bytes stops the check, as in XML (a gigabyte
+            # of newlines would otherwise take minutes, line by line).
+            blank = blank + len(raw) if raw.isspace() else 0
+            if blank > MAX_VALUE:
+                f.error("too-complex", lineno, 1, f"more than {MAX_VALUE:,} bytes of blank "
+                        "lines; refused, checking stopped here")
+                break
+            if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
+                f.error("loc-too-long", lineno, 1, f"a line of more than {MAX_LINE:,} bytes")
+                while raw and not raw.endswith(b"\n"):
+                    raw = stream.readline(MAX_LINE + 1)
+                    offset += len(raw)
+            else:
+                _check_line(f, raw, lineno)
+            yield from f.pop_all()
     except InputError as exc:  # gzip data that breaks off or expands like a bomb
         f.error("input", 1, 1, exc.reason)
         yield from f.pop_all()
-
-
-def _check_lines(stream: IO[bytes], f: FileCheck) -> Iterator[Diagnostic]:
-    lineno = offset = blank = 0
-    while True:
-        raw = stream.readline(MAX_LINE + 1)
-        if not raw:
-            break
-        lineno += 1
-        offset += len(raw)
-        f.size(offset, lineno, 1)
-        # A run of blank lines is only white space: past MAX_VALUE bytes it stops the check, as
-        # in XML (a gigabyte of newlines would otherwise take minutes, line by line).
-        blank = blank + len(raw) if raw.isspace() else 0
-        if blank > MAX_VALUE:
-            f.error("too-complex", lineno, 1, f"more than {MAX_VALUE:,} bytes of blank lines; "
-                    "refused, checking stopped here")
-            break
-        if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
-            f.error("loc-too-long", lineno, 1, f"a line of more than {MAX_LINE:,} bytes")
-            while raw and not raw.endswith(b"\n"):
-                raw = stream.readline(MAX_LINE + 1)
-                offset += len(raw)
-            yield from f.pop_all()
-            continue
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            col = len(raw[:exc.start].decode("utf-8", "replace")) + 1
-            f.error("encoding", lineno, col, "bytes that are not UTF-8; sitemaps.org "
-                    "requires UTF-8")
-            yield from f.pop_all()
-            continue
-        if lineno == 1 and text.startswith("\ufeff"):
-            text = text[1:]
-        loc = text.strip()
-        if loc:
-            col = len(text) - len(text.lstrip()) + 1
-            f.entry(lineno, col)
-            check_loc(f, loc, lineno, col)
-        yield from f.pop_all()
+        return
     if not f.entries:
         f.error("empty-set", max(lineno, 1), 1, "no URLs in the file")
     yield from f.pop_all()
+
+
+def _check_line(f: FileCheck, raw: bytes, lineno: int) -> None:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        col = len(raw[:exc.start].decode("utf-8", "replace")) + 1
+        f.error("encoding", lineno, col, "bytes that are not UTF-8; sitemaps.org requires UTF-8")
+        return
+    if lineno == 1 and text.startswith("\ufeff"):
+        text = text[1:]
+    loc = text.strip()
+    if loc:
+        col = len(text) - len(text.lstrip()) + 1
+        f.entry(lineno, col)
+        check_loc(f, loc, lineno, col)
 
 
 # A reader's problem kind → (severity, rule id): the ids the XML checks use for the same fault
@@ -114,9 +109,7 @@ class _Collected(Report):
              url: Optional[str] = None) -> None:
         self.found.append((kind, line, text))
 
-    def skip(self, kind: str, source: Optional[str], line: Optional[int], text: str,
-             url: Optional[str] = None) -> None:
-        self.found.append((kind, line, text))
+    skip = warn
 
 
 def _flush(report: _Collected, f: FileCheck) -> None:
@@ -171,18 +164,14 @@ def _check_rows(rows: Rows, f: FileCheck) -> None:
             f.error("missing-loc", line, 1, "no loc (the URL) on this line")
         else:
             check_loc(f, loc, line, 1)
-        _check_fields(rows, i, line, f)
-
-
-def _check_fields(rows: Rows, i: int, line: int, f: FileCheck) -> None:
-    lastmod, changefreq, priority = rows.lastmods[i], rows.changefreqs[i], rows.priorities[i]
-    if lastmod is not None:
-        judge_lastmod(f, lastmod, line, 1)
-    if changefreq is not None:
-        # a column value is taken stripped (as the converter does); case still matters
-        judge_changefreq(f, changefreq, line, 1, stripped=True)
-    if priority is not None:
-        judge_priority(f, priority, line, 1)
+        lastmod, changefreq, priority = rows.lastmods[i], rows.changefreqs[i], \
+            rows.priorities[i]
+        if lastmod is not None:
+            judge_lastmod(f, lastmod, line, 1)
+        if changefreq is not None:  # taken stripped, as the converter does
+            judge_changefreq(f, changefreq, line, 1, stripped=True)
+        if priority is not None:
+            judge_priority(f, priority, line, 1)
 
 
 def check_jsonfeed(stream: IO[bytes], f: FileCheck, base_url: Optional[str]
@@ -206,11 +195,10 @@ def check_jsonfeed(stream: IO[bytes], f: FileCheck, base_url: Optional[str]
         rule = "too-large" if "larger than" in exc.reason else "format"
         f.error(rule, exc.line or 1, exc.column or 1, exc.reason)
         _flush(report, f)
-        yield from f.pop_all()
-        return
-    _flush(report, f)
-    if not f.entries:
-        f.error("empty-set", 1, 1, "the feed has no items with a page URL")
+    else:
+        _flush(report, f)
+        if not f.entries:
+            f.error("empty-set", 1, 1, "the feed has no items with a page URL")
     yield from f.pop_all()
 
 

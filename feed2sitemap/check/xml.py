@@ -92,15 +92,15 @@ def parse_xml(stream: IO[bytes], parser: Any, guard: MarkupGuard, f: FileCheck,
               ) -> Iterator[Diagnostic]:
     """Feed ``stream`` to ``parser`` chunk by chunk, yielding the diagnostics that are final.
 
-    Well-formedness, entity declarations, the guard's bounds (the converter's own: see xmlutil),
-    bytes that are not UTF-8 and the profile's byte limit are reported here; the element
-    handlers set on ``parser`` report the rest through ``f``. ``feed`` stands for
-    ``parser.Parse`` (xmlfast.py: the same bytes, offsets and positions).
+    ``feed`` stands for ``parser.Parse`` (xmlfast.py: the same bytes, offsets and positions).
     """
     feed = feed or parser.Parse
     doctype: list[tuple[int, int]] = []  # where the DOCTYPE began, once seen
-    parser.StartDoctypeDeclHandler = lambda *_: doctype.append(
-        (parser.CurrentLineNumber, parser.CurrentColumnNumber + 1))
+
+    def here() -> tuple[int, int]:
+        return parser.CurrentLineNumber, parser.CurrentColumnNumber + 1
+
+    parser.StartDoctypeDeclHandler = lambda *_: doctype.append(here())
 
     def end_doctype() -> None:
         line, col = doctype[0]
@@ -119,7 +119,7 @@ def parse_xml(stream: IO[bytes], parser: Any, guard: MarkupGuard, f: FileCheck,
             yield from f.pop_safe()
             if not chunk:
                 break
-        f.size(total, parser.CurrentLineNumber, parser.CurrentColumnNumber + 1)
+        f.size(total, *here())
     except expat.ExpatError as exc:
         at = parser.ErrorByteIndex - (total - len(chunk) - len(prev))
         if utf8 and exc.code == expat.errors.codes[expat.errors.XML_ERROR_INVALID_TOKEN] \
@@ -130,19 +130,15 @@ def parse_xml(stream: IO[bytes], parser: Any, guard: MarkupGuard, f: FileCheck,
             f.error("not-well-formed", exc.lineno, exc.offset + 1,
                     f"not well-formed XML: {expat.ErrorString(exc.code)}")
     except EntitiesForbidden as exc:
-        line, col = doctype[0] if doctype else (parser.CurrentLineNumber,
-                                                parser.CurrentColumnNumber + 1)
-        f.error("dtd", line, col, f"{exc}; checking stopped here")
+        f.error("dtd", *(doctype[0] if doctype else here()), f"{exc}; checking stopped here")
     except XMLTooComplex as exc:  # hostile: stop before it costs memory or time
-        f.error("too-complex", parser.CurrentLineNumber, parser.CurrentColumnNumber + 1,
-                f"{exc}; refused, checking stopped here")
+        f.error("too-complex", *here(), f"{exc}; refused, checking stopped here")
     except UnicodeDecodeError as exc:  # transcoded by expat_input from another encoding
-        f.error("encoding", parser.CurrentLineNumber, parser.CurrentColumnNumber + 1,
-                f"bytes that are not {exc.encoding}: {exc.reason}")
+        f.error("encoding", *here(), f"bytes that are not {exc.encoding}: {exc.reason}")
     except LookupError as exc:  # expat asked Python for an encoding expat_input did not see
         f.error("encoding", 1, 1, f"{str(exc)[:200]}; checking stopped here")
     except InputError as exc:  # a gzip stream that breaks off, a read error
-        f.error("input", parser.CurrentLineNumber, parser.CurrentColumnNumber + 1, exc.reason)
+        f.error("input", *here(), exc.reason)
     yield from f.pop_all()
 
 
@@ -183,7 +179,6 @@ class _Schema:
         self.root = ""
         self.root_at = (1, 1)
         self.entry_tag = "url"
-        self.entries = 0
         self.entry_at = (1, 1)
         self.seen: set[str] = set()
         self.last = -1  # sequence position of the last field (len(fields) after an extension)
@@ -200,19 +195,13 @@ class _Schema:
         self.ext_any = False  # this <url> had an extension element
         self.news = 0  # URLs with news in this file
 
-    # -- the fast path's side (xmlfast.py): what the handlers would do for a plain entry
-
     def ready(self) -> bool:
-        """Directly inside a <urlset> of the sitemaps.org namespace, between entries."""
-        return self.depth == 1 and self.root == "urlset" and not self.skip_at \
-            and self.ns == SITEMAP_NS and not self.ext_depth
-
-    def fast_entries(self, urls: list[tuple[int, int]]) -> None:
-        """Plain <url>s at ``urls`` (their fields are judged by the caller)."""
-        self.entries += len(urls)
-        self.f.entries_at(urls)
+        """Directly inside a <urlset> of the sitemaps.org namespace, between entries: where
+        the fast path (xmlfast.py) may take plain entries past the handlers."""
+        return self.depth == 1 and self.root == "urlset" and self.ns == SITEMAP_NS
 
     def after_entries(self) -> None:
+        """What the last </url> of a run of plain entries would have reset."""
         self.run = 0
         self.text_told = False
 
@@ -273,11 +262,10 @@ class _Schema:
             if mine or not e_ns:
                 return self._refuse(line, col, e_ns, local, f"directly in <{self.root}>")
             self.skip_at = 2  # an extension element: allowed before the first entry
-            if self.entries:
+            if self.f.entries:
                 self.f.error("order", line, col, f"extension element <{local}> after a "
                              f"<{self.entry_tag}>; the schema allows them only before the first")
             return False
-        self.entries += 1
         self.entry_at, self.seen, self.last = (line, col), set(), -1
         self.f.entry(line, col)
         return True
@@ -367,7 +355,7 @@ class _Schema:
                 self.f.error("missing-loc", *self.entry_at, f"<{self.entry_tag}> without a "
                              "<loc>")
             self.f.safe = self.pos()
-        elif depth == 1 and self.root and not self.entries:
+        elif depth == 1 and self.root and not self.f.entries:
             self.f.error("empty-set", *self.root_at, f"<{self.root}> has no "
                          f"<{self.entry_tag}>; the schema requires at least one")
 

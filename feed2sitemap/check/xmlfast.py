@@ -47,7 +47,6 @@ class Schema(Protocol):
     limit: int
 
     def ready(self) -> bool: ...
-    def fast_entries(self, urls: list[tuple[int, int]]) -> None: ...
     def after_entries(self) -> None: ...
 
 
@@ -95,7 +94,7 @@ class FastUrlset:
     def comment(self, data: str) -> None:
         if self.runs and self.p.CurrentByteIndex == self.runs[0]:
             self.runs.popleft()
-            self.s.after_entries()  # what the last </url> of the run would have reset
+            self.s.after_entries()
         else:
             self.guard.uncount(data)
 
@@ -165,7 +164,8 @@ class FastUrlset:
             expect = stop
         if not ms:
             return pos
-        self.s.fast_entries(urls)
+        for url in urls:
+            self.f.entry(*url)
         judge_run(self.f, text, ms, urls, multi)
         self.f.safe = (line, col - 6)  # the last </url>
         start = ms[0].start(1)

@@ -64,13 +64,14 @@ def check_command(files: tuple[str, ...], profile: str, base_url: str | None, fm
     position, a summary to stderr. Exit status: 0 no errors (warnings allowed, unless
     --fail-on warning), 1 errors (a missing or unreadable file is one), 2 bad usage.
     """
-    from ..check import (  # only this command needs them
+    from ..check import (
         CheckStats,
+        Site,
         hreflang_diagnostics,
         iter_check,
+        load_robots,
         site_diagnostics,
     )
-    from ..check.site import Site, load_robots
     from ..model.scope import scope_of
 
     if files.count("-") > 1:
@@ -121,8 +122,6 @@ def _check_summary(stats: Any) -> str:
         else ""
     return (f"{count(stats.files, 'file')} checked, {count(stats.urls, 'URL')}{listed}, "
             f"{count(stats.errors, 'error')}, {count(stats.warnings, 'warning')}")
-
-
 
 
 def run_check(args: list[str]) -> None:
