@@ -298,6 +298,19 @@ class FileCheck:
             self.error("too-large", line, column, f"more than {limit:,} bytes (uncompressed) "
                        f"by here; profile {self.profile.name} allows {limit:,} per file")
 
+    def entries_at(self, places: list[tuple[int, int]]) -> None:
+        """``entry`` for each of ``places``, in one step where no limit or progress line is
+        crossed (the usual; the fast path's 50,000 calls cost 8% of its time)."""
+        stats, n = self.stats, len(places)
+        done = stats.urls + stats.sitemaps
+        if self.entries + n > self.profile.max_urls or stats.progress is not None and \
+                (done + n) // PROGRESS_EVERY != done // PROGRESS_EVERY:
+            for line, column in places:
+                self.entry(line, column)
+            return
+        self.entries += n
+        stats.urls += n  # (the fast path reads urlsets only)
+
     def entry(self, line: int, column: int) -> None:
         self.entries += 1
         stats = self.stats

@@ -122,10 +122,8 @@ class FastUrlset:
             self.p.Parse(b"", True)
 
     def _raw(self, chunk: bytes, a: int, b: int) -> None:
+        """Feed expat ``chunk[a:b]`` as it is, and follow the position."""
         self.p.Parse(chunk[a:b], False)
-        self._advance(chunk, a, b)
-
-    def _advance(self, chunk: bytes, a: int, b: int) -> None:
         self.fed += b - a
         nl = chunk.count(b"\n", a, b)
         if nl:
@@ -164,8 +162,7 @@ class FastUrlset:
             expect = stop
         if not ms:
             return pos
-        for url in urls:
-            self.f.entry(*url)
+        self.f.entries_at(urls)
         judge_run(self.f, text, ms, urls, multi)
         self.f.safe = (line, col - 6)  # the last </url>
         start = ms[0].start(1)
@@ -187,12 +184,8 @@ class FastUrlset:
 # rule come in the order of the entries, as from the handlers (so the cap of 50 a rule keeps the
 # same ones).
 
-_GROUPS = methodcaller("groups")
-_LOC, _LASTMOD, _CHANGEFREQ, _PRIORITY = (itemgetter(i) for i in range(1, 5))
-_LINE = itemgetter(0)
-# group of the value, length of its start tag
-_COLUMNS = {"loc": (2, 5), "lastmod": (3, 9), "changefreq": (4, 12), "priority": (5, 10)}
 _Place = Callable[[int], tuple[int, int]]
+_GROUPS = methodcaller("groups")
 
 
 def at(text: str, e: int, line: int, col: int, offset: int) -> tuple[int, int]:
@@ -211,19 +204,16 @@ def judge_run(f: FileCheck, text: str, ms: list[re.Match[str]], urls: list[tuple
     if text.find("&", ms[0].start(1), ms[-1].end(1)) >= 0:  # "&amp;" in some
         groups = [g if "&" not in g[0] else tuple(v and v.replace("&amp;", "&") for v in g)
                   for g in groups]
+    _, locs, lastmods, changefreqs, priorities = map(list, zip(*groups, strict=True))
 
-    def place(name: str) -> _Place:
-        group, tag = _COLUMNS[name]
-        return lambda i: at(text, ms[i].start(1), *urls[i], ms[i].start(group) - tag)
+    def place(group: int, tag: str) -> _Place:  # the position of a value's start tag
+        return lambda i: at(text, ms[i].start(1), *urls[i], ms[i].start(group) - len(tag))
 
-    _column(f, list(map(_LASTMOD, groups)), lastmods_fine, judge_lastmod, place("lastmod"))
-    _column(f, list(map(_CHANGEFREQ, groups)), _changefreqs_fine, judge_changefreq,
-            place("changefreq"))
-    _column(f, list(map(_PRIORITY, groups)), _priorities_fine, judge_priority,
-            place("priority"))
-    locs = list(map(_LOC, groups))
-    loc_at = place("loc")
-    lines = [loc_at(i)[0] for i in range(len(ms))] if multi else list(map(_LINE, urls))
+    _column(f, lastmods, lastmods_fine, judge_lastmod, place(3, "<lastmod>"))
+    _column(f, changefreqs, _changefreqs_fine, judge_changefreq, place(4, "<changefreq>"))
+    _column(f, priorities, _priorities_fine, judge_priority, place(5, "<priority>"))
+    loc_at = place(2, "<loc>")
+    lines = [loc_at(i)[0] for i in range(len(ms))] if multi else [line for line, _ in urls]
     if not _locs_fine(f, locs, lines):
         for i, loc in enumerate(locs):
             check_loc(f, loc, *loc_at(i), xsd=True)
