@@ -65,11 +65,9 @@ def check_text(stream: IO[bytes], f: FileCheck) -> Iterator[Diagnostic]:
             yield from f.pop_all()
     except InputError as exc:  # gzip data that breaks off or expands like a bomb
         f.error("input", 1, 1, exc.reason)
-        yield from f.pop_all()
         return
     if not f.entries:
         f.error("empty-set", max(lineno, 1), 1, "no URLs in the file")
-    yield from f.pop_all()
 
 
 def _check_line(f: FileCheck, raw: bytes, lineno: int) -> None:
@@ -140,7 +138,6 @@ def check_columns(stream: IO[bytes], f: FileCheck, kind: str) -> Iterator[Diagno
         f.error(rule, exc.line or 1, exc.column or 1, exc.reason)
     if not f.entries:
         f.error("empty-set", 1, 1, "no URLs in the file")
-    yield from f.pop_all()
 
 
 def _check_rows(rows: Rows, f: FileCheck) -> None:
@@ -174,8 +171,7 @@ def _check_rows(rows: Rows, f: FileCheck) -> None:
             judge_priority(f, priority, line, 1)
 
 
-def check_jsonfeed(stream: IO[bytes], f: FileCheck, base_url: Optional[str]
-                   ) -> Iterator[Diagnostic]:
+def check_jsonfeed(stream: IO[bytes], f: FileCheck, base_url: Optional[str]) -> None:
     """A JSON Feed used as a sitemap: each item's page and date, by the converter's rules.
     JSON gives no positions for values: items are named by number in the messages."""
     from ..model.batch import unbatched
@@ -199,7 +195,6 @@ def check_jsonfeed(stream: IO[bytes], f: FileCheck, base_url: Optional[str]
         _flush(report, f)
         if not f.entries:
             f.error("empty-set", 1, 1, "the feed has no items with a page URL")
-    yield from f.pop_all()
 
 
 _FEED_ENTRIES = {"item", "entry"}
@@ -216,12 +211,12 @@ def check_feed(stream: IO[bytes], f: FileCheck, base_url: str | None,
     if len(data) > limit:
         f.error("too-large", 1, 1, f"feed larger than {limit:,} bytes; profile "
                 f"{f.profile.name} allows {f.profile.max_bytes:,}")
-        return (yield from f.pop_all())
+        return
     try:
         xml, encoding = expat_input(io.BufferedReader(io.BytesIO(data)))
     except XMLRefused as exc:
         f.error("encoding", 1, 1, f"{exc}; checking stopped here")
-        return (yield from f.pop_all())
+        return
     starts: list[tuple[int, int]] = []
     parser, guard = _entry_starts(encoding, starts)
     early = list(parse_xml(xml, parser, guard, f, utf8))

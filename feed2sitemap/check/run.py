@@ -139,6 +139,7 @@ def _check_parts(f: FileCheck, scope: Scope | None,
 
 
 def _check_file(source: Source, f: FileCheck, base_url: str | None) -> Iterator[Diagnostic]:
+    """The diagnostics of one file, the last ones once it is read."""
     # A file that cannot be read is bad data like any other (an error diagnostic):
     # in CI it is a sitemap the site does not have.
     try:
@@ -150,7 +151,7 @@ def _check_file(source: Source, f: FileCheck, base_url: str | None) -> Iterator[
     except OSError as exc:
         f.is_index = False
         f.error("unreadable", 1, 1, f"cannot read: {exc.strerror or exc}")
-        yield from f.pop_all()
+    yield from f.pop_all()
 
 
 def _dispatch(raw: IO[bytes], f: FileCheck,
@@ -159,14 +160,12 @@ def _dispatch(raw: IO[bytes], f: FileCheck,
         stream, head = open_input(raw, f.name)
     except InputError as exc:  # bad gzip data at the start
         f.error("input", 1, 1, exc.reason)
-        yield from f.pop_all()
         return
     if is_utf16(head):
         # One message, as the converter gives: line by line, UTF-16 is only NUL bytes and
         # bad URLs, and feedparser's complaints about it say nothing more.
         f.error("encoding", 1, 1, "the file is UTF-16; sitemaps.org requires UTF-8: save it as "
                 "UTF-8 (checking stopped here)")
-        yield from f.pop_all()
         return
     looks_xml = head.lstrip(b"\xef\xbb\xbf \t\r\n\xff\xfe\x00").startswith(b"<")
     try:
@@ -174,7 +173,6 @@ def _dispatch(raw: IO[bytes], f: FileCheck,
     except InputError as exc:
         if not looks_xml:
             f.error("empty-set" if not head else "format", 1, 1, exc.reason)
-            yield from f.pop_all()
             return
         kind = "sitemap"  # the XML check names the wrong root or the syntax error
     if kind == "text":
@@ -182,7 +180,7 @@ def _dispatch(raw: IO[bytes], f: FileCheck,
     elif kind in ("tsv", "csv", "jsonl"):
         yield from check_columns(stream, f, kind)
     elif kind == "jsonfeed":
-        yield from check_jsonfeed(stream, f, base_url)
+        check_jsonfeed(stream, f, base_url)  # (read whole: its diagnostics come at the end)
     elif kind == "feed":
         yield from check_feed(stream, f, base_url, check_encoding(head, f))
     else:
