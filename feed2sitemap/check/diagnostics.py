@@ -4,13 +4,14 @@ file), and the run's memory of URLs (duplicates) and of hreflang alternates (rec
 from __future__ import annotations
 
 import heapq
+import itertools
 import os
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from ..files.naming import ours_pattern, split_name
 from ..model.limits import Profile
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from .site import Robots, Site
 
 __all__ = ["FOLLOW_DEPTH", "PROGRESS_EVERY", "CheckStats", "Diagnostic", "FileCheck",
-           "HreflangLinks", "Part", "SeenURLs", "capped"]
+           "HreflangLinks", "SeenURLs", "capped"]
 
 PROGRESS_EVERY = 4096
 # As follow.follow_index_batches: an index, the indexes the converter writes past 50,000
@@ -193,23 +194,6 @@ class CheckStats:
     hreflang: HreflangLinks = field(default_factory=HreflangLinks, repr=False, compare=False)
 
 
-class Part(NamedTuple):
-    """A part an index lists and a file holds, with the index's position of its <loc>."""
-
-    path: Path
-    line: int
-    column: int
-
-
-def ours_nested(listed_in: str, name: str) -> bool:
-    """True when ``name`` is an index file the converter writes beside the index ``listed_in``
-    (STEM-index-N.EXT: past 50,000 parts the top index lists indexes)."""
-    top = os.path.basename(listed_in)
-    base = os.path.basename(name)
-    stem, _ = split_name(top)
-    return base.startswith(stem + "-index") and ours_pattern(top).fullmatch(base) is not None
-
-
 class FileCheck:
     """The rules' state for one file: counts, first lines of URLs, scope, pending diagnostics.
 
@@ -233,13 +217,12 @@ class FileCheck:
         # the URL directory parts must lie in: --base-url's (or, for a nested index, its
         # directory's under it), else the directory of the first <loc>
         self.index_dir: str | None = follow_prefix
-        self.parts: list[Part] = []  # index parts found on disk, to check next
-        self.part_paths: set[Path] = set()
+        self.parts: dict[Path, None] = {}  # index parts found on disk, to check next, once
         self.is_index = False
         self.entries = 0
         self.safe = (0, 0)  # no diagnostic still to come lies before this position
         self._heap: list[tuple[int, int, int, Diagnostic]] = []
-        self._seq = 0
+        self._seq = itertools.count()  # (equal positions: first come, first out)
         self.index_lines: dict[int, int] = {}  # an index's entries: hash -> first line
         self.file_no = stats.seen.add_file(name)  # URLs: their first place is in stats.seen
         self._too_large = False
@@ -257,8 +240,7 @@ class FileCheck:
         shown = capped(self._per_rule, rule, rule, severity, message)
         if shown is not None:
             d = Diagnostic(self.name, line, column, severity, rule, shown)
-            self._seq += 1
-            heapq.heappush(self._heap, (line, column, self._seq, d))
+            heapq.heappush(self._heap, (line, column, next(self._seq), d))
 
     def error(self, rule: str, line: int, column: int, message: str) -> None:
         self._add("error", rule, line, column, message)
@@ -279,9 +261,12 @@ class FileCheck:
         self.is_index = is_index
         if not is_index or self.listed_in is None:
             return
-        if self.depth < FOLLOW_DEPTH and ours_nested(self.listed_in, self.name):
-            # What the converter must write past 50,000 parts (one index cannot list them):
-            # legal for no schema, read by the search engines; a warning, and followed.
+        # The converter's STEM-index-N.EXT beside the top index, written past 50,000 parts (one
+        # index cannot list them): legal for no schema, read by the search engines; a warning,
+        # and followed.
+        top, base = os.path.basename(self.listed_in), os.path.basename(self.name)
+        if self.depth < FOLLOW_DEPTH and base.startswith(split_name(top)[0] + "-index") and \
+                ours_pattern(top).fullmatch(base) is not None:
             self.warn("nested-index", line, column, f"an index listed in the index "
                       f"{self.listed_in} (the converter's STEM-index-N files past 50,000 "
                       "parts); sitemaps.org's indexes list sitemaps only")

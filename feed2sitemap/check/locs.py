@@ -31,7 +31,6 @@ from ..model.rules import (
 from ..model.scope import Scope, scope_of
 from ..model.urls import normalize_url
 from ..run.follow import part_path
-from .diagnostics import Part
 
 if TYPE_CHECKING:
     from .diagnostics import FileCheck
@@ -212,9 +211,8 @@ def _follow(f: FileCheck, norm: str, line: int, col: int, scope: Scope) -> None:
     if not os.path.isfile(path):
         # the site would serve a 404 for it, and a search engine drops the whole part
         f.error("follow-missing", line, col, f"part {norm[:200]} is missing: no file {path}")
-    elif Path(path) not in f.part_paths:
-        f.part_paths.add(Path(path))
-        f.parts.append(Part(Path(path), line, col))
+    else:
+        f.parts.setdefault(Path(path))
 
 
 _Verdict = tuple[str, str, str]  # (severity, rule, message); ("", "", "") when all is well

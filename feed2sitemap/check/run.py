@@ -126,7 +126,7 @@ def _check_parts(f: FileCheck, scope: Scope | None,
     """The parts of index ``f`` found on disk, each after the other, and theirs (if ours)."""
     if not f.is_index or f.follow_dir is None:
         return
-    for path, _, _ in f.parts:
+    for path in f.parts:
         # the public URL of the part's directory, for a nested index (follow.LocalParts.below)
         prefix = f.index_dir or ""
         if path.parent != f.follow_dir:
