@@ -28,7 +28,7 @@ from ..model.rules import (
     xsd_lastmod,
     xsd_priority,
 )
-from ..model.scope import Scope, scope_of
+from ..model.scope import scope_of
 from ..model.urls import normalize_url
 from ..run.follow import part_path
 
@@ -103,7 +103,7 @@ def _placed(f: FileCheck, norm: str, line: int, col: int, index: bool) -> None:
             f.warn("index-host", line, col, f"{norm[:200]} is not on {scope.origin}; "
                    "an index lists sitemaps of its own site")
         if f.follow_dir is not None:
-            _follow(f, norm, line, col, scope)
+            _follow(f, norm, line, col)
         return
     if not scope.contains(norm):
         f.warn("scope", line, col, f"{norm[:200]} is outside {scope.prefix}; a sitemap "
@@ -189,7 +189,7 @@ def _duplicate(f: FileCheck, norm: str, line: int, col: int, index: bool) -> Non
                f"in {place[0]} on line {place[1]}")
 
 
-def _follow(f: FileCheck, norm: str, line: int, col: int, scope: Scope) -> None:
+def _follow(f: FileCheck, norm: str, line: int, col: int) -> None:
     # The index's directory: `base_url`'s, else that of the first entry (split output
     # puts the parts and the index side by side).
     if f.index_dir is None:
