@@ -2,7 +2,7 @@
 
 The pump (``parse_xml``) feeds a file to expat chunk by chunk and reports what expat and the
 converter's MarkupGuard refuse: not UTF-8, not well-formed, a DTD, past the converter's bounds.
-The element handlers of the caller (``_Schema`` here, feed.py's for feeds) report the rest.
+The element handlers of the caller (``_Schema`` here, lists.py's for feeds) report the rest.
 
 sitemap.xsd and siteindex.xsd are small: a root holding ``##other`` extension elements and then
 one or more entries; an entry holding its fields in a fixed order, then ``##other`` elements.
