@@ -215,7 +215,7 @@ def test_duplicates_across_parts_and_files_name_the_first_place(tmp_path: Path) 
 
 def test_duplicate_memory_is_bounded_and_says_so(tmp_path: Path) -> None:
     from feed2sitemap.check import CheckStats, check
-    from feed2sitemap.check.dupes import SeenURLs
+    from feed2sitemap.check.diagnostics import SeenURLs
 
     path = tmp_path / "u.txt"
     path.write_bytes(b"https://e.example/a\nhttps://e.example/b\nhttps://e.example/c\n"

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from feed2sitemap.backends import ENV
 from feed2sitemap.check import Diagnostic, check
-from feed2sitemap.check.fields import judge_lastmod
+from feed2sitemap.check.locs import judge_lastmod
 from feed2sitemap.check.xmlfast import lastmods_fine
 from feed2sitemap.cli.check import check_command
 

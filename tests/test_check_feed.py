@@ -1,5 +1,5 @@
 """feed2sitemap check on RSS/Atom feeds: entries at their lines, by the converter's own policy
-(the streaming fast path, else feedparser: check/feed.py's feed_entries)."""
+(the streaming fast path, else feedparser: check/lists.py's check_feed)."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from feed2sitemap.check import CheckStats, check, hreflang_diagnostics, iter_check
-from feed2sitemap.check.hreflang import HreflangLinks
+from feed2sitemap.check.diagnostics import HreflangLinks
 from feed2sitemap.cli.check import check_command
 
 from .conftest import run

@@ -5,20 +5,15 @@ http(s) URLs, characters a URI may not hold, a zone on every time, the profile's
 no DTD). Warnings are what is legal but probably not meant, or what the converter would drop or
 change: duplicates, URLs outside the site, IRIs, dates in the future. Every file is streamed
 (feeds excepted: feedparser needs them whole); diagnostics come out sorted by position as soon
-as no earlier one can follow.
-
-The value rules (lastmod, changefreq, priority, loc length and characters) are the converter's
-own, from feed2sitemap.model.rules. By concern:
+as no earlier one can follow. The value rules are the converter's own (model.rules).
 
 - run.py: check(), iter_check(): a file and the parts its index lists; what kind of file it is
-- diagnostics.py: Diagnostic, CheckStats, and FileCheck, the per-file state every check reports to
-- xmlstream.py: encoding and well-formedness (the expat pump); xml.py: the sitemaps.org schemas;
-  xmlfast.py: its fast path for plain <url> entries (off in the reference mode); extensions.py:
-  the extension elements of a <url>
-- lists.py: URL lists (text, TSV, CSV, JSON Lines) and JSON Feeds; feed.py: RSS/Atom feeds
-- locs.py: the rules on one location; fields.py: lastmod, changefreq, priority
-- follow.py: an index's parts on disk; dupes.py: duplicates across the run; hreflang.py:
-  alternates that are not reciprocal across the run
+- diagnostics.py: Diagnostic, CheckStats, FileCheck (the per-file state every check reports
+  to), and the run's memory of URLs and hreflang alternates
+- xml.py: encoding, well-formedness and the sitemaps.org schemas; xmlfast.py: its fast path for
+  plain <url> entries (off in the reference mode)
+- lists.py: URL lists (text, TSV, CSV, JSON Lines), JSON Feeds, RSS/Atom feeds
+- locs.py: the rules on one location, and on lastmod, changefreq, priority
 - site.py: a robots.txt's rules (``CheckStats.robots``) and a built site (``CheckStats.site``)
 """
 

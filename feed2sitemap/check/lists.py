@@ -1,16 +1,19 @@
-"""URL lists (text, TSV, CSV, JSON Lines) and JSON Feeds.
+"""URL lists (text, TSV, CSV, JSON Lines), JSON Feeds and RSS/Atom feeds.
 
 A text list's every line is judged, where readers.text stops at the first bad one. The rows of
 the others are read by the converter's own readers (readers.columns, readers.jsonfeed), so the
 checker sees exactly what the converter would; each value is then judged by the same rules and
-rule ids as an XML sitemap's (locs.check_loc, fields.py). Extension fields of JSON Lines rows
-are not judged (a known gap: XML sitemaps' are, by extensions.py).
+rule ids as an XML sitemap's (locs.py). Extension fields of JSON Lines rows
+are not judged (a known gap: XML sitemaps' are). A feed is read by expat first, for
+well-formedness and each entry's position, then by the converter's own feed policy
+(readers.feed.policy, which the reference mode gives feedparser alone).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import IO, TYPE_CHECKING, Optional
+import io
+from collections.abc import Iterator, Sequence
+from typing import IO, TYPE_CHECKING, Any, Optional
 
 from ..errors import InputError
 from ..model.report import Report
@@ -19,67 +22,68 @@ from ..readers.columns import csv_rows, jsonl_rows, tsv_rows
 from ..readers.feed.reader import DEFAULT_MAX_FEED_BYTES
 from ..readers.fields import Rows
 from ..readers.text import MAX_LINE
-from ..xmlutil import MAX_VALUE
-from .fields import judge_changefreq, judge_lastmod, judge_priority
-from .locs import check_loc
+from ..xmlutil import (
+    MAX_VALUE,
+    EntitiesForbidden,
+    MarkupGuard,
+    XMLRefused,
+    expat_input,
+    safe_expat_parser,
+)
+from .locs import check_loc, judge_changefreq, judge_lastmod, judge_priority
+from .xml import parse_xml
 
 if TYPE_CHECKING:
+    from ..readers.feed.fastpass import FeedEntry
     from .diagnostics import Diagnostic, FileCheck
 
-__all__ = ["check_columns", "check_jsonfeed", "check_text"]
+__all__ = ["check_columns", "check_feed", "check_jsonfeed", "check_text"]
 
 def check_text(stream: IO[bytes], f: FileCheck) -> Iterator[Diagnostic]:
     """A text sitemap: one absolute URL per line, UTF-8. Unlike readers.text, which stops at the
     first bad line, every line is judged."""
+    lineno = offset = blank = 0
     try:
-        yield from _check_lines(stream, f)
+        while raw := stream.readline(MAX_LINE + 1):
+            lineno += 1
+            offset += len(raw)
+            f.size(offset, lineno, 1)
+            # A run of blank lines past MAX_VALUE bytes stops the check, as in XML (a gigabyte
+            # of newlines would otherwise take minutes, line by line).
+            blank = blank + len(raw) if raw.isspace() else 0
+            if blank > MAX_VALUE:
+                f.error("too-complex", lineno, 1, f"more than {MAX_VALUE:,} bytes of blank "
+                        "lines; refused, checking stopped here")
+                break
+            if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
+                f.error("loc-too-long", lineno, 1, f"a line of more than {MAX_LINE:,} bytes")
+                while raw and not raw.endswith(b"\n"):
+                    raw = stream.readline(MAX_LINE + 1)
+                    offset += len(raw)
+            else:
+                _check_line(f, raw, lineno)
+            yield from f.pop_all()
     except InputError as exc:  # gzip data that breaks off or expands like a bomb
         f.error("input", 1, 1, exc.reason)
-        yield from f.pop_all()
-
-
-def _check_lines(stream: IO[bytes], f: FileCheck) -> Iterator[Diagnostic]:
-    lineno = offset = blank = 0
-    while True:
-        raw = stream.readline(MAX_LINE + 1)
-        if not raw:
-            break
-        lineno += 1
-        offset += len(raw)
-        f.size(offset, lineno, 1)
-        # A run of blank lines is only white space: past MAX_VALUE bytes it stops the check, as
-        # in XML (a gigabyte of newlines would otherwise take minutes, line by line).
-        blank = blank + len(raw) if raw.isspace() else 0
-        if blank > MAX_VALUE:
-            f.error("too-complex", lineno, 1, f"more than {MAX_VALUE:,} bytes of blank lines; "
-                    "refused, checking stopped here")
-            break
-        if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
-            f.error("loc-too-long", lineno, 1, f"a line of more than {MAX_LINE:,} bytes")
-            while raw and not raw.endswith(b"\n"):
-                raw = stream.readline(MAX_LINE + 1)
-                offset += len(raw)
-            yield from f.pop_all()
-            continue
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            col = len(raw[:exc.start].decode("utf-8", "replace")) + 1
-            f.error("encoding", lineno, col, "bytes that are not UTF-8; sitemaps.org "
-                    "requires UTF-8")
-            yield from f.pop_all()
-            continue
-        if lineno == 1 and text.startswith("\ufeff"):
-            text = text[1:]
-        loc = text.strip()
-        if loc:
-            col = len(text) - len(text.lstrip()) + 1
-            f.entry(lineno, col)
-            check_loc(f, loc, lineno, col)
-        yield from f.pop_all()
+        return
     if not f.entries:
         f.error("empty-set", max(lineno, 1), 1, "no URLs in the file")
-    yield from f.pop_all()
+
+
+def _check_line(f: FileCheck, raw: bytes, lineno: int) -> None:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        col = len(raw[:exc.start].decode("utf-8", "replace")) + 1
+        f.error("encoding", lineno, col, "bytes that are not UTF-8; sitemaps.org requires UTF-8")
+        return
+    if lineno == 1 and text.startswith("\ufeff"):
+        text = text[1:]
+    loc = text.strip()
+    if loc:
+        col = len(text) - len(text.lstrip()) + 1
+        f.entry(lineno, col)
+        check_loc(f, loc, lineno, col)
 
 
 # A reader's problem kind → (severity, rule id): the ids the XML checks use for the same fault
@@ -103,9 +107,7 @@ class _Collected(Report):
              url: Optional[str] = None) -> None:
         self.found.append((kind, line, text))
 
-    def skip(self, kind: str, source: Optional[str], line: Optional[int], text: str,
-             url: Optional[str] = None) -> None:
-        self.found.append((kind, line, text))
+    skip = warn
 
 
 def _flush(report: _Collected, f: FileCheck) -> None:
@@ -136,7 +138,6 @@ def check_columns(stream: IO[bytes], f: FileCheck, kind: str) -> Iterator[Diagno
         f.error(rule, exc.line or 1, exc.column or 1, exc.reason)
     if not f.entries:
         f.error("empty-set", 1, 1, "no URLs in the file")
-    yield from f.pop_all()
 
 
 def _check_rows(rows: Rows, f: FileCheck) -> None:
@@ -160,22 +161,17 @@ def _check_rows(rows: Rows, f: FileCheck) -> None:
             f.error("missing-loc", line, 1, "no loc (the URL) on this line")
         else:
             check_loc(f, loc, line, 1)
-        _check_fields(rows, i, line, f)
+        lastmod, changefreq, priority = rows.lastmods[i], rows.changefreqs[i], \
+            rows.priorities[i]
+        if lastmod is not None:
+            judge_lastmod(f, lastmod, line, 1)
+        if changefreq is not None:  # taken stripped, as the converter does
+            judge_changefreq(f, changefreq, line, 1, stripped=True)
+        if priority is not None:
+            judge_priority(f, priority, line, 1)
 
 
-def _check_fields(rows: Rows, i: int, line: int, f: FileCheck) -> None:
-    lastmod, changefreq, priority = rows.lastmods[i], rows.changefreqs[i], rows.priorities[i]
-    if lastmod is not None:
-        judge_lastmod(f, lastmod, line, 1)
-    if changefreq is not None:
-        # a column value is taken stripped (as the converter does); case still matters
-        judge_changefreq(f, changefreq, line, 1, stripped=True)
-    if priority is not None:
-        judge_priority(f, priority, line, 1)
-
-
-def check_jsonfeed(stream: IO[bytes], f: FileCheck, base_url: Optional[str]
-                   ) -> Iterator[Diagnostic]:
+def check_jsonfeed(stream: IO[bytes], f: FileCheck, base_url: Optional[str]) -> None:
     """A JSON Feed used as a sitemap: each item's page and date, by the converter's rules.
     JSON gives no positions for values: items are named by number in the messages."""
     from ..model.batch import unbatched
@@ -195,9 +191,98 @@ def check_jsonfeed(stream: IO[bytes], f: FileCheck, base_url: Optional[str]
         rule = "too-large" if "larger than" in exc.reason else "format"
         f.error(rule, exc.line or 1, exc.column or 1, exc.reason)
         _flush(report, f)
-        yield from f.pop_all()
+    else:
+        _flush(report, f)
+        if not f.entries:
+            f.error("empty-set", 1, 1, "the feed has no items with a page URL")
+
+
+_FEED_ENTRIES = {"item", "entry"}
+# what the expat pass finds that stops the check: feedparser would guess, a sitemap reader stop
+_FATAL = ("not-well-formed", "dtd", "input", "too-complex")
+
+
+def check_feed(stream: IO[bytes], f: FileCheck, base_url: str | None,
+               utf8: bool) -> Iterator[Diagnostic]:
+    """A feed used as a sitemap: well-formed XML (expat, with positions), then each entry's
+    link and date by the converter's own rules (readers.feed)."""
+    limit = min(f.profile.max_bytes, DEFAULT_MAX_FEED_BYTES)
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        f.error("too-large", 1, 1, f"feed larger than {limit:,} bytes; profile "
+                f"{f.profile.name} allows {f.profile.max_bytes:,}")
         return
-    _flush(report, f)
-    if not f.entries:
-        f.error("empty-set", 1, 1, "the feed has no items with a page URL")
-    yield from f.pop_all()
+    try:
+        xml, encoding = expat_input(io.BufferedReader(io.BytesIO(data)))
+    except XMLRefused as exc:
+        f.error("encoding", 1, 1, f"{exc}; checking stopped here")
+        return
+    starts: list[tuple[int, int]] = []
+    parser, guard = _entry_starts(encoding, starts)
+    early = list(parse_xml(xml, parser, guard, f, utf8))
+    if any(d.rule in _FATAL for d in early):
+        yield from early
+        return
+    from ..readers.feed.policy import FeedUnreadable, read_feed_entries  # feedparser: 70 ms
+
+    # feedparser's complaints about a malformed feed are errors here (``base_url`` resolves
+    # relative links, as the feed's own URL would, and stands for its content type)
+    try:
+        read = read_feed_entries(data, base_url)
+    except FeedUnreadable as exc:  # feedparser's own crash on odd input
+        f.error("feed-malformed", 1, 1, f"feedparser cannot read it: {exc.cause}")
+    except XMLRefused as exc:  # what the expat pass did not see: "<!ENTITY" in text, say
+        f.error("dtd" if isinstance(exc, EntitiesForbidden) else "too-complex",
+                exc.line or 1, 1, f"{exc}; checking stopped here")
+    else:
+        if read.malformed is not None and (utf8 or not read.malformed.encoding_only):
+            f.error("feed-malformed", 1, 1, f"feedparser: {read.malformed.reason}")
+        if not read.is_feed:
+            f.error("feed-malformed", 1, 1, "not an RSS or Atom feed that feedparser can read")
+        _check_entries(f, read.entries, starts)
+        if read.is_feed and not read.entries:
+            f.error("empty-set", 1, 1, "the feed has no entries")
+    yield from sorted([*early, *f.pop_all()], key=lambda d: (d.line, d.column))
+
+
+def _entry_starts(encoding: str | None,
+                  starts: list[tuple[int, int]]) -> tuple[Any, MarkupGuard]:
+    """An expat parser (with the converter's bounds) that notes where each entry begins."""
+    guard = MarkupGuard()
+    p = safe_expat_parser(" ", guard, encoding)
+    depth = 0
+
+    def start(name: str, attrs: dict[str, str]) -> None:
+        nonlocal depth
+        depth += 1
+        guard.depth(depth)
+        guard.element(name, attrs)
+        if name.rpartition(" ")[2] in _FEED_ENTRIES:
+            starts.append((p.CurrentLineNumber, p.CurrentColumnNumber + 1))
+
+    def end(name: str) -> None:
+        nonlocal depth
+        depth -= 1
+
+    p.StartElementHandler, p.EndElementHandler = start, end
+    return p, guard
+
+
+def _check_entries(f: FileCheck, entries: Sequence[FeedEntry],
+                   starts: list[tuple[int, int]]) -> None:
+    # the expat pass's positions (line and column) when they are as many as the entries, else
+    # the line the fast path gives (feedparser gives none)
+    aligned = len(starts) == len(entries)
+    for i, (link, lastmod, entry_line) in enumerate(entries):
+        line, col = starts[i] if aligned else (entry_line, 1) if entry_line else (1, 1)
+        what = "" if entry_line or aligned else f" (entry {i + 1})"
+        f.entry(line, col)
+        if not link:
+            # a draft or a note: the feed is valid, the converter skips the entry (and says so)
+            f.warn("missing-loc", line, col, "feed entry without a link: not in the sitemap"
+                   + what)
+            continue
+        check_loc(f, link, line, col)
+        if lastmod is not None and lastmod > f.now:
+            f.warn("lastmod-future", line, col, f"entry date {lastmod.isoformat()} is in the "
+                   "future" + what)

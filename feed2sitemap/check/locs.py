@@ -1,27 +1,42 @@
-"""The rules on one location, wherever it was read (a <loc>, a list's line, a feed's link).
+"""The rules on one location, wherever it was read (a <loc>, a list's line, a feed's link), and
+on <lastmod>, <changefreq> and <priority> values (an XML sitemap's or a list's, same rule ids).
 
-The grammar is the converter's own: lengths and characters from rules.py, the normal form from
-model/urls.py, the scope from model/scope.py. Errors are what the XSD or RFC 3986 refuse; warnings
-what the
-converter would change or leave out (an IRI, a fragment, a URL off the site, a duplicate), and
-what --robots and --site find.
+The grammar is the converter's own (model/rules.py, model/urls.py, model/scope.py). Errors are
+what the XSD or RFC 3986 refuse; warnings what the converter would change or leave out (an IRI,
+a fragment, a URL off the site, a duplicate), and what --robots and --site find. A lastmod or a
+priority is judged once per distinct text in a file (most of a large sitemap's repeat).
 """
 
 from __future__ import annotations
 
+import os
 import re
+from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..model.rules import LOC_MIN, XSD_LOC_MAX, bad_bracket, bad_uri_char
-from ..model.scope import Scope, scope_of
+from ..errors import InputError
+from ..model.record import Record
+from ..model.rules import (
+    CHANGEFREQ_SET,
+    CHANGEFREQS,
+    LOC_MIN,
+    XSD_LOC_MAX,
+    bad_bracket,
+    bad_uri_char,
+    parse_lastmod,
+    xsd_lastmod,
+    xsd_priority,
+)
+from ..model.scope import scope_of
 from ..model.urls import normalize_url
-from .follow import Part, locate_part
+from ..run.follow import part_path
 
 if TYPE_CHECKING:
     from .diagnostics import FileCheck
     from .site import Site
 
-__all__ = ["check_loc"]
+__all__ = ["check_loc", "judge_changefreq", "judge_lastmod", "judge_priority", "priority_fine"]
 
 _HTTP = re.compile(r"https?://", re.I)
 _XML_WS = re.compile(r"[ \t\n\r]+")
@@ -88,7 +103,7 @@ def _placed(f: FileCheck, norm: str, line: int, col: int, index: bool) -> None:
             f.warn("index-host", line, col, f"{norm[:200]} is not on {scope.origin}; "
                    "an index lists sitemaps of its own site")
         if f.follow_dir is not None:
-            _follow(f, norm, line, col, scope)
+            _follow(f, norm, line, col)
         return
     if not scope.contains(norm):
         f.warn("scope", line, col, f"{norm[:200]} is outside {scope.prefix}; a sitemap "
@@ -174,7 +189,7 @@ def _duplicate(f: FileCheck, norm: str, line: int, col: int, index: bool) -> Non
                f"in {place[0]} on line {place[1]}")
 
 
-def _follow(f: FileCheck, norm: str, line: int, col: int, scope: Scope) -> None:
+def _follow(f: FileCheck, norm: str, line: int, col: int) -> None:
     # The index's directory: `base_url`'s, else that of the first entry (split output
     # puts the parts and the index side by side).
     if f.index_dir is None:
@@ -185,9 +200,90 @@ def _follow(f: FileCheck, norm: str, line: int, col: int, scope: Scope) -> None:
                 "the index's directory")
         return
     assert f.follow_dir is not None
-    path, why = locate_part(f.name, f.follow_dir, prefix, norm, line)
-    if path is None:
-        f.error("follow-missing", line, col, why)
-    elif path not in f.part_paths:
-        f.part_paths.add(path)
-        f.parts.append(Part(path, line, col))
+    # found as the converter finds it: by its path under the index's URL directory, then by
+    # its last segment beside the index
+    record = Record(norm, is_sitemap=True, source=f.name, line=line)
+    try:
+        path = part_path(record, os.fspath(f.follow_dir), prefix)
+    except InputError as exc:
+        f.error("follow-missing", line, col, exc.reason)
+        return
+    if not os.path.isfile(path):
+        # the site would serve a 404 for it, and a search engine drops the whole part
+        f.error("follow-missing", line, col, f"part {norm[:200]} is missing: no file {path}")
+    else:
+        f.parts.setdefault(Path(path))
+
+
+_Verdict = tuple[str, str, str]  # (severity, rule, message); ("", "", "") when all is well
+_FINE: _Verdict = ("", "", "")
+_REMEMBERED = 1 << 16  # distinct values remembered per file: flat memory on any input
+
+
+def _remember(verdicts: dict[str, _Verdict], text: str, verdict: _Verdict) -> _Verdict:
+    if len(verdicts) >= _REMEMBERED:
+        verdicts.clear()
+    verdicts[text] = verdict
+    return verdict
+
+
+def _report(f: FileCheck, verdict: _Verdict, line: int, col: int) -> None:
+    severity, rule, message = verdict
+    if rule:
+        (f.error if severity == "error" else f.warn)(rule, line, col, message)
+
+
+def judge_lastmod(f: FileCheck, text: str, line: int, col: int) -> None:
+    verdict = f.lastmod_verdicts.get(text)
+    if verdict is None:
+        verdict = _remember(f.lastmod_verdicts, text, _lastmod_verdict(text, f.now))
+    _report(f, verdict, line, col)
+
+
+def _lastmod_verdict(text: str, now: datetime) -> _Verdict:
+    problem, naive, instant = xsd_lastmod(text)
+    shown = text.strip()[:40]
+    if problem:
+        return "error", "lastmod-format", problem
+    if naive:
+        return "error", "lastmod-timezone", f"{shown!r} has a time without a timezone; " \
+               "sitemaps.org requires one (Z or +hh:mm)"
+    digits = len(text.strip().lstrip("-").partition("-")[0])
+    if digits > 4:  # the XSD takes any year; W3C Datetime, which sitemaps.org names, YYYY
+        return "error", "lastmod-format", f"{shown!r} has a year of {digits:,} digits; " \
+               "sitemaps.org requires W3C Datetime (YYYY-MM-DD): four"
+    try:
+        parse_lastmod(text)
+    except ValueError as exc:  # valid for the XSD; no date for the converter (a year 0001)
+        return "warning", "lastmod-dropped", f"lastmod {shown}: the converter reads no date " \
+               f"from it ({exc})"
+    if instant is not None and instant > now:
+        return "warning", "lastmod-future", f"lastmod {shown} is in the future"
+    return _FINE
+
+
+def judge_changefreq(f: FileCheck, text: str, line: int, col: int,
+                     stripped: bool = False) -> None:
+    """``stripped``: a list's column, taken stripped as the converter takes it (an XML value
+    is an xsd:string: no white space collapsing). Case matters in both."""
+    if (text.strip() if stripped else text) not in CHANGEFREQ_SET:
+        spaces = "" if stripped else ", no spaces"
+        f.error("changefreq", line, col, f"{text[:40]!r} is not one of "
+                f"{', '.join(CHANGEFREQS)} (exactly, lower-case{spaces})")
+
+
+def _priority(f: FileCheck, text: str) -> _Verdict:
+    verdict = f.priority_verdicts.get(text)  # a site uses a handful of priorities
+    if verdict is None:
+        problem = xsd_priority(text)
+        verdict = _remember(f.priority_verdicts, text,
+                            ("error", "priority", problem) if problem else _FINE)
+    return verdict
+
+
+def judge_priority(f: FileCheck, text: str, line: int, col: int) -> None:
+    _report(f, _priority(f, text), line, col)
+
+
+def priority_fine(f: FileCheck, text: str) -> bool:
+    return _priority(f, text) is _FINE

@@ -1,22 +1,12 @@
 """The site around the sitemaps: its robots.txt (check --robots) and its built pages (--site).
 
-check --robots: a URL a sitemap lists but robots.txt disallows for Googlebot is never crawled:
-Search Console reports it as "Submitted URL blocked by robots.txt". A sitemap robots.txt does
-not name is found only if someone submits it by hand. The rules are the standard library's
-(urllib.robotparser).
-
-check --site DIR: the sitemaps against the built site they describe (Hugo's public/,
-Jekyll's _site/, MkDocs' site/, Sphinx's html/).
-
-Every URL under --base-url is mapped to the file a static server would answer with ("/a/" ->
-a/index.html, "/a.html" -> a.html, "/a" -> a, a/index.html or a.html); no file is a 404. A
-page that asks not to be indexed (<meta name="robots" content="noindex">) or names another URL
-as canonical should not be in a sitemap (Google: "Submitted URL marked noindex", "Duplicate,
-Google chose different canonical"). HTML pages no sitemap lists are counted at the end.
-
-Only the head of a page is read (up to 64 KiB, to </head> or <body>), with two regular
-expressions rather than an HTML parser: a site of 100,000 pages takes seconds. The names of
-the pages found are kept (about 100 bytes a page) to find the unlisted ones.
+A URL robots.txt disallows for Googlebot is never crawled; a sitemap robots.txt does not name
+is found only if someone submits it by hand. Under --site, every URL under --base-url is mapped
+to the file a static server would answer with ("/a/" -> a/index.html, "/a" -> a, a/index.html
+or a.html); no file is a 404. A page marked noindex or canonical elsewhere should not be in a
+sitemap, and HTML pages no sitemap lists are counted at the end. Only the head of a page is
+read (up to 64 KiB), with two regular expressions rather than an HTML parser: a site of 100,000
+pages takes seconds.
 """
 
 from __future__ import annotations
@@ -42,8 +32,6 @@ _ATTR = re.compile(rb"""([A-Za-z_:][-\w:.]*)\s*=\s*("[^"]*"|'[^']*'|[^\s"'=<>`]+
 _HEAD_END = re.compile(rb"</head\b|<body\b", re.I)
 # pages a sitemap has no business listing: error pages every static generator writes
 _NOT_PAGES = {"404.html", "50x.html", "500.html"}
-
-
 AGENT = "Googlebot"
 
 
@@ -141,8 +129,7 @@ class Site:
         self.root = root
         self.prefix = prefix
         self.listed: set[str] = set()  # files (relative, "/"-separated) the sitemaps list
-        # *.html entries that are no regular file (a FIFO…): not read, counted, the first named
-        self.not_regular = 0
+        self.not_regular = 0  # *.html entries that are no regular file (a FIFO…): not read
         self.not_regular_names: list[str] = []
 
     def candidates(self, url: str) -> list[str]:
@@ -191,10 +178,10 @@ class Site:
                 rel = rel_top + name
                 if not name.endswith(_HTML) or rel in self.listed or rel in _NOT_PAGES:
                     continue
-                page = self.page(rel)
-                if page is not None and not page.regular:
+                page = Page(os.path.join(top, name))
+                if not page.regular:
                     self.not_regular += 1
                     if self.not_regular <= SHOWN:
                         self.not_regular_names.append(rel)
-                elif page is None or not page.noindex:
+                elif not page.noindex:
                     yield rel

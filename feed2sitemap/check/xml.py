@@ -1,23 +1,35 @@
-"""Sitemaps and sitemap indexes: the sitemaps.org schemas as a streaming expat state machine.
+"""XML as ``check`` reads it, and sitemaps and indexes by the sitemaps.org schemas.
 
-sitemap.xsd and siteindex.xsd are small: a root holding ``##other`` extension elements and then one
-or more entries; an entry holding its fields in a fixed order, then ``##other`` elements. Rather
-than load a schema validator (which needs the whole tree), the same rules are checked here event
-by event, so memory stays flat on a 50 MB file. Values are judged as the XSD judges them (see
-fields.py and rules.py): anyURI and the date types collapse whitespace, tChangeFreq (an
-xsd:string) does not.
+The pump (``parse_xml``) feeds a file to expat chunk by chunk and reports what expat and the
+converter's MarkupGuard refuse: not UTF-8, not well-formed, a DTD, past the converter's bounds.
+The element handlers of the caller (``_Schema`` here, lists.py's for feeds) report the rest.
+
+sitemap.xsd and siteindex.xsd are small: a root holding ``##other`` extension elements and then
+one or more entries; an entry holding its fields in a fixed order, then ``##other`` elements.
+Rather than load a schema validator (which needs the whole tree), ``_Schema`` checks the same
+rules event by event, so memory stays flat on a 50 MB file. Values are judged as the XSD judges
+them (locs.py): anyURI and the date types collapse whitespace, tChangeFreq (an xsd:string)
+does not.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import codecs
+import re
+from collections.abc import Callable, Iterator
 from typing import IO, TYPE_CHECKING, Any
+from xml.parsers import expat
 
 from ..backends import fast
+from ..errors import InputError
+from ..extensions.news import in_window
+from ..extensions.rules import NEWS_PER_FILE, check_extensions
+from ..extensions.xmlin import UrlChildren, located
 from ..model.rules import XML_SPACE
 from ..readers.sitemap import SITEMAP_NS
 from ..xmlutil import (
     MAX_VALUE,
+    EntitiesForbidden,
     MarkupGuard,
     XMLRefused,
     XMLTooComplex,
@@ -25,22 +37,109 @@ from ..xmlutil import (
     expat_input,
     safe_expat_parser,
 )
-from .extensions import ExtensionCheck
-from .fields import judge_changefreq, judge_lastmod, judge_priority
-from .locs import check_loc
+from .locs import check_loc, judge_changefreq, judge_lastmod, judge_priority
 from .xmlfast import FastUrlset
-from .xmlstream import parse_xml
 
 if TYPE_CHECKING:
     from .diagnostics import Diagnostic, FileCheck
 
-__all__ = ["check_sitemap_xml"]
+__all__ = ["check_encoding", "check_sitemap_xml", "is_utf16", "parse_xml"]
 
+CHUNK = 1 << 16
+_UTF16_START = re.compile(rb"(?:[\t\n\r ]\x00)*<\x00|(?:\x00[\t\n\r ])*\x00<")
+_DECL_ENCODING = re.compile(rb"<\?xml[^>]*?\sencoding\s*=\s*[\"']([^\"']*)[\"']")
 XSI_NS = "http://www.w3.org/2001/XMLSchema-instance"
 _XSI_OK = {f"{XSI_NS} schemaLocation", f"{XSI_NS} noNamespaceSchemaLocation"}
 _ENTRY = {"urlset": "url", "sitemapindex": "sitemap"}
 _FIELDS = {"url": ("loc", "lastmod", "changefreq", "priority"), "sitemap": ("loc", "lastmod")}
 _KNOWN = {"urlset", "url", "sitemapindex", "sitemap", "loc", "lastmod", "changefreq", "priority"}
+
+
+def is_utf16(head: bytes) -> bool:
+    """A UTF-16 (or UTF-32) byte-order mark, or UTF-16 markup without one (which expat would
+    read too, from its first "<": XML 1.0, appendix F)."""
+    return head[:2] in (b"\xff\xfe", b"\xfe\xff") or head[:4] == b"\x00\x00\xfe\xff" or \
+        _UTF16_START.match(head) is not None
+
+
+def check_encoding(head: bytes, f: FileCheck) -> bool:
+    """sitemaps.org: files must be UTF-8. Report a declaration naming another encoding (expat
+    then decodes it anyway, so the rest is still checked). True for UTF-8; UTF-16 is refused
+    before (``is_utf16``)."""
+    body = head[3:] if head.startswith(codecs.BOM_UTF8) else head
+    m = _DECL_ENCODING.match(body)
+    if m is not None and m.group(1).lower().replace(b"_", b"-") not in (b"utf-8", b"utf8"):
+        name = m.group(1).decode("ascii", "replace")
+        name = name if len(name) <= 64 else name[:64] + "..."  # (one line, however long)
+        f.error("encoding", 1, m.start(1) + 1,
+                f"the XML declaration names encoding {name!r}; sitemaps.org requires UTF-8")
+        return False
+    return True
+
+
+def _bad_utf8_at(data: bytes, i: int) -> bool:
+    if not 0 <= i < len(data):
+        return False
+    try:
+        codecs.utf_8_decode(data[i:i + 4], "strict", False)
+    except UnicodeDecodeError as exc:
+        return exc.start == 0
+    return False
+
+
+def parse_xml(stream: IO[bytes], parser: Any, guard: MarkupGuard, f: FileCheck,
+              utf8: bool, feed: Callable[[bytes, bool], Any] | None = None,
+              ) -> Iterator[Diagnostic]:
+    """Feed ``stream`` to ``parser`` chunk by chunk, yielding the diagnostics that are final.
+
+    ``feed`` stands for ``parser.Parse`` (xmlfast.py: the same bytes, offsets and positions).
+    """
+    feed = feed or parser.Parse
+    doctype: list[tuple[int, int]] = []  # where the DOCTYPE began, once seen
+
+    def here() -> tuple[int, int]:
+        return parser.CurrentLineNumber, parser.CurrentColumnNumber + 1
+
+    parser.StartDoctypeDeclHandler = lambda *_: doctype.append(here())
+
+    def end_doctype() -> None:
+        line, col = doctype[0]
+        f.error("dtd", line, col, "a DOCTYPE; sitemaps are not validated against DTDs and "
+                "must not declare any")
+
+    parser.EndDoctypeDeclHandler = end_doctype
+    total = 0
+    prev = chunk = b""
+    try:
+        while True:
+            prev, chunk = chunk, stream.read(CHUNK)
+            total += len(chunk)
+            guard.scan(chunk)
+            feed(chunk, not chunk)
+            yield from f.pop_safe()
+            if not chunk:
+                break
+        f.size(total, *here())
+    except expat.ExpatError as exc:
+        at = parser.ErrorByteIndex - (total - len(chunk) - len(prev))
+        if utf8 and exc.code == expat.errors.codes[expat.errors.XML_ERROR_INVALID_TOKEN] \
+                and _bad_utf8_at(prev + chunk, at):
+            f.error("encoding", exc.lineno, exc.offset + 1,
+                    "bytes that are not UTF-8; sitemaps.org requires UTF-8")
+        else:
+            f.error("not-well-formed", exc.lineno, exc.offset + 1,
+                    f"not well-formed XML: {expat.ErrorString(exc.code)}")
+    except EntitiesForbidden as exc:
+        f.error("dtd", *(doctype[0] if doctype else here()), f"{exc}; checking stopped here")
+    except XMLTooComplex as exc:  # hostile: stop before it costs memory or time
+        f.error("too-complex", *here(), f"{exc}; refused, checking stopped here")
+    except UnicodeDecodeError as exc:  # transcoded by expat_input from another encoding
+        f.error("encoding", *here(), f"bytes that are not {exc.encoding}: {exc.reason}")
+    except LookupError as exc:  # expat asked Python for an encoding expat_input did not see
+        f.error("encoding", 1, 1, f"{str(exc)[:200]}; checking stopped here")
+    except InputError as exc:  # a gzip stream that breaks off, a read error
+        f.error("input", *here(), exc.reason)
+    yield from f.pop_all()
 
 
 def check_sitemap_xml(stream: IO[bytes], f: FileCheck, utf8: bool) -> Iterator[Diagnostic]:
@@ -49,7 +148,6 @@ def check_sitemap_xml(stream: IO[bytes], f: FileCheck, utf8: bool) -> Iterator[D
         stream, encoding = expat_input(stream)
     except XMLRefused as exc:
         f.error("encoding", 1, 1, f"{exc}; checking stopped here")
-        yield from f.pop_all()
         return
     guard = MarkupGuard()
     p = safe_expat_parser(" ", guard, encoding)
@@ -80,7 +178,6 @@ class _Schema:
         self.root = ""
         self.root_at = (1, 1)
         self.entry_tag = "url"
-        self.entries = 0
         self.entry_at = (1, 1)
         self.seen: set[str] = set()
         self.last = -1  # sequence position of the last field (len(fields) after an extension)
@@ -90,22 +187,20 @@ class _Schema:
         self.length = 0
         self.run = 0  # characters of text since the last tag
         self.text_told = False
-        self.ext = ExtensionCheck(f)  # the extension elements of the current <url>
         self.page: str | None = None  # the current <url>'s loc
-
-    # -- the fast path's side (xmlfast.py): what the handlers would do for a plain entry
+        # the extension elements of the current <url>, judged at its end (_url_done)
+        self.children = UrlChildren()
+        self.ext_depth = 0  # how deep inside an extension element (0: not in one)
+        self.ext_any = False  # this <url> had an extension element
+        self.news = 0  # URLs with news in this file
 
     def ready(self) -> bool:
-        """Directly inside a <urlset> of the sitemaps.org namespace, between entries."""
-        return self.depth == 1 and self.root == "urlset" and not self.skip_at \
-            and self.ns == SITEMAP_NS and not self.ext.depth
-
-    def fast_entries(self, urls: list[tuple[int, int]]) -> None:
-        """Plain <url>s at ``urls`` (their fields are judged by the caller)."""
-        self.entries += len(urls)
-        self.f.entries_at(urls)
+        """Directly inside a <urlset> of the sitemaps.org namespace, between entries: where
+        the fast path (xmlfast.py) may take plain entries past the handlers."""
+        return self.depth == 1 and self.root == "urlset" and self.ns == SITEMAP_NS
 
     def after_entries(self) -> None:
+        """What the last </url> of a run of plain entries would have reset."""
         self.run = 0
         self.text_told = False
 
@@ -122,8 +217,9 @@ class _Schema:
         self.guard.depth(depth)
         self.guard.element(name, attrs)
         self.text_told = False
-        if self.ext.depth:  # inside an extension element of a <url>
-            self.ext.start(name, attrs, line)
+        if self.ext_depth:  # inside an extension element of a <url>
+            self.ext_depth += 1
+            self.children.start(name, attrs, line)
             return
         if self.skip_at:
             return
@@ -165,11 +261,10 @@ class _Schema:
             if mine or not e_ns:
                 return self._refuse(line, col, e_ns, local, f"directly in <{self.root}>")
             self.skip_at = 2  # an extension element: allowed before the first entry
-            if self.entries:
+            if self.f.entries:
                 self.f.error("order", line, col, f"extension element <{local}> after a "
                              f"<{self.entry_tag}>; the schema allows them only before the first")
             return False
-        self.entries += 1
         self.entry_at, self.seen, self.last = (line, col), set(), -1
         self.f.entry(line, col)
         return True
@@ -183,7 +278,8 @@ class _Schema:
                 return self._refuse(line, col, e_ns, local, f"in <{self.entry_tag}>")
             self.skip_at, self.last = 3, len(fields)  # extensions come after the fields
             if self.entry_tag == "url":
-                self.ext.start(e_ns + " " + local, attrs, line)
+                self.ext_depth, self.ext_any = 1, True
+                self.children.start(e_ns + " " + local, attrs, line)
             return False
         idx = fields.index(local)
         if local in self.seen:
@@ -217,8 +313,8 @@ class _Schema:
         if self.run > MAX_VALUE:
             raise XMLTooComplex(f"a value or a run of white space longer than {MAX_VALUE:,} "
                                 "characters")
-        if self.ext.depth:
-            self.ext.data(data)
+        if self.ext_depth:
+            self.children.data(data)
         if self.skip_at:
             return
         if self.depth == 3:
@@ -241,8 +337,9 @@ class _Schema:
         self.run = 0
         depth = self.depth
         self.depth = depth - 1
-        if self.ext.depth:
-            self.ext.end(name)
+        if self.ext_depth:
+            self.ext_depth -= 1
+            self.children.end(name)
         if self.skip_at:
             if depth == self.skip_at:
                 self.skip_at = 0
@@ -250,30 +347,56 @@ class _Schema:
         if depth == 3:
             self._end_field()
         elif depth == 2:
-            self.ext.url_done(self.page, *self.entry_at)
+            if self.ext_any:
+                self._url_done(*self.entry_at)
             self.page = None
             if "loc" not in self.seen:
                 self.f.error("missing-loc", *self.entry_at, f"<{self.entry_tag}> without a "
                              "<loc>")
             self.f.safe = self.pos()
-        elif depth == 1 and self.root and not self.entries:
+        elif depth == 1 and self.root and not self.f.entries:
             self.f.error("empty-set", *self.root_at, f"<{self.root}> has no "
                          f"<{self.entry_tag}>; the schema requires at least one")
 
     def _end_field(self) -> None:
-        text = "".join(self.parts)
+        f, text, (line, col) = self.f, "".join(self.parts), self.field_at
         if self.field == "loc":
             self.page = text.strip(XML_SPACE)
-        self._judge(self.field, text, *self.field_at, self.length > MAX_VALUE)
-
-    def _judge(self, name: str, text: str, line: int, col: int, truncated: bool) -> None:
-        f = self.f
-        if name == "loc":
             check_loc(f, text, line, col, xsd=True, index=self.entry_tag == "sitemap",
-                      truncated=truncated)
-        elif name == "lastmod":
+                      truncated=self.length > MAX_VALUE)
+        elif self.field == "lastmod":
             judge_lastmod(f, text, line, col)
-        elif name == "changefreq":
-            judge_changefreq(f, text, line, col, stripped=False)
-        elif name == "priority":
+        elif self.field == "changefreq":
+            judge_changefreq(f, text, line, col)
+        elif self.field == "priority":
             judge_priority(f, text, line, col)
+
+    def _url_done(self, line: int, col: int) -> None:
+        """Judge the extension elements of the <url> that ended, by the rules the converter
+        holds them to (extensions/rules.py): what it would leave out is an error, what it only
+        warns about a warning. Elements of an unknown namespace pass."""
+        self.ext_any = False
+        ext, problems, lines = self.children.finish()
+        f, page = self.f, self.page
+        if ext.alternates and page is not None:  # for hreflang-reciprocal, after the last file
+            links = f.stats.hreflang
+            listed = [(alt.hreflang, alt.href, lines.get(("alternates", i), line))
+                      for i, alt in enumerate(ext.alternates)]
+            if not links.add(page, listed, f.file_no, col):
+                f.warn("hreflang-limit", line, col, f"more than {links.limit:,} hreflang "
+                       "alternates in this run: later ones are not checked for reciprocity")
+        for p in problems + located(check_extensions(ext, page), lines):
+            rule = f"ext-{p.kind}" if p.kind != "url" else "unknown-element"
+            (f.warn if p.drops == "none" else f.error)(rule, p.line or line, col, p.message())
+        if not ext.news:
+            return
+        self.news += 1
+        if self.news == NEWS_PER_FILE + 1:
+            f.error("news-limit", line, col, f"more than {NEWS_PER_FILE:,} URLs with news "
+                    "in one sitemap; Google News reads at most that many")
+        for news in ext.news:
+            if news.publication_date is not None and not in_window(news.publication_date,
+                                                                    f.now):
+                f.warn("news-old", line, col, f"news published "
+                       f"{news.publication_date.isoformat()} is older than two days; "
+                       "Google News shows only recent articles")

@@ -31,8 +31,7 @@ from ..model.scope import scope_of
 from ..model.urls import normalize_locs
 from ..readers.sitemap import SITEMAP_NS
 from ..xmlutil import MarkupGuard
-from .fields import judge_changefreq, judge_lastmod, judge_priority, priority_fine
-from .locs import check_loc
+from .locs import check_loc, judge_changefreq, judge_lastmod, judge_priority, priority_fine
 
 if TYPE_CHECKING:
     from .diagnostics import FileCheck
@@ -48,7 +47,6 @@ class Schema(Protocol):
     limit: int
 
     def ready(self) -> bool: ...
-    def fast_entries(self, urls: list[tuple[int, int]]) -> None: ...
     def after_entries(self) -> None: ...
 
 
@@ -96,7 +94,7 @@ class FastUrlset:
     def comment(self, data: str) -> None:
         if self.runs and self.p.CurrentByteIndex == self.runs[0]:
             self.runs.popleft()
-            self.s.after_entries()  # what the last </url> of the run would have reset
+            self.s.after_entries()
         else:
             self.guard.uncount(data)
 
@@ -124,10 +122,8 @@ class FastUrlset:
             self.p.Parse(b"", True)
 
     def _raw(self, chunk: bytes, a: int, b: int) -> None:
+        """Feed expat ``chunk[a:b]`` as it is, and follow the position."""
         self.p.Parse(chunk[a:b], False)
-        self._advance(chunk, a, b)
-
-    def _advance(self, chunk: bytes, a: int, b: int) -> None:
         self.fed += b - a
         nl = chunk.count(b"\n", a, b)
         if nl:
@@ -166,7 +162,7 @@ class FastUrlset:
             expect = stop
         if not ms:
             return pos
-        self.s.fast_entries(urls)
+        self.f.entries_at(urls)
         judge_run(self.f, text, ms, urls, multi)
         self.f.safe = (line, col - 6)  # the last </url>
         start = ms[0].start(1)
@@ -188,12 +184,8 @@ class FastUrlset:
 # rule come in the order of the entries, as from the handlers (so the cap of 50 a rule keeps the
 # same ones).
 
-_GROUPS = methodcaller("groups")
-_LOC, _LASTMOD, _CHANGEFREQ, _PRIORITY = (itemgetter(i) for i in range(1, 5))
-_LINE = itemgetter(0)
-# group of the value, length of its start tag
-_COLUMNS = {"loc": (2, 5), "lastmod": (3, 9), "changefreq": (4, 12), "priority": (5, 10)}
 _Place = Callable[[int], tuple[int, int]]
+_GROUPS = methodcaller("groups")
 
 
 def at(text: str, e: int, line: int, col: int, offset: int) -> tuple[int, int]:
@@ -212,17 +204,16 @@ def judge_run(f: FileCheck, text: str, ms: list[re.Match[str]], urls: list[tuple
     if text.find("&", ms[0].start(1), ms[-1].end(1)) >= 0:  # "&amp;" in some
         groups = [g if "&" not in g[0] else tuple(v and v.replace("&amp;", "&") for v in g)
                   for g in groups]
+    _, locs, lastmods, changefreqs, priorities = map(list, zip(*groups, strict=True))
 
-    def place(name: str) -> _Place:
-        group, tag = _COLUMNS[name]
-        return lambda i: at(text, ms[i].start(1), *urls[i], ms[i].start(group) - tag)
+    def place(group: int, tag: str) -> _Place:  # the position of a value's start tag
+        return lambda i: at(text, ms[i].start(1), *urls[i], ms[i].start(group) - len(tag))
 
-    _lastmods(f, list(map(_LASTMOD, groups)), place("lastmod"))
-    _changefreqs(f, list(map(_CHANGEFREQ, groups)), place("changefreq"))
-    _priorities(f, list(map(_PRIORITY, groups)), place("priority"))
-    locs = list(map(_LOC, groups))
-    loc_at = place("loc")
-    lines = [loc_at(i)[0] for i in range(len(ms))] if multi else list(map(_LINE, urls))
+    _column(f, lastmods, lastmods_fine, judge_lastmod, place(3, "<lastmod>"))
+    _column(f, changefreqs, _changefreqs_fine, judge_changefreq, place(4, "<changefreq>"))
+    _column(f, priorities, _priorities_fine, judge_priority, place(5, "<priority>"))
+    loc_at = place(2, "<loc>")
+    lines = [loc_at(i)[0] for i in range(len(ms))] if multi else [line for line, _ in urls]
     if not _locs_fine(f, locs, lines):
         for i, loc in enumerate(locs):
             check_loc(f, loc, *loc_at(i), xsd=True)
@@ -250,14 +241,26 @@ def _locs_fine(f: FileCheck, locs: list[str], lines: list[int]) -> bool:
     return True
 
 
-def _lastmods(f: FileCheck, values: list[str | None], place: _Place) -> None:
+def _column(f: FileCheck, values: list[str | None],
+            fine: Callable[[FileCheck, list[str]], bool],
+            judge: Callable[[FileCheck, str, int, int], None], place: _Place) -> None:
+    """Judge a column's values (None: no such field) one by one, unless ``fine`` proves them
+    all fine at once."""
     present = [v for v in values if v is not None] if None in values else \
         cast("list[str]", values)
-    if not present or lastmods_fine(f, present):
+    if not present or fine(f, present):
         return
     for i, v in enumerate(values):
         if v is not None:
-            judge_lastmod(f, v, *place(i))
+            judge(f, v, *place(i))
+
+
+def _changefreqs_fine(f: FileCheck, values: list[str]) -> bool:
+    return set(values) <= CHANGEFREQ_SET
+
+
+def _priorities_fine(f: FileCheck, values: list[str]) -> bool:
+    return all(priority_fine(f, v) for v in set(values))
 
 
 # The two forms nearly every sitemap writes, with every field in range but the day of the month:
@@ -295,23 +298,3 @@ def _long_past(day: str, now: datetime) -> bool:
     except ValueError:  # February 30th: judge_lastmod says so
         return False
     return d.year > 1000 and d < now.date() - timedelta(days=2)
-
-
-def _changefreqs(f: FileCheck, values: list[str | None], place: _Place) -> None:
-    distinct = set(values)
-    distinct.discard(None)
-    if distinct <= CHANGEFREQ_SET:
-        return
-    for i, v in enumerate(values):
-        if v is not None and v not in CHANGEFREQ_SET:
-            judge_changefreq(f, v, *place(i), stripped=False)
-
-
-def _priorities(f: FileCheck, values: list[str | None], place: _Place) -> None:
-    distinct = set(values)
-    distinct.discard(None)
-    if all(priority_fine(f, v) for v in distinct if v is not None):
-        return
-    for i, v in enumerate(values):
-        if v is not None:
-            judge_priority(f, v, *place(i))

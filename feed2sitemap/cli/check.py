@@ -6,7 +6,6 @@ import itertools
 import json
 import sys
 import time
-from typing import Any
 
 import click
 
@@ -64,13 +63,14 @@ def check_command(files: tuple[str, ...], profile: str, base_url: str | None, fm
     position, a summary to stderr. Exit status: 0 no errors (warnings allowed, unless
     --fail-on warning), 1 errors (a missing or unreadable file is one), 2 bad usage.
     """
-    from ..check import (  # only this command needs them
+    from ..check import (
         CheckStats,
+        Site,
         hreflang_diagnostics,
         iter_check,
+        load_robots,
         site_diagnostics,
     )
-    from ..check.site import Site, load_robots
     from ..model.scope import scope_of
 
     if files.count("-") > 1:
@@ -110,19 +110,14 @@ def check_command(files: tuple[str, ...], profile: str, base_url: str | None, fm
     if fmt == "json" and not quiet:
         click.echo("[]" if first else "\n]")
     if quiet < 2:
-        click.echo(f"{PROG} check: {_check_summary(stats)}", err=True)
+        # index entries are sitemaps, not URLs: counted apart, and only when there are some
+        listed = f", {count(stats.sitemaps, 'sitemap')} listed in indexes" \
+            if stats.sitemaps else ""
+        click.echo(f"{PROG} check: {count(stats.files, 'file')} checked, "
+                   f"{count(stats.urls, 'URL')}{listed}, {count(stats.errors, 'error')}, "
+                   f"{count(stats.warnings, 'warning')}", err=True)
     if stats.errors or (fail_on == "warning" and stats.warnings):
         raise click.exceptions.Exit(1)
-
-
-def _check_summary(stats: Any) -> str:
-    # index entries are sitemaps, not URLs: counted apart, and only when there are some
-    listed = f", {count(stats.sitemaps, 'sitemap')} listed in indexes" if stats.sitemaps \
-        else ""
-    return (f"{count(stats.files, 'file')} checked, {count(stats.urls, 'URL')}{listed}, "
-            f"{count(stats.errors, 'error')}, {count(stats.warnings, 'warning')}")
-
-
 
 
 def run_check(args: list[str]) -> None:
