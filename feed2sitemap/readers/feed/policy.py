@@ -44,8 +44,7 @@ from ...xmlutil import (
     forbid_entities,
     forbid_entities_in,
 )
-from .compat import headers, prepare
-from .dates import _known
+from .compat import _known, headers, prepare
 from .fastpass import (
     CHUNK,
     FastPathUnsupported,

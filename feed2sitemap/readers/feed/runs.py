@@ -38,8 +38,15 @@ from itertools import accumulate, repeat
 from operator import methodcaller
 from typing import Any, NamedTuple
 
-from .compat import HTML_TYPES, FeedEntry, clean, link_text, map_content_type
-from .dates import MONTH_DASHED, entry_date
+from .compat import (
+    HTML_TYPES,
+    MONTH_DASHED,
+    FeedEntry,
+    clean,
+    entry_date,
+    link_text,
+    map_content_type,
+)
 
 __all__ = ["NAMES", "PREFIXED", "NotPlain", "Run", "atom_links", "by_entry", "dates", "entries",
            "rss_links", "scan"]
