@@ -45,13 +45,14 @@ from .compat import (
     self_join,
 )
 
+__all__ = ["FastPathUnsupported", "FeedEntries", "FeedEntry", "parse_feed_chunks",
+           "parse_feed_entries"]
+
 CHUNK = 1 << 16  # expat is given slices, not the whole document in its buffer
 
 
 def parse_feed_entries(data: bytes, base_url: str | None = None) -> FeedEntries:
     """Parse a whole feed document; raise FastPathUnsupported for anything not replayed."""
-    if not isinstance(data, (bytes, bytearray)):
-        raise TypeError("data must be bytes")
     if not data:
         return FeedEntries()  # feedparser returns no entries without parsing anything
     if not REPLAYED_VERSION:
@@ -62,8 +63,8 @@ def parse_feed_entries(data: bytes, base_url: str | None = None) -> FeedEntries:
 
 def parse_feed_chunks(chunks: Iterator[bytes], base_url: str | None,
                       whole: Callable[[], bytes]) -> FeedEntries:
-    """parse_feed_entries over a document given a chunk at a time, never held whole when
-    expat reads its encoding; ``whole()`` gives the whole document when it does not."""
+    """parse_feed_entries over a document given a chunk at a time; ``whole()`` gives the whole
+    document, for an encoding expat does not read."""
     if not REPLAYED_VERSION:
         raise FastPathUnsupported("feedparser is not the 6.0 series the pass replays")
     first = next(chunks, b"")
@@ -507,9 +508,8 @@ class Feeder:
         return found.size
 
     def between_entries(self) -> bool:
-        """expat has read all it was given, the last thing an entry's end tag, and the pass is
-        where runs start: no entry, leaf, source or image open, a base that stays the same,
-        and the grammar's names of the kinds it assumes in the default namespace."""
+        """expat has read all it was given, the last thing an entry's end tag; no scope is
+        open, the base stays the same, and the grammar's names have the kinds it assumes."""
         p = self.p
         if (p.parser.CurrentByteIndex != self.fed or p.closed != self.fed - len(self.end)
                 or p.entry or p.inside or p.source or p.image
@@ -531,6 +531,7 @@ class Feeder:
         return True
 
     def kind(self, name: str) -> str:
-        """The kind (feedcompat.KIND) of the element expat names ``name``."""
+        """The kind (compat.KIND) of the element expat names ``name``."""
+
         info: dict[str, Any] = self.p.names
         return KIND.get((info.get(name) or self.p.learn(name))[1], PLAIN)
