@@ -8,8 +8,7 @@ from feedparser.urls import _urljoin
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from feed2sitemap.readers.feed.compat import link_text, resolver
-from feed2sitemap.readers.feed.dates import entry_date
+from feed2sitemap.readers.feed.compat import entry_date, link_text, resolver
 from feed2sitemap.readers.feed.runs import _value, atom_links, dates, rss_links
 
 DAY = st.integers(0, 32).map(str)

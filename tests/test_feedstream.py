@@ -16,8 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from feed2sitemap.model.rules import parsed_utc
-from feed2sitemap.readers.feed.compat import CP1252, resolver
-from feed2sitemap.readers.feed.dates import _known, entry_date
+from feed2sitemap.readers.feed.compat import CP1252, _known, entry_date, resolver
 from feed2sitemap.readers.feed.fastpass import FastPathUnsupported, FeedEntry, parse_feed_entries
 from feed2sitemap.readers.feed.policy import feedparser_entries
 from feed2sitemap.xmlutil import EntitiesForbidden

@@ -1,20 +1,9 @@
-"""What feedparser does with a feed, as tables and rules the fast pass (fastpass.py) replays.
+"""feedparser's rules for an entry's link and dates, as the fast pass (fastpass.py) replays them.
 
-feedparser decides an entry's ``link``, ``links`` and dates in its SAX handler: element names
-mapped through its namespace tables, attribute dictionaries built twice, an xml:base stack
-joined with itself at every element, element text cleaned up, its own URL and date functions,
-and before all that its choice of the document's encoding. This module holds those rules, read
-in (and tested against) feedparser 6.0.14, and every import of feedparser's private parts,
-each saying why it is imported rather than rewritten: a table or function whose every quirk we
-must match is taken from feedparser itself, so it cannot drift. Where our own equivalent is
-short and a test proves it equal, it is ours (``CP1252``, ``XML_PI_ENCODING``).
-
-feedparser's tables that the pass reads at every element are held below as data: importing
-feedparser (which imports urllib.request, http.client, email...) costs a small job more than
-all the rest of its run, and a feed the fast pass reads needs nothing else from it. The data was
-derived by ``derive()`` from feedparser 6.0.14; ``tables()`` uses it only when that is the
-version installed (read from its source file, not imported), and derives the tables from
-feedparser itself otherwise. tests/test_feedtables.py holds the data equal to ``derive()``.
+Read in (and tested against) feedparser 6.0.14. A table or function whose every quirk we must
+match is imported from feedparser itself, when first needed; the tables read at every element
+are held below as data (derived by ``derive()``; tests/test_feedtables.py holds them equal),
+because importing feedparser costs a small job more than the rest of its run.
 """
 
 from __future__ import annotations
@@ -23,16 +12,12 @@ import codecs
 import importlib.util
 import re
 from collections.abc import Callable, Iterator
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
+from functools import cache
 from typing import Any, NamedTuple
 
-__all__ = ["CP1252", "FEEDPARSER_VERSION", "Attributes", "FastPathUnsupported", "FeedEntries",
-           "FeedEntry", "Namespaces", "XML_PI_ENCODING", "clean", "derive", "headers",
-           "installed_version", "link_text", "native_encoding", "one_line_encoding", "prepare",
-           "resolver", "tables"]
+from ...model.rules import parsed_utc
 
-
-# -------------------------------------------------------------------------------- what a pass gives
 
 class FastPathUnsupported(Exception):
     """The fast pass cannot give feedparser's answer for this document: feedparser is used."""
@@ -45,16 +30,13 @@ class FeedEntry(NamedTuple):
 
 
 class FeedEntries(list[FeedEntry]):
-    """The entries, and the feed's own site link (RSS <channel><link>, Atom <feed><link
-    rel="alternate">: the first one, resolved against xml:base), or None; ``extended``: the
-    feed holds markup that may carry an entry's images, video or alternates (an enclosure,
-    Media RSS, itunes:image, an entry's hreflang link), which a fast pass does not read."""
+    """The entries; ``site``: the feed's own first alternate link, resolved, or None;
+    ``extended``: the feed holds markup that may carry an entry's images, video or alternates,
+    which only feedparser reads."""
 
     site: str | None = None
     extended = False
 
-
-# --------------------------------------------------------------------- feedparser's tables, as data
 
 FEEDPARSER_VERSION = '6.0.14'
 
@@ -206,8 +188,8 @@ def derive() -> tuple[str, dict[str, str], list[str], frozenset[str]]:
 
 
 def tables() -> tuple[str, dict[str, str], list[str], frozenset[str]]:
-    """(version, namespaces, methods, HTML types): the data above when it is the installed
-    feedparser's, else derived from it."""
+    """(version, namespaces, methods, HTML types): the data above for that version, else
+    derived from the installed feedparser."""
     version = installed_version()
     if version == FEEDPARSER_VERSION:
         return version, NAMESPACES, METHODS, HTML_TYPE_NAMES
@@ -221,8 +203,7 @@ def headers(base_url: str | None) -> dict[str, str] | None:
     return {"content-location": base_url} if base_url else None
 
 
-# feedparser's RE_XML_PI_ENCODING (encodings.py), the declared encoding; a test holds the two
-# patterns equal (importing it would import all of feedparser).
+# feedparser's RE_XML_PI_ENCODING (a test holds the two equal)
 XML_PI_ENCODING = re.compile(rb'^<\?.*encoding=[\'"](.*?)[\'"].*\?>')
 
 # First bytes for which feedparser sniffs a BOM or a non-ASCII-compatible encoding.
@@ -233,19 +214,16 @@ _EXPAT_NATIVE = {"utf-8": "UTF-8", "iso8859-1": "ISO-8859-1"}
 
 
 def native_encoding(head: bytes, base_url: str | None) -> str | None:
-    """prepare()'s encoding for a document that starts with ``head``, when expat reads it
-    natively (the document need not be held whole), else None. feedparser's declaration regex
-    reads the whole first line: it must end inside ``head``."""
+    """prepare()'s encoding when expat reads it natively (the document need not be held
+    whole), else None; feedparser's declaration regex reads the whole first line."""
     return _native(head, base_url) if b"\n" in head else None
 
 
 def one_line_encoding(first: bytes, rest: Iterator[bytes], base_url: str | None
                       ) -> tuple[str | None, Iterator[bytes]]:
-    """native_encoding for a document whose first line does not end in its first chunk (a
-    minified feed: one line), without holding that line: the XML declaration alone decides,
-    and the chunks that follow are given on, checked until the line ends. Should the line hold
-    "encoding=" again (feedparser's regex would take the last one), FastPathUnsupported is
-    raised there, and feedparser reads the document whole."""
+    """native_encoding for a document whose first line outlasts its first chunk (a minified
+    feed), without holding that line: the declaration decides, and should the line say
+    "encoding=" again (feedparser's regex takes the last one), FastPathUnsupported."""
     if not first.startswith(b"<?"):  # no declaration: the regex cannot match, whatever follows
         return _native(first, base_url), rest
     end = first.find(b"?>")
@@ -284,14 +262,8 @@ def _native(data: bytes, base_url: str | None) -> str | None:
 
 
 def prepare(data: bytes, base_url: str | None) -> tuple[bytes, str, int]:
-    """(bytes for expat, encoding to force, line shift), decoded the way feedparser decodes.
-
-    feedparser picks the encoding from (our only header) Content-Location and the XML declaration:
-    declared, else ISO-8859-1 when a Content-Location is given, else UTF-8. When that is one expat
-    decodes natively and there is no BOM, expat reads the original bytes with that encoding forced
-    (and a decoding error falls back, as feedparser would have tried other encodings). Otherwise
-    feedparser's own converter produces the UTF-8 it would parse.
-    """
+    """(bytes for expat, encoding to force, line shift), decoded as feedparser decodes: the
+    original bytes where expat reads the encoding natively, else feedparser's converter's."""
     native = _native(data, base_url)
     if native is not None:
         return data, native, 0
@@ -319,17 +291,12 @@ def prepare(data: bytes, base_url: str | None) -> tuple[bytes, str, int]:
 
 # ----------------------------------------------------------------------------------------- elements
 
-# feedparser's namespace table (URI -> its prefix), its HTML content types and the names of its
-# element handlers: read at every element, so taken from feedparser itself (held above as data
-# for the installed version, so that a run the fast pass serves never imports it).
 _VERSION, MATCHNS, _METHODS, HTML_TYPES = tables()
-# What is replayed here was read in feedparser 6.0.14; another major version is not trusted.
-REPLAYED_VERSION = _VERSION.startswith("6.0.")
+REPLAYED_VERSION = _VERSION.startswith("6.0.")  # another major version is not trusted
 
 STD_PREFIXES = set(MATCHNS.values())
-# Element keys ("prefix_local") for which feedparser has a handler; names are lower-cased before
-# the lookup, so camel-case aliases such as _start_textInput are never reached.
-_HANDLED = {n.split("_", 1)[1] for n in _METHODS}  # ("start_link", "end_link": "link")
+# Keys ("prefix_local", lower-cased: camel-case aliases are never reached) with a handler
+_HANDLED = {n.split("_", 1)[1] for n in _METHODS}
 END_KEYS = {n[4:] for n in _METHODS if n.startswith("end_")}
 
 
@@ -353,44 +320,35 @@ _INERT = set(
     media_restriction media_thumbnail newlocation tags rss""".split()
 )
 
-# What the fast pass does with an element, by the kind of feedparser's handler for its key.
-PLAIN = ""  # no handler, or one that changes nothing we read: only its xml:base counts
-TEXT = "text"  # a text construct (push_content): feedparser swallows its children as markup
+# What the fast pass does with an element (its on_<kind>), by feedparser's key. No kind (PLAIN):
+# only its xml:base counts. "text": a text construct, whose children feedparser keeps as
+# markup; "guid": RSS <guid> or Atom <id>; "source": an entry's <source>, "image": <image> or
+# <textinput>, whose links and dates are not the entry's; "childless": inert, but their
+# handlers fail on child elements; "extension": what feedparser makes an entry's image, video
+# or enclosure from, noted for the policy; "unsupported": handlers not replayed.
+PLAIN = ""
 ENTRY = "entry"
-LINK = "link"
-GUID = "guid"  # RSS <guid>, Atom <id>: a permalink one is the link when no other is given
-PUBLISHED = "published"
-UPDATED = "updated"
-SOURCE = "source"  # an entry's <source>: its links and dates are not the entry's
-IMAGE = "image"  # <image>, <textinput>: their links are not the feed's nor the entry's
-CONTAINER = "container"  # <channel>, <feed>
-CHILDLESS = "childless"  # inert, but their handlers fail on child elements
-# What feedparser makes an entry's image, video or enclosure from (extensions/feed.py maps
-# them): noted by the pass (FeedEntries.extended), for the policy to have feedparser read the
-# feed. (An entry's <link> with rel="enclosure" or hreflang: feedpass.on_link notes it, and
-# feedruns._atom_link leaves such an entry to the handlers.)
-EXTENSION = "extension"
-UNSUPPORTED = "unsupported"  # handlers we do not replay: feedparser must read the document
-
-KIND = dict.fromkeys(_HANDLED - _INERT, UNSUPPORTED)
+KIND = dict.fromkeys(_HANDLED - _INERT, "unsupported")
 for _kind, _keys in {
-    TEXT: """title dc_title media_title subtitle tagline itunes_subtitle rights copyright dc_rights
-        description dc_description media_description abstract info feedburner_browserfriendly
-        summary itunes_summary content content_encoded fullitem body xhtml_body""",
+    "text": """title dc_title media_title subtitle tagline itunes_subtitle rights copyright
+        dc_rights description dc_description media_description abstract info
+        feedburner_browserfriendly summary itunes_summary content content_encoded fullitem body
+        xhtml_body""",
     ENTRY: "item entry",
-    LINK: "link",
-    GUID: "guid id",
-    PUBLISHED: "published issued pubdate dcterms_issued",
-    UPDATED: "updated modified lastbuilddate dc_date dcterms_modified",
-    SOURCE: "source",
-    IMAGE: "image textinput",
-    CONTAINER: "channel feed",
-    CHILDLESS: "width height creativecommons_license",
+    "link": "link",
+    "guid": "guid id",
+    "published": "published issued pubdate dcterms_issued",
+    "updated": "updated modified lastbuilddate dc_date dcterms_modified",
+    "source": "source",
+    "image": "image textinput",
+    "container": "channel feed",
+    "childless": "width height creativecommons_license",
     # (itunes:link is feedparser's alias of itunes:image)
-    EXTENSION: "enclosure media_content media_thumbnail media_player itunes_image itunes_link",
-    # Unhandled elements are stored under their key through FeedParserDict's key map, and these
-    # would overwrite the entry's links or dates (<date_parsed> lands in updated_parsed).
-    UNSUPPORTED: "links updated_parsed published_parsed date_parsed modified_parsed issued_parsed",
+    "extension": "enclosure media_content media_thumbnail media_player itunes_image itunes_link",
+    # stored under their key through FeedParserDict's key map, these would overwrite the
+    # entry's links or dates (<date_parsed> lands in updated_parsed)
+    "unsupported": "links updated_parsed published_parsed date_parsed modified_parsed "
+                   "issued_parsed",
 }.items():
     KIND.update(dict.fromkeys(_keys.split(), _kind))
 ROOTS = {"rss", "rdf_rdf", "feed"}
@@ -408,7 +366,7 @@ class Namespaces:
         self.nsmap: dict[str | None, str] = {}  # feedparser's namespacemap
         self.in_use: dict[str, str] = {}  # feedparser's namespaces_in_use
         # namespace -> its first prefix in in_use: one search per namespace, not one per
-        # element name, or a feed with thousands of declarations takes hours (quadratic)
+        # element name (quadratic with thousands of declarations)
         self.first_prefix: dict[str, str | None] = {}
 
     def declare(self, prefix: str | None, uri: str) -> bool:
@@ -459,11 +417,10 @@ class Namespaces:
 
 # --------------------------------------------------------------------------------------- attributes
 
-
 def _attr_keys(name: str) -> tuple[str, str, bool]:
-    """feedparser's two dictionary keys for one expat attribute name, and whether it sets the
-    base. feedparser fills its attribute dict twice: once with (known prefix:)local, once with
-    the qualified name. So "foo:href" in an unknown namespace also sets "href"."""
+    """feedparser's two dictionary keys for one expat attribute name (it fills its dict once
+    with (known prefix:)local, once with the qualified name, so "foo:href" in an unknown
+    namespace also sets "href"), and whether it sets the base."""
     parts = name.split(" ")
     if len(parts) == 1:
         first = qname = name
@@ -541,9 +498,6 @@ class Attributes:
 
 # ------------------------------------------------------------------------------------ URLs and text
 
-# feedparser's URL joins (urllib's urljoin after its own clean-up regex, and a scheme filter):
-# ours must give the same string for the same (quirky) base and reference, so they are its own,
-# imported when first needed (a feed of plain absolute links without a base never needs them).
 def urljoin(base: str, uri: str) -> str:
     from feedparser.urls import _urljoin
 
@@ -568,11 +522,9 @@ def self_join(base: str) -> str:
     return make_safe_absolute_uri(base, base) or base
 
 
-# Absolute http(s) URLs that urljoin gives back unchanged whatever the base (nothing that urlsplit
-# strips, lower-cases or drops: no whitespace, no empty "?" or "#", no ";params"; an IRI's
-# characters, from U+00A0 on, in path, query and fragment, where urlsplit only strips or checks
-# ASCII ones), and relative paths whose join is the base's directory plus the path (no ".",
-# "..", "//", ":", "?", "#"). (Classes by what they exclude: they compile in no time.)
+# Absolute http(s) URLs that urljoin gives back unchanged whatever the base (nothing urlsplit
+# strips, lower-cases or drops; an IRI's characters, which it leaves alone), and relative paths
+# whose join is the base's directory plus the path (no ".", "..", "//", ":", "?", "#").
 _PLAIN_IRI = re.compile(
     r"https?://[A-Za-z0-9.-]+(?::[0-9]+)?(?:/[^\x00-\x20\"#;<>?\[\\\]^`{|}\x7f-\x9f]*)?"
     r"(?:\?[^\x00-\x20\"#<>\[\\\]^`{|}\x7f-\x9f]+)?(?:#[^\x00-\x20\"#<>\[\\\]^`{|}\x7f-\x9f]+)?"
@@ -600,15 +552,15 @@ def resolver() -> Callable[[str, str], str]:
     return resolve
 
 
-# feedparser maps C1 control characters in element text as Windows-1252 (a feed declared
-# Latin-1 but written in cp1252). Python's cp1252 codec defines exactly the 27 bytes of
-# 0x80-0x9F that feedparser's table holds (tests/test_feedstream.py compares the two).
+# feedparser maps C1 controls in text as Windows-1252; Python's cp1252 codec defines exactly
+# the 27 bytes of 0x80-0x9F its table holds (tests/test_feedstream.py compares the two).
 CP1252 = {}
 for _byte in range(0x80, 0xA0):
     try:
         CP1252[_byte] = bytes([_byte]).decode("cp1252")
     except UnicodeDecodeError:
         pass
+_C1 = re.compile("[\x80-\x9f]")
 
 
 def clean(text: str) -> str:
@@ -619,11 +571,7 @@ def clean(text: str) -> str:
         text = text.encode("iso-8859-1").decode("utf-8")
     except (UnicodeEncodeError, UnicodeDecodeError):
         pass
-    # (translate looks each character up in the table: searched in C first, as one is rare)
     return text.translate(CP1252) if _C1.search(text) else text
-
-
-_C1 = re.compile("[\x80-\x9f]")
 
 
 _AMP_NAME = re.compile("&([A-Za-z0-9_]+);")
@@ -636,3 +584,75 @@ def link_text(text: str, base: str, resolve: Callable[[str, str], str]) -> str:
     if "&" in text:
         text = _AMP_NAME.sub(r"&\g<1>", text.replace("&amp;", "&"))
     return text
+
+
+# -------------------------------------------------------------------------------------------- dates
+
+_UTC = timezone.utc
+_EPOCH = datetime(1970, 1, 1, tzinfo=_UTC)
+
+
+def _known(parsed: Any) -> Any:
+    """A parsed date, or None for the Unix epoch, which means "unknown" (Atom requires an
+    <updated> even where the time is unknown, and generators then write the epoch): the
+    published time is taken instead."""
+    if parsed and tuple(parsed[:6]) == (1970, 1, 1, 0, 0, 0):
+        return None
+    return parsed
+
+
+# RSS's "Tue, 05 Mar 2024 10:15:00 +0100" and Atom's "2024-03-05T10:15:00Z", nearly every
+# feed's: feedparser's answer computed by fromisoformat (its chain of date handlers costs a
+# third of a large feed's reading; a property test holds the two equal). Anything else, or a
+# value out of range, goes through feedparser's own _parse_date.
+MONTH_DASHED = {m: f"-{i:02d}-" for i, m in enumerate(  # (the runs' columns' too)
+    "Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), 1)}
+_RFC822 = re.compile(r"(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), )?(\d\d?) "
+                     r"(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{4}) "
+                     r"(\d\d:\d\d:\d\d) ((?:[+-]\d{4})|GMT|UT)")
+_ZERO = timedelta(0)
+# Zone as written -> its offset, or None where fromisoformat refuses it (say "+99:99").
+_OFFSETS: dict[str, timedelta | None] = {"Z": _ZERO, "GMT": _ZERO, "UT": _ZERO}
+
+
+def _offset(zone: str) -> timedelta | None:
+    iso = zone if ":" in zone else zone[:3] + ":" + zone[3:]
+    try:
+        value = datetime.fromisoformat("2000-01-01T00:00:00" + iso).utcoffset()
+    except ValueError:
+        value = None
+    _OFFSETS[zone] = value
+    return value
+
+
+@cache  # (compiled when first used)
+def _w3cdtf() -> re.Pattern[str]:
+    return re.compile(r"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(Z|[+-]\d\d:\d\d)")
+
+
+def entry_date(text: str, epoch_is_unknown: bool = True) -> datetime | None:
+    """feedparser's date for ``text``, as an aware UTC datetime (None: no date)."""
+    m = _RFC822.fullmatch(text)
+    if m is not None:
+        day, month, year, clock, zone = m.groups()
+        local: str | None = year + MONTH_DASHED[month] + day.zfill(2) + "T" + clock + "+00:00"
+    else:
+        m = _w3cdtf().fullmatch(text)
+        if m is not None:
+            local, zone = m.group(1) + "+00:00", m.group(2)
+        else:
+            local = None
+    if local is not None:
+        offset = _OFFSETS[zone] if zone in _OFFSETS else _offset(zone)
+        try:
+            value = datetime.fromisoformat(local) - offset if offset is not None else None
+        except (ValueError, OverflowError):
+            value = None  # feedparser's handlers decide what such a date means
+        if value is not None and value.year > 1:
+            if value == _EPOCH and epoch_is_unknown:
+                return None
+            return value
+    from feedparser.datetimes import _parse_date  # (imports feedparser: only for rare shapes)
+
+    parsed = _parse_date(text)
+    return parsed_utc(_known(parsed) if epoch_is_unknown else parsed)

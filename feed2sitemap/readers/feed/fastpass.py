@@ -1,24 +1,13 @@
 """The feed fast pass: each entry's page link and date, feedparser's answer, from one expat pass.
 
-feedparser builds a dictionary of everything in a feed; we need two values per entry. This pass
-replays only the parts of feedparser's handler that decide them (the rules are in
-compat.py), about 25 times faster and in a fraction of the memory. Whatever could make
-feedparser's state machine wander off the simple path raises ``FastPathUnsupported`` and the
-policy (policy.py) asks feedparser itself: a root other than rss/rdf:RDF/feed, CDF, XML
-that is not well-formed (once decoded as feedparser decodes it), a DOCTYPE with an internal
-subset, elements inside the text of a link/guid/date or inside markup that feedparser would
-still act on, handlers we do not replay (GeoRSS, Podlove chapters), <image> with children
-inside an entry, a namespace prefix rebound below the root. Markup that may carry an
-extension (feedcompat.EXTENSION; an entry's enclosure or hreflang link) is noted
-(``FeedEntries.extended``): the policy has feedparser read such a feed, for its entries'
-images, videos and alternates. An entity declaration raises
-xmlutil.EntitiesForbidden, a bound of xmlutil.MarkupGuard XMLTooComplex: refused, not parsed.
-Where feedparser reads a DOCTYPE differently from expat, the pass gives way (``Doctype``).
-
-``Feeder`` gives expat the document in pieces: past ``SMALL`` bytes, with runs of plain entries
-read by runs.py in place of the handlers wherever they can start (issue 18). A small feed
-never imports runs.py. The handler path (runs never started: ``SMALL`` out of reach) is the
-twin the differential tests hold the runs to; feedparser is the reference of both.
+feedparser builds a dictionary of everything in a feed; we need two values per entry, so this
+pass replays only the parts of its handler that decide them (compat.py holds the rules).
+Whatever could make feedparser's state machine wander off that path (a root other than
+rss/rdf:RDF/feed, CDF, XML that is not well-formed once decoded as feedparser decodes it, an
+internal DTD subset, elements inside a link, guid or date, handlers not replayed, a namespace
+prefix rebound below the root...) raises FastPathUnsupported, and the policy asks feedparser.
+Markup that may carry an extension is noted (FeedEntries.extended) for feedparser to read.
+Past SMALL bytes, runs of plain entries are read by runs.py instead of the handlers (Feeder).
 """
 
 from __future__ import annotations
@@ -45,6 +34,7 @@ from .compat import (
     FeedEntry,
     Namespaces,
     clean,
+    entry_date,
     join_base,
     link_text,
     map_content_type,
@@ -54,18 +44,15 @@ from .compat import (
     resolver,
     self_join,
 )
-from .dates import entry_date
 
-__all__ = ["CHUNK", "SMALL", "FastPathUnsupported", "Feeder", "FeedEntries", "FeedEntry",
-           "parse_feed_chunks", "parse_feed_entries"]
+__all__ = ["FastPathUnsupported", "FeedEntries", "FeedEntry", "parse_feed_chunks",
+           "parse_feed_entries"]
 
 CHUNK = 1 << 16  # expat is given slices, not the whole document in its buffer
 
 
 def parse_feed_entries(data: bytes, base_url: str | None = None) -> FeedEntries:
     """Parse a whole feed document; raise FastPathUnsupported for anything not replayed."""
-    if not isinstance(data, (bytes, bytearray)):
-        raise TypeError("data must be bytes")
     if not data:
         return FeedEntries()  # feedparser returns no entries without parsing anything
     if not REPLAYED_VERSION:
@@ -76,8 +63,8 @@ def parse_feed_entries(data: bytes, base_url: str | None = None) -> FeedEntries:
 
 def parse_feed_chunks(chunks: Iterator[bytes], base_url: str | None,
                       whole: Callable[[], bytes]) -> FeedEntries:
-    """parse_feed_entries over a document given a chunk at a time, never held whole when
-    expat reads its encoding; ``whole()`` gives the whole document when it does not."""
+    """parse_feed_entries over a document given a chunk at a time; ``whole()`` gives the whole
+    document, for an encoding expat does not read."""
     if not REPLAYED_VERSION:
         raise FastPathUnsupported("feedparser is not the 6.0 series the pass replays")
     first = next(chunks, b"")
@@ -96,7 +83,7 @@ Text = list[str]  # an element's text as expat gave it, in pieces: joined only i
 def _finish(alt: str | None, link: str | tuple[str, Text] | None, updated: Text | None,
             published: Text | None, line: int,
             resolve: Callable[[str, str], str]) -> FeedEntry:
-    """The entry's record: the values feedparser computes on the way, done once and only if used."""
+    """The entry's record: what feedparser computes on the way, done once, only if used."""
     if alt is None and isinstance(link, tuple):  # a permalink guid: pop() resolves and cleans it
         base, pieces = link
         text = "".join(pieces).strip()
@@ -111,16 +98,9 @@ Handler = Optional[Callable[[str, dict[str, str]], None]]
 
 
 class _Pass:
-    """One pass of pyexpat over a feed, with feedparser's state as named attributes.
-
-    Per element, ``start`` finds the element's handler by its expat name (one dictionary
-    lookup; most elements have none) and ``end`` has work only at the depth of the deepest open
-    scope: an entry, source or image, or an element whose children are no elements to us (a
-    leaf, read as text, whose children are refused; a text construct, whose children are
-    markup). The character data handler is set only inside a leaf whose text is used.
-    Swapping the start and end handlers instead was measured slower (six handler assignments
-    per leaf cost more than one test per element).
-    """
+    """One pass of pyexpat over a feed, with feedparser's state as named attributes: ``start``
+    finds an element's handler by its expat name, ``end`` has work only at the depth of the
+    deepest open scope (entry, source, image, leaf or text construct)."""
 
     __slots__ = ("parser", "shift", "guard", "attributes", "namespaces", "resolve",
                  "names", "html_types", "base", "stack", "stable", "self_joins", "entries",
@@ -140,32 +120,28 @@ class _Pass:
         self.resolve = resolver()
         self.names: dict[str, tuple[Handler, str]] = {}  # expat name -> handler, feedparser key
         self.html_types: dict[str, bool] = {}  # a link's type -> feedparser takes it as HTML
-        # feedparser's basestack, one base per open element, above a falsy bottom (which stands
-        # for its "if self.basestack" test): depths below are len(stack), the root's being 2.
+        # feedparser's basestack above a falsy bottom: depths below are len(stack), the root's 2
         self.base = base
         self.stack = [""]
         self.stable = ""  # a base that joined with itself stays the same
         self.self_joins: dict[str, str] = {}
         self.entries = FeedEntries()
-        # Depths (or 0) of the open entry, source and feed-level image/textinput; of the open
-        # leaf or text construct (``in_text`` says which); the deepest of them, where ``end``
-        # has work, and the deepest but the leaf or text construct.
+        # Depths (or 0) of the open entry, source, image, leaf or text construct (``in_text``);
+        # the deepest of them, and the deepest but the leaf or text construct.
         self.entry = self.source = self.image = self.inside = self.deepest = self.outer = 0
         self.in_text = False
         self.content_attrs: dict[str, str] = {}  # the open text construct's
         self.collecting = False  # the character data handler is set (in a leaf)
         self.link_text: Text | None = None  # the text of the open <link> read as text
         self.rel = ""  # and its rel
-        # The open entry: its first rel=alternate href; feedparser's "link" key (None while
-        # absent, (base, text) for a permalink guid's); the text of its last updated-like and
-        # published-like elements (parsed at its end); its line.
+        # The open entry: its first alternate href; feedparser's "link" ((base, text) for a
+        # permalink guid's); the text of its last updated and published elements; its line.
         self.alt: str | None = None
         self.link: str | tuple[str, Text] | None = None
         self.updated: Text | None = None
         self.published: Text | None = None
         self.line = 0
-        # For runs (Feeder, below): the encoding expat was told, its byte index of the last
-        # entry's end tag, the default namespaces in scope, the root's entries' tag.
+        # For runs: expat's encoding, byte index of the last entry's end tag, entries' tag
         self.encoding, self.closed, self.tag = encoding, -1, ""
         self.bound: dict[str | None, list[str]] = {}  # prefix (None: default) -> URIs in scope
 
@@ -195,8 +171,6 @@ class _Pass:
         except XMLTooComplex as exc:
             raise XMLTooComplex(str(exc), p.CurrentLineNumber + self.shift) from None
         return self.entries
-
-    # ----------------------------------------------------------------------- element starts
 
     def learn(self, name: str) -> tuple[Handler, str]:
         """A new element name: its feedparser key and the handler of the key's kind."""
@@ -257,8 +231,6 @@ class _Pass:
         mapped = map_content_type(given) if given is not None else ""
         if key in END_KEYS or (mapped.endswith("xml") and mapped != "application/xhtml+xml"):
             raise FastPathUnsupported(f"element <{key}> inside a text construct")
-
-    # ----------------------------------------------------------------------- by kind
 
     def on_text(self, key: str, attrs: dict[str, str]) -> None:
         self.outer = self.deepest
@@ -355,8 +327,6 @@ class _Pass:
     def on_unsupported(self, key: str, attrs: dict[str, str]) -> None:
         raise FastPathUnsupported(f"element <{key}> is not handled by the fast path")
 
-    # ----------------------------------------------------------------------- element ends
-
     def end(self, name: str) -> None:
         stack = self.stack
         depth = len(stack)
@@ -400,8 +370,6 @@ class _Pass:
             if text and self.rel == "alternate" and self.alt is None:
                 self.alt = text
 
-    # ----------------------------------------------------------------------- rare events
-
     def declare_namespace(self, prefix: str | None, uri: str | None) -> None:
         """feedparser's track_namespace. Changes that rename elements: only on the root."""
         self.guard.namespace(prefix, uri)
@@ -411,18 +379,14 @@ class _Pass:
                 raise FastPathUnsupported("a namespace prefix is rebound inside the document")
             self.names.clear()
 
-
     def end_namespace(self, prefix: str | None) -> None:
+
         self.bound[prefix].pop()  # (expat calls it for each declaration going out of scope)
 
 
-# -------------------------------------------------------------------------------------- the DOCTYPE
-
 @cache  # (compiled when first used: start-up time)
 def _undefined_ref() -> re.Pattern[bytes]:
-    """A reference to an entity other than XML's five (a character reference starts "&#").
-    Under an external DTD (never loaded) expat drops such a reference from an attribute value
-    without a word, where feedparser keeps it and calls the feed malformed."""
+    """A reference to an entity other than XML's five (a character reference starts "&#")."""
     return re.compile(rb"&(?!(?:amp|lt|gt|quot|apos);|#)")
 
 
@@ -438,49 +402,40 @@ class Doctype:
 
     def start(self, name: str, sysid: Any, pubid: Any, has_internal_subset: int) -> None:
         self.internal_subset = bool(has_internal_subset)
-        # Under an external DTD (never loaded) expat drops a reference to an undefined entity
-        # from an attribute value without a word ("/a/&secret;/b" became "/a//b"), where
-        # feedparser keeps it and calls the feed malformed: any such reference, feedparser.
-        # Searched in this piece and each one after it (a DOCTYPE comes before the root); one
-        # after the first piece could follow a reference read before: feedparser decides.
-        # (an empty system literal, SYSTEM "", names an external DTD all the same for expat:
-        # the reference was dropped silently, issue 35, item 20)
+        # Under an external DTD (even SYSTEM ""), never loaded, expat drops a reference to an
+        # undefined entity from an attribute value without a word, where feedparser keeps it
+        # and calls the feed malformed: any such reference, in this piece or one after it
+        # (one before could have been read already), is left to feedparser.
         if sysid is not None or pubid is not None:
             if self.pieces:
                 raise FastPathUnsupported("a DOCTYPE with an external DTD after 64 KiB")
             self.external = True
 
     def parsed(self, piece: bytes) -> None:
-        """After each piece. (A reference cut by the piece's end is taken for an undefined
-        one: feedparser reads the document.)"""
         self.pieces += 1
         if self.external and _undefined_ref().search(piece):
             raise FastPathUnsupported("an entity reference under an external DTD")
 
     def end(self) -> None:
-        # feedparser cuts the DOCTYPE out with a regex that stops at the first ">", so an
-        # internal subset (ATTLIST defaults, element declarations) means something else to it.
+        # feedparser cuts the DOCTYPE out with a regex that stops at the first ">"
         if self.internal_subset:
             raise FastPathUnsupported("DOCTYPE with an internal subset")
 
     @staticmethod
     def skipped_entity(name: str, is_parameter: int) -> None:
-        # Only with a DOCTYPE naming an external DTD, which expat does not read. feedparser
-        # strips that DOCTYPE, so for it the undefined entity is fatal: its call (bozo), not a
-        # refusal (xmlutil's rule for the other passes).
+        # (under an external DTD, which expat does not read: feedparser calls the feed
+        # malformed, where xmlutil's rule for the other passes refuses it)
         raise FastPathUnsupported(f"undefined entity {name!r}")
 
 
-# --------------------------------------------------------------------------------------------- runs
-
 # Runs start past this many bytes: a small feed (the usual cron job's) is read by the handlers
-# alone, without compiling the grammar; past it, the handlers have read ~0.2% of a 16 MB feed.
+# alone, without compiling the grammar.
 SMALL = 32 << 10
 
 
 class Feeder:
-    """Gives a pass's pieces to its parser, with a run in place of plain entries wherever
-    expat, with the handlers, has just read an entry's end tag (see the module's text)."""
+    """Gives a pass's pieces to its parser, with a run (runs.py) in place of plain entries
+    wherever expat, with the handlers, has just read an entry's end tag."""
 
     __slots__ = ("p", "fed", "end", "wait", "backoff", "prefixed")
 
@@ -488,8 +443,7 @@ class Feeder:
         self.p = p
         self.fed = 0  # bytes given to expat (stand-ins counted as given): its byte index
         self.end = b""
-        # After a region without a run, the next tries wait 1, 2, 4... entries (up to 256): a
-        # feed whose entries no run takes costs a few tries, not one per entry.
+        # after a region without a run, the next tries wait 1, 2, 4... (up to 256) entries
         self.wait = 0
         self.backoff = 1
         self.prefixed: tuple[str, ...] = ()  # the PREFIXED names the document binds as assumed
@@ -554,9 +508,8 @@ class Feeder:
         return found.size
 
     def between_entries(self) -> bool:
-        """expat has read all it was given, the last thing an entry's end tag, and the pass is
-        where runs start: no entry, leaf, source or image open, a base that stays the same,
-        and the grammar's names of the kinds it assumes in the default namespace."""
+        """expat has read all it was given, the last thing an entry's end tag; no scope is
+        open, the base stays the same, and the grammar's names have the kinds it assumes."""
         p = self.p
         if (p.parser.CurrentByteIndex != self.fed or p.closed != self.fed - len(self.end)
                 or p.entry or p.inside or p.source or p.image
@@ -578,6 +531,7 @@ class Feeder:
         return True
 
     def kind(self, name: str) -> str:
-        """The kind (feedcompat.KIND) of the element expat names ``name``."""
+        """The kind (compat.KIND) of the element expat names ``name``."""
+
         info: dict[str, Any] = self.p.names
         return KIND.get((info.get(name) or self.p.learn(name))[1], PLAIN)

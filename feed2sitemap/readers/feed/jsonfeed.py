@@ -1,10 +1,8 @@
 """JSON Feed 1.0 and 1.1 (https://jsonfeed.org/version/1.1): each item's page and date.
 
-Read with the standard library's json (feedparser does not read 1.1 fully), as hostile input:
-the whole document is read (a feed is parsed whole) up to ``max_bytes``; it must be UTF-8
+Read whole (up to ``max_bytes``) with the standard library's json, as hostile input: UTF-8 only
 (RFC 8259; a BOM is ignored); NaN, Infinity, a key named twice in an object and nesting past
-the parser's recursion limit are refused with a message giving the line and column where the
-parser gives them.
+the parser's limit are refused, with the line and column where the parser gives them.
 """
 
 from __future__ import annotations
@@ -24,22 +22,16 @@ from ..detect import JSONFEED_VERSION
 from ..jsonl import json_limit
 from .reader import DEFAULT_MAX_FEED_BYTES, read_all
 
-__all__ = ["load_jsonfeed", "read_jsonfeed"]
-
 KNOWN_VERSIONS = ("1", "1.1")
 _UTF16_32 = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
 
 
 def read_jsonfeed(stream: Any, source: str, report: Report, base_url: Optional[str] = None,
                   *, max_bytes: int = DEFAULT_MAX_FEED_BYTES) -> Iterator[Batch]:
-    """Yield the feed's items in batches: each one's page and its modified-else-published time.
-
-    The page is the item's ``url``. ``external_url`` is not the page: it is the article a link
-    post points to, so an item with only that is skipped with a note. Relative URLs are resolved
-    against ``home_page_url``, then ``base_url``. Every batch carries the feed's
-    ``home_page_url`` as its ``site``: the site the feed speaks for, which the scope step takes
-    as the default scope (pipeline.within_scope).
-    """
+    """Yield the feed's items in batches: each one's page (its ``url``; an ``external_url`` is
+    the article a link post points to, not a page: skipped with a note) and its
+    modified-else-published time. Relative URLs are resolved against ``home_page_url``, then
+    ``base_url``; every batch carries ``home_page_url`` as its ``site``, the default scope."""
     feed = load_jsonfeed(read_all(stream, source, max_bytes), source)
     _check_version(feed, source, report)
     items = feed.get("items")
@@ -113,8 +105,7 @@ def _no_constant(name: str) -> Any:
 
 
 def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    # RFC 8259: names "SHOULD be unique"; json would keep the last silently, so a feed that
-    # names a field twice (two urls for one item) is refused rather than guessed.
+    # RFC 8259: names "SHOULD be unique"; json would keep the last silently: refused
     obj = dict(pairs)
     if len(obj) != len(pairs):
         seen: set[str] = set()
@@ -149,9 +140,9 @@ def _page(item: Any, n: int, source: str, report: Report, base: Optional[str]) -
         return None
     url = item.get("url")
     if isinstance(url, str) and url.strip():
-        # A relative URL is resolved; with no base it stays relative, for the URL check to
-        # report. The extensions issue reads image, banner_image and attachments here.
+        # (with no base a relative URL stays relative, for the URL check to report)
         return _join(base, url.strip()) if base else url.strip()
+
     if url is not None and not isinstance(url, str):
         report.skip("no link", source, None, f"item {n}: url is {_kind(url)}, not a string")
     elif isinstance(item.get("external_url"), str):

@@ -1,27 +1,18 @@
-"""Which path reads a feed, what counts as malformed and what is refused: one policy, used by
-the converter's reader (readers/feed.py) and by ``check``.
+"""Which path reads a feed, what counts as malformed and what is refused: one policy, for the
+converter's reader and ``check``.
 
-1. The fast pass (fastpass.py) is trusted whenever it answers: it gives feedparser's answer or
-   raises FastPathUnsupported. A feed where it met markup that may carry a page's images,
-   video or alternates (an enclosure, Media RSS, itunes:image, an entry's hreflang link) is
-   read by feedparser too, and extensions/feed.py maps its entries. In the reference mode
-   (backends.py) the pass is not tried.
-2. Refused, by either path: a declared encoding that is unknown or no ASCII-compatible
-   character encoding (xmlutil.declared_encoding, the sitemaps' rule), a document that
-   declares entities (xmlutil's one rule; feedparser would expand internal ones) and one
-   past a bound of xmlutil.MarkupGuard (checked by the fast pass as it goes, before
-   feedparser by a pass of its own, which defusedxml reads through too: xmlutil.defused_parse).
-3. Otherwise feedparser reads it. A feed it calls malformed (``bozo``) is read as far as it
-   goes, and the complaint returned as ``Malformed`` for the caller to warn about or report;
-   one where it finds neither a feed version nor an entry is no feed (``is_feed``).
+1. The fast pass is trusted whenever it answers (it gives feedparser's answer or raises
+   FastPathUnsupported), unless it met markup that may carry an extension (then feedparser
+   reads the feed too, for extensions/feed.py) or the reference mode is on.
+2. Refused by either path: an unknown or unusable declared encoding, entity declarations, and
+   a document past a bound of xmlutil.MarkupGuard (checked before feedparser by a pass of its
+   own, through defusedxml).
+3. Otherwise feedparser reads it; a feed it calls malformed (``bozo``) is read as far as it
+   goes, with the complaint (``Malformed``); one with neither a version nor an entry is no feed.
 
-A feed's bytes are read once, in chunks, and kept so that they can be read again (FeedInput):
-the fast pass streams, a chunk at a time; only when it gives up does feedparser need the whole
-document, and by then the stream (stdin, a download, a gunzipped file) cannot be rewound. So
-every chunk the pass reads is kept: in memory up to SPOOL_MEMORY, in an anonymous temporary
-file beyond it, so that a feed of any size up to ``max_bytes`` is read in bounded memory by the
-fast pass (the issue 18 rule: a 49 MB feed within 80 MB), and only a feed feedparser must read
-is held whole.
+The stream is read once (FeedInput): every chunk the pass reads is kept, in memory up to
+SPOOL_MEMORY and in a temporary file beyond, for feedparser should the pass give up, so that
+the pass reads a feed of any size in bounded memory.
 """
 
 from __future__ import annotations
@@ -44,22 +35,11 @@ from ...xmlutil import (
     forbid_entities,
     forbid_entities_in,
 )
-from .compat import headers, prepare
-from .dates import _known
-from .fastpass import (
-    CHUNK,
-    FastPathUnsupported,
-    FeedEntries,
-    FeedEntry,
-    parse_feed_chunks,
-    parse_feed_entries,
-)
-
-__all__ = ["SPOOL_MEMORY", "FeedInput", "FeedRead", "FeedUnreadable", "Malformed",
-           "feedparser_entries", "read_feed_entries", "read_feed_input"]
+from .compat import FastPathUnsupported, FeedEntries, FeedEntry, _known, headers, prepare
+from .fastpass import CHUNK, parse_feed_chunks, parse_feed_entries
 
 
-class Malformed(NamedTuple):  # (a NamedTuple, not a dataclass: made faster at start-up)
+class Malformed(NamedTuple):
     """feedparser's complaint (its ``bozo_exception``) about a feed it read anyway."""
 
     reason: str
@@ -68,7 +48,6 @@ class Malformed(NamedTuple):  # (a NamedTuple, not a dataclass: made faster at s
 
 
 class FeedRead(NamedTuple):
-    """What a feed holds, by the policy above."""
 
     entries: FeedEntries  # with .site, the feed's own link
     fast: bool  # read by the fast pass (entries have lines); else by feedparser (lines are 0)
@@ -78,8 +57,7 @@ class FeedRead(NamedTuple):
 
 
 class FeedUnreadable(ValueError):
-    """feedparser itself raised on the document (it promises not to, but hostile bytes reach
-    errors inside it); ``cause`` is its exception."""
+    """feedparser itself raised on the document (hostile bytes reach errors inside it)."""
 
     def __init__(self, cause: Exception) -> None:
         super().__init__(f"{type(cause).__name__}: {cause}")
@@ -104,7 +82,7 @@ class FeedInput:
         self.data: Optional[bytes] = None  # the whole document, once whole() was asked
 
     def chunks(self) -> Iterator[bytes]:
-        """The document from its start, a chunk at a time (what was read before, again)."""
+        """The document from its start, a chunk at a time."""
         yield from self._kept()
         while not self.done:
             chunk = self._read()
@@ -112,7 +90,7 @@ class FeedInput:
                 yield chunk
 
     def whole(self) -> bytes:
-        """The whole document (for feedparser, which cannot stream), held from now on."""
+        """The whole document (for feedparser), held from now on."""
         if self.data is None:
             for _ in self.chunks():
                 pass
@@ -171,15 +149,12 @@ class FeedInput:
 
 
 def _pass_first(want_parsed: bool) -> bool:
-    """Whether the fast pass is tried first: the one choice of the reference mode for feeds
-    (feedparser reads every feed in it) and of a caller that wants feedparser's result."""
     return not want_parsed and mode.fast("feed pass")
 
 
 def read_feed_input(feed: FeedInput, base_url: str | None = None, *,
                     want_parsed: bool = False) -> FeedRead:
-    """read_feed_entries over a stream: the fast pass reads it a chunk at a time, and only a
-    feed it gives up on is read again, whole, for feedparser (FeedInput)."""
+    """read_feed_entries over a stream, which the fast pass reads a chunk at a time."""
     declared_encoding(next(feed.chunks(), b""))  # (the first chunk is kept, and read again)
     if _pass_first(want_parsed):
         try:
@@ -194,16 +169,10 @@ def read_feed_input(feed: FeedInput, base_url: str | None = None, *,
 
 def read_feed_entries(data: bytes, base_url: str | None = None, *,
                       want_parsed: bool = False, fast: bool = True) -> FeedRead:
-    """Read a whole feed document by the policy above.
-
-    Raises xmlutil.EntitiesForbidden or XMLTooComplex (refused; ``line`` where known) and
-    FeedUnreadable. ``base_url`` is the document's URI (relative links resolve against it).
-    ``want_parsed``: feedparser's result is wanted (a news sitemap needs each entry's title).
-    ``fast``: False when the fast pass has given up on the document already.
-    """
-    # Refused, by either path: an unknown or unusable declared encoding (xmlutil's one rule);
-    # feedparser would read such a feed as UTF-8 or Windows-1252, silently (issue 35, item 19)
-    declared_encoding(data[:1024])
+    """Read a whole feed document by the policy above; raises xmlutil.EntitiesForbidden or
+    XMLTooComplex (refused) and FeedUnreadable. ``base_url``: the document's URI;
+    ``want_parsed``: feedparser's result is wanted; ``fast``: False once the pass gave up."""
+    declared_encoding(data[:1024])  # (feedparser would guess silently)
     if fast and _pass_first(want_parsed):
         try:
             entries = parse_feed_entries(data, base_url)
@@ -226,8 +195,7 @@ def _malformed(parsed: Any, base_url: str | None) -> Malformed | None:
     import feedparser
 
     bozo = parsed.get("bozo_exception")
-    # A document given a URI but no Content-Type is "non-XML content" to feedparser: not a fault
-    # of the feed (we pass no Content-Type at all).
+    # (given a URI but no Content-Type, which we never pass, feedparser says "non-XML content")
     if bozo is None or (base_url and isinstance(bozo, feedparser.NonXMLContentType)):
         return None
     get = getattr(bozo, "getLineNumber", None)
@@ -235,14 +203,12 @@ def _malformed(parsed: Any, base_url: str | None) -> Malformed | None:
                      isinstance(bozo, feedparser.CharacterEncodingOverride))
 
 
-_XMLNS = rb"xmlns(?::[^\s=>]*)?\s*="  # (compiled by re when feedparser is to read a feed)
+_XMLNS = rb"xmlns(?::[^\s=>]*)?\s*="
 
 
 def _guard_whole(data: bytes) -> None:
-    """Before feedparser parses a feed the fast pass gave up on (often one that is not
-    well-formed, where the pass stopped early): the same bound on tag size, so that one tag
-    with millions of attributes is not held whole (by expat, then by feedparser's dicts), and
-    the same cap on namespace declarations, counted on the bytes (an upper bound)."""
+    """The pass's bounds on tag size and namespace declarations (counted on the bytes), for a
+    feed feedparser is about to read (often one where the pass stopped early)."""
     guard = MarkupGuard()
     start = 0
     try:
@@ -257,14 +223,9 @@ def _guard_whole(data: bytes) -> None:
 
 
 def _guard_elements(data: bytes, base_url: str | None) -> bool:
-    """The fast pass's bounds on elements (names, attributes, namespace declarations, depth at
-    each chunk's end) and its entity rule, for a feed feedparser is about to read: an expat
-    pass with nothing but xmlutil.MarkupGuard, decoded as the fast pass decodes, so that both
-    paths refuse the same documents at the same lines. Where the document stops being
-    well-formed (or readable) the pass stops quietly: that is feedparser's to judge.
-
-    True when the pass read the whole document: it is well-formed and declares no entity (the
-    pass would have refused it), so "<!ENTITY" in a comment or CDATA section is only text."""
+    """The fast pass's bounds on elements and its entity rule, for a feed feedparser is about
+    to read, so that both paths refuse the same documents at the same lines; where the document
+    stops being well-formed, feedparser judges. True when the whole document was read."""
     try:
         body, encoding, shift = prepare(data, base_url)
     except FastPathUnsupported:
@@ -287,9 +248,7 @@ def _guard_elements(data: bytes, base_url: str | None) -> bool:
         depth -= 1
 
     p.StartElementHandler, p.EndElementHandler = start, end
-    # defusedxml reads every byte feedparser is about to read (by either mode: feedparser's
-    # own parse costs ten times this pass)
-    parse = defused_parse(p, encoding)
+    parse = defused_parse(p, encoding)  # (every byte feedparser is about to read)
     try:
         for i in range(0, len(body), CHUNK):
             parse(body[i : i + CHUNK], False)
@@ -302,9 +261,6 @@ def _guard_elements(data: bytes, base_url: str | None) -> bool:
     return True
 
 
-# --------------------------------------------------------------------------- the reference
-
-
 def _page_url(entry: dict[str, Any]) -> str | None:
     """Our rule: the first rel="alternate" link (no rel counts), else feedparser's ``link``."""
     links = dict.get(entry, "links")
@@ -312,7 +268,7 @@ def _page_url(entry: dict[str, Any]) -> str | None:
         href = link.get("href") if isinstance(link, dict) else None
         if href and isinstance(href, str) and link.get("rel", "alternate") == "alternate":
             return href
-    link = dict.get(entry, "link")  # may be "" (an empty <link>, an unusable guid): kept as is
+    link = dict.get(entry, "link")  # may be "" (an empty <link>, an unusable guid)
     return link if isinstance(link, str) else None
 
 
@@ -320,20 +276,12 @@ _NAME_REF = rb"&([A-Za-z0-9_]+);"  # (what feedparser's rewrite of an RSS <link>
 
 
 def _kept_references(data: bytes) -> Callable[[str | None], str | None] | None:
-    """For a malformed feed (read by feedparser's loose parser, which keeps a reference to an
-    undefined entity as text): a function that gives such a reference back its ";" in a page
-    link, or None when the document holds none.
-
-    feedparser rewrites "&name;" to "&name" in the text of an RSS <link> (its fix for the
-    "?a=1&b;=2" its loose parser makes of "?a=1&b=2"), so "/a/&secret;/b" became "/a/&secret/b"
-    where an Atom href keeps "&secret;": the README promises the reference kept as text, with
-    the "malformed feed" warning (issue 35, item 20). Only names the document itself writes as
-    "&name;" and that are no entity feedparser knows (XML's five, HTML's) are given it back.
-    """
+    """For a malformed feed: a function that gives a reference to an undefined entity back its
+    ";" in a page link (feedparser's loose parser keeps "&secret;" as text, then rewrites
+    "&name;" to "&name" in an RSS <link>), or None when no <link> text holds one. Only names
+    no entity feedparser knows (XML's, HTML's) are given it back."""
     from html.entities import name2codepoint
 
-    # (in the text of <link> elements only: a comment such as "not a=1&b;=2" names no
-    # reference of a link; feedparser's own corpus has one)
     texts = b"".join(m[1] for m in re.finditer(rb"<link\b[^>]*>([^<]*)<", data))
     names = {m.decode("ascii") for m in set(re.findall(_NAME_REF, texts))}
     undefined = names - name2codepoint.keys() - {"apos"}
@@ -350,18 +298,17 @@ def _kept_references(data: bytes) -> Callable[[str | None], str | None] | None:
 
 
 def feedparser_entries(data: bytes, base_url: str | None = None) -> tuple[FeedEntries, Any]:
-    """The entries as feedparser sees them, and feedparser's result. This defines "correct".
-
-    No refusal here: the caller (read_feed_entries) has applied the policy.
-    """
+    """The entries as feedparser sees them, and its result: this defines "correct" (no
+    refusal here: read_feed_entries applies the policy)."""
     import feedparser  # (a tenth of a second: only a run it reads a feed for imports it)
 
-    # A BytesIO, not the bytes: given bytes, feedparser first tries them as a file name.
+    # (a BytesIO: given bytes, feedparser first tries them as a file name)
     result = feedparser.parse(io.BytesIO(data), response_headers=headers(base_url))
     kept = _kept_references(data) if result.get("bozo") else None
     entries = FeedEntries(
-        # dict.get: FeedParserDict.get("updated_parsed") falls back to published with a warning.
+        # (dict.get: FeedParserDict's get of updated_parsed falls back to published_parsed)
         FeedEntry(
+
             _page_url(e) if kept is None else kept(_page_url(e)),
             parsed_utc(_known(dict.get(e, "updated_parsed")) or dict.get(e, "published_parsed")),
             0,

@@ -17,7 +17,7 @@ from ...model.urls import base_problem, normalize_url, resolve, shown
 
 if TYPE_CHECKING:
     from ...model.options import NewsSitemap
-    from .fastpass import FeedEntries, FeedEntry
+    from .compat import FeedEntries, FeedEntry
     from .policy import FeedRead
 
 __all__ = ["DEFAULT_MAX_FEED_BYTES", "read_feed"]
@@ -38,19 +38,12 @@ def read_feed(stream: IO[bytes], source: str, report: Report,
     """Yield the feed's entries in batches: each one's page link and its updated-else-published
     time.
 
-    The page URL is the entry's first rel="alternate" link (no rel counts as alternate), else
-    feedparser's ``link`` (RSS <link>, or a permalink <guid>). Relative links are resolved
-    against xml:base and ``base_url`` (the document's own URL, else the run's `base_url`), and
-    without ``base_url`` against the feed's own site link; one still relative is left to the URL
-    check to report. The site link goes to ``report.site`` when no input has stated one yet: it
-    is the run's scope without a `base_url`.
-
-    Which parser reads the feed, what is refused and what is malformed is decided by
-    feedpolicy.read_feed_entries (``check`` uses the same): the streaming fast pass gives
-    exactly feedparser's answer about 25 times faster; anything it does not understand, a
-    malformed feed above all, goes to feedparser itself (and every feed does in the reference
-    mode). A malformed feed that can still be read is read with a warning. With ``news``,
-    each entry becomes a Google News article (_news_entries), or is left out, counted.
+    The page URL is the entry's first rel="alternate" link (no rel counts), else feedparser's
+    ``link`` (RSS <link>, or a permalink <guid>). Relative links are resolved against xml:base
+    and ``base_url`` (the document's URL, else the run's), else against the feed's own site
+    link, which goes to ``report.site`` when no input has stated one: the run's scope without a
+    `base_url`. Which parser reads the feed, and what is refused or malformed, is policy.py's
+    call. With ``news``, each entry becomes a Google News article, or is left out, counted.
     """
     read = _policy(stream, source, base_url, max_bytes, news is not None)
     entries = _entries(read, source, report)
@@ -101,8 +94,8 @@ def read_feed(stream: IO[bytes], source: str, report: Report,
 
 def _extensions(read: FeedRead, entries: FeedEntries, base: Optional[str], source: str,
                 report: Report) -> Optional[list[Any]]:
-    """Each entry's images, video and alternates (extensions/feed.py), when feedparser read
-    the feed; what breaks Google's rules is left out with a warning."""
+    """Each entry's images, video and alternates, when feedparser read the feed; what breaks
+    Google's rules is left out with a warning."""
     parsed = read.parsed
     if parsed is None or len(parsed["entries"]) != len(entries):
         return None
@@ -121,8 +114,7 @@ def _extensions(read: FeedRead, entries: FeedEntries, base: Optional[str], sourc
 
 def _policy(stream: IO[bytes], source: str, base_url: Optional[str], max_bytes: int,
             parsed: bool) -> FeedRead:
-    # the fast pass and its tables take a while to import, feedparser a tenth of a second more
-    # (only a feed the pass gives up on imports it): only a run that reads a feed pays for them
+    # (the pass and its tables take a while to import: only a run that reads a feed pays)
     from ...xmlutil import XMLRefused
     from .policy import FeedInput, FeedUnreadable, read_feed_input
 
@@ -149,8 +141,8 @@ def _entries(read: FeedRead, source: str, report: Report) -> FeedEntries:
 
 
 def _site(entries: list[FeedEntry], source: str, report: Report) -> Optional[str]:
-    """The feed's own site link, if it is an absolute http(s) URL that links can be resolved
-    against; one urllib cannot split (a "[" that opens no IPv6 literal) is left out, counted."""
+    """The feed's own site link, if it is an absolute http(s) URL links can be resolved
+    against; one urllib cannot split is left out, counted."""
     site: Optional[str] = getattr(entries, "site", None)
     if not site or not _HTTP.match(site):
         return None
@@ -166,8 +158,8 @@ _HTTP = re.compile(r"\s*https?://", re.I)
 
 
 def _on_site(site: str, entries: list[FeedEntry]) -> bool:
-    """Whether some entry (the first, usually) lies on the site's scheme and host: a feed whose
-    link says http:// while every page is https:// would otherwise lose all its pages."""
+    """Whether some entry lies on the site's scheme and host (a feed whose link says http://
+    while every page is https:// would otherwise lose all its pages)."""
     try:
         origin = scope_of(site, directory=False).prefix
     except ValueError:
@@ -183,8 +175,8 @@ def _on_site(site: str, entries: list[FeedEntry]) -> bool:
 
 def _drop_placeholders(lastmods: list[Optional[Lastmod]], lines: list[Optional[int]],
                        source: str, report: Report) -> None:
-    """A year before 1000 (Hugo's 0001-01-01T00:00:00Z for an undated page) is no date: the
-    entry is kept without a lastmod, and the warning counted (record.MIN_YEAR)."""
+    """A year before MIN_YEAR (Hugo's 0001-01-01 for an undated page) is no date: the entry is
+    kept without a lastmod, with a warning."""
     for i, value in enumerate(lastmods):
         if value is not None and value.year < MIN_YEAR:
             lastmods[i] = None
@@ -195,9 +187,9 @@ def _drop_placeholders(lastmods: list[Optional[Lastmod]], lines: list[Optional[i
 def _news_entries(read: FeedRead, entries: FeedEntries, exts: Optional[list[Any]],
                  news: NewsSitemap, source: str,
                  report: Report) -> tuple[FeedEntries, list[Any]]:
-    """The entries that are news now, each with its <news:news> among its extensions (Search
-    Central, "Google News sitemaps"): each one published in the last two days gets a
-    <news:news>; the others are left out, counted."""
+    """The entries published in the last two days, each with its <news:news> among its
+    extensions; the others are left out, counted."""
+
     from ...extensions.news import feed_language, news_for_entry, news_language, now
     from ...model.extensions import EMPTY, Extensions
 

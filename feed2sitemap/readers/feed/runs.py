@@ -1,32 +1,15 @@
-"""The feed pass's runs: plain items read by one regular expression (in C), with no Python
-handler per element (issue 18; the sitemap reader's sitemapfast.py is the model).
+"""The feed pass's runs: plain entries read by one regular expression (in C), with no Python
+handler per element.
 
-fastpass.py gives expat a feed in pieces. Within a piece, after expat (with its handlers) has
-read up to an entry's end tag and left the pass between entries, ``scan`` looks at what follows:
-the longest run of *plain* entries, each one ``<item>`` (RSS) or ``<entry>`` (Atom) without
-attributes, white space and these children only (no other attribute, no comment, PI or other
-element; values without markup):
-
-- ``<link>TEXT</link>``, or ``<link ATTRS/>`` (also ``></link>``) with rel, type, href, title,
-  length only, href among them, not rel="enclosure" (an extension's: feedpass notes it);
-  at most one link per entry;
-- ``<guid>TEXT</guid>`` (optionally ``isPermaLink="..."``) or ``<id>TEXT</id>``: at most one;
-- ``<pubDate>`` or ``<published>``; ``<updated>``: TEXT, at most one of each kind;
-- ``<title>``, ``<description>``, ``<summary>``, ``<content>``, ``<category>``,
-  ``<comments>``, ``<author>``, ``<rights>`` (optionally ``type="..."`` or ``domain="..."``)
-  with text and CDATA sections; ``<author>``/``<contributor>`` with ``<name>``, ``<email>``,
-  ``<uri>`` children holding text.
-
-Attribute values are double-quoted, without tab, newline or "<". The run is checked as expat
-would check it: strict UTF-8 (or Latin-1, as expat was told), no character XML forbids, no
-"]]>" outside CDATA, every "&" outside CDATA one of XML's five entities or a character
-reference to an allowed character; no "\\r" (left to expat). Each entry's link and date are
-then what feedparser's handlers give for that shape (the same functions as the handler path:
-feedcompat.link_text, resolve, clean, feeddates.entry_date, in ``by_entry``; the usual shapes a
-column at a time, proven equal: see "columns" below), and expat is given white space
-with the same line ends instead of the run, so that its state, lines and well-formedness
-checks of the rest are exact. Anything else is read by expat with the handlers, unchanged.
-The handlers alone read a feed runs never start in (feedpass.SMALL; the differential tests').
+Where expat (with the pass's handlers) has just read an entry's end tag, ``scan`` takes the
+longest run of plain entries that follows: ``<item>`` or ``<entry>`` without attributes,
+holding white space and the children of the grammar below only (values without markup, at
+most one link, one guid or id, one date of each kind), checked as expat would check them
+(strict UTF-8 or Latin-1, no character XML forbids, no "]]>" outside CDATA, references to
+XML's five entities or allowed characters only; a "\\r" is left to expat). Each entry's link
+and date are what the handlers give for that shape (``by_entry``, with their functions; the
+usual shapes a column at a time, proven equal), and expat reads white space with the same
+line ends instead of the run, so that its state and lines stay exact.
 """
 
 from __future__ import annotations
@@ -38,11 +21,15 @@ from itertools import accumulate, repeat
 from operator import methodcaller
 from typing import Any, NamedTuple
 
-from .compat import HTML_TYPES, FeedEntry, clean, link_text, map_content_type
-from .dates import MONTH_DASHED, entry_date
-
-__all__ = ["NAMES", "PREFIXED", "NotPlain", "Run", "atom_links", "by_entry", "dates", "entries",
-           "rss_links", "scan"]
+from .compat import (
+    HTML_TYPES,
+    MONTH_DASHED,
+    FeedEntry,
+    clean,
+    entry_date,
+    link_text,
+    map_content_type,
+)
 
 _WS = "[ \t\n]*"
 _VALUE = "[^<]*</"  # a value and its end tag's "</": present-but-empty is "</", absent ""
@@ -51,9 +38,8 @@ _AV = '="[^"<\t\n]*"'
 # (so that one "]]>" per "<![CDATA[" proves that none is outside a section).
 _TEXT = (r"[^<]*(?:<!\[CDATA\[[^\]<]*(?:(?:\](?!\]>)|<(?!!\[CDATA\[))[^\]<]*)*\]\]>[^<]*)*")
 # A child of a plain entry, after its "<". Each kind read at most once per entry: an empty
-# group marks it seen, and a second one fails the entry (``(?(n)(?!))``), which the handlers
-# then read. (Each alternative but the first starts with its element's name, so that sre
-# skips it on the name's first letter: a quarter of the scan's time.)
+# group marks it seen, and a second one fails the entry (``(?(n)(?!))``). (Each alternative
+# but the first starts with its element's name: sre skips it on the first letter.)
 TEXT_NAMES = "title|description|summary|content|category|comments|author|rights"
 _CHILD = (
     f"({TEXT_NAMES})"  # 1
@@ -72,8 +58,7 @@ _GRAMMAR: dict[str, re.Pattern[str]] = {}  # compiled when first used (a small f
 
 
 def _grammar(tag: str, prefixed: tuple[str, ...]) -> re.Pattern[str]:
-    """The grammar for entries ``tag``, with the ``prefixed`` names (of PREFIXED, bound as
-    assumed in the document) read as text too (before "rights", the last of TEXT_NAMES)."""
+    """The grammar for entries ``tag``, with the ``prefixed`` names read as text too."""
     key = tag + " " + " ".join(prefixed)
     pattern = _GRAMMAR.get(key)
     if pattern is None:
@@ -84,15 +69,15 @@ def _grammar(tag: str, prefixed: tuple[str, ...]) -> re.Pattern[str]:
     return pattern
 
 
-# The local names the grammar reads, and the kind (feedcompat.KIND) each must have for the
-# document's default namespace: otherwise the pass takes no runs.
+# The local names the grammar reads, and the kind (compat.KIND) each must have in the
+# document's default namespace for runs to start.
 NAMES = {"link": "link", "guid": "guid", "id": "guid", "pubDate": "published",
          "published": "published", "updated": "updated", "title": "text",
          "description": "text", "summary": "text", "content": "text", "rights": "text",
          "category": "", "comments": "", "author": "", "contributor": "", "name": "",
          "email": "", "uri": ""}
-# Prefixed names the grammar reads as text when their prefix is bound in the document to a
-# namespace that gives them this kind (WordPress writes all of them in every item).
+# Prefixed names read as text when their prefix is bound to a namespace that gives them this
+# kind (WordPress writes all of them in every item).
 PREFIXED = {"dc:creator": "", "dc:subject": "", "content:encoded": "text",
             "wfw:commentRss": "", "slash:comments": ""}
 
@@ -186,8 +171,7 @@ def _resolved(m: re.Match[str]) -> str:
 
 
 def _value(raw: str) -> str:
-    """A value as expat gives it (its "</" cut off, references resolved), stripped as
-    feedparser strips it."""
+    """A value as expat gives it (its "</" cut off, references resolved), stripped."""
     value = raw[:-2]
     if "&" in value:
         value = _REFERENCE.sub(_resolved, value)
@@ -199,8 +183,7 @@ _new_entry = tuple.__new__  # a FeedEntry without NamedTuple's Python-level __ne
 
 def entries(run: Run, base: str, resolve: Callable[[str, str], str], first_line: int,
             html_types: dict[str, bool]) -> list[FeedEntry]:
-    """Each entry's (link, date, line): what the handlers would have made of it, a column at
-    a time for the usual run (no Python code per plain value), else entry by entry."""
+    """Each entry's (link, date, line): a column at a time for the usual run, else by_entry."""
     lines = [first_line + n for n in run.lines]
     try:
         columns = list(zip(*run.found, strict=True))
@@ -213,14 +196,13 @@ def entries(run: Run, base: str, resolve: Callable[[str, str], str], first_line:
 
 def by_entry(run: Run, base: str, resolve: Callable[[str, str], str], lines: list[int],
              html_types: dict[str, bool]) -> list[FeedEntry]:
-    """Each entry's (link, date, line), entry by entry with the handler path's functions:
-    the plain twin of the columns (tests/test_feedruns.py holds the two equal)."""
+    """Each entry's (link, date, line) with the handlers' functions: the columns' plain twin."""
     out: list[FeedEntry] = []
     append = out.append
     for f, line in zip(run.found, lines, strict=True):
         alt: str | None = None
         link: str | None = None
-        if f[LINK]:  # RSS's <link>: its text, resolved and repaired (feedcompat.link_text)
+        if f[LINK]:  # RSS's <link>: its text, resolved and repaired
             link = link_text(_value(f[LINK]), base, resolve)
             alt = link or None
         elif f[ATOM]:
@@ -241,8 +223,8 @@ class _ByEntry(Exception):
 
 def _link_column(columns: list[tuple[str, ...]], base: str,
                  resolve: Callable[[str, str], str], html_types: dict[str, bool]) -> list[Any]:
-    """Every entry's link, when every entry has an RSS link, or every one an Atom link that
-    is an alternate one (else the guid could count)."""
+    """Every entry's link, when every entry has an RSS link, or every one an alternate Atom
+    link (else the guid could count)."""
     rss, atom = columns[LINK], columns[ATOM]
     if "" not in rss and atom.count("") == len(atom):
         return rss_links(rss, lambda raw: link_text(_value(raw), base, resolve))
@@ -288,7 +270,7 @@ def _permalink(attrs: str) -> bool:
 
 def _atom_link(attrs: str, base: str, resolve: Callable[[str, str], str],
                html_types: dict[str, bool]) -> tuple[str | None, str | None]:
-    """(alt, link) after an Atom <link ATTRS/>, as feedpass.on_link sets them."""
+    """(alt, link) after an Atom <link ATTRS/>, as the pass's on_link sets them."""
     pairs = _ATTR.findall(attrs)
     d = dict(pairs)
     if len(d) != len(pairs) or "href" not in d:  # expat's duplicate attribute; a link read
@@ -296,9 +278,7 @@ def _atom_link(attrs: str, base: str, resolve: Callable[[str, str], str],
     if "&" in attrs:
         d = {k: _REFERENCE.sub(_resolved, v) for k, v in d.items()}
     rel = d["rel"].lower() if "rel" in d else "alternate"
-    # An extension's (an image or video): the handlers read the entry and note it (the
-    # grammar admits no hreflang, the other mark of an extension on a link)
-    if "enclosure" in rel:
+    if "enclosure" in rel:  # an extension's: the handlers read the entry and note it
         raise NotPlain("an enclosure link")
     if rel != "alternate":
         return None, None
@@ -310,41 +290,26 @@ def _atom_link(attrs: str, base: str, resolve: Callable[[str, str], str],
     return href or None, href if html else None
 
 
-# ------------------------------------------------------------------------------------------ columns
-
-# A run's links and dates a column at a time (``entries``), for the shapes nearly every feed
-# writes: each value proven by one regular expression over the whole column, so that no Python
-# code runs per entry. Where a column is not all of one such shape, ``by_entry`` computes each
-# entry's value with the handler path's functions instead.
-#
-# Each value below is proven to be one whose answer by those functions is known without calling
-# them, and a property test holds the two equal (tests/test_feedruns_columns.py):
-#
-# - a link whose text (or href) is an absolute http(s) URL that urljoin leaves as it is
-#   (_ABS; so resolve() gives it back whatever the base), ASCII (clean() leaves
-#   it), with no reference but "&amp;" (so it is "&" to expat) and nothing that link_text
-#   repairs (no "&name;" after decoding);
-# - a date in RFC 822's or W3C-DTF's usual shape (feeddates._RFC822, _w3cdtf), which
-#   entry_date turns into the same instant through fromisoformat: here the whole column is made
-#   ISO 8601 by C-coded replacements, splits and slices and parsed by ``map``; a date out of
-#   range, at the epoch (which means "unknown") or in year 1 sends the column back to entry_date.
+# The columns: values whose answer by the handlers' functions is known without calling them,
+# proven by one regular expression over the whole column (a property test holds the two equal):
+# a link that is an absolute ASCII http(s) URL urljoin leaves as it is, with no reference but
+# "&amp;" and nothing link_text repairs; a date of RFC 822's or W3C-DTF's usual shape, made
+# ISO 8601 a column at a time by C-coded splits and slices (out of range, the epoch or year 1:
+# entry_date's).
 
 _UTC = timezone.utc
 _EPOCH = datetime(1970, 1, 1, tzinfo=_UTC)
-# Absolute http(s) URLs that urljoin gives back unchanged whatever the base, ASCII (as
-# feedcompat's resolver takes them, without an IRI's characters): a pattern's text, for the
-# column regexes below.
 _ABS = (
     r"https?://[A-Za-z0-9.-]+(?::[0-9]+)?(?:/[A-Za-z0-9\-._~!$&'()*+,=:@/%]*)?"
     r"(?:\?[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]+)?(?:#[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]+)?"
 )
-# Values as the grammar captures them, each followed by its end tag's "</" (Atom's attribute
-# strings by a NUL, which the run holds nowhere: scan refuses control characters)
+# Values as the grammar captures them, each followed by its end tag's "</" (Atom's attributes
+# by a NUL, which no run holds)
 _RSS_LINKS = re.compile(f"(?:{_ABS}</)*")
 _ATOM_LINKS = re.compile(
     f'(?:(?:[ \t\n]+rel="alternate")?(?:[ \t\n]+type="text/html")?[ \t\n]+href="{_ABS}"\0)*')
 _HREF = re.compile('href="([^"]*)"')
-_AMP_NAME = re.compile("&[A-Za-z0-9_]+;")  # what feedcompat.link_text repairs
+_AMP_NAME = re.compile("&[A-Za-z0-9_]+;")  # what link_text repairs
 Odd = Callable[[str], Any]  # the handler path's answer for one value (with its separator)
 
 
@@ -364,8 +329,8 @@ def _pieces(joined: str, plain: re.Pattern[str], sep: str) -> Iterator[tuple[boo
 
 
 def _decoded(text: str) -> str | None:
-    """Plain values with "&amp;" as "&" when that is their only reference and nothing is
-    left that link_text would repair, else None."""
+    """Plain values with "&amp;" as "&" when that is their only reference and link_text
+    would repair nothing, else None."""
     if "&" not in text:
         return text
     if text.count("&") != text.count("&amp;"):
@@ -395,15 +360,13 @@ def _rss_split(text: str) -> list[str]:
 
 
 def rss_links(column: Sequence[str], odd: Odd) -> list[Any]:
-    """The links of a column of RSS <link> texts: a plain absolute URL is its own link;
-    ``odd`` gives any other's."""
+    """The links of a column of RSS <link> texts; ``odd`` gives a value's that is not plain."""
     return _links("".join(column), _RSS_LINKS, "</", odd, _rss_split)
 
 
 def atom_links(column: Sequence[str], odd: Odd) -> list[Any]:
-    """The links of a column of Atom <link> attributes: where rel="alternate" (or none) and
-    type="text/html" (or none) come in that order, then href, a plain absolute URL, the href;
-    ``odd`` gives any other's (from the attributes and their NUL)."""
+    """The links of a column of Atom <link> attributes: the href where rel="alternate" and
+    type="text/html" (or none) come in that order before it; ``odd`` gives any other's."""
     return _links("\0".join(column) + "\0", _ATOM_LINKS, "\0", odd, _HREF.findall)
 
 
@@ -418,7 +381,7 @@ _TO_UTC = methodcaller("astimezone", _UTC)
 
 def dates(column: Sequence[str], epoch_is_unknown: bool, odd: Odd) -> list[Any]:
     """entry_date of each value of a column (all present): the usual shapes in bulk, ``odd``
-    for the others (and for a stretch where one is out of range, the epoch or year 1)."""
+    for the others."""
     joined = "".join(column)
     rfc = not joined[:1].isdigit()  # (the first value's shape is taken for the column's)
     out: list[Any] = []
@@ -448,9 +411,8 @@ def _iso_dates(text: str, rfc: bool, epoch_is_unknown: bool) -> list[datetime] |
 
 
 def _rfc822_isos(text: str, n: int) -> tuple[list[str], bool] | None:
-    """The ``n`` values of ``text`` (of _RFC822's shape) as ISO 8601 strings, made in C: the
-    fields cut at the spaces and put in ISO's order by slices, the month's number and the
-    zone's offset looked up; and whether every offset is zero."""
+    """The ``n`` values of ``text`` (of _RFC822's shape) as ISO 8601 strings, its fields put
+    in ISO's order by slices; and whether every offset is zero."""
     commas = text.count(",")  # (a comma only ends a weekday)
     if commas and commas != n:  # some with a weekday, some without
         for weekday in _WEEKDAYS:
@@ -482,6 +444,7 @@ def _rfc822_isos(text: str, n: int) -> tuple[list[str], bool] | None:
 def _w3cdtf_isos(text: str, n: int) -> tuple[list[str], bool]:
     """The ``n`` values of ``text`` (of _W3CDTF's shape) as ISO 8601 strings, and whether
     every offset is zero."""
+
     isos = text.replace("Z</", "+00:00</").split("</")
     isos.pop()
     return isos, text.count("Z</") == n
