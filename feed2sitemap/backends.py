@@ -62,13 +62,12 @@ TABLE: dict[str, FastPath] = {
         "tests/test_urlextfast.py", "sitemap-ext", 83,
         "needed with the two above to hold the row within 1.5x its floor"),
     "URL list blocks": FastPath(
-        ("model.urls:prove_lines", "model.urls:proven_clean", "model.urls:unclean_lines",
-         "model.urls:CleanLocs"),
-        "readers.text:_line_batches", "tests/test_url_rules.py", "text-ascii", 66,
+        ("model.urls:prove_lines", "model.urls:proven_clean", "model.urls:CleanLocs"),
+        "readers.text:_line_batches", "tests/test_url_rules.py", "text-ascii", 49,
         "1.34x (2.02 / 1.51 s); the row is 1.3x its floor without it"),
     "URL blocks": FastPath(
-        ("model.urls:_normalize_block", "model.urls:_non_ascii_only", "model.urls:_quote_tails"),
-        "model.urls:_normalize_each", "tests/test_url_rules.py", "jsonl-loc, text-nonascii", 67,
+        ("model.urls:_normalize_block",),
+        "model.urls:_normalize_each", "tests/test_url_rules.py", "jsonl-loc, text-nonascii", 21,
         "1.23x jsonl-loc, 1.09x text-nonascii; kept: jsonl-loc exceeds 2x the plain list "
         "without it, and check's fast path proves its locations with it"),
     "escaped URIs": FastPath(
