@@ -24,20 +24,13 @@ BATCH = 2048  # records per batch: large enough to amortise, small enough to sta
 class Batch:
     """Up to BATCH records of one kind (pages, or sitemaps of an index), column by column.
 
-    ``lastmods``, ``changefreqs``, ``priorities``, ``extensions`` and ``lines`` are None when
-    no row has a value; ``sources`` is None when every row comes from ``source``. ``clean``,
-    when it covers ``locs`` (``proven``), is urls.py's proof that the locations are normalised
-    URIs starting with its ``prefix``: a writer escapes them in one cheap pass, the scope check
-    passes them at once.
-
-    Set after construction and kept by ``replaced`` and ``without``: ``site``, the site the
-    input says it speaks for (a feed's channel link), the scope when no `base_url` gives one;
-    ``lastmod_texts``, per row the text ``format_lastmod`` would write, or None where it must
-    be formatted (a reader that proved its input in that form saves every writer the work).
-
-    ``Batch(...)`` checks what it is given; readers and steps, which check values as they parse
-    them, use ``Batch._trusted``. The lists stay the caller's to change, so the public writers
-    check them again (pipeline.check_fields).
+    A column is None when no row has a value (``sources`` when all rows come from ``source``).
+    ``clean``, when it covers ``locs`` (``proven``), is urls.py's proof that they are normalised
+    URIs starting with its ``prefix``: writers escape them in one pass, the scope check passes
+    them at once. Set after construction: ``site``, the site the input speaks for (the scope
+    when no `base_url` gives one), and ``lastmod_texts``, per row the text format_lastmod would
+    write, or None. ``Batch(...)`` checks what it is given; readers and steps, which check
+    values as they parse them, use ``Batch._trusted``.
     """
 
     __slots__ = ("changefreqs", "clean", "extensions", "is_sitemap", "lastmod_texts",

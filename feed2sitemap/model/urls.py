@@ -35,35 +35,25 @@ _GOOD_ESCAPE = r"%(?!3[0-9]|4[1-9A-F]|5[0-9AF]|6[1-9A-F]|7[0-9AE]|2[DE])[0-9A-F]
 # The clean characters and "%" as bytes: deleting them from clean URL lines leaves the newlines.
 CLEAN_BYTES = re.sub(f"[^{_CHARS}%]", "", bytes(range(128)).decode()).encode()
 _head = re.compile(_HEAD).match
-
-# The other regexes are compiled when first used (@cache): most runs need few (start-up time).
-
-
-@cache
-def _clean_pct() -> re.Pattern[str]:
-    """The clean URL with escapes: slower, so tried only for URLs with a "%"."""
-    return re.compile(f"{_HEAD}(?:[{_CHARS}]|{_GOOD_ESCAPE})*")
-
-
-@cache
-def _clean_urls() -> re.Pattern[str]:
-    return re.compile(f"(?:{_CLEAN_TEXT}\n)*")
-
-
-@cache
-def _bad_pct() -> re.Pattern[str]:
-    """A "%" that starts no normal escape."""
-    return re.compile(f"%(?!(?<=%){_GOOD_ESCAPE[1:]})")
-
-
-@cache
-def _dots() -> re.Pattern[str]:
-    """A dot segment (RFC 3986 section 5.2.4); one in a query only sends a URL the slow way."""
-    return re.compile(r"/\.\.?(?=[/?#\n]|$)", re.M)
+# The patterns below are compiled by re when first used (and cached there): most runs need few
+# of them, and compiling costs start-up time.
+# The clean URL with escapes: slower, so tried only for URLs with a "%"
+_CLEAN_PCT = f"{_HEAD}(?:[{_CHARS}]|{_GOOD_ESCAPE})*"
+_CLEAN_URLS = f"(?:{_CLEAN_TEXT}\n)*"
+_BAD_PCT = f"%(?!(?<=%){_GOOD_ESCAPE[1:]})"  # a "%" that starts no normal escape
+# A dot segment (RFC 3986 section 5.2.4); one in a query only sends a URL the slow way
+_DOTS = r"(?m)/\.\.?(?=[/?#\n]|$)"
+# An absolute http(s) URL whose scheme and host are in normal form already
+_CLEAN_HEAD = _HOST + "(?=[/?#]|$)"
+# A host as written: RFC 3986 reg-name characters (no escapes), after IDNA encoding, which can
+# map other characters to anything ("＜" to "<"); or an IPv6 literal
+_GOOD_HOST = r"[a-z0-9\-._~!$&'()*+,;=]+|\[[0-9a-f:.]+\]"
+# An authority whose host is an IPv6 literal, maybe with a port (checked by urlsplit)
+_IPV6_AUTHORITY = r"\[[0-9A-Fa-f.]*:[0-9A-Fa-f:.]*\](?::[^\[\]]*)?"
 
 
 def _no_dots(text: str) -> bool:
-    return "/." not in text or _dots().search(text) is None
+    return "/." not in text or re.search(_DOTS, text) is None
 
 
 def proven_clean(text: str, n: int, unclean_bytes: int) -> str | None:
@@ -74,7 +64,7 @@ def proven_clean(text: str, n: int, unclean_bytes: int) -> str | None:
     Every check runs in C at memory speed: no unclean byte but the newlines, every "%" a normal
     escape, no dot segment, and every line starting with the first line's clean scheme and host.
     """
-    if unclean_bytes != n or ("%" in text and _bad_pct().search(text) is not None):
+    if unclean_bytes != n or ("%" in text and re.search(_BAD_PCT, text) is not None):
         return None
     head = _head(text)
     if head is not None and text.count("\n" + head.group()) == n - 1 and _no_dots(text):
@@ -85,7 +75,7 @@ def proven_clean(text: str, n: int, unclean_bytes: int) -> str | None:
 def all_clean(text: str) -> bool:
     """Whether every line of ``text`` (each ending in a newline, none holding a "%") is a
     normalised URI already: the proof for several sites' URLs."""
-    return _clean_urls().fullmatch(text) is not None and _no_dots(text)
+    return re.fullmatch(_CLEAN_URLS, text) is not None and _no_dots(text)
 
 
 _KEY = object()
@@ -193,7 +183,7 @@ def _normalize_some(locs: Sequence[str], unclean: Iterable[int]) -> Normalized:
 def _is_clean(url: str) -> bool:
     """Whether ``url`` is a normalised URI already (normalize_url returns it unchanged)."""
     return (_CLEAN.fullmatch(url) is not None
-            or ("%" in url and _clean_pct().fullmatch(url) is not None)) and _no_dots(url)
+            or ("%" in url and re.fullmatch(_CLEAN_PCT, url) is not None)) and _no_dots(url)
 
 
 class BadURL(ValueError):
@@ -227,25 +217,6 @@ _DEFAULT_PORT = {"http": 80, "https": 443}
 # urlsplit deletes these anywhere in a URL (WHATWG's rule); we encode them as in the rest of the
 # path, so that one URL never normalises two ways
 _SPLIT_DELETES = str.maketrans({"\t": "%09", "\n": "%0A", "\r": "%0D"})
-
-
-@cache
-def _clean_head() -> re.Pattern[str]:
-    """An absolute http(s) URL whose scheme and host are in normal form already."""
-    return re.compile(_HOST + "(?=[/?#]|$)")
-
-
-@cache
-def _good_host() -> re.Pattern[str]:
-    """A host as written: RFC 3986 reg-name characters (no escapes), after IDNA encoding, which
-    can map other characters to anything ("＜" to "<"); or an IPv6 literal."""
-    return re.compile(r"[a-z0-9\-._~!$&'()*+,;=]+|\[[0-9a-f:.]+\]")
-
-
-@cache
-def _ipv6_authority() -> re.Pattern[str]:
-    """An authority whose host is an IPv6 literal, maybe with a port (checked by urlsplit)."""
-    return re.compile(r"\[[0-9A-Fa-f.]*:[0-9A-Fa-f:.]*\](?::[^\[\]]*)?")
 
 
 def _pct(m: re.Match[str]) -> str:
@@ -313,7 +284,7 @@ def normalize_url(raw: str) -> str:
     url = raw.strip()
     if _is_clean(url):
         return url
-    head = _clean_head().match(url)
+    head = re.match(_CLEAN_HEAD, url)
     if head is not None:  # a plain host: only the rest needs work
         return url[: head.end()] + _tail(url[head.end():])
     return _normalize_slow(url.translate(_SPLIT_DELETES))
@@ -337,7 +308,7 @@ def _normalize_slow(url: str) -> str:
                      "ambiguous URL")
     if "@" in authority:  # never written into a sitemap, never printed
         raise BadURL(f"user name or password in {shown(url)}", "has credentials")
-    if ("[" in authority or "]" in authority) and _ipv6_authority().fullmatch(authority) is None:
+    if ("[" in authority or "]" in authority) and re.fullmatch(_IPV6_AUTHORITY, authority) is None:
         # urlsplit reads "a[::1]x" and "[v1.x]" as other hosts (::1, v1.x) without a word
         raise BadURL(f"bad host in {shown(url)}: \"[\" and \"]\" may only enclose a whole "
                      "IPv6 host (RFC 3986 section 3.2.2)")
@@ -356,7 +327,7 @@ def _normalize_slow(url: str) -> str:
     host = host.lower()
     if ":" in host:  # an IPv6 literal
         host = f"[{host}]"
-    if _good_host().fullmatch(host) is None:  # a space, control, "%", "<"… (perhaps from IDNA)
+    if re.fullmatch(_GOOD_HOST, host) is None:  # a space, control, "%", "<"… (perhaps from IDNA)
         raise BadURL(f"bad character in host of {shown(url)}")
     netloc = host
     if port is not None and port != _DEFAULT_PORT[scheme]:
