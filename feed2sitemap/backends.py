@@ -61,7 +61,7 @@ TABLE: dict[str, FastPath] = {
         "readers.text:_line_batches", "tests/test_url_rules.py", "text-ascii", 49,
         "1.34x (2.02 / 1.51 s); the row is 1.3x its floor without it"),
     "URL blocks": FastPath(
-        ("model.urls:_normalize_block",),
+        ("model.urls:_normalize_block", "model.urls:_one_site"),
         "model.urls:_normalize_each", "tests/test_url_rules.py", "jsonl-loc, text-nonascii", 21,
         "1.23x jsonl-loc, 1.09x text-nonascii; kept: jsonl-loc exceeds 2x the plain list "
         "without it, and check's fast path proves its locations with it"),

@@ -136,24 +136,28 @@ def normalize_locs(locs: Sequence[str]) -> Normalized:
 def _normalize_block(locs: Sequence[str]) -> Normalized:
     """normalize_locs for a block: one site's clean ASCII URLs are proven at memory speed
     (proven_clean), also beside a few IRIs, which alone go through normalize_url."""
-    text = "\n".join(locs) + "\n"
-    if text.isascii():
-        prefix = proven_clean(text, len(locs), len(text.encode().translate(None, CLEAN_BYTES)))
-        if prefix is not None:
-            return Normalized(CleanLocs(locs, prefix, _KEY), [], [])
+    site = _one_site(locs)
+    if site is not None:
+        return Normalized(CleanLocs(locs, site, _KEY), [], [])
     ascii_flags = list(map(str.isascii, locs))
     iris = list(compress(range(len(locs)), map(not_, ascii_flags)))
     if not iris or len(iris) * 4 > len(locs):
         return _normalize_each(locs)
-    plain = list(compress(locs, ascii_flags))
-    text = "\n".join(plain) + "\n"
-    site = proven_clean(text, len(plain), len(text.encode().translate(None, CLEAN_BYTES)))
+    site = _one_site(list(compress(locs, ascii_flags)))
     if site is None:
         return _normalize_each(locs)
     done = _normalize_some(locs, iris)
     if done.bad or not all(done.clean.locs[i].startswith(site) for i in iris):
         return done
     return Normalized(CleanLocs(done.clean.locs, site, _KEY), [], done.fragments)
+
+
+def _one_site(locs: Sequence[str]) -> str | None:
+    """proven_clean for a list of locations."""
+    text = "\n".join(locs) + "\n"
+    if not text.isascii():  # (never clean; and a lone surrogate cannot be encoded)
+        return None
+    return proven_clean(text, len(locs), len(text.encode().translate(None, CLEAN_BYTES)))
 
 
 def _normalize_each(locs: Sequence[str]) -> Normalized:
