@@ -35,6 +35,8 @@ _GOOD_ESCAPE = r"%(?!3[0-9]|4[1-9A-F]|5[0-9AF]|6[1-9A-F]|7[0-9AE]|2[DE])[0-9A-F]
 # The clean characters and "%" as bytes: deleting them from clean URL lines leaves the newlines.
 CLEAN_BYTES = re.sub(f"[^{_CHARS}%]", "", bytes(range(128)).decode()).encode()
 _head = re.compile(_HEAD).match
+# An absolute http(s) URL whose scheme and host are in normal form (an IRI's, usually)
+_clean_head = re.compile(_HOST + "(?=[/?#]|$)").match
 # The patterns below are compiled by re when first used (and cached there): most runs need few
 # of them, and compiling costs start-up time.
 # The clean URL with escapes: slower, so tried only for URLs with a "%"
@@ -43,8 +45,6 @@ _CLEAN_URLS = f"(?:{_CLEAN_TEXT}\n)*"
 _BAD_PCT = f"%(?!(?<=%){_GOOD_ESCAPE[1:]})"  # a "%" that starts no normal escape
 # A dot segment (RFC 3986 section 5.2.4); one in a query only sends a URL the slow way
 _DOTS = r"(?m)/\.\.?(?=[/?#\n]|$)"
-# An absolute http(s) URL whose scheme and host are in normal form already
-_CLEAN_HEAD = _HOST + "(?=[/?#]|$)"
 # A host as written: RFC 3986 reg-name characters (no escapes), after IDNA encoding, which can
 # map other characters to anything ("＜" to "<"); or an IPv6 literal
 _GOOD_HOST = r"[a-z0-9\-._~!$&'()*+,;=]+|\[[0-9a-f:.]+\]"
@@ -288,7 +288,7 @@ def normalize_url(raw: str) -> str:
     url = raw.strip()
     if _is_clean(url):
         return url
-    head = re.match(_CLEAN_HEAD, url)
+    head = _clean_head(url)
     if head is not None:  # a plain host: only the rest needs work
         return url[: head.end()] + _tail(url[head.end():])
     return _normalize_slow(url.translate(_SPLIT_DELETES))
