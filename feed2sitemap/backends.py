@@ -62,7 +62,7 @@ TABLE: dict[str, FastPath] = {
         "1.34x (2.02 / 1.51 s); the row is 1.3x its floor without it"),
     "URL blocks": FastPath(
         ("model.urls:_normalize_block", "model.urls:_one_site"),
-        "model.urls:_normalize_each", "tests/test_url_rules.py", "jsonl-loc, text-nonascii", 21,
+        "model.urls:_normalize_each", "tests/test_url_rules.py", "jsonl-loc, text-nonascii", 23,
         "1.33x jsonl-loc (3.19 / 2.40 s), 1.30x text-nonascii (2.52 / 1.94 s): without it "
         "text-nonascii is 1.6x its floor; check's fast path proves its locations with it"),
     "escaped URIs": FastPath(
