@@ -33,9 +33,8 @@ if TYPE_CHECKING:
     from .run.writing import Summary, write, write_batches
     from .web.indexnow import IndexNow
 
-# The public names and the module each lives in. They are imported when first used, so that
-# the command starts without paying for what a run does not need (and a Ctrl-C at start-up
-# meets our own handler, not an import in progress; see cli/entry.py).
+# The public names and the module each lives in: imported when first used, so that the command
+# starts without paying for what a run does not need (see cli/entry.py).
 _WHERE = {
     "Batch": "model.batch", "batched": "model.batch", "unbatched": "model.batch",
     "convert": "run.converting", "Feed2SitemapError": "errors", "InputError": "errors",
@@ -50,6 +49,13 @@ _WHERE = {
     "Report": "model.report", "Scope": "model.scope", "Summary": "run.writing",
     "write": "run.writing", "write_batches": "run.writing",
 }
+__all__ = [
+    "CHANGEFREQS", "PROFILES", "Batch", "Channel", "Defaults", "Feed2SitemapError", "FileInfo",
+    "IndexNow", "InputError", "LimitError", "Limits", "MergeCounts", "NewsSitemap", "OptionError",
+    "OutputError", "Problem", "Profile", "Progress", "Publish", "ReadOptions", "Record", "Report",
+    "Scope", "Submitted", "Summary", "UnsupportedFormat", "Web", "WriteOptions", "__version__",
+    "batched", "convert", "read", "read_batches", "unbatched", "write", "write_batches",
+]
 
 
 def __getattr__(name: str) -> Any:
@@ -71,43 +77,3 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
-
-
-__all__ = [
-    "CHANGEFREQS",
-    "PROFILES",
-    "Batch",
-    "Channel",
-    "Defaults",
-    "Feed2SitemapError",
-    "FileInfo",
-    "IndexNow",
-    "InputError",
-    "LimitError",
-    "Limits",
-    "MergeCounts",
-    "NewsSitemap",
-    "OptionError",
-    "OutputError",
-    "Problem",
-    "Profile",
-    "Progress",
-    "Publish",
-    "ReadOptions",
-    "Record",
-    "Report",
-    "Scope",
-    "Submitted",
-    "Summary",
-    "UnsupportedFormat",
-    "Web",
-    "WriteOptions",
-    "__version__",
-    "batched",
-    "convert",
-    "read",
-    "read_batches",
-    "unbatched",
-    "write",
-    "write_batches",
-]

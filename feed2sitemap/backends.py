@@ -1,16 +1,13 @@
 """Every fast path of the package, in one table, and the one switch that turns them all off.
 
-A fast path is code that exists only to be fast: beside it stands a plain, obviously correct
-twin that computes the same thing, and a differential test holds the two to the same output.
-Each is listed once in ``TABLE`` with its twin, that test, the benchmark row it moves
-(benchmarks/bench.py), its lines and its measured gain on that row; a fast path that gained less
-than 25% on its row, or without which the row stayed ahead of every peer and within its floor,
-was deleted (issue 33). The code asks ``fast(NAME)`` at the one place the choice is made.
+A fast path exists only to be fast: beside it stands a plain, obviously correct twin, and a
+differential test holds the two to the same output. ``TABLE`` lists each with its twin, test,
+benchmark row (benchmarks/bench.py), lines and measured gain; the code asks ``fast(NAME)`` at
+the one place the choice is made.
 
-``FEED2SITEMAP_REFERENCE=1`` in the environment turns every fast path off (the reference mode:
-the twins alone, byte-identical output), for the differential tests and for a user who doubts
-a result. It is read at the call, not at import, so that one process (a test) can run both
-ways; no other module reads the environment to choose a path.
+``FEED2SITEMAP_REFERENCE=1`` turns every fast path off (the twins alone, byte-identical output),
+for the differential tests and for a user who doubts a result. It is read at each call, so one
+process (a test) can run both ways.
 """
 
 from __future__ import annotations
@@ -18,15 +15,13 @@ from __future__ import annotations
 import os
 from typing import NamedTuple
 
-__all__ = ["ENV", "TABLE", "FastPath", "fast", "reference"]
-
 ENV = "FEED2SITEMAP_REFERENCE"
 
 
 class FastPath(NamedTuple):
-    """One fast path: its code and its twin (``module[:name]`` in the package), the test that
-    holds them equal, the row of benchmarks/bench.py it moves, its lines (tests/test_backends.py
-    holds them to the code) and its gain on that row: CPU seconds without it / with it."""
+    """One fast path: its code and its twin (``module[:name]``), the test that holds them equal,
+    its benchmark row, its lines (tests/test_backends.py checks them) and its gain on that row
+    (CPU seconds without it / with it)."""
 
     fast: tuple[str, ...]
     plain: str
@@ -62,15 +57,14 @@ TABLE: dict[str, FastPath] = {
         "tests/test_urlextfast.py", "sitemap-ext", 83,
         "needed with the two above to hold the row within 1.5x its floor"),
     "URL list blocks": FastPath(
-        ("model.urls:prove_lines", "model.urls:proven_clean", "model.urls:unclean_lines",
-         "model.urls:CleanLocs"),
-        "readers.text:_line_batches", "tests/test_url_rules.py", "text-ascii", 66,
+        ("model.urls:prove_lines", "model.urls:proven_clean", "model.urls:CleanLocs"),
+        "readers.text:_line_batches", "tests/test_url_rules.py", "text-ascii", 49,
         "1.34x (2.02 / 1.51 s); the row is 1.3x its floor without it"),
     "URL blocks": FastPath(
-        ("model.urls:_normalize_block", "model.urls:_non_ascii_only", "model.urls:_quote_tails"),
-        "model.urls:_normalize_each", "tests/test_url_rules.py", "jsonl-loc, text-nonascii", 67,
-        "1.23x jsonl-loc, 1.09x text-nonascii; kept: jsonl-loc exceeds 2x the plain list "
-        "without it, and check's fast path proves its locations with it"),
+        ("model.urls:_normalize_block", "model.urls:_one_site"),
+        "model.urls:_normalize_each", "tests/test_url_rules.py", "jsonl-loc, text-nonascii", 23,
+        "1.33x jsonl-loc (3.19 / 2.40 s), 1.30x text-nonascii (2.52 / 1.94 s): without it "
+        "text-nonascii is 1.6x its floor; check's fast path proves its locations with it"),
     "escaped URIs": FastPath(
         ("writers.xml:_escaped_uris",), "writers.xml:_escaped", "tests/test_batch.py",
         "text-ascii", 8, "1.10x; kept: without it text-ascii is 1.38x its floor"),

@@ -1,10 +1,9 @@
 """The project's exceptions and problems: structured, so the library knows no command line.
 
-Everything a user can cause raises a Feed2SitemapError subclass. Each carries what a caller
-needs to render it in its own terms: the ``source``, ``line`` and ``column`` of bad data, and
-the ``parameter`` (the library's name, ``base_url``) a bad or missing value belongs to. The
-library names a parameter in a message between backticks (`` `base_url` ``); the command
-line shows the option (``--base-url``) instead, and decides the exit code (cli/main.py).
+Each carries what a caller needs to render it: the ``source``, ``line`` and ``column`` of bad
+data, and the ``parameter`` (the library's name, ``base_url``) a bad value belongs to. The
+library names a parameter between backticks (`` `base_url` ``); the command line shows the
+option (``--base-url``) instead, and decides the exit code (cli/main.py).
 """
 
 from __future__ import annotations
@@ -12,23 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Optional
 
-__all__ = [
-    "Feed2SitemapError",
-    "IndexNowError",
-    "InputError",
-    "LimitError",
-    "OptionError",
-    "OutputError",
-    "Problem",
-    "UnsupportedFormat",
-]
-
 
 class Feed2SitemapError(Exception):
     """Base of every error the library raises for bad input, bad options or I/O faults.
 
-    ``kind`` names the class of fault for callers that dispatch on data, not types:
-    "input", "limit", "output", "option" or "format".
+    ``kind`` names the fault for callers that dispatch on data, not types: "input", "limit",
+    "output", "option" or "format".
     """
 
     kind = "error"
@@ -59,8 +47,7 @@ class InputError(Feed2SitemapError):
 
 
 class LimitError(Feed2SitemapError):
-    """The records do not fit where they must go (an overflowing stream, no `base_url` to
-    split with)."""
+    """The records do not fit where they must go (an overflowing stream, no `base_url`)."""
 
     kind = "limit"
 
@@ -72,8 +59,8 @@ class OutputError(Feed2SitemapError):
 
 
 class OptionError(Feed2SitemapError, ValueError):
-    """A parameter's value is not one the library accepts, or parameters that do not go
-    together. ``parameter`` names it (None when the fault is a combination)."""
+    """A parameter's value the library does not accept (``parameter``), or parameters that do
+    not go together (``parameter`` None)."""
 
     kind = "option"
 
@@ -84,26 +71,25 @@ class OptionError(Feed2SitemapError, ValueError):
 
 
 class IndexNowError(Feed2SitemapError):
-    """An IndexNow submission failed; the sitemap files were written before it and stay
-    (``summary``: what the run wrote, when the converter raised it)."""
+    """An IndexNow submission failed; the sitemap files written before it stay (``summary``:
+    what the run wrote, when the converter raised it)."""
 
     summary: Any = None
 
 
 class UnsupportedFormat(OptionError):
-    """An unknown format name, or an input that is no feed, sitemap or URL list (so a format
-    must be named)."""
+    """An unknown format name, or an input that is no feed, sitemap or URL list."""
 
     kind = "format"
 
 
 @dataclass(frozen=True)
 class Problem:
-    """One record skipped, or one field dropped, as a value (Report.problems, Report.on_problem).
+    """One record skipped, or one field dropped (Report.problems, Report.on_problem).
 
-    ``action`` is "skipped" (the record left out) or "warning" (kept, perhaps less a field);
-    ``kind`` the counter it is counted under ("not absolute", "off scope" ...); ``reason``
-    the one-line text; ``url`` the location concerned, where there is one.
+    ``action`` is "skipped" or "warning" (kept, perhaps less a field); ``kind`` the counter it
+    is counted under ("not absolute", "off scope" ...); ``reason`` the one-line text; ``url``
+    the location concerned, where there is one.
     """
 
     action: str

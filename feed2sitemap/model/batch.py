@@ -1,12 +1,9 @@
-"""Batches: the records of a stretch of input, held column by column, as the pipeline moves them.
+"""Batches: the records of a stretch of input, column by column, as the pipeline moves them.
 
-Readers, steps and writers pass batches of up to BATCH records instead of one Record at a time.
-Per URL that turns Python-level work (an object to build, a generator to resume, a method to
-call) into work inside C loops: one decode and split per block of text, one regex call per URL
-in a list comprehension, one join and one encode per batch of entries. On a million-URL list
-that is the difference between 2.7 s and 1.3 s. Records exist at the edges, for the library's
-users (``read`` yields them, ``write`` takes them) and for the steps that need whole records
-(merging, following an index), which convert with ``batched`` / ``unbatched``.
+Passing up to BATCH records at once, not one Record at a time, turns per-URL Python work into
+C loops (one split per block, one regex call per URL in a comprehension, one join and encode
+per batch): on a million-URL list 1.3 s instead of 2.7 s. Records exist at the edges, for the
+library's users and the steps that need whole records (``batched`` / ``unbatched``).
 """
 
 from __future__ import annotations
@@ -21,34 +18,19 @@ from .extensions import Extensions
 from .record import Lastmod, Record, make_record, shown_value, value_problem
 from .urls import CleanLocs
 
-__all__ = ["BATCH", "Batch", "bad_values", "batched", "check_shape", "unbatched"]
-
 BATCH = 2048  # records per batch: large enough to amortise, small enough to stay in cache
 
 
 class Batch:
     """Up to BATCH records of one kind (pages, or sitemaps of an index), column by column.
 
-    ``lastmods``, ``changefreqs`` and ``priorities`` are None when no row has a value; ``lines``
-    is None when no row has a line number. ``sources`` is None when every row comes from
-    ``source``. ``clean``, when it covers ``locs`` (``proven``), is urls.py's proof that the
-    locations are normalised URIs: no space, control character, ``<``, ``>`` or ``"`` in any,
-    which lets a writer escape the batch in one cheap pass, and all start with its ``prefix``,
-    which lets the scope check pass the batch at once. Only urls.py makes such a proof.
-
-    ``site`` is the site the input says it speaks for (a JSON Feed's ``home_page_url``, a
-    feed's channel link), or None: the scope step's default scope, when no --base-url gives one.
-    Readers set it after building the batch; it is kept where the rows are (``with_locs``,
-    ``without``).
-
-    ``lastmod_texts``, when not None, holds per row the text ``format_lastmod`` would write for
-    that row's lastmod, or None where it must be formatted: a reader that proved its input
-    already in that form (rules.canonical_lastmod) saves every writer a format per row.
-    Like ``site`` it is set after construction and kept by ``with_locs`` and ``without``.
-
-    ``Batch(...)`` checks what it is given (``check_shape``, ``bad_values``); readers and
-    steps, whose values are checked as they are parsed, use ``Batch._trusted``. A batch's lists
-    are the caller's to change, so the public writers check them again (pipeline.check_fields).
+    A column is None when no row has a value (``sources`` when all rows come from ``source``).
+    ``clean``, when it covers ``locs`` (``proven``), is urls.py's proof that they are normalised
+    URIs starting with its ``prefix``: writers escape them in one pass, the scope check passes
+    them at once. Set after construction: ``site``, the site the input speaks for (the scope
+    when no `base_url` gives one), and ``lastmod_texts``, per row the text format_lastmod would
+    write, or None. ``Batch(...)`` checks what it is given; readers and steps, which check
+    values as they parse them, use ``Batch._trusted``.
     """
 
     __slots__ = ("changefreqs", "clean", "extensions", "is_sitemap", "lastmod_texts",
@@ -62,32 +44,9 @@ class Batch:
                  is_sitemap: bool = False,
                  sources: Optional[list[Optional[str]]] = None,
                  clean: Optional[CleanLocs] = None,
-                 extensions: Optional[list[Extensions]] = None) -> None:
-        """A checked batch: a column of another length, or a value a Record would refuse, is
-        an OptionError (a ValueError) naming the column (issue 33, item 6)."""
-        self._fill(locs, source, lines, lastmods, changefreqs, priorities, is_sitemap, sources,
-                   clean, extensions)
-        check_shape(self)
-        for i, name, why in bad_values(self):
-            raise OptionError(f"row {i}: {why}", name)
-
-    @classmethod
-    def _trusted(cls, *columns: Any, **named: Any) -> Batch:
-        """A batch of values a reader or step has already checked (``__init__``'s arguments),
-        built without looking at them again: readers build one per 2,048 URLs."""
-        batch = cls.__new__(cls)
-        batch._fill(*columns, **named)
-        return batch
-
-    def _fill(self, locs: Sequence[str], source: Optional[str] = None,
-              lines: Optional[Sequence[Optional[int]]] = None,
-              lastmods: Optional[list[Optional[Lastmod]]] = None,
-              changefreqs: Optional[list[Optional[str]]] = None,
-              priorities: Optional[list[Optional[float]]] = None,
-              is_sitemap: bool = False,
-              sources: Optional[list[Optional[str]]] = None,
-              clean: Optional[CleanLocs] = None,
-              extensions: Optional[list[Extensions]] = None) -> None:
+                 extensions: Optional[list[Extensions]] = None, *, _check: bool = True) -> None:
+        """A column of another length, or a value a Record would refuse, is an OptionError (a
+        ValueError) naming the column."""
         self.locs = locs
         self.source = source
         self.lines = lines
@@ -100,6 +59,15 @@ class Batch:
         self.extensions = extensions
         self.site: Optional[str] = None
         self.lastmod_texts: Optional[list[Optional[str]]] = None
+        if _check:
+            check_shape(self)
+            for i, name, why in bad_values(self):
+                raise OptionError(f"row {i}: {why}", name)
+
+    @classmethod
+    def _trusted(cls, *columns: Any, **named: Any) -> Batch:
+        """A batch of values already checked (``__init__``'s arguments), not looked at again."""
+        return cls(*columns, **named, _check=False)
 
     def __len__(self) -> int:
         return len(self.locs)
@@ -111,7 +79,6 @@ class Batch:
 
     @property
     def proven(self) -> bool:
-        """Whether urls.py proved these very locations normalised URIs (see ``clean``)."""
         return self.proof is not None
 
     @property
@@ -151,8 +118,7 @@ class Batch:
         return map(self.record, range(len(self.locs)))
 
     def replaced(self, **columns: Any) -> Batch:
-        """The same rows with the given attributes replaced (``changefreqs=[...]``); every
-        other one, ``site`` and ``lastmod_texts`` included, kept."""
+        """The same rows with the given attributes replaced (``changefreqs=[...]``)."""
         batch = copy.copy(self)
         for name, value in columns.items():
             setattr(batch, name, value)  # (__slots__: a misspelt name is an AttributeError)
@@ -163,7 +129,6 @@ class Batch:
         return self.replaced(locs=clean.locs, clean=clean)
 
     def without_extensions(self) -> Batch:
-        """The batch with no extension in any row (for outputs that cannot carry them)."""
         return self.replaced(extensions=None)
 
     def without(self, drop: Sequence[int]) -> Batch:
@@ -178,40 +143,36 @@ class Batch:
 
         proof = self.proof
         clean = None if proof is None else proof.subset(keep)
-        batch = Batch._trusted([self.locs[i] for i in keep] if clean is None else clean.locs,
-                               self.source, take(self.lines), take(self.lastmods),
-                               take(self.changefreqs), take(self.priorities), self.is_sitemap,
-                               take(self.sources), clean, take(self.extensions))
-        batch.site, batch.lastmod_texts = self.site, take(self.lastmod_texts)
-        return batch
+        return self.replaced(
+            locs=take(self.locs) if clean is None else clean.locs, clean=clean,
+            lines=take(self.lines), lastmods=take(self.lastmods),
+            changefreqs=take(self.changefreqs), priorities=take(self.priorities),
+            sources=take(self.sources), extensions=take(self.extensions),
+            lastmod_texts=take(self.lastmod_texts))
 
     @classmethod
     def of_records(cls, records: Sequence[Record]) -> Batch:
         """A batch of records of one kind (each checked when it was made)."""
+
+        def column(values: list[Any]) -> Optional[list[Any]]:
+            return values if any(v is not None for v in values) else None
+
         first = records[0]
         sources = [r.source for r in records]
-        lines = [r.line for r in records]
-        lastmods = [r.lastmod for r in records]
-        changefreqs = [r.changefreq for r in records]
-        priorities = [r.priority for r in records]
         extensions = [r.extensions for r in records]
-        one_source = all(s == first.source for s in sources)
         return cls._trusted([r.loc for r in records], first.source,
-                            lines if any(n is not None for n in lines) else None,
-                            lastmods if any(v is not None for v in lastmods) else None,
-                            changefreqs if any(v is not None for v in changefreqs) else None,
-                            priorities if any(v is not None for v in priorities) else None,
-                            first.is_sitemap, None if one_source else sources, None,
+                            column([r.line for r in records]),
+                            column([r.lastmod for r in records]),
+                            column([r.changefreq for r in records]),
+                            column([r.priority for r in records]), first.is_sitemap,
+                            None if all(s == first.source for s in sources) else sources, None,
                             extensions if any(extensions) else None)
 
 
 def batched(records: Iterable[Record], size: int = BATCH) -> Iterator[Batch]:
     """Group records into batches; a change of kind (page/sitemap) starts a new batch."""
     it = iter(records)
-    while True:
-        chunk = list(islice(it, size))
-        if not chunk:
-            return
+    while chunk := list(islice(it, size)):
         # (in C for the usual list; a Record, a subclass's too, is checked when made)
         if not set(map(type, chunk)) <= {Record} and not all(
                 isinstance(r, Record) for r in chunk):
@@ -238,12 +199,12 @@ _VALUES = (("lastmods", "lastmod"), ("changefreqs", "changefreq"),
 
 def check_shape(batch: Batch) -> None:
     """OptionError unless ``batch`` is a Batch whose every column is None or one value per
-    location: a shape nothing could write row by row."""
+    location."""
     if not isinstance(batch, Batch):
         raise OptionError(f"must be Batch values, not {type(batch).__name__}", "batches")
-    n = len(batch.locs) if isinstance(batch.locs, (list, tuple)) else -1
-    if n < 0:
+    if not isinstance(batch.locs, (list, tuple)):
         raise OptionError(f"must be a list of URLs, not {type(batch.locs).__name__}", "locs")
+    n = len(batch.locs)
     for name in _COLUMNS:
         col = getattr(batch, name)
         if col is not None and (not isinstance(col, (list, tuple, range)) or len(col) != n):
@@ -255,9 +216,8 @@ def check_shape(batch: Batch) -> None:
 
 
 def bad_values(batch: Batch) -> Iterator[tuple[int, str, str]]:
-    """(row, field, why) for each value of ``batch`` that a Record would refuse (its shape
-    checked first: ``check_shape``); a loc need only be a str, which normalize judges (an
-    empty one is an invalid URL, skipped and counted there as any other)."""
+    """(row, field, why) for each value a Record would refuse (the shape checked first); a
+    loc need only be a str here: normalize judges it."""
     for i, loc in enumerate(batch.locs):
         if not isinstance(loc, str):
             yield i, "loc", f"must be a str (an absolute http(s) URL), not {shown_value(loc)}"

@@ -1,13 +1,8 @@
-"""The options of a run, grouped by what they govern, each group checked when it is made.
-
-``convert(inputs, output, reading=ReadOptions(...), writing=WriteOptions(...), ...)``: a bad
-value is an OptionError (a ValueError) naming its parameter, raised before any input is read,
-never a file the sitemaps.org schema would reject.
-"""
+"""The options of a run, grouped by what they govern, each checked when it is made: a bad value
+is an OptionError naming its parameter before any input is read."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Optional, Union
 
@@ -15,10 +10,6 @@ from ..errors import OptionError, UnsupportedFormat
 from .limits import DEFAULT_MAX_FEED_BYTES, Profile
 from .record import check_changefreq, check_priority
 from .rules import news_language
-
-__all__ = ["FORMATS", "Channel", "Defaults", "Limits", "NewsSitemap", "ReadOptions", "WriteOptions",
-           "check_format"]
-
 
 # --from's choices: each names a reader (readers.READERS)
 FORMATS = ("feed", "text", "sitemap", "jsonfeed", "tsv", "csv", "jsonl")
@@ -32,23 +23,16 @@ def check_format(name: str) -> str:
     return name
 
 
-def _positive(value: object, parameter: str, *, integer: bool = True) -> None:
-    kind = int if integer else (int, float)
-    if isinstance(value, bool) or not isinstance(value, kind) or not value > 0 or (
-            isinstance(value, float) and math.isinf(value)):
-        raise OptionError(f"must be a positive {'integer' if integer else 'number'}, "
-                          f"not {value!r}", parameter)
+def _positive(value: object, parameter: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise OptionError(f"must be a positive integer, not {value!r}", parameter)
 
 
 @dataclass(frozen=True)
 class ReadOptions:
-    """How the inputs are read.
-
-    ``from_format``: "auto" (sniffed from the first bytes) or one of FORMATS.
-    ``max_feed_bytes``: the most a feed (read whole) may hold. ``follow``: read the parts an
-    index input lists, as pages. ``input_url``: the inputs' own URL, the base of their
-    relative links before ``base_url``.
-    """
+    """How the inputs are read: ``from_format`` "auto" (sniffed) or one of FORMATS;
+    ``max_feed_bytes``, the most a feed (read whole) may hold; ``follow``, read the parts an
+    index lists; ``input_url``, the inputs' own URL, the base of relative links."""
 
     from_format: str = "auto"
     max_feed_bytes: int = DEFAULT_MAX_FEED_BYTES
@@ -76,14 +60,10 @@ class Limits:
 
 @dataclass(frozen=True)
 class WriteOptions:
-    """How the files are written.
-
-    ``to``: the output format (else from the output's name, else XML). ``gzip``: compress
-    (else when the name ends .gz), at ``gzip_level``. ``index``: "auto" (an index when the
-    URLs need parts) or "always". ``atomic``: temporaries renamed over the old files when all
-    succeeded (False: overwrite in place). ``lock_timeout``: seconds to wait for another run
-    writing in the same directory.
-    """
+    """How the files are written: ``to``, the format (else from the output's name, else XML);
+    ``gzip`` (else when the name ends .gz) at ``gzip_level``; ``index`` "auto" (when the URLs
+    need parts) or "always"; ``atomic``, temporaries renamed over the old files when all
+    succeeded; ``lock_timeout``, seconds to wait for another run in the same directory."""
 
     to: Optional[str] = None
     gzip: Optional[bool] = None
@@ -122,11 +102,10 @@ class Defaults:
 
 @dataclass(frozen=True)
 class NewsSitemap:
-    """Write a Google News sitemap from the feeds: each entry published in the last two days
-    (the clock, or SOURCE_DATE_EPOCH) gets a <news:news> with the publication ``name``, the
-    ``language`` (else the feed's own, reduced to Google's codes), its first publication date
-    and its title; older ones, and URLs that are no such article, are left out and counted.
-    At most 1,000 URLs a file (Google News), split into parts with an index beyond."""
+    """Write a Google News sitemap: each entry of the last two days (the clock, or
+    SOURCE_DATE_EPOCH) gets a <news:news> with the publication ``name``, the ``language`` (else
+    the feed's own), its date and title; the others are left out and counted. At most 1,000
+    URLs a file."""
 
     name: str
     language: Optional[str] = None

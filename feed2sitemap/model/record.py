@@ -1,8 +1,5 @@
-"""The one record type that flows from readers to writers.
-
-The value rules (W3C Datetime, changefreq, priority) live in rules.py, shared with ``check``;
-they are re-exported here, where the converter's modules have always found them.
-"""
+"""The one record type that flows from readers to writers; the value rules are rules.py's,
+re-exported here, where the converter's modules find them."""
 
 from __future__ import annotations
 
@@ -26,31 +23,15 @@ from .rules import (
     parse_priority,
 )
 
-__all__ = [
-    "CHANGEFREQS",
-    "MIN_YEAR",
-    "Lastmod",
-    "Record",
-    "check_changefreq",
-    "check_priority",
-    "check_year",
-    "value_problem",
-    "format_lastmod",
-    "lastmod_key",
-    "make_record",
-    "parse_common_lastmods",
-    "parse_changefreq",
-    "parse_lastmod",
-    "parse_priority",
-]
+__all__ = ["CHANGEFREQS", "MIN_YEAR", "Lastmod", "Record", "check_changefreq", "check_priority",
+           "check_year", "format_lastmod", "lastmod_key", "make_record", "parse_changefreq",
+           "parse_common_lastmods", "parse_lastmod", "parse_priority", "value_problem"]
 
 
 @dataclass(frozen=True)
 class Record:
-    """One URL of a sitemap (or one sitemap of an index, when ``is_sitemap``).
-
-    ``source`` and ``line`` say where the record was read; they are for messages only and do not
-    take part in equality, so a record read back from our own output equals the one written.
+    """One URL of a sitemap (or one sitemap of an index, when ``is_sitemap``). ``source`` and
+    ``line``, for messages, take no part in equality: a record read back equals the one written.
     """
 
     loc: str
@@ -64,8 +45,7 @@ class Record:
     extensions: Extensions = EMPTY
 
     def __post_init__(self) -> None:
-        # A Record is the library's validated value: a bad field is the caller's OptionError
-        # (a ValueError) here, never an invalid file later.
+        # a bad field is the caller's OptionError here, never an invalid file later
         for name in ("loc", "lastmod", "changefreq", "priority", "extensions"):
             value = getattr(self, name)
             why = None if value is None and name != "loc" else value_problem(name, value)
@@ -74,9 +54,8 @@ class Record:
 
 
 def value_problem(name: str, value: object) -> Optional[str]:
-    """Why ``value`` cannot be the field ``name`` of a record (None when it can): the one rule
-    of Record, Batch and the check the writers make of what they are given (issue 33, item 6).
-    The loc is only held to be a non-empty str here: normalising it is the pipeline's."""
+    """Why ``value`` cannot be the field ``name`` of a record, or None: the one rule of Record,
+    Batch and the writers' check. A loc need only be a non-empty str (the pipeline normalises)."""
     if name == "loc":
         ok = isinstance(value, str) and value != ""
         return None if ok else f"must be a non-empty str (an absolute http(s) URL), not " \
@@ -139,14 +118,9 @@ def make_record(
     line: Optional[int] = None,
     extensions: Optional[Extensions] = None,
 ) -> Record:
-    """Build a Record from values a reader has already validated.
-
-    A frozen dataclass's ``__init__`` costs about 1 µs (one ``object.__setattr__`` per field plus
-    the checks); on a million-URL list that alone is most of the time a plain conversion may
-    take. Readers and pipeline steps validate each field as they parse it, so they hand the
-    instance its attribute dict in one step; a field left at its default is not stored at all
-    (the dataclass keeps defaults on the class), which is why Record has no __slots__.
-    """
+    """A Record of values already validated, given its attribute dict in one step: the frozen
+    dataclass's ``__init__`` (1 µs) would be most of a plain conversion's time. A field at its
+    default is not stored (the class holds defaults), which is why Record has no __slots__."""
     r = _new(Record)
     values: dict[str, object] = {"loc": loc, "source": source, "line": line}
     if lastmod is not None:

@@ -9,21 +9,15 @@ from typing import Optional
 
 from ..errors import InputError, Problem
 
-__all__ = ["Progress", "Report", "Submitted"]
-
-# Past this many messages of one kind, further ones are only counted: a list with a million bad
-# lines should not print a million lines, but the summary still gives the full count.
+# Past this many messages of one kind, further ones are only counted (the summary has them all)
 MESSAGES_PER_KIND = 50
 
 
 class Report:
-    """Collects skipped records and warnings for one run.
-
-    ``skip`` and ``warn`` count the problem under ``kind``, pass it as a Problem to
-    ``on_problem`` (every one) and as a one-line message ``source:line: text`` to
-    ``on_message`` (the first MESSAGES_PER_KIND of each kind), and keep those first ones in
-    ``problems``. With ``strict`` every problem raises InputError instead.
-    """
+    """Collects skipped records and warnings for one run: ``skip`` and ``warn`` count the
+    problem under ``kind``, pass it to ``on_problem`` (every one) and as a one-line message
+    ``source:line: text`` to ``on_message`` (the first MESSAGES_PER_KIND of each kind, which
+    ``problems`` keeps). With ``strict`` every problem raises InputError instead."""
 
     def __init__(self, strict: bool = False,
                  on_message: Optional[Callable[[str], None]] = None,
@@ -37,9 +31,8 @@ class Report:
         self.hosts_off_scope: Counter[str] = Counter()
         self.excluded: Counter[str] = Counter()  # left out by the user's rules, by rule
         self._messages: Counter[str] = Counter()
-        # The site the first input stated (a feed's own link) and which input said so; the
-        # scope the run used and where it came from ("--base-url", "the site link of FILE",
-        # "guessed from the first URL"), for the summary.
+        # for the summary: the site the first input stated and which input; the scope used and
+        # where it came from ("--base-url", "the site link of FILE", "guessed from the first URL")
         self.site: Optional[str] = None
         self.site_source: Optional[str] = None
         self.scope: Optional[str] = None
@@ -70,13 +63,11 @@ class Report:
             self.on_message(f"{where}: further '{kind}' messages are counted, not shown")
 
     def _counted_only(self, kind: str) -> bool:
-        """Whether the next problem of ``kind`` is only counted: its kind has shown its
-        messages and no ``on_problem`` wants every one."""
+        """Whether the next problem of ``kind`` is only counted (no ``on_problem`` wants it)."""
         return self._messages[kind] >= MESSAGES_PER_KIND and self.on_problem is None
 
     def note(self, text: str, source: Optional[str] = None) -> None:
-        """Something the user should know that is no problem at all (never an error, even
-        with ``strict``; not counted)."""
+        """Something the user should know that is no problem (not counted, even with strict)."""
         if self.on_message is not None:
             self.on_message(f"{source}: note: {text}" if source else f"note: {text}")
 
@@ -94,9 +85,8 @@ class Report:
 
     def warn_rows(self, kind: str, source: Optional[str], text: str, rows: Sequence[int],
                   lines: Sequence[Optional[int]], urls: Sequence[str]) -> None:
-        """The same warning about several records (``rows`` index ``lines`` and ``urls``), as
-        ``warn`` for each in turn; once the kind's messages are only counted, the rest are
-        counted at once (their lines, which may be costly to find, are then never asked)."""
+        """``warn`` for several records (``rows`` index ``lines`` and ``urls``); once the kind
+        is only counted, the rest are counted at once (their lines, maybe costly, never asked)."""
         for done, i in enumerate(rows):
             if self._counted_only(kind):  # (never with strict: the first warn raised)
                 rest = len(rows) - done
@@ -111,11 +101,8 @@ class Report:
 
 
 class Progress:
-    """How far a run has got: URLs read and files opened, for a progress display.
-
-    The library only counts and calls ``on_update`` (once per batch of records, and whenever a
-    file is opened); what is shown, and when, is the caller's business.
-    """
+    """How far a run has got, for a progress display: URLs read and files opened. The library
+    counts and calls ``on_update`` (per batch, and per file opened); the caller shows it."""
 
     def __init__(self, on_update: Optional[Callable[[Progress], None]] = None) -> None:
         self.urls = 0

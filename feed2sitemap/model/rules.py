@@ -1,18 +1,10 @@
 """The value rules of sitemaps.org 0.9, one copy for the converter and for ``check``.
 
-Each field's grammar is read two ways, both defined here so that they cannot drift apart:
-
-- *judged* as the sitemaps.org XSD judges a file (``check``): ``xsd_lastmod``,
-  ``xsd_priority``, ``CHANGEFREQS`` exactly, a <loc> of ``LOC_MIN`` to ``XSD_LOC_MAX``
-  characters, ``bad_uri_char``, ``bad_bracket``;
-- *read* by the converter, leniently where no meaning is lost (``parse_lastmod``,
-  ``parse_priority``, ``parse_changefreq``), and written back in the XSD's form
-  (``format_lastmod``).
-
-Every value the XSD accepts is read by the converter as the same value; where the converter is
-stricter than the XSD (a year outside 1000-9999, which it reads as no date), ``check`` warns.
-tests/test_rules.py holds the two readings to that. No I/O, no imports from the package but
-lastmods.py (the common lastmod forms read a column at a time; it imports nothing).
+Each field is *judged* as the sitemaps.org XSD judges a file (``check``: ``xsd_lastmod``,
+``xsd_priority``, ``CHANGEFREQS``, ``bad_uri_char``, ``bad_bracket``), and *read* by the
+converter, leniently where no meaning is lost (``parse_*``), then written in the XSD's form
+(``format_lastmod``). Every value the XSD accepts is read as the same value; where the converter
+is stricter (a year outside 1000-9999, read as no date), ``check`` warns (tests/test_rules.py).
 """
 
 from __future__ import annotations
@@ -22,65 +14,37 @@ from datetime import date, datetime, timedelta, timezone
 from functools import cache
 from typing import Any, Optional, Union
 
-from .lastmods import lastmod_key, parse_common_lastmods, parse_lastmod_column
-
-__all__ = [
-    "CHANGEFREQS",
-    "CHANGEFREQ_SET",
-    "COMMON_CHANGEFREQS",
-    "COMMON_PRIORITIES",
-    "LOC_MIN",
-    "MIN_YEAR",
-    "XML_SPACE",
-    "XSD_LOC_MAX",
-    "Lastmod",
-    "bad_bracket",
-    "bad_uri_char",
-    "canonical_lastmod",
-    "news_language",
-    "parsed_utc",
-    "check_year",
-    "format_lastmod",
-    "lastmod_key",
-    "parse_changefreq",
-    "parse_common_lastmods",
-    "parse_lastmod",
-    "parse_lastmod_column",
-    "parse_priority",
-    "parse_w3c",
-    "xsd_lastmod",
-    "xsd_priority",
-]
+from .lastmods import lastmod_key as lastmod_key
+from .lastmods import parse_common_lastmods as parse_common_lastmods
+from .lastmods import parse_lastmod_column as parse_lastmod_column
 
 Lastmod = Union[date, datetime]
 
 XML_SPACE = " \t\n\r"  # what the XSD's whiteSpace="collapse" strips (XML 1.0 production S)
 
-# --- <loc> ------------------------------------------------------------------------------------
-
-# The XSD's tLoc: minLength 12 (as "http://a.b/c" has), maxLength 2048. The profiles' own
-# maximum (sitemaps.org: "less than 2,048 characters") is limits.Profile.max_loc.
+# The XSD's tLoc: minLength 12 ("http://a.b/c"), maxLength 2048 (the profiles': Profile.max_loc)
 LOC_MIN = 12
 XSD_LOC_MAX = 2048
 
 
-@cache  # (compiled when first used: start-up time)
+# The regexes are compiled when first used (@cache): most runs need none of them (start-up time).
+
+
+@cache
 def bad_uri_char() -> re.Pattern[str]:
-    """What RFC 3986 allows nowhere in a URI (sitemaps.org: "URL-escaped"); "%" only as %XX.
-    (urls.normalize_url percent-encodes exactly these, and non-ASCII; tests/test_rules.py.)"""
+    """What RFC 3986 allows nowhere in a URI; "%" only as %XX (normalize_url encodes these)."""
     return re.compile(r'[\x00-\x20"<>\\^`{|}\x7f-\x9f]|%(?![0-9A-Fa-f]{2})')
 
 
-@cache  # (compiled when first used: start-up time)
+@cache
 def _ip_literal() -> re.Pattern[str]:
-    """A URL's start up to the end of an IPv6 (or IPvFuture) host, the one place RFC 3986
-    allows "[" and "]" (section 3.2.2)."""
+    """A URL's start to the end of an IPv6 (or IPvFuture) host, where "[" and "]" may be."""
     return re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://(?:[^/?#\[\]@]*@)?\[[^/?#\[\]]*\]")
 
 
 def bad_bracket(value: str) -> int:
-    """Where ``value`` has a "[" or "]" outside an IPv6 host, -1 if nowhere. RFC 3986 allows
-    them nowhere else ("?q=x[]=1" must be "?q=x%5B%5D=1"); urls.normalize_url encodes them."""
+    """Where ``value`` has a "[" or "]" outside an IPv6 host (RFC 3986: "?q=x[]=1" must be
+    "?q=x%5B%5D=1"), -1 if nowhere."""
     if "[" not in value and "]" not in value:  # (the usual: two scans in C)
         return -1
     literal = _ip_literal().match(value)
@@ -89,10 +53,7 @@ def bad_bracket(value: str) -> int:
     return min(found, default=-1)
 
 
-# --- <changefreq> -----------------------------------------------------------------------------
-
-# sitemaps.org 0.9: the only values <changefreq> may take (case-sensitive in the XSD, which
-# does not collapse its white space: tChangeFreq is an xsd:string).
+# <changefreq>'s values (case-sensitive; the XSD's tChangeFreq does not collapse white space)
 CHANGEFREQS = ("always", "hourly", "daily", "weekly", "monthly", "yearly", "never")
 CHANGEFREQ_SET = frozenset(CHANGEFREQS)
 
@@ -104,8 +65,6 @@ def parse_changefreq(text: str) -> str:
     return value
 
 
-# --- <priority> -------------------------------------------------------------------------------
-
 PRIORITY = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)", re.ASCII)  # xsd:decimal: no exponent
 
 
@@ -114,17 +73,15 @@ def parse_priority(text: str) -> float:
     if not PRIORITY.fullmatch(value):
         raise ValueError(f"priority {value[:40]!r} is not a decimal number")
     number = float(value) + 0.0  # "-0.0" is a valid decimal zero; + 0.0 drops the sign
-    # "1.00000000000000001" is 1.0 as a float but above 1 for the XSD (exact decimals)
     if _outside(value, number):
         raise ValueError(f"priority {value[:40]} is outside 0.0-1.0")
     return number
 
 
 def _outside(value: str, number: float) -> bool:
-    """Whether a decimal is outside 0-1 as the XSD's exact decimal, ``number`` being its float.
-    The float decides except at the ends, where rounding may hide the answer:
-    "1.00000000000000001" reads as 1.0 and a negative with 400 zeros as -0.0, both outside.
-    The digits settle zero and exactly one; decimal (start-up time) only what is left."""
+    """Whether a decimal is outside 0-1 as the XSD's exact decimal, ``number`` its float. At
+    the ends rounding hides the answer ("1.00000000000000001" reads as 1.0): the digits settle
+    zero and exactly one, decimal (start-up time) what is left."""
     if not 0.0 <= number <= 1.0:
         return True
     if number not in (0.0, 1.0):
@@ -140,8 +97,7 @@ def _outside(value: str, number: float) -> bool:
     return Decimal(value) > 1
 
 
-# The texts most sitemaps write, with what parse_priority reads: one or two decimals, 0 and 1.
-# A column of them is read by one dict look-up per row (readers/fields.py parse_column).
+# The texts most sitemaps write, read by one dict look-up per row (readers/fields.py)
 COMMON_PRIORITIES = {text: parse_priority(text) for text in
                      ["0", "1", *(f"{i / 10:.1f}" for i in range(11)),
                       *(f"{i / 100:.2f}" for i in range(101))]}
@@ -158,34 +114,27 @@ def xsd_priority(text: str) -> str | None:
     return None
 
 
-# --- <lastmod>, as the converter reads it -----------------------------------------------------
-
-# A W3C Datetime (https://www.w3.org/TR/NOTE-datetime) that the sitemaps.org XSD also accepts as
-# xsd:date or xsd:dateTime, or close to it. A time must carry a zone (sitemaps.org). Read
-# leniently: minutes without seconds (W3C-valid, XSD-invalid) are read as :00, which is the same
-# instant; a date with a zone (XSD-valid "2005-01-01Z") keeps its date. A year or year-month
-# alone is W3C-valid but the XSD rejects it and it names no day, so it is not a lastmod here.
-# What we write is always XSD-valid (format_lastmod).
-@cache  # (compiled when first used: most runs need none of it, start-up time)
+# A W3C Datetime the XSD also accepts as xsd:date or xsd:dateTime, or close to it; a time must
+# carry a zone. Minutes without seconds are read as :00 (the same instant); a date with a zone
+# keeps its date. A year or year-month alone names no day and is no lastmod here.
+@cache
 def _w3c() -> re.Pattern[str]:
     return re.compile(
         r"(\d{4})-(\d\d)-(\d\d)"
         r"(?:T(\d\d):(\d\d)(?::(\d\d)(?:\.(\d+))?)?(Z|[+-]\d\d:\d\d)?|(?:Z|[+-]\d\d:\d\d))?")
 
 
-@cache  # (compiled when first used: start-up time)
+@cache
 def _common() -> re.Pattern[str]:
-    """The two forms nearly every sitemap and feed writes, "2024-03-05" and
-    "2024-03-05T10:15:00+01:00" (or "...Z"): their shape is checked here and their values by
-    the C-coded fromisoformat, four times faster than the general path (parse_w3c)."""
+    """The two forms nearly every input writes: shape checked here, values by fromisoformat
+    (in C), four times faster than the general path (parse_w3c)."""
     return re.compile(r"\d{4}-\d\d-\d\d(?:T\d\d:\d\d:\d\d(?:Z|[+-]\d\d:[0-5]\d))?")
 
 
 _MAX_OFFSET = timedelta(hours=14)
 
-# A year before 1000 is no page's date but a placeholder: Hugo writes 0001-01-01T00:00:00Z for
-# every undated page. Such a lastmod is "no date" (dropped with a warning where it is read), and
-# every lastmod kept has a four-digit year in UTC, as the XSD and W3C Datetime require.
+# A year before 1000 is a placeholder (Hugo writes 0001-01-01T00:00:00Z for undated pages): no
+# date. Every lastmod kept has a four-digit year in UTC, as the XSD and W3C Datetime require.
 MIN_YEAR = 1000
 
 
@@ -220,8 +169,7 @@ def parse_lastmod(text: str) -> Lastmod:
 
 
 def parse_w3c(text: str) -> Lastmod:
-    """The general path of parse_lastmod (every form it reads, one regex and plain Python),
-    without the year check."""
+    """parse_lastmod's general path (every form it reads), without the year check."""
     m = _w3c().fullmatch(text.strip())
     if m is None:
         raise ValueError(f"not a W3C Datetime: {text.strip()[:60]!r}")
@@ -250,8 +198,7 @@ def parse_w3c(text: str) -> Lastmod:
 def format_lastmod(value: Lastmod) -> str:
     """W3C Datetime text: a date stays a date; a datetime is written in UTC with seconds."""
     if isinstance(value, datetime):
-        # isoformat, not strftime: five times faster (a million lastmods cost 1.5 s with
-        # strftime), and its year always has four digits (glibc's %Y writes 999, not 0999)
+        # isoformat, not strftime: five times faster, and a year of four digits always
         utc = value.astimezone(timezone.utc).isoformat()  # ...T10:15:00[.123400]+00:00
         if len(utc) > 25:  # a fraction: its trailing zeros go
             return utc[:-6].rstrip("0") + "+00:00"
@@ -259,21 +206,18 @@ def format_lastmod(value: Lastmod) -> str:
     return value.isoformat()
 
 
-@cache  # (compiled when first used: start-up time)
+@cache
 def canonical_lastmod() -> re.Pattern[str]:
-    """The texts format_lastmod writes: a date, or a UTC time to the second with a fraction
-    that ends in no zero. A lastmod read in exactly this form (and valid) is written back as it
-    was read, so a reader that proves it can hand the text on (batch.Batch.lastmod_texts)."""
+    """The texts format_lastmod writes: a lastmod read in this form (and valid) is written back
+    as read, so a reader can hand the text on (Batch.lastmod_texts)."""
     return re.compile(
         r"\d{4}-\d\d-\d\d(?:T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{0,5}[1-9])?\+00:00)?",
         re.ASCII)  # (\d alone would take "２０２４", which the lenient reader accepts)
 
 
-# --- <lastmod>, as the XSD judges it ----------------------------------------------------------
-
-# xsd:date and xsd:dateTime (XML Schema 1.0 part 2, 3.2.7 and 3.2.9): a year of at least four
-# digits (no leading zero beyond four, not 0000), seconds required, an optional zone.
-@cache  # (compiled when first used: most runs need none of it, start-up time)
+# xsd:date and xsd:dateTime (XML Schema 1.0 part 2, 3.2.7 and 3.2.9): a year of four digits or
+# more (no leading zero beyond four, not 0000), seconds required, an optional zone.
+@cache
 def _xsd_datetime() -> re.Pattern[str]:
     return re.compile(
         r"(-?(?:[1-9]\d{4,}|\d{4}))-(\d\d)-(\d\d)"
@@ -303,10 +247,9 @@ def _xsd_zone(tz: str | None) -> timezone | None:
 
 
 def _xsd_year(year: str) -> tuple[int, int]:
-    """An XSD year as (the year, a year with the same leap days). One of more than four
-    digits is never made an int (Python refuses past 4,300 digits: issue 35, item 18): past
-    9999 (or before -9999) is all that matters of it, and the calendar repeats every 400
-    years, which divide 10,000, so its last four digits give its leap days."""
+    """An XSD year as (the year, a year with the same leap days). A longer one than four
+    digits is never made an int (Python refuses 4,300 digits): it is past 9999 (or -9999), and
+    its last four digits give its leap days (the calendar repeats every 400 years)."""
     digits = year.lstrip("-")
     if len(digits) <= 4:
         return int(year), int(year)
@@ -315,12 +258,9 @@ def _xsd_year(year: str) -> tuple[int, int]:
 
 
 def xsd_lastmod(text: str) -> tuple[str | None, bool, datetime | None]:
-    """Judge a <lastmod> as tLastmod does: (XSD error or None, time without zone, earliest instant).
-
-    The instant is when the value begins (a date without a zone begins first at UTC+14), for the
-    "in the future" warning; FAR_FUTURE past the year 9999; None when it cannot be placed (a
-    year before 1).
-    """
+    """Judge a <lastmod> as tLastmod does: (XSD error or None, time without zone, earliest
+    instant): when the value begins (a date without a zone first at UTC+14), for the "in the
+    future" warning; FAR_FUTURE past 9999; None when it cannot be placed (a year before 1)."""
     value = text.strip(XML_SPACE)
     m = _xsd_datetime().fullmatch(value)
     bad = f"{value[:60]!r} is neither an xsd:date (YYYY-MM-DD) nor an xsd:dateTime " \
@@ -360,8 +300,8 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 def parsed_utc(parsed: Any) -> datetime | None:
-    """feedparser's UTC 9-tuple (a ``*_parsed`` value) as an aware datetime; None for none, or
-    for one no datetime holds (a year 0 or past 9999)."""
+    """feedparser's UTC 9-tuple (``*_parsed``) as an aware datetime; None for none, or for one
+    no datetime holds (a year 0 or past 9999)."""
     if not parsed:
         return None
     try:
@@ -386,11 +326,9 @@ _TRADITIONAL = {"hant", "tw", "hk", "mo"}
 
 
 def news_language(tag: Optional[str]) -> Optional[str]:
-    """The <news:language> code for a language tag (a feed's <language>, xml:lang, or what
-    the user gave): ``en-US`` → ``en``, ``zh-CN``/``zh-Hans`` → ``zh-cn``, ``zh-TW``/
-    ``zh-Hant``/``zh-HK`` → ``zh-tw``. None when the tag gives no code Google accepts (the
-    caller then needs `news_language` from the user): nothing given, no ISO 639 shape, or
-    Chinese with no script or region to tell Simplified from Traditional."""
+    """The <news:language> code for a language tag: ``en-US`` → ``en``, ``zh-CN``/``zh-Hans``
+    → ``zh-cn``, ``zh-TW``/``zh-Hant``/``zh-HK`` → ``zh-tw``. None when it gives no code Google
+    accepts: no ISO 639 shape, or Chinese with no script or region to tell which."""
     if not tag:
         return None
     text = tag.strip()

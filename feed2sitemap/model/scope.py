@@ -8,8 +8,6 @@ from typing import NamedTuple, Optional
 from ..errors import OptionError
 from .urls import normalize_url
 
-__all__ = ["Scope", "base_directory", "base_of", "scope_of"]
-
 
 class Scope(NamedTuple):
     """The site a sitemap may speak for: a scheme, host (with port) and directory prefix."""
@@ -24,12 +22,9 @@ class Scope(NamedTuple):
 
 
 def base_directory(url: str) -> tuple[str, Optional[str]]:
-    """The directory a base URL names, normalised, and a note when that is not what it says.
-
-    "https://example.com/blog" is the directory /blog/ (a last segment without a dot names a
-    directory: few servers publish files without an extension); "https://example.com/blog/
-    sitemap.xml" is a file, whose directory is the base. Raises BadURL.
-    """
+    """The directory a base URL names, normalised, and a note when that is not what it says:
+    ".../blog" is the directory /blog/ (a last segment without a dot names a directory),
+    ".../blog/sitemap.xml" a file in it. Raises BadURL."""
     norm = normalize_url(url)
     after_host = norm.find("/", norm.find("://") + 3)
     path = norm[after_host:].partition("?")[0]
@@ -44,11 +39,8 @@ def base_directory(url: str) -> tuple[str, Optional[str]]:
 
 
 def scope_of(url: str, *, directory: bool = True) -> Scope:
-    """The scope of a URL: its origin, and with ``directory`` the directory it names.
-
-    sitemaps.org: a sitemap at https://example.com/blog/sitemap.xml may list only URLs under
-    https://example.com/blog/ (see base_directory for what a base URL names).
-    """
+    """The scope of a URL: its origin, and with ``directory`` the directory it names
+    (sitemaps.org: a sitemap at /blog/sitemap.xml may list only URLs under /blog/)."""
     norm = normalize_url(url)
     origin = norm[: norm.find("/", norm.find("://") + 3)]
     if not directory:
@@ -58,8 +50,7 @@ def scope_of(url: str, *, directory: bool = True) -> Scope:
 
 def base_of(base_url: object) -> tuple[str, Scope, Optional[str]]:
     """`base_url` as the directory it names, that scope, and a note when it was read as other
-    than written (``/blog`` is the directory ``/blog/``, ``/blog/sitemap.xml`` a file in it);
-    OptionError when it is no http(s) URL: the one check of every entry point taking it."""
+    than written (base_directory); OptionError when it is no http(s) URL."""
     try:
         if not isinstance(base_url, str):
             raise ValueError(f"must be an http(s) URL (a str), not {type(base_url).__name__}")
