@@ -22,7 +22,8 @@ from ..writers import INDEX, FeedFormat, Format
 from .naming import part_names, url_segment
 from .outputs import BinaryOut, FileInfo, OutputSet
 
-__all__ = ["DEFAULT_GZIP_LEVEL", "Written", "write_indexes", "write_output", "write_records"]
+__all__ = ["DEFAULT_GZIP_LEVEL", "Written", "newest_of", "write_indexes", "write_output",
+           "write_records"]
 
 # Chosen from benchmarks/bench.py (1,000,000 URLs, 83 MB of XML, see README): level 1 makes
 # 17.0 MB in 1.4 s, level 6 14.2 MB in 2.4 s, level 9 13.5 MB in 5.0 s. 6 buys files 16%
@@ -104,7 +105,7 @@ class _Parts:
             self.sink.write(data)
         self.used += size
         self.count += n
-        newest = _newest(lastmods or ())
+        newest = newest_of(lastmods or ())
         if newest is not None and (self.info.newest is None
                                    or lastmod_key(newest) > lastmod_key(self.info.newest)):
             self.info.newest = newest
@@ -202,7 +203,7 @@ class _Parts:
             self.body.close()
 
 
-def _newest(lastmods: Iterable[Optional[Lastmod]]) -> Optional[Lastmod]:
+def newest_of(lastmods: Iterable[Optional[Lastmod]]) -> Optional[Lastmod]:
     """The newest of the lastmods (the first of equal instants); None when there is none."""
     present = list(filter(None, lastmods))  # (no date or datetime is false)
     if not present:
