@@ -155,9 +155,7 @@ class OutputSet:
 
             where = tempfile.gettempdir()
         try:
-            # made and listed for abort() at once: a signal between the two left an empty
-            # temporary behind (issue 35, item 21)
-            with deferred_signals():
+            with deferred_signals():  # made and listed for abort() at once
                 temp = make_temp(where, temp_prefix(os.path.basename(self.path)))
                 self._temps.append(temp)
         except OSError as exc:
@@ -222,9 +220,8 @@ class OutputSet:
                         if n not in written and os.path.isfile(self._final(n))]
 
     def _copy_out(self, info: FileInfo) -> None:
-        assert len(self._spools) >= 1
+        info.path = self.through or "<stdout>"
         if self.dry_run:
-            info.path = self.through or "<stdout>"
             return
         import shutil  # (as tempfile: a spooled run only)
 
@@ -237,7 +234,6 @@ class OutputSet:
         else:
             with open(self.through, "wb") as f:
                 shutil.copyfileobj(spool, f, 1 << 20)
-        info.path = self.through or "<stdout>"
         if self.progress is not None:
             self.progress.committed()
 
@@ -269,12 +265,12 @@ class OutputSet:
                     "another -o name; nothing was changed")
 
     def _check_replaceable(self, changed: list[tuple[FileInfo, str, str]]) -> None:
-        """Before the first rename, that every file to be replaced can be: a rename that
-        failed at the third part left the first two new and the rest old (issue 35, item 22).
-        Its directory must be writable (access() also says no on a read-only file system, even
-        to root), and neither the file nor the directory immutable or append-only (chattr,
-        which stops root too). Without ``atomic`` a file that exists is written in place:
-        only the file counts. What no check foresees is undone (_put_in_place)."""
+        """Before the first rename, that every file to be replaced can be, so that a failure
+        does not leave the first parts new and the rest old. Its directory must be writable
+        (access() also says no on a read-only file system, even to root), and neither the file
+        nor the directory immutable or append-only (chattr, which stops root too). Without
+        ``atomic`` a file that exists is written in place: only the file counts. What no check
+        foresees is undone (_put_in_place)."""
         for _, name, target in changed:
             final = self._final(name)
             directory = os.path.dirname(os.path.abspath(target))
@@ -298,7 +294,7 @@ class OutputSet:
         """Rename (copy, without ``atomic``) each file over its target, in order. Should one
         fail, the files renamed before it are put back from the second name each old file
         was given first (link_backup), and those this run created are removed (with the
-        journal that named them): all old, or all new (issue 35, item 22)."""
+        journal that named them): all old, or all new."""
         done: list[_Done] = []
         prefix = temp_prefix(os.path.basename(self.path or ""))
         try:
@@ -319,8 +315,10 @@ class OutputSet:
                             os.unlink(backup)
                         raise
                     done.append(_Done(final, target, existed, backup))
-                else:
-                    _copy_over(info.temp, target)
+                else:  # in place: the same inode, so its mode, owner and links stay
+                    import shutil  # (a run that overwrites in place only)
+
+                    shutil.copyfile(info.temp, target)
                     os.unlink(info.temp)
                     done.append(_Done(final, target, True, None))
                 (self._adopted if info.temp in self._adopted else self._temps).remove(info.temp)
@@ -392,13 +390,4 @@ class _Done(NamedTuple):
     target: str  # the file renamed over (a link's target)
     existed: bool  # a file was there before
     backup: Optional[str]  # the old file's second name (link_backup), or None
-
-
-def _copy_over(temp: str, target: str) -> None:
-    """Overwrite ``target`` with ``temp``'s bytes in place: the same inode, so its mode, owner
-    and links stay; a new file gets the umask's mode."""
-    import shutil  # (as tempfile: a run that overwrites in place only)
-
-    with open(temp, "rb") as src, open(target, "wb") as dst:
-        shutil.copyfileobj(src, dst, 1 << 20)
 
