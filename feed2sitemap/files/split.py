@@ -176,9 +176,7 @@ class _Parts:
         if self.body is not None:
             assert isinstance(self.fmt, FeedFormat)
             head = self.fmt.file_header(info.newest).encode("utf-8")
-            if len(head) != len(self.header):
-                raise ValueError(f"format {self.fmt.name}: the stamped header is {len(head)} "
-                                 f"bytes, not the {len(self.header)} its size was counted as")
+            assert len(head) == len(self.header), "a stamped header's size is fixed"
             sink.write(head)
             self.body.seek(0)
             while chunk := self.body.read(1 << 20):
