@@ -1,23 +1,16 @@
 """A finished sitemap set from a Dask bag or dataframe of URLs, in one call (``to_sitemaps``).
 
-Needs the ``dask`` extra (``pip install 'feed2sitemap[dask]'``). The work is scale/partition.py's,
-run by Dask's scheduler (whichever is active: a distributed Client, or the local one):
+Needs the ``dask`` extra. The work is scale/partition.py's, run by Dask's active scheduler:
 
-1. per input partition (task ``feed2sitemap-prepare``): the rows become records, a field with a
-   bad value is dropped with a warning, and the command's per-URL rules apply (``prepare``);
-   each URL gets its place in the input;
-2. Dask shuffles the rows by a hash of the normalised URL, so every copy of a URL meets the
-   others in one partition;
+1. per input partition (task ``feed2sitemap-prepare``): the rows become records, a bad field
+   is dropped with a warning, the command's per-URL rules apply, each URL keeps its place;
+2. Dask shuffles the rows by a hash of the normalised URL, so the copies of a URL meet;
 3. per output partition (``feed2sitemap-write``): the rows are put back in input order, the
-   copies merged (newest lastmod wins) or deduplicated (first wins), and the parts written,
-   STEM-PARTITION-K.xml[.gz], into a staging directory beside the output;
-4. here, under the output directory's lock: the index (scale/indexing.py), which moves the parts
-into
-   place, leaves unchanged ones alone and removes the replaced index's parts no longer written.
+   copies merged or deduplicated, and the parts written into a staging directory;
+4. here, under the output directory's lock: the index (scale/indexing.py), which moves the
+   parts into place, leaves unchanged ones alone and removes the parts no longer written.
 
-Progress is Dask's own: the dashboard of a distributed Client, or
-``dask.diagnostics.ProgressBar`` around the call with the local scheduler. Workers must see the
-staging directory (the same machine, or a shared file system).
+Workers must see the staging directory (the same machine, or a shared file system).
 """
 
 from __future__ import annotations
@@ -46,7 +39,7 @@ except ImportError as exc:  # the optional extra is not installed
 from .errors import OptionError, OutputError
 from .files.naming import split_name
 from .files.split import DEFAULT_GZIP_LEVEL
-from .model.batch import Batch
+from .model.batch import BATCH, Batch
 from .model.limits import profile_of
 from .model.options import Defaults, Limits, WriteOptions
 from .model.record import CHANGEFREQS
@@ -137,16 +130,14 @@ def _prepare(part: Any, number: int, rules: _Rules) -> tuple[pd.DataFrame, _Coun
     return _frame(locs, us, kinds, cfs, prs, order), _Counts.of(report, messages)
 
 
-def _slices(batch: Batch, size: int = 2048) -> Iterable[Batch]:
-    """The batch in slices of ``size`` rows, as readers give them."""
-    def take(col: Optional[list[Any]], a: int, b: int) -> Optional[list[Any]]:
-        return None if col is None else col[a:b]
-
-    for a in range(0, len(batch.locs), size):
-        b = a + size
-        yield Batch._trusted(batch.locs[a:b], batch.source, take(batch.lines, a, b),  # type: ignore[arg-type]
-                             take(batch.lastmods, a, b), take(batch.changefreqs, a, b),
-                             take(batch.priorities, a, b))
+def _slices(batch: Batch) -> Iterable[Batch]:
+    """The batch in slices of BATCH rows, as readers give them."""
+    for a in range(0, len(batch.locs), BATCH):
+        cut = slice(a, a + BATCH)
+        lines, lastmods, changefreqs, priorities = (None if col is None else col[cut] for col in (
+            batch.lines, batch.lastmods, batch.changefreqs, batch.priorities))
+        yield Batch._trusted(batch.locs[cut], batch.source, lines, lastmods, changefreqs,
+                             priorities)
 
 
 def _append(out: tuple[list[Any], ...], b: Batch) -> None:
@@ -182,8 +173,8 @@ def _batches(frame: pd.DataFrame, source: str) -> Iterable[Batch]:
     us, kinds = frame["us"].tolist(), frame["kind"].tolist()
     cfs, prs = frame["cf"].tolist(), frame["pr"].tolist()
     has_lm, has_cf, has_pr = any(kinds), any(cfs), not all(map(math.isnan, prs))
-    for a in range(0, len(locs), 2048):
-        b = a + 2048
+    for a in range(0, len(locs), BATCH):
+        b = a + BATCH
         lastmods = [None if k == 0 else _EPOCH + timedelta(microseconds=u) if k == 2
                     else date.fromordinal(_EPOCH_DAY + u // _DAY_US)
                     for u, k in zip(us[a:b], kinds[a:b], strict=True)] if has_lm else None
@@ -288,14 +279,8 @@ def _run(inputs: list[Any], rules: _Rules
 
 
 def _sum_merge(counts: list[MergeCounts]) -> MergeCounts:
-    total = MergeCounts()
-    for c in counts:
-        total.urls += c.urls
-        total.added += c.added
-        total.updated += c.updated
-        total.copies += c.copies
-        total.spilled += c.spilled
-    return total
+    return MergeCounts(**{f: sum(getattr(c, f) for c in counts)
+                          for f in ("urls", "added", "updated", "copies", "spilled")})
 
 
 @contextlib.contextmanager

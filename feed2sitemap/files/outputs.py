@@ -10,7 +10,8 @@ import os
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import IO, NamedTuple, Optional, Protocol
+from io import BufferedIOBase
+from typing import IO, NamedTuple, Optional
 
 from ..errors import OptionError, OutputError
 from ..model.record import Lastmod
@@ -18,18 +19,18 @@ from ..model.report import Progress
 from .naming import journal_path, part_names, split_name, temp_prefix
 from .previous import Previous, previous_output
 from .safety import (
-    DirectoryLock,
-    LockTimeout,
     deferred_signals,
     is_special,
     keep_metadata,
     leaves,
     link_backup,
+    lock_directory,
     make_temp,
     move_into_place,
     pinned,
     real_target,
     same_bytes,
+    umask_mode,
 )
 
 __all__ = ["BinaryOut", "FileInfo", "OutputSet", "part_names", "split_name"]
@@ -48,16 +49,7 @@ class FileInfo:
     unchanged: Optional[bool] = None  # the same bytes were already there (not rewritten)
 
 
-class BinaryOut(Protocol):
-    """What a part is written to: a temporary file, or a spool for stdout."""
-
-    def write(self, data: bytes, /) -> int: ...
-
-    def flush(self) -> None: ...
-
-    def tell(self) -> int: ...
-
-    def close(self) -> None: ...
+BinaryOut = BufferedIOBase  # what a part is written to: a temporary file, or a spool's
 
 
 class OutputSet:
@@ -95,10 +87,8 @@ class OutputSet:
         self.cleaned: list[str] = []  # temporaries of an interrupted run, deleted
         self.not_removed: list[tuple[str, str]] = []  # (path, why)
         self.unchanged: list[str] = []  # files whose bytes were already there: not rewritten
-        mask = os.umask(0)
-        os.umask(mask)
-        self._mode = 0o666 & ~mask
-        self._lock: Optional[DirectoryLock] = None
+        self._mode = umask_mode()
+        self._lock: Optional[int] = None  # the locked directory's descriptor
         self.directory = os.path.dirname(os.path.abspath(self.path)) if self.path else None
         self.previous = Previous(self.directory or "", os.path.basename(self.path or ""))
         if self.path is not None:
@@ -113,10 +103,9 @@ class OutputSet:
             raise OutputError(f"{path}: cannot write: {self.directory} {why}")
         if os.path.isdir(path):
             raise OutputError(f"{path}: cannot write: it is a directory")
-        self._lock = DirectoryLock(self.directory)
         try:
-            self._lock.acquire(lock_timeout)
-        except LockTimeout:
+            self._lock = lock_directory(self.directory, lock_timeout)
+        except TimeoutError:
             raise OutputError(
                 f"{path}: another run is writing in {self.directory} (waited {lock_timeout:g} s "
                 "for it); nothing was changed") from None
@@ -144,7 +133,7 @@ class OutputSet:
         """End the run: remove what was not committed, release the directory's lock."""
         self.abort()
         if self._lock is not None:
-            self._lock.release()
+            os.close(self._lock)  # (which releases the lock)
             self._lock = None
 
     def open_temp(self, n: int) -> tuple[BinaryOut, FileInfo]:
@@ -157,7 +146,8 @@ class OutputSet:
 
             spool = tempfile.TemporaryFile()
             self._spools.append(spool)
-            return _KeepOpen(spool), info
+            # a second descriptor, so that closing the part leaves the spool to copy out
+            return open(os.dup(spool.fileno()), "wb"), info
         if self.atomic and self.directory:
             where = self.directory
         else:
@@ -165,9 +155,7 @@ class OutputSet:
 
             where = tempfile.gettempdir()
         try:
-            # made and listed for abort() at once: a signal between the two left an empty
-            # temporary behind (issue 35, item 21)
-            with deferred_signals():
+            with deferred_signals():  # made and listed for abort() at once
                 temp = make_temp(where, temp_prefix(os.path.basename(self.path)))
                 self._temps.append(temp)
         except OSError as exc:
@@ -176,9 +164,8 @@ class OutputSet:
         return open(temp, "wb"), info
 
     def adopt(self, path: str) -> FileInfo:
-        """A file this run wrote elsewhere (a part staged by a worker, scale/partition.py), to be
-        put
-        in place on commit like a temporary. It is the caller's: a failed run leaves it be."""
+        """A file this run wrote elsewhere (a part staged by a worker), to be put in place on
+        commit like a temporary. It is the caller's: a failed run leaves it be."""
         self._adopted.append(path)
         return FileInfo(None, temp=path)
 
@@ -233,9 +220,8 @@ class OutputSet:
                         if n not in written and os.path.isfile(self._final(n))]
 
     def _copy_out(self, info: FileInfo) -> None:
-        assert len(self._spools) >= 1
+        info.path = self.through or "<stdout>"
         if self.dry_run:
-            info.path = self.through or "<stdout>"
             return
         import shutil  # (as tempfile: a spooled run only)
 
@@ -248,7 +234,6 @@ class OutputSet:
         else:
             with open(self.through, "wb") as f:
                 shutil.copyfileobj(spool, f, 1 << 20)
-        info.path = self.through or "<stdout>"
         if self.progress is not None:
             self.progress.committed()
 
@@ -280,12 +265,12 @@ class OutputSet:
                     "another -o name; nothing was changed")
 
     def _check_replaceable(self, changed: list[tuple[FileInfo, str, str]]) -> None:
-        """Before the first rename, that every file to be replaced can be: a rename that
-        failed at the third part left the first two new and the rest old (issue 35, item 22).
-        Its directory must be writable (access() also says no on a read-only file system, even
-        to root), and neither the file nor the directory immutable or append-only (chattr,
-        which stops root too). Without ``atomic`` a file that exists is written in place:
-        only the file counts. What no check foresees is undone (_put_in_place)."""
+        """Before the first rename, that every file to be replaced can be, so that a failure
+        does not leave the first parts new and the rest old. Its directory must be writable
+        (access() also says no on a read-only file system, even to root), and neither the file
+        nor the directory immutable or append-only (chattr, which stops root too). Without
+        ``atomic`` a file that exists is written in place: only the file counts. What no check
+        foresees is undone (_put_in_place)."""
         for _, name, target in changed:
             final = self._final(name)
             directory = os.path.dirname(os.path.abspath(target))
@@ -309,7 +294,7 @@ class OutputSet:
         """Rename (copy, without ``atomic``) each file over its target, in order. Should one
         fail, the files renamed before it are put back from the second name each old file
         was given first (link_backup), and those this run created are removed (with the
-        journal that named them): all old, or all new (issue 35, item 22)."""
+        journal that named them): all old, or all new."""
         done: list[_Done] = []
         prefix = temp_prefix(os.path.basename(self.path or ""))
         try:
@@ -330,8 +315,10 @@ class OutputSet:
                             os.unlink(backup)
                         raise
                     done.append(_Done(final, target, existed, backup))
-                else:
-                    _copy_over(info.temp, target)
+                else:  # in place: the same inode, so its mode, owner and links stay
+                    import shutil  # (a run that overwrites in place only)
+
+                    shutil.copyfile(info.temp, target)
                     os.unlink(info.temp)
                     done.append(_Done(final, target, True, None))
                 (self._adopted if info.temp in self._adopted else self._temps).remove(info.temp)
@@ -404,30 +391,3 @@ class _Done(NamedTuple):
     existed: bool  # a file was there before
     backup: Optional[str]  # the old file's second name (link_backup), or None
 
-
-def _copy_over(temp: str, target: str) -> None:
-    """Overwrite ``target`` with ``temp``'s bytes in place: the same inode, so its mode, owner
-    and links stay; a new file gets the umask's mode."""
-    import shutil  # (as tempfile: a run that overwrites in place only)
-
-    with open(temp, "rb") as src, open(target, "wb") as dst:
-        shutil.copyfileobj(src, dst, 1 << 20)
-
-
-class _KeepOpen:
-    """A spool file whose close() only flushes: the output set copies it out on commit."""
-
-    def __init__(self, f: IO[bytes]) -> None:
-        self._f = f
-
-    def write(self, data: bytes) -> int:
-        return self._f.write(data)
-
-    def flush(self) -> None:
-        self._f.flush()
-
-    def tell(self) -> int:
-        return self._f.tell()
-
-    def close(self) -> None:
-        self._f.flush()

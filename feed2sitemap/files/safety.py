@@ -19,9 +19,9 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import Optional
 
-__all__ = ["DirectoryLock", "LockTimeout", "deferred_signals", "find_base", "is_special",
-           "keep_metadata", "leaves", "link_backup", "make_temp", "move_into_place", "pinned",
-           "real_target", "same_bytes", "same_file"]
+__all__ = ["deferred_signals", "find_base", "is_special", "keep_metadata", "leaves",
+           "link_backup", "lock_directory", "make_temp", "move_into_place", "pinned",
+           "real_target", "same_bytes", "same_file", "umask_mode"]
 
 
 def real_target(path: str) -> str:
@@ -52,15 +52,27 @@ _TEMP_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"  # tempfile's, so its name
 _NEW_FILE = os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def make_temp(directory: str, prefix: str) -> str:
-    """A new empty temporary file in ``directory`` (mode 0600 until it is given its final
-    mode), named PREFIX + 8 random characters + ".tmp": what tempfile.mkstemp makes, made here
-    because importing tempfile (with shutil, bz2, lzma and random) was a tenth of a small
-    run's start-up. O_EXCL: a name that exists (a file, or a planted link) is never opened."""
+def umask_mode() -> int:
+    """The mode a new file gets: 0666 less the umask (which can only be read by setting it)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def _temp_names(directory: str, prefix: str) -> Iterator[str]:
+    """100 paths PREFIX + 8 random characters + ".tmp" in ``directory``, as tempfile names."""
     directory = os.path.abspath(directory)
     for _ in range(100):
         name = prefix + "".join(_TEMP_CHARS[b % len(_TEMP_CHARS)] for b in os.urandom(8))
-        path = os.path.join(directory, name + ".tmp")
+        yield os.path.join(directory, name + ".tmp")
+
+
+def make_temp(directory: str, prefix: str) -> str:
+    """A new empty temporary file in ``directory`` (mode 0600 until it is given its final
+    mode), named as tempfile.mkstemp names them, made here because importing tempfile (with
+    shutil, bz2, lzma and random) was a tenth of a small run's start-up. O_EXCL: a name that
+    exists (a file, or a planted link) is never opened."""
+    for path in _temp_names(directory, prefix):
         try:
             os.close(os.open(path, _NEW_FILE, 0o600))
         except FileExistsError:
@@ -132,10 +144,7 @@ def link_backup(target: str, prefix: str) -> Optional[str]:
     temporaries, so that a run killed before it is removed leaves what the next run cleans),
     through which a rename over ``target`` can be undone; None when there is no file or the
     file system links none."""
-    directory = os.path.dirname(os.path.abspath(target))
-    for _ in range(100):
-        name = prefix + "".join(_TEMP_CHARS[b % len(_TEMP_CHARS)] for b in os.urandom(8))
-        path = os.path.join(directory, name + ".tmp")
+    for path in _temp_names(os.path.dirname(os.path.abspath(target)), prefix):
         try:
             os.link(target, path, follow_symlinks=False)
         except FileExistsError:
@@ -186,47 +195,28 @@ def deferred_signals() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
-class LockTimeout(Exception):
-    """Another process held the lock for longer than we would wait."""
-
-
-class DirectoryLock:
-    """An advisory lock (flock) on a directory, so that two runs writing there take turns.
-
-    The directory itself is locked, so no lock file is left behind among the user's files.
-    A directory that cannot be opened for reading is not locked (nothing else can be).
-    """
-
-    def __init__(self, directory: str) -> None:
-        self.directory = directory
-        self._fd: Optional[int] = None
-
-    def acquire(self, timeout: float) -> bool:
-        """Wait up to ``timeout`` seconds; True when locked, False when the directory cannot be
-        locked at all. Raises LockTimeout when another holder kept it."""
+def lock_directory(directory: str, timeout: float) -> Optional[int]:
+    """Take an advisory lock (flock) on ``directory``, so that two runs writing there take
+    turns, waiting up to ``timeout`` seconds (TimeoutError past that); the descriptor to close
+    to release it. The directory itself is locked, so no lock file is left among the user's
+    files; one that cannot be opened or flock()ed is not locked (None)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return None
+    deadline = time.monotonic() + timeout
+    while True:
         try:
-            fd = os.open(self.directory, os.O_RDONLY | os.O_DIRECTORY)
-        except OSError:
-            return False
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                self._fd = fd
-                return True
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    os.close(fd)
-                    raise LockTimeout(self.directory) from None
-                time.sleep(0.05)
-            except OSError:  # a file system without flock: go on unlocked
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
                 os.close(fd)
-                return False
-
-    def release(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)  # closing the descriptor drops the lock
-            self._fd = None
+                raise TimeoutError(directory) from None
+            time.sleep(0.05)
+        except OSError:  # a file system without flock: go on unlocked
+            os.close(fd)
+            return None
 
 
 def same_file(a: str, b: str) -> bool:

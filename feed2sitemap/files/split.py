@@ -9,24 +9,21 @@ from __future__ import annotations
 
 import os
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator
-from datetime import datetime
-from functools import partial
-from itertools import accumulate, filterfalse
-from typing import IO, Optional
+from collections.abc import Callable, Iterable
+from itertools import accumulate
+from typing import IO, NamedTuple, Optional
 
 from ..errors import LimitError, OutputError
 from ..model.batch import Batch, batched
 from ..model.limits import UNLIMITED, Profile
 from ..model.record import Lastmod, lastmod_key, make_record
 from ..model.report import Report
-from ..writers import INDEX, Format, StampedFormat
+from ..writers import INDEX, FeedFormat, Format
 from .naming import part_names, url_segment
 from .outputs import BinaryOut, FileInfo, OutputSet
 
-__all__ = ["DEFAULT_GZIP_LEVEL", "Written", "write_indexes", "write_output", "write_records"]
-
-_is_datetime = partial(type.__instancecheck__, datetime)  # isinstance(x, datetime), all in C
+__all__ = ["DEFAULT_GZIP_LEVEL", "Written", "newest_of", "write_indexes", "write_output",
+           "write_records"]
 
 # Chosen from benchmarks/bench.py (1,000,000 URLs, 83 MB of XML, see README): level 1 makes
 # 17.0 MB in 1.4 s, level 6 14.2 MB in 2.4 s, level 9 13.5 MB in 5.0 s. 6 buys files 16%
@@ -34,39 +31,14 @@ _is_datetime = partial(type.__instancecheck__, datetime)  # isinstance(x, dateti
 # time again for 5%. 6 is also gzip's own default, so our files match what `gzip` would make.
 DEFAULT_GZIP_LEVEL = 6
 
+Opener = Callable[[int], tuple[BinaryOut, FileInfo]]
+
 
 class _Overflow(Exception):
     """A second file is needed where only one may be written."""
 
 
-class _Sink:
-    """One open output file (a temporary), plain or gzip-compressed."""
-
-    def __init__(self, fileobj: BinaryOut, gzip_level: Optional[int]) -> None:
-        self.raw = fileobj
-        self.out: BinaryOut = fileobj
-        if gzip_level is not None:
-            import gzip  # (a run that compresses imports it: start-up time)
-
-            # filename="" and mtime=0: the gzip header must not carry the temporary's name or
-            # the clock, so the same input gives byte-identical output.
-            self.out = gzip.GzipFile(filename="", mode="wb", fileobj=fileobj,
-                                     compresslevel=gzip_level, mtime=0)
-
-    def write(self, data: bytes) -> None:
-        self.out.write(data)
-
-    def close(self) -> int:
-        if self.out is not self.raw:
-            self.out.close()
-        self.raw.flush()
-        size = self.raw.tell()
-        self.raw.close()
-        return size
-
-
-def write_records(batches: Iterable[Batch], fmt: Format, profile: Profile,
-                  open_part: Callable[[int], tuple[BinaryOut, FileInfo]],
+def write_records(batches: Iterable[Batch], fmt: Format, profile: Profile, open_part: Opener,
                   gzip_level: Optional[int], report: Report,
                   before_split: Optional[Callable[[], None]] = None,
                   files: Optional[list[FileInfo]] = None) -> list[FileInfo]:
@@ -76,15 +48,9 @@ def write_records(batches: Iterable[Batch], fmt: Format, profile: Profile,
     is about to be needed, the first one complete; it raises if the destination cannot take
     more than one. Each file is appended to ``files`` as it is opened.
     """
-    # A feed's header names the newest lastmod of its own file, known only when the file is
-    # complete: its entries go to an unnamed temporary first and are copied in after the header
-    # when the file closes (one extra pass over at most max_bytes). The header's size does not
-    # depend on the stamp (StampedFormat's contract), so the accounting stays exact.
-    stamped = fmt.file_header if isinstance(fmt, StampedFormat) else None
     max_urls = profile.max_sitemaps if fmt is INDEX else profile.max_urls
-    parts = _Parts(fmt, stamped, max_urls, profile.max_bytes, open_part, gzip_level,
+    parts = _Parts(fmt, max_urls, profile.max_bytes, open_part, gzip_level,
                    [] if files is None else files)
-    block = fmt.block
     # (a batch no longer than one entry may be cannot hold an entry longer than that)
     max_block = parts.room if fmt.max_entry is None else min(parts.room, fmt.max_entry)
     try:
@@ -93,9 +59,9 @@ def write_records(batches: Iterable[Batch], fmt: Format, profile: Profile,
             # while the whole batch fits the open file (nearly always) it is written in one
             # piece. Only the batch that crosses a file boundary is measured entry by entry.
             if parts.count + len(batch.locs) <= max_urls:
-                data = block(batch).encode("utf-8")
+                data = fmt.block(batch).encode("utf-8")
                 if len(data) <= max_block and parts.used + len(data) <= parts.room:
-                    parts.add_block(data, len(batch.locs), batch.lastmods)
+                    parts.add(data, len(data), len(batch.locs), batch.lastmods)
                     continue
             parts.add_entries(batch, report, before_split)
         parts.close()
@@ -106,41 +72,49 @@ def write_records(batches: Iterable[Batch], fmt: Format, profile: Profile,
 
 class _Parts:
     """The files written so far and the open one, with its exact accounting: bytes of entries
-    (``used``, at most ``room``), entries (``count``, at most ``max_urls``), newest lastmod."""
+    (``used``, at most ``room``), entries (``count``, at most ``max_urls``), newest lastmod.
 
-    def __init__(self, fmt: Format, stamped: Optional[Callable[[Optional[Lastmod]], str]],
-                 max_urls: int, max_bytes: int,
-                 open_part: Callable[[int], tuple[BinaryOut, FileInfo]],
+    A feed's header names the newest lastmod of its own file, known only when the file is
+    complete: its entries go to an unnamed temporary (``body``) first and are copied in after
+    the header when the file closes (one extra pass over at most max_bytes).
+    """
+
+    def __init__(self, fmt: Format, max_urls: int, max_bytes: int, open_part: Opener,
                  gzip_level: Optional[int], files: list[FileInfo]) -> None:
-        self.fmt, self.stamped, self.open_part = fmt, stamped, open_part
+        self.fmt, self.open_part, self.files = fmt, open_part, files
+        self.stamped = isinstance(fmt, FeedFormat)
         self.header = fmt.header().encode("utf-8")
         self.footer = fmt.footer().encode("utf-8")
         self.max_urls, self.max_bytes, self.gzip_level = max_urls, max_bytes, gzip_level
         # the room one file has for entries once the declaration, root tags and closing tag are in
         self.room = max_bytes - len(self.header) - len(self.footer)
-        self.entries = fmt.entries
-        self.files = files
-        self.sink: Optional[_Sink] = None
-        self.body: Optional[IO[bytes]] = None  # a stamped format's entries, until it closes
+        self.raw: Optional[BinaryOut] = None  # the open file
+        self.sink: Optional[BinaryOut] = None  # raw, or a gzip stream over it
+        self.body: Optional[IO[bytes]] = None  # a feed's entries, until the file closes
         self.info = FileInfo(None)
         self.used = self.room + 1  # "full" until the first file opens
         self.count = max_urls
-        self.newest_key: Optional[datetime] = None
 
-    def add_block(self, data: bytes, n: int,
-                  lastmods: Optional[list[Optional[Lastmod]]]) -> None:
-        """A whole batch's formatted entries, which fit the open file."""
-        self.write(data)
-        self.used += len(data)
+    def add(self, data: bytes, size: int, n: int,
+            lastmods: Optional[list[Optional[Lastmod]]]) -> None:
+        """Entries that fit the open file: their bytes, UTF-8 size and number."""
+        if self.body is not None:
+            self.body.write(data)
+        else:
+            assert self.sink is not None
+            self.sink.write(data)
+        self.used += size
         self.count += n
-        if lastmods is not None:
-            self.note_newest(lastmods)
+        newest = newest_of(lastmods or ())
+        if newest is not None and (self.info.newest is None
+                                   or lastmod_key(newest) > lastmod_key(self.info.newest)):
+            self.info.newest = newest
 
     def add_entries(self, batch: Batch, report: Report,
                     before_split: Optional[Callable[[], None]]) -> None:
         """A batch that does not fit the open file: as many entries as fit go there, the next
         file is opened for the rest, and so on; an entry larger than a whole file is skipped."""
-        texts = self.entries(batch)
+        texts = self.fmt.entries(batch)
         sizes = [len(t) if t.isascii() else len(t.encode("utf-8")) for t in texts]
         limit = self.fmt.max_entry
         too_long = {j for j, size in enumerate(sizes) if limit is not None and size > limit}
@@ -158,11 +132,8 @@ class _Parts:
             ends = list(accumulate(sizes[i:stop]))
             k = bisect_right(ends, self.room - self.used)
             if k:
-                self.write("".join(texts[i:i + k]).encode("utf-8"))
-                self.used += ends[k - 1]
-                self.count += k
-                if batch.lastmods is not None:
-                    self.note_newest(batch.lastmods[i:i + k])
+                self.add("".join(texts[i:i + k]).encode("utf-8"), ends[k - 1], k,
+                         None if batch.lastmods is None else batch.lastmods[i:i + k])
                 i += k
             if i == n or i in too_long:  # (one too long: skipped at the top)
                 continue
@@ -175,104 +146,77 @@ class _Parts:
                 self.next_file(before_split)
 
     def next_file(self, before_split: Optional[Callable[[], None]]) -> None:
-        if self.sink is not None:
+        if self.raw is not None:
             self.close()
             if before_split is not None and len(self.files) == 1:
                 before_split()
-        raw, self.info = self.open_part(len(self.files) + 1)
+        self.raw, self.info = self.open_part(len(self.files) + 1)
         self.files.append(self.info)
-        self.sink = _Sink(raw, self.gzip_level)
-        if self.stamped is None:
-            self.sink.write(self.header)
-        else:
-            import tempfile  # (imports shutil, bz2, lzma and random: start-up, issue 18)
+        self.sink = self.raw
+        if self.gzip_level is not None:
+            import gzip  # (a run that compresses imports it: start-up time)
+
+            # filename="" and mtime=0: the gzip header must not carry the temporary's name or
+            # the clock, so the same input gives byte-identical output.
+            self.sink = gzip.GzipFile(filename="", mode="wb", fileobj=self.raw,
+                                      compresslevel=self.gzip_level, mtime=0)
+        if self.stamped:
+            import tempfile  # (imports shutil, bz2, lzma and random: start-up)
 
             self.body = tempfile.TemporaryFile()
-        self.used = self.count = 0
-        self.newest_key = None
-
-    def write(self, data: bytes) -> None:
-        if self.body is not None:
-            self.body.write(data)
         else:
-            assert self.sink is not None
-            self.sink.write(data)
+            self.sink.write(self.header)
+        self.used = self.count = 0
 
     def close(self) -> None:
         """Complete the open file (if any): a stamped header, the entries, the closing tag."""
-        sink, info = self.sink, self.info
-        if sink is None:
+        raw, sink, info = self.raw, self.sink, self.info
+        if raw is None or sink is None:
             return
         if self.body is not None:
-            assert self.stamped is not None
-            head = self.stamped(info.newest).encode("utf-8")
-            if len(head) != len(self.header):
-                raise ValueError(f"format {self.fmt.name}: the stamped header is {len(head)} "
-                                 f"bytes, not the {len(self.header)} its size was counted as")
+            assert isinstance(self.fmt, FeedFormat)
+            head = self.fmt.file_header(info.newest).encode("utf-8")
+            assert len(head) == len(self.header), "a stamped header's size is fixed"
             sink.write(head)
             self.body.seek(0)
-            import shutil
-
-            shutil.copyfileobj(self.body, sink.out, 1 << 20)
+            while chunk := self.body.read(1 << 20):
+                sink.write(chunk)
             self.body.close()
             self.body = None
         sink.write(self.footer)
         info.count, info.size = self.count, len(self.header) + self.used + len(self.footer)
-        compressed = sink.close()
-        self.sink = None
+        if sink is not raw:
+            sink.close()
+        raw.flush()
         if self.gzip_level is not None:
-            info.compressed_size = compressed
+            info.compressed_size = raw.tell()
+        raw.close()
+        self.raw = self.sink = None
 
     def abandon(self) -> None:
         """Let go of an open file after a failure (its temporary is the opener's to remove)."""
-        if self.sink is not None:
-            self.sink.raw.close()
+        if self.raw is not None:
+            self.raw.close()
         if self.body is not None:
             self.body.close()
 
-    def note_newest(self, lastmods: Iterable[Optional[Lastmod]]) -> None:
-        lastmod = _newest(lastmods)
-        if lastmod is None:
-            return
-        key = lastmod_key(lastmod)
-        if self.newest_key is None or key > self.newest_key:
-            self.newest_key = key
-            self.info.newest = lastmod
 
-
-def _newest(lastmods: Iterable[Optional[Lastmod]]) -> Optional[Lastmod]:
+def newest_of(lastmods: Iterable[Optional[Lastmod]]) -> Optional[Lastmod]:
     """The newest of the lastmods (the first of equal instants); None when there is none."""
     present = list(filter(None, lastmods))  # (no date or datetime is false)
     if not present:
         return None
     try:  # in C: all dates, or all datetimes (aware, so compared as instants)
         return max(present)
-    except TypeError:  # both: the newest of each, then the newer (a date is its midnight UTC)
-        times = max(filter(_is_datetime, present))
-        days = max(filterfalse(_is_datetime, present))
-        t, d = lastmod_key(times), lastmod_key(days)
-        if t == d:  # the same instant: the first one, as max() would take
-            return times if present.index(times) < present.index(days) else days
-        return times if t > d else days
+    except TypeError:  # both: a date is its midnight UTC
+        return max(present, key=lastmod_key)
 
 
-def index_records(files: list[FileInfo], names: list[str], base_url: str) -> Iterator[Batch]:
-    """The index entries for ``files``: each one's URL under base_url, and its newest lastmod."""
-    base = base_url if base_url.endswith("/") else base_url[: base_url.rfind("/") + 1]
-    # percent-encoded: a name is the user's choice of -o, and may hold anything but "/"
-    return batched(make_record(base + url_segment(name), info.newest, is_sitemap=True)
-                   for info, name in zip(files, names, strict=True))
-
-
-class Written:  # (internal: a plain class, as a dataclass's __init__ is compiled at start-up)
+class Written(NamedTuple):
     """The files of a run: the sitemaps (parts) and the index files that list them."""
 
-    __slots__ = ("parts", "indexes")
-
-    def __init__(self, parts: Optional[list[FileInfo]] = None,
-                 indexes: Optional[list[FileInfo]] = None) -> None:
-        self.parts = [] if parts is None else parts
-        self.indexes = [] if indexes is None else indexes
+    parts: list[FileInfo]
+    indexes: list[FileInfo]
 
 
 def _bounds(profile: Profile, conj: str = "and") -> str:
@@ -288,11 +232,10 @@ def write_output(batches: Iterable[Batch], fmt: Format, profile: Profile, out: O
     Nothing written at all (every entry too large) returns no files; the caller decides."""
 
     def before_split() -> None:
-        kind = fmt.limits
-        if kind in ("feed", "data"):  # limits.output_profile: one file, never parts
-            what = "a feed" if kind == "feed" else "a JSON Lines file"
-            hint = ("a feed reader follows no index: lower the entries, or write a sitemap "
-                    "(`to` xml)") if kind == "feed" else "JSON Lines is never split"
+        if fmt.limits in ("feed", "data"):  # limits.output_profile: one file, never parts
+            what, hint = (("a feed", "a feed reader follows no index: lower the entries, or "
+                           "write a sitemap (`to` xml)") if fmt.limits == "feed"
+                          else ("a JSON Lines file", "JSON Lines is never split"))
             raise LimitError(
                 f"the entries do not fit in one file (at most {_bounds(profile)}) and {what} "
                 f"is written whole; {hint}. Nothing was written")
@@ -320,15 +263,14 @@ def write_output(batches: Iterable[Batch], fmt: Format, profile: Profile, out: O
                 "Give `output` (a file) and `base_url` to split into parts with an "
                 "index") from None
         if not files:
-            return Written()
-        assert out.path is not None or len(files) == 1
+            return Written([], [])
         name = os.path.basename(out.path) if out.path else out.display
         if len(files) == 1 and not always_index:
             out.commit(files, [name])
-            return Written(files)
+            return Written(files, [])
         assert base_url is not None and out.path is not None
-        indexes, all_names = _write_indexes(files, name, profile, out, report, gzip_level,
-                                            base_url)
+        indexes, all_names = write_indexes(files, name, profile, out, report, gzip_level,
+                                           base_url)
         out.commit(files + indexes, all_names)
         return Written(files, indexes)
     except BrokenPipeError:
@@ -343,28 +285,30 @@ def write_output(batches: Iterable[Batch], fmt: Format, profile: Profile, out: O
         out.abort()
 
 
-def _write_indexes(files: list[FileInfo], name: str, profile: Profile, out: OutputSet,
-                   report: Report, gzip_level: Optional[int], base_url: str,
-                   names: Optional[list[str]] = None) -> tuple[list[FileInfo], list[str]]:
+def write_indexes(files: list[FileInfo], name: str, profile: Profile, out: OutputSet,
+                  report: Report, gzip_level: Optional[int], base_url: str,
+                  names: Optional[list[str]] = None) -> tuple[list[FileInfo], list[str]]:
     """The index files for ``files`` and the names of all (parts first, ``name`` last).
 
-    An index lists at most max_urls sitemaps and obeys the byte limit too: when the parts are
-    more than one index can list, the index splits the same way (STEM-index-1.EXT …, then
+    An index lists at most max_sitemaps sitemaps and obeys the byte limit too: when the parts
+    are more than one index can list, the index splits the same way (STEM-index-1.EXT …, then
     STEM-index2-1.EXT …) until one file, the one at PATH, lists the rest. ``names`` are the
-    parts' names (default STEM-1.EXT …; scale/partition.py's parts have their own).
+    parts' names (default STEM-1.EXT …; a partitioned run's parts have their own).
     """
     names = part_names(name, len(files)) if names is None else names
     level, all_names, indexes = files, list(names), []
+    # percent-encoded: a name is the user's choice of -o, and may hold anything but "/"
+    base = base_url if base_url.endswith("/") else base_url[: base_url.rfind("/") + 1]
     depth = 0
     while True:
         _keep_listed_lastmods(level, names, out)
         listed = len(level)
-        level = write_records(index_records(level, names, base_url), INDEX, profile,
-                              out.open_temp, gzip_level, report)
+        records = batched(make_record(base + url_segment(n), info.newest, is_sitemap=True)
+                          for info, n in zip(level, names, strict=True))
+        level = write_records(records, INDEX, profile, out.open_temp, gzip_level, report)
         indexes += level
         if len(level) == 1:
-            all_names.append(name)
-            return indexes, all_names
+            return indexes, all_names + [name]
         if len(level) >= listed:
             raise LimitError("the limits let an index file list only one sitemap; raise "
                              "`max_urls` or `max_bytes`")
@@ -373,16 +317,10 @@ def _write_indexes(files: list[FileInfo], name: str, profile: Profile, out: Outp
         all_names += names
 
 
-write_indexes = _write_indexes  # the index step of a partitioned run (scale/indexing.py)
-
-
 def _keep_listed_lastmods(files: list[FileInfo], names: list[str], out: OutputSet) -> None:
     """A file whose bytes did not change keeps the lastmod the earlier index gave it, so that
     the index changes only where a part did (crawlers fetch what changed, and nothing else)."""
-    listed = out.previous.listed
-    if not listed:
-        return
     for info, name in zip(files, names, strict=True):
-        old = listed.get(name)
+        old = out.previous.listed.get(name)
         if old is not None and out.is_unchanged(info, name):
             info.newest = old

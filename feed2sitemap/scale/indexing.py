@@ -1,12 +1,10 @@
 """The index step of a partitioned run: list the parts that partitions wrote (partition.py) in one
-sitemap index, through the same in-place machinery as the command (files/outputs.py).
+sitemap index, through the command's own output set (files/outputs.py), so with its lock, its
+ownership of parts, its removal of parts no longer listed, and nothing changed on failure.
 
-Parts are known from their manifests, or read again when there are none (their URL count, size
-and newest lastmod). A part already beside the index (a Spark job that wrote there) stays where
-it is; a part elsewhere (a staging directory) is moved into place, and left alone when its bytes
-are the ones already there. As in the command: the directory is locked for the run, a file of a
-part's name that the replaced index does not list is not ours to replace, the replaced index's
-parts that are no longer listed are removed, and a failed run changes nothing.
+Parts are known from their manifests, or read again when there are none. A part already beside
+the index (a Spark job that wrote there) stays where it is; a part elsewhere (a staging
+directory) is moved into place, and left alone when its bytes are the ones already there.
 """
 
 from __future__ import annotations
@@ -16,13 +14,14 @@ import os
 import re
 import stat
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import IO, Any, Optional, Union
 
 from ..errors import InputError, LimitError, OptionError, OutputError
 from ..files.naming import ours_pattern, split_name
 from ..files.outputs import FileInfo, OutputSet
 from ..files.safety import same_file
-from ..files.split import DEFAULT_GZIP_LEVEL, write_indexes
+from ..files.split import DEFAULT_GZIP_LEVEL, newest_of, write_indexes
 from ..model.limits import Profile, profile_of
 from ..model.options import Limits, WriteOptions
 from ..model.record import Lastmod, lastmod_key
@@ -47,21 +46,15 @@ def read_manifest(path: str) -> list[PartManifest]:
             text = raw.read(64 << 20).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(path, None, f"not UTF-8 text (byte {exc.start})") from None
-    rows: list[tuple[object, Optional[int]]] = []
-    line: Optional[int]
+    rows: list[tuple[object, Optional[int]]]
     if text.lstrip().startswith("["):
         rows = [(d, None) for d in _manifest_json(text, path, None)]
     else:
-        for n, row in enumerate(text.splitlines(), 1):
-            if row.strip():
-                rows.append((_manifest_json(row, path, n), n))
+        rows = [(_manifest_json(row, path, n), n)
+                for n, row in enumerate(text.splitlines(), 1) if row.strip()]
     here = os.path.dirname(os.path.abspath(path))
-    out = []
-    for data, line in rows:
-        m = PartManifest.from_dict(data, path, line)
-        out.append(PartManifest(os.path.join(here, m.name), m.urls, m.bytes, m.file_bytes,
-                                m.newest))
-    return out
+    return [replace(m, name=os.path.join(here, m.name))
+            for m in (PartManifest.from_dict(data, path, line) for data, line in rows)]
 
 
 def _manifest_json(text: str, path: str, line: Optional[int]) -> Any:
@@ -81,7 +74,7 @@ def _manifest_json(text: str, path: str, line: Optional[int]) -> Any:
 def open_regular(path: str) -> IO[bytes]:
     """``path`` opened for reading when it is a regular file; else an InputError saying what
     it is. Opened without blocking and judged by the file opened: a FIFO would wait for a
-    writer forever, a directory is no manifest or part (issue 35, items 16 and 26)."""
+    writer forever, a directory is no manifest or part."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except ValueError:  # a NUL in the name: no file can have it
@@ -124,8 +117,8 @@ class _Counting:
         return data
 
     def peek(self, n: int = 0) -> bytes:
-        """The stream's next bytes, not read (the sitemap reader looks for the XML
-        declaration's encoding this way: without it, expat met a UTF-7 part's own)."""
+        """The stream's next bytes, not read (the sitemap reader finds the XML declaration's
+        encoding this way)."""
         return self.stream.peek(n)  # type: ignore[attr-defined,no-any-return]
 
 
@@ -148,10 +141,7 @@ def read_part(path: str, profile: Profile) -> PartManifest:
                     raise InputError(path, None, "is a sitemap index: only sitemaps (<urlset>) "
                                                  "can be listed as parts")
                 urls += len(batch.locs)
-                for lm in batch.lastmods or ():
-                    if lm is not None and (newest is None
-                                           or lastmod_key(lm) > lastmod_key(newest)):
-                        newest = lm
+                newest = newest_of([newest, *(batch.lastmods or ())])
             size = counting.count
             file_bytes = os.fstat(raw.fileno()).st_size
     except OSError as exc:
@@ -288,14 +278,13 @@ def _check_file(m: PartManifest, prof: Profile) -> None:
         raise InputError(m.name, None, f"is {size:,} bytes, its manifest says {m.file_bytes:,}: "
                          "it changed since it was written")
     read = read_part(m.name, prof)
-    for what, found, said in (("URLs", read.urls, m.urls),
+    for what, count, said in (("URLs", read.urls, m.urls),
                               ("uncompressed bytes", read.bytes, m.bytes)):
-        if found != said:
-            raise InputError(m.name, None, f"holds {found:,} {what}, its manifest says "
+        if count != said:
+            raise InputError(m.name, None, f"holds {count:,} {what}, its manifest says "
                              f"{said:,}: it changed since it was written")
-    if (read.newest is None) != (m.newest is None) or (
-            read.newest is not None and m.newest is not None
-            and lastmod_key(read.newest) != lastmod_key(m.newest)):
+    keys = [None if lm is None else lastmod_key(lm) for lm in (read.newest, m.newest)]
+    if keys[0] != keys[1]:
         raise InputError(m.name, None, "its newest lastmod is not the one its manifest says: "
                          "it changed since it was written")
 

@@ -1,14 +1,11 @@
 """One partition of a distributed run (Dask, Spark, Beam): the command's rules, cut in two.
 
-A site of a billion URLs is not written by one process: an engine's map step applies the
-per-URL rules (``prepare``: normalise, length, scope) and gives each URL a partition
-(``partition_of``, a hash of the normalised URL, so every copy of a URL lands in one
-partition); the engine shuffles; each partition then merges its copies and writes its own parts
-(``write_partition``), with the exact limits of files/split.py, under names that depend on nothing
-but
-the partition and the part's number (STEM-PARTITION-K.EXT). The index step (indexing.py) lists
-them all. Nothing here depends on another partition, so partitions may run anywhere, in any
-order, and be retried.
+An engine's map step applies the per-URL rules (``prepare``: normalise, length, scope) and
+gives each URL a partition (``partition_of``, a hash of the normalised URL, so every copy of a
+URL lands in one); the engine shuffles; each partition then merges its copies and writes its
+own parts (``write_partition``) under names that depend on nothing but the partition and the
+part's number (STEM-PARTITION-K.EXT). The index step (indexing.py) lists them all. Partitions
+may run anywhere, in any order, and be retried.
 """
 
 from __future__ import annotations
@@ -16,15 +13,15 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import groupby
 from typing import Any, Optional, Union
 
 from ..errors import InputError, OptionError, OutputError
 from ..files.naming import partition_part_name, temp_prefix
 from ..files.outputs import FileInfo
-from ..files.safety import deferred_signals
+from ..files.safety import deferred_signals, make_temp, umask_mode
 from ..files.split import DEFAULT_GZIP_LEVEL, write_records
 from ..model.batch import Batch, batched, unbatched
 from ..model.limits import profile_of
@@ -149,20 +146,8 @@ class PartManifest:
 
 def _batches(items: Items) -> Iterator[Batch]:
     """Records or batches (or a mix) as batches."""
-    pending: list[Record] = []
-    for item in items:
-        if isinstance(item, Batch):
-            if pending:
-                yield from batched(pending)
-                pending = []
-            yield item
-        else:
-            pending.append(item)
-            if len(pending) >= 2048:
-                yield from batched(pending)
-                pending = []
-    if pending:
-        yield from batched(pending)
+    for is_batch, run in groupby(items, lambda item: isinstance(item, Batch)):
+        yield from run if is_batch else batched(run)  # type: ignore[misc,arg-type] # noqa: B031
 
 
 def write_partition(items: Items, directory: str, stem: str, partition: int, *,
@@ -171,19 +156,18 @@ def write_partition(items: Items, directory: str, stem: str, partition: int, *,
                     report: Optional[Report] = None, counts: Optional[MergeCounts] = None,
                     memory_limit: int = DEFAULT_MEMORY_LIMIT) -> list[PartManifest]:
     """Write one partition's records (or batches) as sitemaps STEM-PARTITION-K.xml[.gz] in
-    ``directory``, K = 1, 2, …, each within ``limits``; return a manifest per file. The
-    option groups are ``convert``'s: of ``writing``, ``gzip`` and ``gzip_level`` (the format is
-    XML; atomicity and locking are the index step's, ``write_index``).
+    ``directory``, K = 1, 2, …, each within ``limits``; return a manifest per file. Of
+    ``writing``, ``gzip`` and ``gzip_level`` count (atomicity and locking are the index
+    step's, ``write_index``).
 
-    Records should come from ``prepare`` (locations are normalised again, which costs little
-    on clean ones, and checked for length; scope is ``prepare``'s business). Copies of a URL are
-    folded as the command does: ``dedupe_mode`` "merge" (newest lastmod wins, ``counts`` filled),
-    "first" (later copies skipped and counted in ``report``) or "none". The first copy keeps
-    its place, so give the records in a deterministic order for byte-identical reruns.
-    ``defaults`` fill fields no copy gave. Each file is written to a temporary beside its
-    final name and renamed when complete, so a killed task leaves no partial part;
-    a rerun of the partition (a retried task) writes the same names with the same bytes.
-    An empty partition writes nothing and returns [].
+    Records should come from ``prepare`` (locations are normalised again and checked for
+    length; scope is ``prepare``'s business). Copies of a URL are folded as the command does:
+    ``dedupe_mode`` "merge" (newest lastmod wins, ``counts`` filled), "first" (later copies
+    skipped and counted in ``report``) or "none". The first copy keeps its place, so give the
+    records in a deterministic order for byte-identical reruns. ``defaults`` fill fields no copy
+    gave. Each file is renamed into place when complete, so a killed task leaves no partial
+    part, and a retried task writes the same names with the same bytes. An empty partition
+    writes nothing and returns [].
     """
     if partition < 0:
         raise OptionError("must be 0 or more", parameter="partition")
@@ -199,7 +183,7 @@ def write_partition(items: Items, directory: str, stem: str, partition: int, *,
     level = None if not gzip else (
         DEFAULT_GZIP_LEVEL if writing.gzip_level is None else writing.gzip_level)
     name = stem + URLSET.extension + (".gz" if gzip else "")
-    # what is given is checked, as write's (issue 33, item 6): prepare's output or not
+    # what is given is checked, as write's: prepare's output or not
     stream = check_length(normalize(check_fields(_batches(items), report), report),
                           prof.max_loc, report, prof.name, prof.min_loc)
     if dedupe_mode == "merge":
@@ -211,17 +195,16 @@ def write_partition(items: Items, directory: str, stem: str, partition: int, *,
 
     def open_part(k: int) -> tuple[Any, FileInfo]:
         final = partition_part_name(name, partition, k)
-        with deferred_signals():  # made and listed at once (issue 35, item 21)
-            fd, temp = _mkstemp(directory, final)
-            temps.append(temp)
-        return os.fdopen(fd, "wb"), FileInfo(os.path.join(directory, final))
+        with deferred_signals():  # made and listed at once
+            temps.append(make_temp(directory, temp_prefix(final)))
+        return open(temps[-1], "wb"), FileInfo(os.path.join(directory, final))
 
     try:
         files = write_records(stream, URLSET, prof, open_part, level, report)
         manifests = []
         for info, temp in zip(files, temps, strict=True):
             assert info.path is not None
-            os.chmod(temp, _new_mode())
+            os.chmod(temp, _MODE)
             os.replace(temp, info.path)
             manifests.append(PartManifest(
                 os.path.basename(info.path), info.count, info.size,
@@ -249,8 +232,7 @@ def check_dedupe_mode(mode: str) -> None:
 
 def _check_stem(stem: Any) -> None:
     """OptionError unless ``stem`` can begin a file's name in the directory: a string, not
-    empty, "." or "..", with no path separator and no NUL (which os.open refuses with a bare
-    ValueError) or other control character (issue 35, item 16)."""
+    empty, "." or "..", with no path separator and no control character."""
     if not isinstance(stem, str) or stem in ("", ".", "..") or "/" in stem or \
             os.sep in stem or (os.altsep is not None and os.altsep in stem) or \
             any(ord(c) < 32 or ord(c) == 127 for c in stem):
@@ -258,20 +240,6 @@ def _check_stem(stem: Any) -> None:
                           parameter="stem")
 
 
-def _mkstemp(directory: str, final: str) -> tuple[int, str]:
-    return tempfile.mkstemp(prefix=temp_prefix(final), suffix=".tmp", dir=directory)
-
-
-def _umask_mode() -> int:
-    # read once, at import: os.umask can only be read by setting it, which races with other
-    # threads of a worker creating files
-    mask = os.umask(0)
-    os.umask(mask)
-    return 0o666 & ~mask
-
-
-_MODE = _umask_mode()
-
-
-def _new_mode() -> int:
-    return _MODE
+# read once, at import: os.umask can only be read by setting it, which races with other
+# threads of a worker creating files
+_MODE = umask_mode()

@@ -2,24 +2,17 @@
 
 from __future__ import annotations
 
-from .base import Format, StampedFormat
+from .base import JSONL, TEXT, Format
 from .feed import ATOM, RSS, FeedFormat
-from .jsonl import JSONL
-from .text import TEXT
 from .xml import INDEX, URLSET, UrlsetFormat
 
 __all__ = ["ATOM", "FORMATS", "INDEX", "JSONL", "RSS", "TEXT", "URLSET", "FeedFormat", "Format",
-           "StampedFormat", "UrlsetFormat", "format_for_name", "get_format"]
+           "UrlsetFormat", "format_for_name", "get_format"]
 
 # --to's choices. An index is written by the splitter, not chosen by name: converting an index
 # input writes an index because its records are sitemaps.
-FORMATS: dict[str, Format] = {
-    "xml": URLSET,
-    "text": TEXT,
-    "rss": RSS,
-    "atom": ATOM,
-    "jsonl": JSONL,
-}
+FORMATS: dict[str, Format] = {"xml": URLSET, "text": TEXT, "rss": RSS, "atom": ATOM,
+                              "jsonl": JSONL}
 
 
 def get_format(name: str) -> Format:
@@ -32,9 +25,5 @@ def get_format(name: str) -> Format:
 
 def format_for_name(ext: str) -> Format:
     """The format a file-name ending selects (".txt", ".rss.gz" …); XML for any other."""
-    if ext.endswith(".gz"):
-        ext = ext[: -len(".gz")]
-    for fmt in FORMATS.values():
-        if fmt.extension == ext:
-            return fmt
-    return URLSET
+    ext = ext.removesuffix(".gz")
+    return next((f for f in FORMATS.values() if f.extension == ext), URLSET)

@@ -1,22 +1,19 @@
-"""The interface every output format implements: batches in, text out.
-
-The batch (model/batch.py) is the data path's contract, so a format formats batches: ``entries``
-gives each row's text, ``block`` the whole batch as one string (what the splitter writes when
-the batch fits). A format that can do better than joining its entries (one join over the
-locations of a proven batch, say) overrides ``block``; nothing else is looked up.
-"""
+"""What every output format is (batches in, text out), and the two without markup: text and
+JSON Lines."""
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from collections.abc import Callable
+from functools import cached_property
 
 from ..model.batch import Batch
-from ..model.record import Lastmod, Record
+from ..model.record import Record, format_lastmod
+from ..readers.lines import MAX_JSON_LINE
 
-__all__ = ["Format", "StampedFormat"]
+__all__ = ["JSONL", "TEXT", "Format"]
 
 
-class Format(ABC):
+class Format:
     """An output file is ``header()``, then the entries of each batch, then ``footer()``.
 
     The splitter measures each piece's UTF-8 length and so knows every file's exact size before
@@ -36,18 +33,18 @@ class Format(ABC):
     # is skipped and counted, as one larger than a whole file is (files/split.py).
     max_entry: int | None = None
 
-    @abstractmethod
-    def header(self) -> str: ...
+    def header(self) -> str:
+        return ""
 
-    @abstractmethod
-    def footer(self) -> str: ...
+    def footer(self) -> str:
+        return ""
 
-    @abstractmethod
     def entries(self, batch: Batch) -> list[str]:
         """Each row's entry, in order."""
+        raise NotImplementedError
 
     def block(self, batch: Batch) -> str:
-        """All the batch's entries as one string."""
+        """All the batch's entries as one string (what the splitter writes when it fits)."""
         return "".join(self.entries(batch))
 
     def entry(self, record: Record) -> str:
@@ -55,17 +52,66 @@ class Format(ABC):
         return self.entries(Batch.of_records([record]))[0]
 
 
-class StampedFormat(Format):
-    """A format whose header names the newest lastmod of the file's own entries (feeds).
+class TextFormat(Format):
+    """Text sitemaps (sitemaps.org): one URL per line, UTF-8, nothing else."""
 
-    The header cannot be written before the file's entries are known, yet the splitter must know
-    its size before the first entry. So ``file_header(newest)`` must have exactly the UTF-8 length
-    of ``header()`` whatever ``newest`` is (a fixed-width timestamp, padded when absent); the
-    splitter holds the file's entries aside and writes this header first when the file is closed.
+    name = "text"
+    extension = ".txt"
+    limits = "text"
+
+    def entries(self, batch: Batch) -> list[str]:
+        return [loc + "\n" for loc in batch.locs]
+
+    def block(self, batch: Batch) -> str:
+        return "\n".join(batch.locs) + "\n"
+
+
+class JsonLinesFormat(Format):
+    """One record per line with every field, a data format that reads back as it was:
+
+        {"loc":"https://example.com/a","lastmod":"2024-03-05","changefreq":"weekly","priority":0.8}
+
+    Fields without a value are left out; lastmod is written as sitemaps are, priority as a JSON
+    number, and an index's entries carry ``"sitemap": true``, so sitemap → jsonl → sitemap is
+    byte-identical. It is not a sitemap: no limit applies unless asked, and it is never split.
     """
 
-    @abstractmethod
-    def file_header(self, newest: Lastmod | None) -> str: ...
+    name = "jsonl"
+    extension = ".jsonl"
+    limits = "data"
+    carries_extensions = True
+    # the reader's bound (readers/lines.py), newline included: a longer line would be written
+    # and then refused when read back
+    max_entry = MAX_JSON_LINE + 1
 
-    def header(self) -> str:
-        return self.file_header(None)
+    @cached_property
+    def _dumps(self) -> Callable[[object], str]:
+        """The JSON encoder, made at first use: json costs a small run's start-up 3%."""
+        import json
+
+        # ensure_ascii=False: UTF-8 as it is (an IRI stays readable); separators without spaces
+        return json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+    def entries(self, batch: Batch) -> list[str]:
+        return list(map(self._entry, batch.records()))
+
+    def _entry(self, record: Record) -> str:
+        parts = ['{"loc":', self._dumps(record.loc)]
+        if record.lastmod is not None:
+            parts += [',"lastmod":"', format_lastmod(record.lastmod), '"']
+        if record.changefreq is not None:
+            parts += [',"changefreq":"', record.changefreq, '"']
+        if record.priority is not None:
+            parts += [',"priority":', repr(record.priority)]
+        if record.is_sitemap:
+            parts.append(',"sitemap":true')
+        if record.extensions:
+            from ..extensions.jsonform import to_json  # (only a run with extensions)
+
+            parts.append("," + self._dumps(to_json(record.extensions))[1:-1])
+        parts.append("}\n")
+        return "".join(parts)
+
+
+TEXT = TextFormat()
+JSONL = JsonLinesFormat()

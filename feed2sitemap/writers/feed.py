@@ -12,16 +12,15 @@ into a page's date. RSS has no such rule: an item without a lastmod simply has n
 
 from __future__ import annotations
 
-from abc import abstractmethod
 from datetime import datetime, timezone
 
 from ..model.batch import Batch
 from ..model.record import Lastmod, Record, lastmod_key
 from ..xmlutil import xml_escape
-from .base import StampedFormat
+from .base import Format
 
-__all__ = ["ATOM", "RSS", "UNKNOWN_UPDATED", "AtomFormat", "FeedFormat", "RssFormat",
-           "atom_time", "rfc822_time", "title_for"]
+__all__ = ["ATOM", "RSS", "UNKNOWN_UPDATED", "FeedFormat", "atom_time", "rfc822_time",
+           "title_for"]
 
 DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
 ATOM_NS = "http://www.w3.org/2005/Atom"
@@ -73,13 +72,19 @@ def title_for(loc: str) -> str:
     return title or name
 
 
-class FeedFormat(StampedFormat):
-    """What RSS and Atom share: the channel's title, link and description, set per run."""
+class FeedFormat(Format):
+    """What RSS and Atom share: the channel's title, link and description, set per run, and a
+    header that names the newest lastmod of the file's own entries.
+
+    That header cannot be written before the file's entries are known, yet the splitter must
+    know its size before the first entry: ``file_header(newest)`` has exactly the UTF-8 length
+    of ``header()`` whatever ``newest`` is (a fixed-width timestamp, padded when absent), and
+    the splitter holds the entries aside until the file closes.
+    """
 
     name = "feed"
     extension = ".xml"
-    # A feed is one file a reader subscribes to: it is never split (limits.output_profile).
-    limits = "feed"
+    limits = "feed"  # one file a reader subscribes to: never split
 
     def __init__(self, title: str = "", link: str = "", description: str = "") -> None:
         self.title = title
@@ -96,11 +101,17 @@ class FeedFormat(StampedFormat):
         return type(self)(host if title is None else title, site_url,
                           f"Pages of {host}" if description is None else description)
 
+    def file_header(self, newest: Lastmod | None) -> str:
+        raise NotImplementedError
+
+    def header(self) -> str:
+        return self.file_header(None)
+
     def entries(self, batch: Batch) -> list[str]:
         return list(map(self._entry, batch.records()))
 
-    @abstractmethod
-    def _entry(self, record: Record) -> str: ...
+    def _entry(self, record: Record) -> str:
+        raise NotImplementedError
 
 
 class RssFormat(FeedFormat):
