@@ -40,12 +40,14 @@ from .errors import OptionError, OutputError
 from .files.naming import split_name
 from .files.split import DEFAULT_GZIP_LEVEL
 from .model.batch import BATCH, Batch
+from .model.filters import Filters
 from .model.limits import profile_of
 from .model.options import Defaults, Limits, WriteOptions
 from .model.record import CHANGEFREQS
 from .model.report import Report
 from .model.scope import base_of
 from .pipeline.merging import DEFAULT_MEMORY_LIMIT, MergeCounts
+from .pipeline.removals import filter_urls
 from .run.converting import Summary
 from .scale.indexing import check_index_writing, open_index_output, write_index_to
 from .scale.partition import PartManifest, check_dedupe_mode, prepare_batches, write_partition
@@ -85,6 +87,7 @@ class _Rules:
     defaults: Defaults
     memory_limit: int
     strict: bool
+    filters: Filters
 
 
 @dataclass
@@ -95,16 +98,18 @@ class _Counts:
     warnings: dict[str, int] = field(default_factory=dict)
     hosts_off_scope: dict[str, int] = field(default_factory=dict)
     messages: list[str] = field(default_factory=list)
+    excluded: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def of(cls, report: Report, messages: list[str]) -> _Counts:
         return cls(dict(report.skipped), dict(report.warnings), dict(report.hosts_off_scope),
-                   messages)
+                   messages, dict(report.excluded))
 
     def add_to(self, report: Report) -> None:
         report.skipped.update(self.skipped)
         report.warnings.update(self.warnings)
         report.hosts_off_scope.update(self.hosts_off_scope)
+        report.excluded.update(self.excluded)
         if report.on_message is not None:
             for text in self.messages:
                 report.on_message(text)
@@ -121,8 +126,9 @@ def _prepare(part: Any, number: int, rules: _Rules) -> tuple[pd.DataFrame, _Coun
     report, messages = _task_report(rules)
     batch = partition_batch(part, f"<partition {number}>", report)
     out: tuple[list[Any], ...] = ([], [], [], [], [], [])
-    for b in prepare_batches(_slices(batch), report, base_url=rules.base_url,
-                             limits=rules.limits, scope_check=rules.scope_check):
+    batches = prepare_batches(_slices(batch), report, base_url=rules.base_url,
+                              limits=rules.limits, scope_check=rules.scope_check)
+    for b in filter_urls(batches, rules.filters, report) if rules.filters else batches:
         _append(out, b)
     locs, us, kinds, cfs, prs, kept = out
     # a row's place: its input partition, then its line in it
@@ -203,7 +209,8 @@ def to_sitemaps(data: Any, output: Union[str, os.PathLike[str]], *, base_url: st
                 limits: Limits = Limits(), defaults: Defaults = Defaults(),
                 writing: WriteOptions = WriteOptions(), report: Optional[Report] = None,
                 staging: Optional[str] = None,
-                memory_limit: int = DEFAULT_MEMORY_LIMIT) -> Summary:
+                memory_limit: int = DEFAULT_MEMORY_LIMIT,
+                filters: Filters = Filters()) -> Summary:
     """Write the URLs of a Dask bag or dataframe as sitemaps with an index at ``output``.
 
     ``data``: a dataframe with a column ``loc`` (or ``url``) and optional ``lastmod`` (W3C
@@ -213,14 +220,15 @@ def to_sitemaps(data: Any, output: Union[str, os.PathLike[str]], *, base_url: st
     STEM-PARTITION-K.xml[.gz], lie beside it, each listed as ``base_url`` + its name.
 
     The rules are the command's: URLs normalised, too long or off ``base_url``'s scope skipped
-    (``scope_check``), copies merged (``dedupe_mode`` "merge": newest lastmod wins) or the
-    first one kept ("first"), ``defaults`` filling fields no copy gave; the option groups are
-    ``convert``'s (of ``writing``: ``gzip_level``, ``atomic``, ``lock_timeout``). ``partitions`` is
-    the number of output partitions (default: the input's); each merges its URLs in memory
-    (about 200 bytes a URL, then temporary files past ``memory_limit``). It fixes the part
-    names: keep it for reruns to find their parts unchanged. Returns the command's Summary
-    (``summary.merge`` summed over partitions). The output directory is locked from start to
-    end; on failure nothing there changes; unchanged files are left alone.
+    (``scope_check``), URLs the ``filters`` leave out counted (``report.excluded``), copies
+    merged (``dedupe_mode`` "merge": newest lastmod wins) or the first one kept ("first"),
+    ``defaults`` filling fields no copy gave; the option groups are ``convert``'s (of
+    ``writing``: ``gzip_level``, ``atomic``, ``lock_timeout``). ``partitions`` is the number of
+    output partitions (default: the input's); each merges its URLs in memory (about 200 bytes a
+    URL, then temporary files past ``memory_limit``). It fixes the part names: keep it for
+    reruns to find their parts unchanged. Returns the command's Summary (``summary.merge``
+    summed over partitions). The output directory is locked from start to end; on failure
+    nothing there changes; unchanged files are left alone.
     """
     check_dedupe_mode(dedupe_mode)
     prof, directory = profile_of(limits.profile), base_of(base_url)[0]
@@ -244,7 +252,7 @@ def to_sitemaps(data: Any, output: Union[str, os.PathLike[str]], *, base_url: st
         with _staging(staging, out.directory, name, writing.atomic) as stage:
             rules = _Rules(directory, replace(limits, profile=prof), scope_check, n_out, stage,
                            stem, replace(writing, gzip=ext.endswith(".gz"), gzip_level=level),
-                           dedupe_mode, defaults, memory_limit, report.strict)
+                           dedupe_mode, defaults, memory_limit, report.strict, filters)
             manifests, counts, merges = _run(inputs, rules)
             for c in counts:
                 c.add_to(report)

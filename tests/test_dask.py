@@ -197,3 +197,17 @@ def test_rows_that_are_not_urls_are_skipped_and_named(client: Any, tmp_path: Pat
     assert summary.urls == 2 and report.skipped["invalid URL"] == 2
     assert messages == ["<partition 0>:2: skipped: not a URL: 'None'",
                         "<partition 0>:3: skipped: not a URL: '42'"]
+
+
+def test_filters_leave_urls_out_on_the_workers(client: Any, tmp_path: Path) -> None:
+    from feed2sitemap import Report
+    from feed2sitemap.model.filters import Filters
+
+    report = Report()
+    urls = [f"{BASE}keep/{i}" for i in range(20)] + [f"{BASE}tags/{i}" for i in range(5)]
+    summary = to_sitemaps(db.from_sequence(urls, npartitions=3), tmp_path / "sitemap.xml",
+                          base_url=BASE, partitions=2, report=report,
+                          filters=Filters(exclude=("/tags/**",)))
+    got = sorted(r.loc for p in summary.parts for r in read(p.path))
+    assert got == sorted(urls[:20])
+    assert report.excluded == {"--exclude /tags/**": 5}

@@ -181,9 +181,9 @@ def test_partition_writer_and_filters(tmp_path: Path) -> None:
     from feed2sitemap.scale.partition import write_partition
 
     records = [Record(u) for u in _pages(30)]
-    manifest = write_partition(batched(records), str(tmp_path), partition=0, base_url=BASE,
+    manifest = write_partition(batched(records), str(tmp_path), "sitemap", 0,
                                filters=Filters(exclude=("/p/2*",)))
-    written = [u for part in manifest for u in _listed(Path(part.path))]
+    written = [u for part in manifest for u in _listed(tmp_path / part.name)]
     assert written == [r.loc for r in records if not r.loc.split("/p/")[1].startswith("2")]
 
 

@@ -24,12 +24,14 @@ from ..files.outputs import FileInfo
 from ..files.safety import deferred_signals, make_temp, umask_mode
 from ..files.split import DEFAULT_GZIP_LEVEL, write_records
 from ..model.batch import Batch, batched, unbatched
+from ..model.filters import Filters
 from ..model.limits import profile_of
 from ..model.options import Defaults, Limits, WriteOptions
 from ..model.record import Lastmod, Record, format_lastmod, parse_lastmod
 from ..model.report import Report
 from ..model.scope import Scope, scope_of
 from ..pipeline.merging import DEFAULT_MEMORY_LIMIT, MergeCounts
+from ..pipeline.removals import filter_urls
 from ..pipeline.steps import (
     apply_defaults,
     check_fields,
@@ -154,20 +156,22 @@ def write_partition(items: Items, directory: str, stem: str, partition: int, *,
                     writing: WriteOptions = WriteOptions(), limits: Limits = Limits(),
                     defaults: Defaults = Defaults(), dedupe_mode: str = "merge",
                     report: Optional[Report] = None, counts: Optional[MergeCounts] = None,
-                    memory_limit: int = DEFAULT_MEMORY_LIMIT) -> list[PartManifest]:
+                    memory_limit: int = DEFAULT_MEMORY_LIMIT,
+                    filters: Filters = Filters()) -> list[PartManifest]:
     """Write one partition's records (or batches) as sitemaps STEM-PARTITION-K.xml[.gz] in
     ``directory``, K = 1, 2, …, each within ``limits``; return a manifest per file. Of
     ``writing``, ``gzip`` and ``gzip_level`` count (atomicity and locking are the index
     step's, ``write_index``).
 
-    Records should come from ``prepare`` (locations are normalised again and checked for
-    length; scope is ``prepare``'s business). Copies of a URL are folded as the command does:
+    Records should come from ``prepare`` (locations are normalised again and checked for length;
+    scope is ``prepare``'s business). Copies of a URL are folded as the command does:
     ``dedupe_mode`` "merge" (newest lastmod wins, ``counts`` filled), "first" (later copies
     skipped and counted in ``report``) or "none". The first copy keeps its place, so give the
     records in a deterministic order for byte-identical reruns. ``defaults`` fill fields no copy
-    gave. Each file is renamed into place when complete, so a killed task leaves no partial
-    part, and a retried task writes the same names with the same bytes. An empty partition
-    writes nothing and returns [].
+    gave; ``filters`` leave URLs out by rule (model/filters.py), counted in ``report.excluded``.
+    Each file is renamed into place when complete, so a killed task leaves no partial part, and
+    a retried task writes the same names with the same bytes. An empty partition writes nothing
+    and returns [].
     """
     if partition < 0:
         raise OptionError("must be 0 or more", parameter="partition")
@@ -186,6 +190,8 @@ def write_partition(items: Items, directory: str, stem: str, partition: int, *,
     # what is given is checked, as write's: prepare's output or not
     stream = check_length(normalize(check_fields(_batches(items), report), report),
                           prof.max_loc, report, prof.name, prof.min_loc)
+    if filters:
+        stream = filter_urls(stream, filters, report)
     if dedupe_mode == "merge":
         stream = merge(stream, counts, memory_limit=memory_limit)
     elif dedupe_mode == "first":
