@@ -1,6 +1,6 @@
 """convert(): the one function behind both the command and the library.
 
-The data path, in order (STYLE.md's shape, with batches as the contract, see model/batch.py):
+The data path, in order (with batches as the contract, see model/batch.py):
 
     bytes ─▶ reader (reading.py) ─▶ batches ─▶ normalize ─▶ check_length ─▶ within_scope
           ─▶ merge | dedupe ─▶ apply_defaults ─▶ format (writers/) ─▶ files (files/split.py,
@@ -13,18 +13,17 @@ Report. Options come grouped (model/options.py) and are checked before any input
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Optional
 
-from ..errors import OptionError
-from ..files.outputs import OutputSet
+from ..errors import IndexNowError, OptionError
 from ..files.safety import find_base
 from ..model.batch import Batch
-from ..model.limits import Profile, profile_of
+from ..model.limits import profile_of
 from ..model.options import Channel, Defaults, Limits, NewsSitemap, ReadOptions, WriteOptions
 from ..model.report import Progress, Report
-from ..model.scope import Scope, base_of
+from ..model.scope import base_of
 from ..model.urls import normalize_url
 from ..pipeline.merging import MergeCounts
 from ..pipeline.steps import (
@@ -36,11 +35,10 @@ from ..pipeline.steps import (
     normalize,
     within_scope,
 )
-from .publish import Changes, Publish, check_publish, robots, submit
+from .publish import Changes, Publish, check_publish, robots
 from .reading import Reading, Source, Web, read, read_batches, source_name
 from .writing import (
     Destination,
-    Settings,
     Summary,
     dest_path,
     open_output,
@@ -76,44 +74,96 @@ def convert(inputs: Sequence[Source], output: Destination, *,
     When an input is the output file itself, the run updates it in place: an index there
     stands for its parts, and a file not there yet reads as empty.
 
-    ``dedupe_mode``: "merge" (one entry per URL, newest lastmod wins, see ``pipeline/merging.py``;
-    when
-    ``output`` is also an input, ``summary.merge`` compares with it), "first" (the first copy
-    wins, one streaming pass), "none", or "auto": merge when there are several inputs, else
-    first. ``base_url`` is the output's directory (a last segment without a dot names a
-    directory): the scope, and the base of relative links; without it the first input that
-    states its site (a feed's own link) gives the scope; ``scope_check`` False keeps URLs of
-    other sites. ``web`` says how inputs given by URL are fetched; ``publish`` what to do once
-    the files are in place (robots.txt, IndexNow), or ``dry_run`` to write nothing at all.
-    ``news`` writes a Google News sitemap (options.NewsSitemap): the feeds' recent articles,
-    at most 1,000 URLs a file.
+    ``dedupe_mode``: "merge" (one entry per URL, newest lastmod wins; when ``output`` is also
+    an input, ``summary.merge`` compares with it), "first" (the first copy wins, one streaming
+    pass), "none", or "auto": merge when there are several inputs, else first. ``base_url`` is
+    the output's directory (a last segment without a dot names a directory): the scope, and the
+    base of relative links; without it the first input that states its site (a feed's own
+    link) gives the scope; ``scope_check`` False keeps URLs of other sites. ``web`` says how
+    inputs given by URL are fetched; ``publish`` what to do once the files are in place
+    (robots.txt, IndexNow), or ``dry_run`` to write nothing at all. ``news`` writes a Google
+    News sitemap (options.NewsSitemap): the feeds' recent articles, at most 1,000 URLs a file.
     """
+    # Everything that can be wrong with the options is found before any input is read.
     inputs = _inputs(inputs)
+    report = report if report is not None else Report(strict=strict)
     if news is not None:  # Google News: at most 1,000 <news:news> a sitemap
         from ..extensions.rules import NEWS_PER_FILE
 
         limits = replace(limits, max_urls=min(limits.max_urls or NEWS_PER_FILE, NEWS_PER_FILE))
-    run = _Run.of(inputs, output, base_url, scope_check, dedupe_mode, strict, report,
-                  reading, writing, limits, publish)
-    out = open_output(output, progress, run.base_url, writing.atomic, writing.lock_timeout,
-                      publish.dry_run)
+    if publish.indexnow is not None and dedupe_mode == "auto":
+        dedupe_mode = "merge"  # what changed is what merging with the old version tells
+    if dedupe_mode not in DEDUPE_MODES:
+        raise OptionError(f"unknown dedupe mode {dedupe_mode!r}; choose "
+                          f"{', '.join(DEDUPE_MODES)}", "dedupe_mode")
+    if dedupe_mode == "auto":
+        dedupe_mode = "merge" if len(inputs) > 1 else "first"
+    scope = None
+    if base_url is not None:
+        base_url, scope, note = base_of(base_url)
+        if note is not None:
+            report.note(note)
+        if scope_check:  # (else no scope is held against the URLs)
+            report.scope, report.scope_from = scope.prefix, "`base_url`"
+    input_url = None
+    if reading.input_url is not None:
+        try:
+            input_url = normalize_url(reading.input_url)
+        except ValueError as exc:
+            raise OptionError(str(exc), "input_url") from None
+    out_path = dest_path(output)
+    fmt, gzip_level = settings_of(out_path, writing, base_url, output, report)
+    own_input = find_base(inputs, out_path)
+    check_publish(publish, out_path, base_url, own_input)
+    prof = profile_of(limits.profile, limits.max_urls, limits.max_bytes)
+
+    out = open_output(output, progress, base_url, writing, publish.dry_run)
     changes = Changes() if publish.indexnow is not None else None
     try:
-        stream, counts = _steps(run, out, inputs, reading, web, defaults, progress, changes,
-                                news)
-        names = ", ".join(source_name(s) for s in inputs)
-        summary = write_to(out, stream, run.settings, profile_of(limits.profile, None, None),
-                           run.report, run.base_url, names, channel)
+        reader = Reading(out, reading, report, input_url or base_url,
+                         None if scope is None else scope.prefix, web, scope_check, news)
+        # (a special file written through, out.path None, is no earlier version to merge with)
+        base_name = own_input if dedupe_mode == "merge" and out.path is not None else None
+        if base_name is not None:
+            reader.base = {base_name}
+        stream = reader.all(inputs)
+        if progress is not None and progress.on_update is not None:
+            stream = _counted(stream, progress)
+        stream = normalize(stream, report)
+        stream = check_length(stream, prof.max_loc, report, prof.name, prof.min_loc)
+        if scope_check:
+            stream = within_scope(stream, report, scope)
+        counts = None
+        if dedupe_mode == "merge":
+            counts = MergeCounts(base_name)
+            if changes is not None:
+                counts.on_change = changes.add
+            stream = merge(stream, counts, base=reader.base)
+        elif dedupe_mode == "first":
+            stream = dedupe(stream, report)
+        if news is not None:  # earlier runs' articles age out; what is no article never was news
+            from ..extensions.news import now  # (the clock, or SOURCE_DATE_EPOCH)
+
+            stream = news_only(stream, now(), report)
+        stream = apply_defaults(stream, defaults.changefreq, defaults.priority)
+        summary = write_to(out, stream, fmt, gzip_level, writing, limits, report, base_url,
+                           ", ".join(source_name(s) for s in inputs), channel)
         summary.merge = counts
         summary.dry_run = publish.dry_run
-        if publish.robots is not None and run.base_url is not None:
-            summary.robots = robots(publish.robots, summary, out, run.base_url,
-                                    publish.dry_run, writing.lock_timeout)
+        if publish.robots is not None and not publish.dry_run:
+            assert out_path is not None and base_url is not None  # (check_publish)
+            summary.robots = robots(publish.robots, summary, out_path, base_url,
+                                    writing.lock_timeout)
     finally:
         out.close()
     if changes is not None and publish.indexnow is not None:
-        with changes:
-            submit(summary, publish.indexnow, changes, publish.dry_run)
+        try:
+            summary.indexnow = publish.indexnow.submit(changes, dry_run=publish.dry_run)
+        except IndexNowError as exc:
+            exc.summary = summary  # the files are written: the command says so, then this
+            raise
+        finally:
+            changes.close()
     return summary
 
 
@@ -126,107 +176,7 @@ def _inputs(inputs: Sequence[Source]) -> list[Source]:
     return inputs
 
 
-class _Run:  # (internal: a plain class, as a dataclass's __init__ is compiled at start-up)
-    """The parts of a run decided before any input is read."""
-
-    __slots__ = ("report", "base_url", "scope", "doc_url", "dedupe_mode", "own_input",
-                 "settings", "profile", "scope_check")
-
-    def __init__(self, report: Report, base_url: Optional[str], scope: Optional[Scope],
-                 doc_url: Optional[str], dedupe_mode: str, own_input: Optional[str],
-                 settings: Settings, profile: Profile, scope_check: bool) -> None:
-        self.report = report
-        self.base_url = base_url
-        self.scope = scope
-        self.doc_url = doc_url  # the base of relative links: the inputs' own URL, else base_url
-        self.dedupe_mode = dedupe_mode
-        self.own_input = own_input  # the input that is the output itself (an update in place)
-        self.settings = settings
-        self.profile = profile
-        self.scope_check = scope_check
-
-    @classmethod
-    def of(cls, inputs: Sequence[Source], output: Destination, base_url: Optional[str],
-           scope_check: bool, dedupe_mode: str, strict: bool, report: Optional[Report],
-           reading: ReadOptions, writing: WriteOptions, limits: Limits,
-           publish: Publish) -> _Run:
-        if publish.indexnow is not None and dedupe_mode == "auto":
-            dedupe_mode = "merge"  # what changed is what merging with the old version tells
-        if dedupe_mode not in DEDUPE_MODES:
-            raise OptionError(f"unknown dedupe mode {dedupe_mode!r}; choose "
-                              f"{', '.join(DEDUPE_MODES)}", "dedupe_mode")
-        if dedupe_mode == "auto":
-            dedupe_mode = "merge" if len(inputs) > 1 else "first"
-        report = report if report is not None else Report(strict=strict)
-        scope = None
-        if base_url is not None:
-            base_url, scope = _base(base_url, report)
-            if not scope_check:
-                report.scope = None  # no scope was held against the URLs
-        input_url = _input_url(reading.input_url)
-        out_path = dest_path(output)
-        settings = settings_of(out_path, writing, base_url, output, report, limits)
-        own_input = find_base(inputs, out_path)
-        check_publish(publish, out_path, base_url, own_input)
-        return cls(report, base_url, scope, input_url or base_url, dedupe_mode, own_input,
-                   settings, profile_of(limits.profile, limits.max_urls, limits.max_bytes),
-                   scope_check)
-
-
-def _steps(run: _Run, out: OutputSet, inputs: Sequence[Source], reading: ReadOptions,
-           web: Web, defaults: Defaults, progress: Optional[Progress],
-           changes: Optional[Changes], news: Optional[NewsSitemap]
-           ) -> tuple[Iterator[Batch], Optional[MergeCounts]]:
-    """The batches to write: the inputs read, then each step of the data path in turn."""
-    report, prof = run.report, run.profile
-    reader = Reading(out, reading.from_format, report, run.doc_url, reading.max_feed_bytes,
-                     reading.follow, None if run.scope is None else run.scope.prefix, web,
-                     run.scope_check, news)
-    # (a special file written through, out.path None, is no earlier version to merge with)
-    base_name = run.own_input if run.dedupe_mode == "merge" and out.path is not None else None
-    if base_name is not None:
-        reader.base = {base_name}
-    stream: Iterator[Batch] = reader.all(inputs)
-    if progress is not None and progress.on_update is not None:
-        stream = _counted(stream, progress)
-    stream = normalize(stream, report)
-    stream = check_length(stream, prof.max_loc, report, prof.name, prof.min_loc)
-    if run.scope_check:
-        stream = within_scope(stream, report, run.scope)
-    counts = None
-    if run.dedupe_mode == "merge":
-        counts = MergeCounts(base_name)
-        if changes is not None:
-            counts.on_change = changes.add
-        stream = merge(stream, counts, base=reader.base)
-    elif run.dedupe_mode == "first":
-        stream = dedupe(stream, report)
-    if news is not None:  # articles of earlier runs age out; what is no article never was news
-        from ..extensions.news import now  # (the clock, or SOURCE_DATE_EPOCH)
-
-        stream = news_only(stream, now(), report)
-    return apply_defaults(stream, defaults.changefreq, defaults.priority), counts
-
-
-def _input_url(input_url: Optional[str]) -> Optional[str]:
-    if input_url is None:
-        return None
-    try:
-        return normalize_url(input_url)
-    except ValueError as exc:
-        raise OptionError(str(exc), "input_url") from None
-
-
-def _base(base_url: str, report: Report) -> tuple[str, Scope]:
-    """`base_url` as the directory it names (model/scope.py's base_of), and that scope."""
-    directory, scope, note = base_of(base_url)
-    if note is not None:
-        report.note(note)
-    report.scope, report.scope_from = scope.prefix, "`base_url`"
-    return directory, scope
-
-
-def _counted(batches: Iterable[Batch], progress: Progress) -> Iterator[Batch]:
+def _counted(batches: Iterator[Batch], progress: Progress) -> Iterator[Batch]:
     for batch in batches:
         progress.read(len(batch.locs))
         yield batch
