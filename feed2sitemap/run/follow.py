@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator
-from typing import Optional, Protocol
+from typing import Optional, Union
 
 from ..errors import InputError
 from ..files.previous import part_relpath
@@ -20,16 +20,6 @@ from ..web.fetch import redact
 
 DEFAULT_MAX_PARTS = 1000  # parts fetched by URL in one run (each is a request to the site)
 PartReader = Callable[[str], Iterable[Batch]]
-
-
-class Parts(Protocol):
-    """Where the sitemaps an index lists are, and how to read them."""
-
-    def locate(self, index: Record) -> str: ...
-
-    def read(self, where: str, index: Record) -> Iterable[Batch]: ...
-
-    def below(self, where: str) -> Parts: ...
 
 
 def part_path(index: Record, directory: str, base_prefix: Optional[str] = None) -> str:
@@ -56,13 +46,19 @@ def part_path(index: Record, directory: str, base_prefix: Optional[str] = None) 
 
 
 class LocalParts:
-    def __init__(self, directory: str, read_part: PartReader,
+    """The parts of an index read from a file, beside it; ``directory`` None for an index read
+    from a stream, which has no directory to find its parts in."""
+
+    def __init__(self, directory: Optional[str], read_part: PartReader,
                  base_prefix: Optional[str] = None) -> None:
         self.directory = directory
         self.read_part = read_part
         self.base_prefix = base_prefix
 
     def locate(self, index: Record) -> str:
+        if self.directory is None:
+            raise InputError(index.source, index.line,
+                             "`follow` needs the index as a file: its parts are read beside it")
         path = part_path(index, self.directory, self.base_prefix)
         if not os.path.isfile(path):
             raise InputError(index.source, index.line,
@@ -74,6 +70,7 @@ class LocalParts:
         return self.read_part(where)
 
     def below(self, where: str) -> LocalParts:
+        assert self.directory is not None  # (located: there is one)
         sub = os.path.dirname(where)
         prefix = self.base_prefix
         if prefix is not None and sub != self.directory:
@@ -129,18 +126,7 @@ class RemoteParts:
         return self
 
 
-class NoParts:
-    """An index read from a stream: it has no directory to find its parts in."""
-
-    def locate(self, index: Record) -> str:
-        raise InputError(index.source, index.line,
-                         "`follow` needs the index as a file: its parts are read beside it")
-
-    def read(self, where: str, index: Record) -> Iterable[Batch]:
-        return ()
-
-    def below(self, where: str) -> NoParts:
-        return self
+Parts = Union[LocalParts, RemoteParts]
 
 
 def _host(netloc: str) -> str:

@@ -23,7 +23,7 @@ from ..readers import WHOLE_READERS, reader, whole_reader
 from ..readers.detect import open_input, sniff
 from ..readers.feed.reader import read_feed
 from ..web.fetch import DEFAULT_MAX_FETCH_BYTES, DEFAULT_TIMEOUT, fetch, is_url, redact
-from .follow import DEFAULT_MAX_PARTS, LocalParts, NoParts, Parts, RemoteParts, follow_index_batches
+from .follow import DEFAULT_MAX_PARTS, LocalParts, Parts, RemoteParts, follow_index_batches
 
 Source = Union[str, "os.PathLike[str]", IO[bytes]]
 
@@ -220,10 +220,8 @@ class Reading:
             return RemoteParts(source, lambda where: self.read(where, None, part=True, web=web),
                                self.report, same_host=self.scope_check,
                                max_parts=self.web.max_parts)
-        if path is None:
-            return NoParts()
-        return LocalParts(os.path.dirname(path), lambda where: self.read_part(where, is_output),
-                          self.base_prefix)
+        return LocalParts(None if path is None else os.path.dirname(path),
+                          lambda where: self.read_part(where, is_output), self.base_prefix)
 
     def read_part(self, where: str, of_output: bool) -> Iterator[Batch]:
         if of_output and self.base is not None:

@@ -85,9 +85,8 @@ def fetch(url: str, *, timeout: float = DEFAULT_TIMEOUT, cache_dir: Optional[str
                      max_bytes, private_redirects, same_host)
     try:
         validators = cache.validators(url) if cache is not None else {}
-        try:
-            response = _request(url, target, shown, validators, bounds)
-        except _NotModified:  # (asked conditionally: there is a cache)
+        response = _request(url, target, shown, validators, bounds)
+        if response is None:  # not modified (asked conditionally: there is a cache)
             assert cache is not None
             cached = cache.cached(url)
             if cached is not None:
@@ -103,13 +102,10 @@ def fetch(url: str, *, timeout: float = DEFAULT_TIMEOUT, cache_dir: Optional[str
         raise
 
 
-class _NotModified(Exception):
-    """The server answered 304 to a conditional request."""
-
-
 def _request(url: str, target: str, shown: str, validators: dict[str, str],
              bounds: _Bounds) -> Any:
-    """The response to one GET of ``target``, redirects followed; InputError on any failure."""
+    """The response to one GET of ``target``, redirects followed, or None for a 304 to a
+    conditional request; InputError on any failure."""
     import base64
     import urllib.error
     import urllib.request
@@ -127,7 +123,7 @@ def _request(url: str, target: str, shown: str, validators: dict[str, str],
     except urllib.error.HTTPError as exc:
         exc.close()
         if exc.code == 304 and validators:
-            raise _NotModified() from None
+            return None
         raise InputError(shown, None, _status(exc)) from None
     except InputError:
         raise
