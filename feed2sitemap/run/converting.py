@@ -36,21 +36,10 @@ from ..pipeline.steps import (
     within_scope,
 )
 from .publish import Changes, Publish, check_publish, robots
-from .reading import Reading, Source, Web, read, read_batches, source_name
-from .writing import (
-    Destination,
-    Summary,
-    dest_path,
-    open_output,
-    output_format,
-    settings_of,
-    write,
-    write_batches,
-    write_to,
-)
+from .reading import Reading, Source, Web, source_name
+from .writing import Destination, Summary, dest_path, open_output, settings_of, write_to
 
-__all__ = ["Publish", "Source", "Summary", "Web", "convert", "output_format", "read",
-           "read_batches", "write", "write_batches"]
+__all__ = ["Publish", "Summary", "Web", "convert"]
 
 DEDUPE_MODES = ("auto", "merge", "first", "none")
 

@@ -59,24 +59,19 @@ class Summary:
         return sum(f.count for f in self.parts)
 
 
-def output_format(output: Optional[str], to: Optional[str]) -> Format:
-    """`to` wins; else the output name, in any case: .txt → text, .rss → rss, .atom → atom
-    (each also .gz); anything else → XML."""
-    if to is not None:
-        return get_format(to)
-    if output:
-        return format_for_name(split_name(os.path.basename(output))[1].lower())
-    return get_format("xml")
-
-
 def settings_of(path: Optional[str], writing: WriteOptions, base_url: Optional[str],
                 dest: Destination, report: Report) -> tuple[Format, Optional[int]]:
     """The output format and gzip level (None: not compressed), checked before any input is
-    read. Compressed when `gzip` says so, else when the name ends ".gz" (in any case); a name
-    that says otherwise than the content is warned about: web servers label a file by its name
-    (Content-Type, Content-Encoding), so a crawler would misread it."""
+    read. The format is `to`, else the output name's, in any case (.txt text, .rss rss, .atom
+    atom, each also .gz; anything else XML). Compressed when `gzip` says so, else when the
+    name ends ".gz"; a name that says otherwise than the content is warned about: web servers
+    label a file by its name (Content-Type, Content-Encoding), so a crawler would misread it."""
+    fmt: Format = URLSET
     try:
-        fmt = output_format(path, writing.to)
+        if writing.to is not None:
+            fmt = get_format(writing.to)
+        elif path:
+            fmt = format_for_name(split_name(os.path.basename(path))[1].lower())
     except ValueError as exc:
         raise UnsupportedFormat(str(exc), "to") from None
     if writing.index == "always" and (base_url is None or path is None):
