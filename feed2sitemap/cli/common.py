@@ -122,10 +122,6 @@ def signal_code(exc: BaseException) -> Optional[int]:
     return None
 
 
-def stopped(code: int) -> str:
-    return {130: "interrupted", 129: "hung up"}.get(code, "terminated")
-
-
 def say(text: str) -> None:
     click.echo(f"{PROG}: {render(text)}", err=True)
 
@@ -319,6 +315,6 @@ class Command(click.Command):
                 raise
             # Signals are held while files are put in place (deferred_signals), so either
             # all of the output is in place or none of it.
-            how = stopped(code)
+            how = {130: "interrupted", 129: "hung up"}.get(code, "terminated")
             raise _Failed(f"{how} after the output was written" if progress.written
                           else f"{how}; nothing was written", code) from None
