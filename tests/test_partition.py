@@ -27,7 +27,7 @@ from feed2sitemap import (
     WriteOptions,
     read,
 )
-from feed2sitemap.cli.index import index_command
+from feed2sitemap.cli.main import index_command
 from feed2sitemap.pipeline.merging import MergeCounts
 from feed2sitemap.scale.indexing import write_index
 from feed2sitemap.scale.partition import PartManifest, partition_of, prepare, write_partition

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import sys
 import time
-from types import FrameType
 from typing import TYPE_CHECKING, Any, Optional
 
 import click
@@ -16,20 +16,21 @@ import click
 from ..errors import Feed2SitemapError, OptionError
 from ..model.report import Progress, Report
 
-if TYPE_CHECKING:  # (annotations only: a run imports what it uses, when it uses it)
+if TYPE_CHECKING:
     from ..files.outputs import FileInfo
     from ..pipeline.merging import MergeCounts
     from ..pipeline.removals import Removals
     from ..run.writing import Summary
 
 PROG = "feed2sitemap"
+PROGRESS_KEY = "feed2sitemap.progress"
 
 
 class Terminated(BaseException):
     """SIGTERM, or SIGHUP (a closed terminal or ssh session), raised in the main thread so
     that temporaries are removed on the way out, as they are for Ctrl-C."""
 
-    def __init__(self, signum: int = 15) -> None:
+    def __init__(self, signum: int = signal.SIGTERM) -> None:
         super().__init__(signum)
         self.signum = signum
 
@@ -39,31 +40,28 @@ class Interrupted(BaseException):
     turns that into "Aborted!" and exit 1 while it parses the options."""
 
 
+class StdoutGone(BaseException):
+    """stdout's reader has gone (`feed2sitemap ... | head -1`). Not an Exception: click would
+    turn a broken pipe into exit 1; the console script ends the way other filters do."""
+
+
 # The run's state for the signal handler: "running" (a signal raises, once), "stopping" (the
 # first one is being handled: the cleanup runs to its end, later signals are ignored) or
-# "done" (the run is over: a signal changes nothing).
+# "done" (the output is in place: a signal changes nothing).
 _run_state = "running"
 
 
-def on_signal(signum: int, frame: Optional[FrameType]) -> None:
-    """SIGINT raises Interrupted, SIGTERM and SIGHUP Terminated, the first time only: a second
-    Ctrl-C must not cut short the removal of the temporaries (issue 35, item 21)."""
+def on_signal(signum: int, frame: object) -> None:
+    """Raise Interrupted for SIGINT, Terminated for the others, the first time only: a second
+    Ctrl-C must not cut short the removal of the temporaries."""
     global _run_state
-    if _run_state != "running":
-        return
-    _run_state = "stopping"
-    import signal
-
-    raise Interrupted if signum == signal.SIGINT else Terminated(signum)
-
-
-on_sigint = on_sigterm = on_signal  # (their earlier names)
+    if _run_state == "running":
+        _run_state = "stopping"
+        raise Interrupted if signum == signal.SIGINT else Terminated(signum)
 
 
 def start_run(signums: tuple[int, ...]) -> None:
     """The console script's command is about to run: ``signums`` raise from now on."""
-    import signal
-
     global _run_state
     _run_state = "running"
     sys.unraisablehook = _unraisable
@@ -73,14 +71,13 @@ def start_run(signums: tuple[int, ...]) -> None:
 
 def _unraisable(args: Any) -> None:
     """A signal's exception raised while Python ran a finalizer (a generator closed by the
-    collector, a __del__) cannot leave it: Python prints it with a traceback and goes on, and
-    the run would end as if no signal had come. It is sent again instead, to be raised where
-    it can be (or held, while files are put in place). From another thread, a moment later:
-    sent from here, its handler would run, and raise, inside this hook again."""
+    collector, a __del__) cannot leave it: Python prints it and goes on, as if no signal had
+    come. It is sent again instead, to be raised where it can be (or held, while files are put
+    in place); from another thread, a moment later, since from here its handler would raise
+    inside this hook again."""
     global _run_state
     exc = args.exc_value
     if isinstance(exc, (Interrupted, Terminated)) and _run_state == "stopping":
-        import signal
         import threading
 
         _run_state = "running"
@@ -96,35 +93,35 @@ def end_run() -> None:
     _run_state = "done"
 
 
-def signal_code(exc: BaseException) -> Optional[int]:
-    """The exit code of a run a signal ended (128 + its number), None for other exceptions."""
-    if isinstance(exc, (KeyboardInterrupt, Interrupted)):
-        return 130
-    if isinstance(exc, Terminated):
-        return 128 + exc.signum
-    return None
-
-
-def _how(code: int) -> str:
-    return {130: "interrupted", 129: "hung up"}.get(code, "terminated")
-
-
 def prepare_process() -> None:
-    """What a command's own process sets up before it runs: SIGTERM and SIGHUP end it as
-    Ctrl-C does, and the modules loaded so far (click, feedparser, ...), which live as long as
-    the process, are moved out of the collector's sight, so that its full collections, which a
-    run of a million records triggers a few dozen times, walk only what the run itself holds."""
+    """SIGTERM and SIGHUP end a command's process as Ctrl-C does; the modules loaded so far,
+    which live as long as the process, are moved out of the collector's sight, so that its full
+    collections (a few dozen in a run of a million records) walk only what the run holds."""
     import gc
-    import signal
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGHUP, on_signal)
     gc.freeze()
 
 
-class StdoutGone(BaseException):
-    """stdout's reader has gone (`feed2sitemap ... | head -1`). Not an Exception: click would
-    turn a broken pipe into exit 1; the console script ends the way other filters do."""
+def unwrapped_signal(exc: RuntimeError) -> Optional[BaseException]:
+    """The Ctrl-C or SIGTERM inside ``exc``: Python 3.11 wraps what is raised while a class is
+    being made (a dataclass's fields, in a module imported when first used) in a RuntimeError
+    "Error calling __set_name__", so a signal at that moment arrives as one."""
+    cause = exc.__cause__
+    return cause if isinstance(cause, (KeyboardInterrupt, Interrupted, Terminated)) else None
+
+
+def signal_code(exc: BaseException) -> Optional[int]:
+    """The exit code of a run a signal ended (128 + its number), None for other exceptions."""
+    if isinstance(exc, RuntimeError):
+        caught = unwrapped_signal(exc)
+        return None if caught is None else signal_code(caught)
+    if isinstance(exc, (KeyboardInterrupt, Interrupted)):
+        return 130
+    if isinstance(exc, Terminated):
+        return 128 + exc.signum
+    return None
 
 
 def say(text: str) -> None:
@@ -138,7 +135,6 @@ _OPTION_OF = {"scope_check": "--no-scope-check", "scope_check=False": "--no-scop
               "atomic": "--no-atomic", "atomic=False": "--no-atomic",
               "follow=True": "--follow", "gzip=True": "--gzip", "gzip=False": "--no-gzip",
               "dedupe_mode": "--merge/--keep-first/--no-dedupe", "output": "-o/--output"}
-_PARAMETER = r"`([a-z][a-z_]*(?:=\w+)?)`"  # (compiled by re.sub when a message has one)
 
 
 def render(text: str) -> str:
@@ -147,19 +143,16 @@ def render(text: str) -> str:
         return text
     ctx = click.get_current_context(silent=True)
     options = dict(_OPTION_OF)
-    if ctx is not None:
-        for param in ctx.command.params:
-            if isinstance(param, click.Option) and param.name:
-                options[param.name] = "/".join(o for o in param.opts if o.startswith("--"))
-    return re.sub(_PARAMETER, lambda m: options.get(m.group(1), m.group(0)), text)
+    for param in ctx.command.params if ctx is not None else ():
+        if isinstance(param, click.Option) and param.name:
+            options[param.name] = "/".join(o for o in param.opts if o.startswith("--"))
+    return re.sub(r"`([a-z][a-z_]*(?:=\w+)?)`", lambda m: options.get(m[1], m[0]), text)
 
 
 class ProgressLine:
-    """A one-line progress display on a terminal's stderr, for runs longer than DELAY seconds.
-
-    Redrawn at most every quarter second (the library calls in once per batch of URLs) and
-    cleared before any other message and at the end, so nothing of it stays on the screen.
-    """
+    """A one-line progress display on a terminal's stderr, for runs longer than DELAY seconds,
+    redrawn at most every quarter second and cleared before any other message and at the end,
+    so nothing of it stays on the screen."""
 
     DELAY = float(os.environ.get("FEED2SITEMAP_PROGRESS_DELAY", "2"))
 
@@ -174,9 +167,9 @@ class ProgressLine:
         if elapsed < self.DELAY or now - self.drawn_at < 0.25:
             return
         self.drawn_at = now
-        rate = progress.urls / elapsed if elapsed else 0.0
         sys.stderr.write(f"\r\x1b[K{PROG}: {progress.urls:,} URLs read, {progress.files} "
-                         f"file{'s' if progress.files != 1 else ''} written, {rate:,.0f} URLs/s")
+                         f"file{'s' if progress.files != 1 else ''} written, "
+                         f"{progress.urls / elapsed if elapsed else 0.0:,.0f} URLs/s")
         sys.stderr.flush()
         self.shown = True
 
@@ -191,10 +184,6 @@ class ProgressLine:
         say(text)
 
 
-def _size(n: int) -> str:
-    return f"{n:,} bytes"
-
-
 def count(n: int, noun: str) -> str:
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
@@ -203,31 +192,34 @@ def summary_lines(summary: Summary) -> list[str]:
     lines = []
     files = summary.files
     what = "sitemap" if summary.of_sitemaps else "URL"
+
+    def verb(unchanged: Optional[bool]) -> str:
+        return "unchanged" if unchanged else "wrote"
+
     def sizes(f: FileInfo) -> str:
-        gzipped = f", {_size(f.compressed_size)} gzipped" if f.compressed_size is not None else ""
-        return _size(f.size) + gzipped
+        gzipped = (f", {f.compressed_size:,} bytes gzipped" if f.compressed_size is not None
+                   else "")
+        return f"{f.size:,} bytes{gzipped}"
 
     if len(files) > 1:
         for f in files:
             noun = "sitemap" if f in summary.indexes else what
-            verb = "unchanged" if f.unchanged else "wrote"
-            lines.append(f"{verb} {f.path}: {count(f.count, noun)}, {sizes(f)}")
-    for path in summary.cleaned:
-        lines.append(f"removed {path}: a temporary of an interrupted run")
-    for path in summary.left:
-        lines.append(f"kept {path}: the replaced index listed it, the new one does not (not "
-                     "written by feed2sitemap, so not removed)")
-    report = summary.report
+            lines.append(f"{verb(f.unchanged)} {f.path}: {count(f.count, noun)}, {sizes(f)}")
+    lines += [f"removed {path}: a temporary of an interrupted run" for path in summary.cleaned]
+    lines += [f"kept {path}: the replaced index listed it, the new one does not (not written "
+              "by feed2sitemap, so not removed)" for path in summary.left]
     if len(files) == 1:
-        verb = "unchanged" if files[0].unchanged else "wrote"
-        head = f"{verb} {count(summary.urls, what)} to {files[0].path} ({sizes(files[0])})"
+        head = (f"{verb(files[0].unchanged)} {count(summary.urls, what)} to {files[0].path} "
+                f"({sizes(files[0])})")
     else:
-        verb = "unchanged:" if len(summary.unchanged) == len(files) else "wrote"
-        head = (f"{verb} {count(summary.urls, what)} in {count(len(summary.parts), 'file')} "
-                f"and {count(len(summary.indexes), 'index file')}")
-        if summary.unchanged and verb == "wrote":
+        all_same = len(summary.unchanged) == len(files)
+        head = (f"{'unchanged:' if all_same else 'wrote'} {count(summary.urls, what)} in "
+                f"{count(len(summary.parts), 'file')} and "
+                f"{count(len(summary.indexes), 'index file')}")
+        if summary.unchanged and not all_same:
             head += (f" ({len(summary.unchanged):,} of the {len(files):,} files unchanged, "
                      "not rewritten)")
+    report = summary.report
     head += "; " + _skipped_text(report)
     if report.excluded:
         head += f"; {sum(report.excluded.values()):,} excluded (" + ", ".join(
@@ -242,22 +234,6 @@ def summary_lines(summary: Summary) -> list[str]:
     return lines
 
 
-def removal_lines(summary: Summary, quiet: bool) -> list[str]:
-    """Deletions are said even under -q (shortened to one line): a user must be able to see
-    every file a scheduled run removed."""
-    lines = [f"warning: could not remove {path}: {why}" for path, why in summary.not_removed]
-    if quiet and summary.removed:
-        names = ", ".join(os.path.basename(p) for p in summary.removed[:5])
-        more = len(summary.removed) - 5
-        lines.append(f"removed {count(len(summary.removed), 'file')} of the earlier output "
-                     f"that this run no longer writes: {names}"
-                     f"{f', +{more} more' if more > 0 else ''}")
-    elif summary.removed:
-        lines += [f"removed {path}: listed by the replaced index, no longer written"
-                  for path in summary.removed]
-    return lines
-
-
 def _merge_text(m: Optional[MergeCounts], removals: Optional[Removals] = None) -> str:
     if m is None:  # (removals are counted in merges only)
         return ""
@@ -265,10 +241,9 @@ def _merge_text(m: Optional[MergeCounts], removals: Optional[Removals] = None) -
         gone = "" if removals is None else f", {_removed_text(removals)}"
         return (f"merged: {count(m.added, 'URL')} added, {m.updated:,} updated{gone}, "
                 f"compared with {m.base}")
-    copies = "copy" if m.copies == 1 else "copies"
-    entries = "entry" if m.updated == 1 else "entries"
-    return (f"merged: {count(m.urls, 'distinct URL')}, {m.copies:,} duplicate {copies} folded "
-            f"in, {m.updated:,} {entries} changed by a later copy")
+    return (f"merged: {count(m.urls, 'distinct URL')}, {m.copies:,} duplicate "
+            f"{'copy' if m.copies == 1 else 'copies'} folded in, {m.updated:,} "
+            f"{'entry' if m.updated == 1 else 'entries'} changed by a later copy")
 
 
 def _removed_text(removals: Removals) -> str:
@@ -291,6 +266,22 @@ def _removed_names(removals: Removals) -> list[str]:
     return named
 
 
+def removal_lines(summary: Summary, quiet: bool) -> list[str]:
+    """Deletions are said even under -q (shortened to one line): a user must be able to see
+    every file a scheduled run removed."""
+    lines = [f"warning: could not remove {path}: {why}" for path, why in summary.not_removed]
+    if quiet and summary.removed:
+        names = ", ".join(os.path.basename(p) for p in summary.removed[:5])
+        more = len(summary.removed) - 5
+        lines.append(f"removed {count(len(summary.removed), 'file')} of the earlier output "
+                     f"that this run no longer writes: {names}"
+                     f"{f', +{more} more' if more > 0 else ''}")
+    elif summary.removed:
+        lines += [f"removed {path}: listed by the replaced index, no longer written"
+                  for path in summary.removed]
+    return lines
+
+
 def _skipped_text(report: Report) -> str:
     if not report.total_skipped:
         return "skipped none"
@@ -303,6 +294,30 @@ def _skipped_text(report: Report) -> str:
         else:
             parts.append(f"{n:,} {kind}")
     return f"skipped {report.total_skipped:,}: " + ", ".join(parts)
+
+
+def say_summary(summary: Summary, quiet: bool, verbose: bool = False) -> None:
+    lines = [] if quiet else summary_lines(summary)
+    if quiet and summary.removals is not None and summary.removals.total:
+        lines.append(_merge_text(summary.merge, summary.removals))  # one line even with -q
+    if verbose and summary.removals is not None:
+        lines += _removed_names(summary.removals)
+    for line in lines + removal_lines(summary, quiet):
+        dry = summary.dry_run and not line.startswith("dry run")
+        say(("dry run: would have " + line) if dry else line)
+    if summary.indexnow is not None:
+        import json
+
+        sub = summary.indexnow
+        for body in sub.bodies:
+            click.echo(json.dumps(body))
+        if not quiet:
+            say(f"IndexNow: {'would submit' if summary.dry_run else 'submitted'} "
+                f"{count(sub.urls, 'URL')} in {count(sub.requests, 'request')}"
+                if sub.urls else "IndexNow: no URL was added or updated; nothing submitted")
+    if summary.robots is not None and not quiet:
+        say("robots.txt: Sitemap: lines updated" if summary.robots
+            else "robots.txt: Sitemap: lines already right, not rewritten")
 
 
 class _Failed(click.ClickException):
@@ -318,7 +333,7 @@ class _Failed(click.ClickException):
 
 class Command(click.Command):
     """A click command that turns the library's errors and signals into messages and exit codes
-    (1 bad data, 2 bad usage, 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP) instead of tracebacks."""
+    instead of tracebacks."""
 
     def invoke(self, ctx: click.Context) -> Any:
         progress = ctx.meta.setdefault(PROGRESS_KEY, Progress())
@@ -328,59 +343,14 @@ class Command(click.Command):
             return result
         except Feed2SitemapError as exc:
             raise _Failed(render(str(exc)), 2 if isinstance(exc, OptionError) else 1) from None
-        except (KeyboardInterrupt, Interrupted, Terminated) as exc:
-            code = signal_code(exc) or 130
-            raise _Failed(_stopped(_how(code), progress), code) from None
         except BrokenPipeError:
             raise StdoutGone from None
-        except RuntimeError as exc:  # a signal while a class was made (see unwrapped_signal)
-            caught = unwrapped_signal(exc)
-            if caught is None:
+        except (KeyboardInterrupt, Interrupted, Terminated, RuntimeError) as exc:
+            code = signal_code(exc)
+            if code is None:  # (a RuntimeError that is no signal)
                 raise
-            code = signal_code(caught) or 130
-            raise _Failed(_stopped(_how(code), progress), code) from None
-
-
-def unwrapped_signal(exc: RuntimeError) -> Optional[BaseException]:
-    """The Ctrl-C or SIGTERM inside ``exc``: Python 3.11 wraps what is raised while a class is
-    being made (a dataclass's fields, in a module imported when first used) in a RuntimeError
-    "Error calling __set_name__", so a signal at that moment arrives as one."""
-    cause = exc.__cause__
-    return cause if isinstance(cause, (KeyboardInterrupt, Interrupted, Terminated)) else None
-
-
-PROGRESS_KEY = "feed2sitemap.progress"
-
-
-def _stopped(how: str, progress: Progress) -> str:
-    # Ctrl-C, SIGTERM and SIGHUP are held while files are put in place (deferred_signals),
-    # so either all of the output is in place or none of it.
-    if progress.written:
-        return f"{how} after the output was written"
-    return f"{how}; nothing was written"
-
-
-def say_summary(summary: Summary, quiet: bool, verbose: bool = False) -> None:
-    lines = [] if quiet else summary_lines(summary)
-    if quiet and summary.removals is not None and summary.removals.total:
-        lines.append(_merge_text(summary.merge, summary.removals))  # one line even with -q
-    if verbose and summary.removals is not None:
-        lines += _removed_names(summary.removals)
-    for line in lines + removal_lines(summary, quiet):
-        say(("dry run: would have " + line) if summary.dry_run and not line.startswith(
-            "dry run") else line)
-    if summary.indexnow is not None:
-        import json  # (only a run that submits to IndexNow prints its bodies)
-
-        sub = summary.indexnow
-        for body in sub.bodies:
-            click.echo(json.dumps(body))
-        if not quiet:
-            say(f"IndexNow: {'would submit' if summary.dry_run else 'submitted'} "
-                 f"{count(sub.urls, 'URL')} in {count(sub.requests, 'request')}"
-                 if sub.urls else "IndexNow: no URL was added or updated; nothing submitted")
-    if summary.robots is not None and not quiet:
-        say("robots.txt: Sitemap: lines updated" if summary.robots
-             else "robots.txt: Sitemap: lines already right, not rewritten")
-
-
+            # Signals are held while files are put in place (deferred_signals), so either
+            # all of the output is in place or none of it.
+            how = {130: "interrupted", 129: "hung up"}.get(code, "terminated")
+            raise _Failed(f"{how} after the output was written" if progress.written
+                          else f"{how}; nothing was written", code) from None

@@ -14,7 +14,7 @@ from ..model.filters import Threshold
 from ..model.options import ReadOptions
 from ..model.report import Report
 from ..run.diff import KINDS, Diff, diff
-from .common import PROG, Command, count, prepare_process, say
+from .common import Command, count, say
 
 _LABELS = {"added": "added", "removed": "removed", "newer": "lastmod newer",
            "older": "lastmod older", "extensions": "extensions changed"}
@@ -134,9 +134,3 @@ def _markdown(d: Diff) -> str:
 
 
 _FORMATS: dict[str, Callable[[Diff], str]] = {"text": _text, "json": _json, "markdown": _markdown}
-
-
-def run_diff(args: list[str]) -> None:
-    """``feed2sitemap diff ARGS``."""
-    prepare_process()
-    diff_command.main(args, prog_name=f"{PROG} diff")

@@ -1,11 +1,11 @@
-"""The command line: options in, one library call, messages and exit codes out."""
+"""The converter's command and `index`; `check` is in check.py, imported by its runs only."""
 
 from __future__ import annotations
 
 import contextlib
 import io
 import sys
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
 import click
 
@@ -20,27 +20,12 @@ from ..readers.feed.reader import DEFAULT_MAX_FEED_BYTES
 from ..run.converting import Publish, Web, convert
 from ..web.fetch import DEFAULT_MAX_FETCH_BYTES, DEFAULT_TIMEOUT, MAX_TIME_FACTOR
 from ..writers import FORMATS
-from .common import (
-    PROG,
-    PROGRESS_KEY,
-    Command,
-    Interrupted,
-    ProgressLine,
-    StdoutGone,
-    on_sigint,
-    prepare_process,
-    say,
-    say_summary,
-)
+from .common import PROG, PROGRESS_KEY, Command, ProgressLine, prepare_process, say, say_summary
 
-if TYPE_CHECKING:  # (check's command is imported when asked for: start-up time)
-    from .check import check_command
-
-__all__ = ["Interrupted", "StdoutGone", "check_command", "convert_command", "main",
-           "on_sigint"]
+_HELP = {"help_option_names": ["-h", "--help"]}
 
 
-@click.command(cls=Command, context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(cls=Command, context_settings=_HELP)
 @click.argument("inputs", nargs=-1, metavar="[INPUT]...")
 @click.option("-o", "--output", metavar="FILE",
               help="Where to write (default: stdout). Replaced only when the run succeeds. "
@@ -160,13 +145,13 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
                     no_scope_check: bool, merge_copies: bool, keep_first: bool,
                     no_dedupe: bool, no_atomic: bool, timeout: float, max_time: Optional[float],
                     max_fetch_bytes: int, allow_private_redirects: bool,
-                    cache_dir: Optional[str],
-                    robots: Optional[str], indexnow_key: Optional[str], indexnow_endpoint: str,
+                    cache_dir: Optional[str], robots: Optional[str],
+                    indexnow_key: Optional[str], indexnow_endpoint: str,
                     indexnow_key_location: Optional[str], dry_run: bool, strict: bool,
                     base_url: Optional[str], news_name: Optional[str],
                     news_language: Optional[str], prune: bool, remove_files: tuple[str, ...],
                     exclude: tuple[str, ...], include: tuple[str, ...], max_removals: str,
-                    verbose: bool, **options: Any) -> None:
+                    verbose: bool, **o: Any) -> None:
     """Turn RSS/Atom feeds, URL lists and sitemaps into sitemaps.
 
     INPUT is a file, an http(s) URL, a robots.txt (its Sitemap: lines) or - for stdin (the
@@ -180,7 +165,8 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
     it no longer lists: feed2sitemap sitemap.xml pages.txt -o sitemap.xml --prune
 
     Validate sitemaps, indexes, URL lists and feeds: feed2sitemap check FILE...; compare two:
-    feed2sitemap diff OLD NEW (see their --help; a file named "check" is given as ./check).
+    feed2sitemap diff OLD NEW; list a partitioned job's parts in an index: feed2sitemap index
+    (see their --help; a file so named is given as ./check, ./diff or ./index).
     """
     if inputs.count("-") + remove_files.count("-") > 1:
         raise click.UsageError("stdin (-) can be read only once")
@@ -201,18 +187,25 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
         from ..web.indexnow import IndexNow  # (the runs that submit import it: start-up time)
 
         indexnow = IndexNow(indexnow_key, indexnow_endpoint, indexnow_key_location, timeout)
-    web = Web(timeout, cache_dir, max_time=max_time, max_fetch_bytes=max_fetch_bytes,
-              allow_private_redirects=allow_private_redirects)
     try:
         summary = convert(
             [_stdin() if s == "-" else s for s in inputs or ["-"]],
             sys.stdout.buffer if output in (None, "-") else output,
             base_url=base_url, scope_check=not no_scope_check, dedupe_mode=mode,
-            report=report, progress=progress, web=web,
+            report=report, progress=progress,
+            web=Web(timeout, cache_dir, max_time=max_time, max_fetch_bytes=max_fetch_bytes,
+                    allow_private_redirects=allow_private_redirects),
             publish=Publish(robots, indexnow, dry_run),
             news=None if news_name is None else NewsSitemap(news_name, news_language),
+            reading=ReadOptions(o["from_format"], o["max_feed_bytes"], o["follow"],
+                                o["input_url"]),
+            writing=WriteOptions(o["to"], o["gzip"], o["gzip_level"], o["index"],
+                                 not no_atomic, o["lock_timeout"]),
+            limits=Limits(o["profile"], o["max_urls"], o["max_bytes"]),
+            defaults=Defaults(o["changefreq"], o["priority"]),
+            channel=Channel(o["title"], o["site_url"], o["description"]),
             filters=_filters(remove_files, exclude, include), prune=prune,
-            max_removals=max_removals, **_option_groups(options, no_atomic))
+            max_removals=max_removals)
     except IndexNowError as exc:  # the files are written: say so, then what failed
         say_summary(exc.summary, quiet)
         raise
@@ -229,6 +222,52 @@ def _filters(remove_files: tuple[str, ...], exclude: tuple[str, ...],
     return Filters(include, exclude, read_remove_files(files) if files else frozenset())
 
 
+@click.command("index", cls=Command, context_settings=_HELP)
+@click.argument("sources", nargs=-1, required=True, metavar="MANIFEST_OR_PART...")
+@click.option("-o", "--output", metavar="FILE", required=True,
+              help="The index to write (.gz: gzip-compressed); parts are moved beside it.")
+@click.option("--base-url", metavar="URL", required=True,
+              help="Public URL of the output's directory: each part is listed as URL + name.")
+@click.option("--profile", type=click.Choice(sorted(PROFILES)), default="sitemaps",
+              show_default=True, help="Limits the parts must obey, and the index's own.")
+@click.option("--gzip-level", type=click.IntRange(0, 9), metavar="0-9",
+              help="Compression level of a .gz index (default 6).")
+@click.option("--no-atomic", "no_atomic", is_flag=True,
+              help="Overwrite files in place instead of renaming temporaries over them.")
+@click.option("--lock-timeout", type=click.FloatRange(min=0), default=60.0, show_default=True,
+              metavar="SECONDS", help="How long to wait for another run in the directory.")
+@click.option("-q", "--quiet", is_flag=True, help="No summary; errors only.")
+def index_command(sources: tuple[str, ...], output: str, base_url: str, profile: str,
+                  gzip_level: Optional[int], no_atomic: bool, lock_timeout: float,
+                  quiet: bool) -> None:
+    """Write a sitemap index listing the parts a partitioned job wrote (STEM-P-K.xml[.gz]).
+
+    Each MANIFEST_OR_PART is a manifest (JSON Lines, one part a line, names relative to the
+    manifest's directory) or a part itself, then read for its URL count, size and newest
+    lastmod. Parts elsewhere are moved beside the index; the replaced index's parts that are no
+    longer listed are removed. Exit status: 0 written, 1 bad parts (nothing changed), 2 usage.
+    """
+    import os
+
+    from ..scale.indexing import is_manifest, open_regular, read_manifest, write_index
+    from ..scale.partition import PartManifest
+
+    parts: list[PartManifest | str] = []
+    for source in sources:
+        open_regular(source).close()  # (an InputError saying what it is, when not a file)
+        if is_manifest(source):
+            parts += read_manifest(source)
+        else:
+            parts.append(source)
+    report = Report(on_message=None if quiet else say)
+    progress = click.get_current_context().meta.setdefault(PROGRESS_KEY, Progress())
+    summary = write_index(parts, output, base_url=base_url, directory=os.getcwd(),
+                          limits=Limits(profile), report=report, progress=progress,
+                          writing=WriteOptions(gzip_level=gzip_level, atomic=not no_atomic,
+                                               lock_timeout=lock_timeout))
+    say_summary(summary, quiet)
+
+
 def _stdin() -> Any:
     """stdin as a binary stream named "<stdin>" for messages (click's test runner gives a
     nameless one)."""
@@ -237,19 +276,6 @@ def _stdin() -> Any:
         with contextlib.suppress(AttributeError):
             setattr(stream, "name", "<stdin>")  # noqa: B010  (IO.name is read-only to mypy)
     return stream
-
-
-def _option_groups(options: dict[str, Any], no_atomic: bool) -> dict[str, Any]:
-    """The command's options as the library's option groups (model/options.py)."""
-    pick = options.pop
-    return dict(
-        reading=ReadOptions(pick("from_format"), pick("max_feed_bytes"), pick("follow"),
-                            pick("input_url")),
-        writing=WriteOptions(pick("to"), pick("gzip"), pick("gzip_level"), pick("index"),
-                             not no_atomic, pick("lock_timeout")),
-        limits=Limits(pick("profile"), pick("max_urls"), pick("max_bytes")),
-        defaults=Defaults(pick("changefreq"), pick("priority")),
-        channel=Channel(pick("title"), pick("site_url"), pick("description")))
 
 
 def __getattr__(name: str) -> Any:
@@ -263,21 +289,20 @@ def __getattr__(name: str) -> Any:
 
 def main(argv: Optional[list[str]] = None) -> None:
     """Entry point: `feed2sitemap check ...` validates, `feed2sitemap index ...` lists a
-    partitioned job's parts, `feed2sitemap diff ...` compares; anything else converts."""
+    partitioned job's parts, `feed2sitemap diff ...` compares two sitemaps; anything else
+    converts (a file named "check", "index" or "diff" is given as ./check, ./index, ./diff)."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if args[:1] == ["check"]:  # a file named "check" is converted as ./check
+    if args[:1] == ["check"]:
         from .check import run_check  # (a conversion does not import check's command)
 
         run_check(args[1:])
         return
     prepare_process()
-    if args[:1] == ["index"]:  # likewise "index": ./index
-        from .index import main as index_main  # only this command needs it
+    if args[:1] == ["index"]:
+        index_command.main(args[1:], prog_name=f"{PROG} index")
+    elif args[:1] == ["diff"]:
+        from .diff import diff_command  # (only this command needs it)
 
-        index_main(args[1:])
-    elif args[:1] == ["diff"]:  # likewise "diff": ./diff
-        from .diff import run_diff
-
-        run_diff(args[1:])
+        diff_command.main(args[1:], prog_name=f"{PROG} diff")
     else:
         convert_command.main(args, prog_name=PROG)

@@ -1,17 +1,14 @@
 """Following an index: each sitemap it lists is replaced by the records of that sitemap, read
-from a local file beside the index or fetched by its URL.
-
-Where a part is, and what happens when it cannot be read, depends on where the index came from:
-``LocalParts`` (a file: the part is a file beside it, and a missing one stops the run, since an
-update would otherwise drop its URLs) or ``RemoteParts`` (a URL: the part is fetched, on the
-index's host only, at most ``max_parts`` of them, and one that fails is reported and skipped).
+from a local file beside the index (``LocalParts``: a missing one stops the run, since an update
+would otherwise drop its URLs) or fetched by its URL (``RemoteParts``: on the index's host only,
+at most ``max_parts`` of them, and one that fails is reported and skipped).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator
-from typing import Optional, Protocol
+from typing import Optional, Union
 
 from ..errors import InputError
 from ..files.previous import part_relpath
@@ -21,21 +18,8 @@ from ..model.record import Record
 from ..model.report import Report
 from ..web.fetch import redact
 
-__all__ = ["DEFAULT_MAX_PARTS", "LocalParts", "NoParts", "Parts", "RemoteParts",
-           "follow_index_batches", "part_path"]
-
 DEFAULT_MAX_PARTS = 1000  # parts fetched by URL in one run (each is a request to the site)
 PartReader = Callable[[str], Iterable[Batch]]
-
-
-class Parts(Protocol):
-    """Where the sitemaps an index lists are, and how to read them."""
-
-    def locate(self, index: Record) -> str: ...
-
-    def read(self, where: str, index: Record) -> Iterable[Batch]: ...
-
-    def below(self, where: str) -> Parts: ...
 
 
 def part_path(index: Record, directory: str, base_prefix: Optional[str] = None) -> str:
@@ -62,15 +46,19 @@ def part_path(index: Record, directory: str, base_prefix: Optional[str] = None) 
 
 
 class LocalParts:
-    """The parts of an index read from a file: files in its directory (see ``part_path``)."""
+    """The parts of an index read from a file, beside it; ``directory`` None for an index read
+    from a stream, which has no directory to find its parts in."""
 
-    def __init__(self, directory: str, read_part: PartReader,
+    def __init__(self, directory: Optional[str], read_part: PartReader,
                  base_prefix: Optional[str] = None) -> None:
         self.directory = directory
         self.read_part = read_part
         self.base_prefix = base_prefix
 
     def locate(self, index: Record) -> str:
+        if self.directory is None:
+            raise InputError(index.source, index.line,
+                             "`follow` needs the index as a file: its parts are read beside it")
         path = part_path(index, self.directory, self.base_prefix)
         if not os.path.isfile(path):
             raise InputError(index.source, index.line,
@@ -82,6 +70,7 @@ class LocalParts:
         return self.read_part(where)
 
     def below(self, where: str) -> LocalParts:
+        assert self.directory is not None  # (located: there is one)
         sub = os.path.dirname(where)
         prefix = self.base_prefix
         if prefix is not None and sub != self.directory:
@@ -90,10 +79,6 @@ class LocalParts:
 
 
 class RemoteParts:
-    """The parts of an index fetched by URL: each by its <loc>, on the index's own host unless
-    ``same_host`` is off, at most ``max_parts`` in all; a part that cannot be fetched or read
-    is reported (``unreadable part``) and the others are still read."""
-
     def __init__(self, index_url: str, read_part: PartReader, report: Report, *,
                  same_host: bool = True, max_parts: int = DEFAULT_MAX_PARTS) -> None:
         from urllib.parse import urlsplit  # (2 ms of start-up, with ipaddress)
@@ -105,7 +90,8 @@ class RemoteParts:
         self.read_part = read_part
         self.report = report
         self.same_host = same_host
-        self.left = [max_parts]  # shared with the indexes below this one
+        self.max_parts = max_parts
+        self.left = max_parts  # (the indexes below this one are read by this one too)
 
     def locate(self, index: Record) -> str:
         from urllib.parse import urlsplit
@@ -126,11 +112,10 @@ class RemoteParts:
         return loc
 
     def read(self, where: str, index: Record) -> Iterator[Batch]:
-        if self.left[0] <= 0:  # (counted here: a part listed again is not fetched again)
-            raise InputError(index.source, index.line,
-                             "the index lists more parts than one run fetches "
-                             f"({DEFAULT_MAX_PARTS:,})")
-        self.left[0] -= 1
+        if self.left <= 0:  # (counted here: a part listed again is not fetched again)
+            raise InputError(index.source, index.line, "the index lists more parts than one "
+                             f"run fetches ({self.max_parts:,})")
+        self.left -= 1
         try:
             yield from self.read_part(where)
         except InputError as exc:
@@ -141,14 +126,16 @@ class RemoteParts:
         return self
 
 
+Parts = Union[LocalParts, RemoteParts]
+
+
 def _host(netloc: str) -> str:
     """A URL's host[:port], without the user and password that messages never show."""
     return netloc.rpartition("@")[2].lower()
 
 
-def follow_index_batches(batches: Iterable[Batch], parts: Parts, depth: int = 2,
-                         report: Optional[Report] = None,
-                         seen: Optional[set[str]] = None) -> Iterator[Batch]:
+def follow_index_batches(batches: Iterable[Batch], parts: Parts, report: Report,
+                         depth: int = 2, seen: Optional[set[str]] = None) -> Iterator[Batch]:
     """Replace each sitemap of an index by the records of its part. A part may itself be an
     index (ours are, past 50,000 parts), down to ``depth`` levels. Each part is read once
     however often it is listed (an index naming one part 20,000 times would otherwise cost
@@ -164,25 +151,10 @@ def follow_index_batches(batches: Iterable[Batch], parts: Parts, depth: int = 2,
                                  "indexes nested deeper than two levels (`follow`)")
             where = parts.locate(record)
             if where in seen:
-                if report is not None:
-                    report.warn("repeated part", record.source, record.line,
-                                f"part {redact(where)[:200]} is listed again: read once",
-                                record.loc)
+                report.warn("repeated part", record.source, record.line,
+                            f"part {redact(where)[:200]} is listed again: read once",
+                            record.loc)
                 continue
             seen.add(where)
             yield from follow_index_batches(parts.read(where, record), parts.below(where),
-                                            depth - 1, report, seen)
-
-
-class NoParts:
-    """An index read from a stream: it has no directory to find its parts in."""
-
-    def locate(self, index: Record) -> str:
-        raise InputError(index.source, index.line,
-                         "`follow` needs the index as a file: its parts are read beside it")
-
-    def read(self, where: str, index: Record) -> Iterable[Batch]:
-        return ()
-
-    def below(self, where: str) -> NoParts:
-        return self
+                                            report, depth - 1, seen)

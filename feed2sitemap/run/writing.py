@@ -16,29 +16,16 @@ from ..files.naming import split_name
 from ..files.outputs import FileInfo, OutputSet
 from ..files.split import DEFAULT_GZIP_LEVEL, write_output
 from ..model.batch import Batch, batched
-from ..model.limits import Profile, output_profile, profile_of
+from ..model.limits import output_profile, profile_of
 from ..model.options import Channel, Limits, WriteOptions
 from ..model.record import Record
 from ..model.report import Progress, Report, Submitted
 from ..model.scope import base_of, scope_of
 from ..model.urls import normalize_url
-from ..pipeline.merging import (
-    MergeCounts,  # (a Summary field: its type resolves, typing.get_type_hints)
-)
+from ..pipeline.merging import MergeCounts  # (a Summary field: typing.get_type_hints)
 from ..pipeline.removals import Removals
 from ..pipeline.steps import check_fields, check_length, normalize
-from ..writers import (
-    INDEX,
-    URLSET,
-    FeedFormat,
-    Format,
-    UrlsetFormat,
-    format_for_name,
-    get_format,
-)
-
-__all__ = ["Destination", "FileInfo", "Summary", "output_format", "write",
-           "write_batches"]
+from ..writers import INDEX, URLSET, FeedFormat, Format, UrlsetFormat, format_for_name, get_format
 
 Destination = Union[str, "os.PathLike[str]", IO[bytes]]
 
@@ -52,13 +39,14 @@ class Summary:
     removed: list[str] = field(default_factory=list)  # the earlier run's parts, now deleted
     report: Report = field(default_factory=Report)
     of_sitemaps: bool = False  # the parts list sitemaps (an index was converted)
-    merge: Optional[MergeCounts] = None  # what merging did (the default dedupe mode)
+    merge: Optional[MergeCounts] = None  # what merging did
     removals: Optional[Removals] = None  # what left the earlier output (an update in place)
     unchanged: list[str] = field(default_factory=list)  # files whose bytes were already there
     cleaned: list[str] = field(default_factory=list)  # an interrupted run's temporaries, deleted
     not_removed: list[tuple[str, str]] = field(default_factory=list)  # (path, why)
-    left: list[str] = field(default_factory=list)  # files the replaced index listed that
-    # feed2sitemap did not write: kept, though the new index no longer lists them
+    # files the replaced index listed that feed2sitemap did not write: kept, though the new
+    # index no longer lists them
+    left: list[str] = field(default_factory=list)
     dry_run: bool = False  # nothing was written: the files are what would have been
     robots: Optional[bool] = None  # robots.txt changed (True) or was already right (False)
     indexnow: Optional[Submitted] = None  # what was submitted (or, dry, would be)
@@ -73,26 +61,25 @@ class Summary:
         return sum(f.count for f in self.parts)
 
 
-def output_format(output: Optional[str], to: Optional[str]) -> Format:
-    """`to` wins; else the output name, in any case: .txt → text, .rss → rss, .atom → atom
-    (each also .gz); anything else → XML."""
-    if to is not None:
-        return get_format(to)
-    if output:
-        return format_for_name(split_name(os.path.basename(output))[1].lower())
-    return get_format("xml")
-
-
-def _gzip_choice(gzip: Optional[bool], path: Optional[str], dest: Destination,
-                 report: Report) -> bool:
-    """Whether to compress: `gzip`, else whether the name ends ".gz" (in any case).
-
-    A name that says otherwise than the content is warned about: web servers label a file by
-    its name (Content-Type, Content-Encoding), so a crawler would misread it.
-    """
+def settings_of(path: Optional[str], writing: WriteOptions, base_url: Optional[str],
+                dest: Destination, report: Report) -> tuple[Format, Optional[int]]:
+    """The output format and gzip level (None: not compressed), checked before any input is
+    read. The format is `to`, else the output name's, in any case (.txt text, .rss rss, .atom
+    atom, each also .gz; anything else XML). Compressed when `gzip` says so, else when the
+    name ends ".gz"; a name that says otherwise than the content is warned about: web servers
+    label a file by its name (Content-Type, Content-Encoding), so a crawler would misread it."""
+    fmt: Format = URLSET
+    try:
+        if writing.to is not None:
+            fmt = get_format(writing.to)
+        elif path:
+            fmt = format_for_name(split_name(os.path.basename(path))[1].lower())
+    except ValueError as exc:
+        raise UnsupportedFormat(str(exc), "to") from None
+    if writing.index == "always" and (base_url is None or path is None):
+        raise OptionError("\"always\" needs an `output` file and `base_url`", "index")
     named = path is not None and path.lower().endswith(".gz")
-    if gzip is None:
-        return named
+    gzip = named if writing.gzip is None else writing.gzip
     if path is not None and gzip != named:
         report.warn("gzip name", path, None, (
             "`gzip=True` writes gzip data to a name not ending .gz" if gzip else
@@ -101,7 +88,114 @@ def _gzip_choice(gzip: Optional[bool], path: Optional[str], dest: Destination,
     if gzip and path is None and getattr(dest, "isatty", bool)():
         raise OptionError("would write compressed bytes to the terminal; give an `output` "
                           "file name ending .gz (or pipe the output)", "gzip")
-    return gzip
+    if not gzip:
+        return fmt, None
+    return fmt, DEFAULT_GZIP_LEVEL if writing.gzip_level is None else writing.gzip_level
+
+
+def dest_path(dest: Destination) -> Optional[str]:
+    return os.fspath(dest) if isinstance(dest, (str, os.PathLike)) else None
+
+
+def open_output(dest: Destination, progress: Optional[Progress], base_url: Optional[str],
+                writing: WriteOptions, dry_run: bool = False) -> OutputSet:
+    """The output set for ``dest``: taken (locked, the earlier run's files read) before any
+    input is read, so that reading and writing see one state of the directory."""
+    path = dest_path(dest)
+    if path is None:
+        if isinstance(dest, (io.TextIOBase, bytes)) or not hasattr(dest, "write"):
+            raise OptionError(f"must be a path or a binary stream (open(path, 'wb'), "
+                              f"sys.stdout.buffer), not {type(dest).__name__}", "output")
+        return OutputSet(None, dest, progress=progress)  # type: ignore[arg-type]
+    prefix = None
+    if base_url is not None:
+        with contextlib.suppress(ValueError):
+            prefix = scope_of(base_url).prefix
+    return OutputSet(path, progress=progress, atomic=writing.atomic, base_prefix=prefix,
+                     lock_timeout=writing.lock_timeout, dry_run=dry_run)
+
+
+def write(records: Iterable[Record], output: Destination, *, base_url: Optional[str] = None,
+          report: Optional[Report] = None, writing: WriteOptions = WriteOptions(),
+          limits: Limits = Limits(), channel: Channel = Channel(),
+          source_name: Optional[str] = None) -> Summary:
+    """Write records to a path or a binary stream, split by the limits as ``convert`` does.
+
+    What is given is checked as ``convert`` checks what it reads (pipeline.check_fields): each
+    loc normalised and held to the profile's length (what cannot be written is skipped and
+    counted in ``summary.report``, as is a bad lastmod, changefreq or priority, left out), and
+    ``base_url`` as convert takes it (an OptionError if it is no http(s) URL), so no file the
+    schema rejects is written; JSON Lines, a data format, takes the locs as they are.
+    Records that are sitemaps (``is_sitemap``) make a sitemap index. No records at all is an
+    OptionError: a sitemap lists at least one URL.
+    """
+    return write_batches(batched(records), output, base_url=base_url, report=report,
+                         writing=writing, limits=limits, channel=channel,
+                         source_name=source_name)
+
+
+def write_batches(batches: Iterable[Batch], output: Destination, *,
+                  base_url: Optional[str] = None, report: Optional[Report] = None,
+                  writing: WriteOptions = WriteOptions(), limits: Limits = Limits(),
+                  channel: Channel = Channel(), source_name: Optional[str] = None,
+                  progress: Optional[Progress] = None) -> Summary:
+    """``write``, for batches (see model/batch.py), checked as ``write`` says."""
+    report = report or Report()
+    if base_url is not None:
+        base_url, _, note = base_of(base_url)
+        if note is not None:
+            report.note(note)
+    fmt, level = settings_of(dest_path(output), writing, base_url, output, report)
+    prof = profile_of(limits.profile, None, None)
+    checked = _first(check_fields(batches, report))
+    if fmt.limits != "data":  # JSON Lines is data, written as given (lossless)
+        checked = check_length(normalize(checked, report), prof.max_loc, report, prof.name,
+                               prof.min_loc)
+    out = open_output(output, progress, base_url, writing)
+    try:
+        return write_to(out, checked, fmt, level, writing, limits, report, base_url,
+                        source_name, channel)
+    finally:
+        out.close()
+
+
+def _first(batches: Iterator[Batch]) -> Iterator[Batch]:
+    """``batches`` again, once one with a row is known to be there (else OptionError)."""
+    for batch in batches:
+        if batch.locs:
+            return itertools.chain([batch], batches)
+    raise OptionError("no records: a sitemap lists at least one URL", "records")
+
+
+def write_to(out: OutputSet, batches: Iterable[Batch], fmt: Format, gzip_level: Optional[int],
+             writing: WriteOptions, limits: Limits, report: Report, base_url: Optional[str],
+             source_name: Optional[str], channel: Channel) -> Summary:
+    it = _one_kind(batches)
+    first = next(it, None)
+    if first is None:
+        raise _nothing_to_write(source_name, report)
+    if first.is_sitemap and fmt is URLSET:
+        fmt = INDEX
+    elif isinstance(fmt, UrlsetFormat):
+        fmt = fmt.declaring(first)
+    stream: Iterable[Batch] = itertools.chain([first], it)
+    if not fmt.carries_extensions:  # no place for images, videos, news, alternates
+        stream = _without_extensions(stream, fmt.name, report)
+    if isinstance(fmt, FeedFormat):
+        fmt = fmt.for_site(_site_url(channel.site_url, base_url, first.locs[0]), channel.title,
+                           channel.description)
+    # which limits apply depends on what is written, and where (OptionError past them)
+    prof = output_profile(profile_of(limits.profile, None, None), fmt.limits, out.path is None,
+                          limits.max_urls, limits.max_bytes)
+    written = write_output(stream, fmt, prof, out, report, gzip_level=gzip_level,
+                           base_url=base_url, always_index=writing.index == "always")
+    if not written.parts:  # every entry was skipped on the way (larger than a whole file)
+        raise _nothing_to_write(source_name, report)
+    prev = out.previous
+    return Summary(written.parts, written.indexes, out.removed, report, fmt is INDEX,
+                   unchanged=out.unchanged, cleaned=out.cleaned, not_removed=out.not_removed,
+                   left=[p for p in (os.path.join(prev.directory, n) for n in prev.others)
+                         if os.path.isfile(p)])
 
 
 def _one_kind(batches: Iterable[Batch]) -> Iterator[Batch]:
@@ -132,145 +226,6 @@ def _site_url(site_url: Optional[str], base_url: Optional[str], first_loc: str) 
             first_loc, directory=False).prefix
     except ValueError as exc:
         raise OptionError(str(exc), "site_url") from None
-
-
-def write(records: Iterable[Record], output: Destination, *, base_url: Optional[str] = None,
-          report: Optional[Report] = None, writing: WriteOptions = WriteOptions(),
-          limits: Limits = Limits(), channel: Channel = Channel(),
-          source_name: Optional[str] = None) -> Summary:
-    """Write records to a path or a binary stream, split by the limits as ``convert`` does.
-
-    What is given is checked as ``convert`` checks what it reads (pipeline.check_fields): each
-    loc normalised and held to the profile's length (what cannot be written is skipped and
-    counted in ``summary.report``, as is a bad lastmod, changefreq or priority, left out), and
-    ``base_url`` as convert takes it (an OptionError if it is no http(s) URL), so no file the
-    schema rejects is written; JSON Lines, a data format, takes the locs as they are.
-    Records that are sitemaps (``is_sitemap``) make a sitemap index. No records at all is an
-    OptionError: a sitemap lists at least one URL.
-    """
-    return write_batches(batched(records), output, base_url=base_url, report=report,
-                         writing=writing, limits=limits, channel=channel,
-                         source_name=source_name)
-
-
-class Settings:  # (internal: a plain class, as a dataclass's __init__ is compiled at start-up)
-    """What the output options come to, checked before any input is read."""
-
-    __slots__ = ("fmt", "gzip_level", "always_index", "max_urls", "max_bytes")
-
-    def __init__(self, fmt: Format, gzip_level: Optional[int], always_index: bool,
-                 max_urls: Optional[int] = None, max_bytes: Optional[int] = None) -> None:
-        self.fmt = fmt
-        self.gzip_level = gzip_level
-        self.always_index = always_index
-        self.max_urls = max_urls  # lower limits asked for (which apply: limits.output_profile)
-        self.max_bytes = max_bytes
-
-
-def settings_of(path: Optional[str], writing: WriteOptions, base_url: Optional[str],
-                dest: Destination, report: Report, limits: Limits) -> Settings:
-    try:
-        fmt = output_format(path, writing.to)
-    except ValueError as exc:
-        raise UnsupportedFormat(str(exc), "to") from None
-    if writing.index == "always" and (base_url is None or path is None):
-        raise OptionError("\"always\" needs an `output` file and `base_url`", "index")
-    gzip = _gzip_choice(writing.gzip, path, dest, report)
-    level = None
-    if gzip:
-        level = DEFAULT_GZIP_LEVEL if writing.gzip_level is None else writing.gzip_level
-    return Settings(fmt, level, writing.index == "always", limits.max_urls, limits.max_bytes)
-
-
-def dest_path(dest: Destination) -> Optional[str]:
-    return os.fspath(dest) if isinstance(dest, (str, os.PathLike)) else None
-
-
-def open_output(dest: Destination, progress: Optional[Progress], base_url: Optional[str],
-                atomic: bool, lock_timeout: float, dry_run: bool = False) -> OutputSet:
-    """The output set for ``dest``: taken (locked, the earlier run's files read) before any
-    input is read, so that reading and writing see one state of the directory."""
-    path = dest_path(dest)
-    if path is None:
-        return OutputSet(None, _binary_stream(dest), progress=progress)
-    prefix = None
-    if base_url is not None:
-        with contextlib.suppress(ValueError):
-            prefix = scope_of(base_url).prefix
-    return OutputSet(path, progress=progress, atomic=atomic, base_prefix=prefix,
-                     lock_timeout=lock_timeout, dry_run=dry_run)
-
-
-def _binary_stream(dest: Destination) -> IO[bytes]:
-    if dest is None or isinstance(dest, (io.TextIOBase, bytes)) or not hasattr(dest, "write"):
-        raise OptionError(f"must be a path or a binary stream (open(path, 'wb'), "
-                          f"sys.stdout.buffer), not {type(dest).__name__}", "output")
-    return dest  # type: ignore[return-value]
-
-
-def write_batches(batches: Iterable[Batch], output: Destination, *,
-                  base_url: Optional[str] = None, report: Optional[Report] = None,
-                  writing: WriteOptions = WriteOptions(), limits: Limits = Limits(),
-                  channel: Channel = Channel(), source_name: Optional[str] = None,
-                  progress: Optional[Progress] = None) -> Summary:
-    """``write``, for batches (see model/batch.py), checked as ``write`` says."""
-    report = report or Report()
-    if base_url is not None:
-        base_url, _, note = base_of(base_url)
-        if note is not None:
-            report.note(note)
-    settings = settings_of(dest_path(output), writing, base_url, output, report, limits)
-    prof = profile_of(limits.profile, None, None)
-    checked = _first(check_fields(batches, report))
-    if settings.fmt.limits != "data":  # JSON Lines is data, written as given (lossless)
-        checked = check_length(normalize(checked, report), prof.max_loc, report, prof.name,
-                               prof.min_loc)
-    out = open_output(output, progress, base_url, writing.atomic, writing.lock_timeout)
-    try:
-        return write_to(out, checked, settings, prof, report, base_url, source_name, channel)
-    finally:
-        out.close()
-
-
-def _first(batches: Iterator[Batch]) -> Iterator[Batch]:
-    """``batches`` again, once one with a row is known to be there (else OptionError)."""
-    for batch in batches:
-        if batch.locs:
-            return itertools.chain([batch], batches)
-    raise OptionError("no records: a sitemap lists at least one URL", "records")
-
-
-def write_to(out: OutputSet, batches: Iterable[Batch], settings: Settings, prof: Profile,
-              report: Report, base_url: Optional[str], source_name: Optional[str],
-              channel: Channel) -> Summary:
-    fmt = settings.fmt
-    it = _one_kind(batches)
-    first = next(it, None)
-    if first is None:
-        raise _nothing_to_write(source_name, report)
-    if first.is_sitemap and fmt is URLSET:
-        fmt = INDEX
-    elif isinstance(fmt, UrlsetFormat):
-        fmt = fmt.declaring(first)
-    stream: Iterable[Batch] = itertools.chain([first], it)
-    if not fmt.carries_extensions:  # no place for images, videos, news, alternates
-        stream = _without_extensions(stream, fmt.name, report)
-    if isinstance(fmt, FeedFormat):
-        fmt = fmt.for_site(_site_url(channel.site_url, base_url, first.locs[0]), channel.title,
-                           channel.description)
-    # which limits apply depends on what is written, and where (OptionError past them)
-    prof = output_profile(prof, fmt.limits, out.path is None, settings.max_urls,
-                          settings.max_bytes)
-    written = write_output(stream, fmt, prof, out, report,
-                           gzip_level=settings.gzip_level, base_url=base_url,
-                           always_index=settings.always_index)
-    if not written.parts:  # every entry was skipped on the way (larger than a whole file)
-        raise _nothing_to_write(source_name, report)
-    prev = out.previous
-    return Summary(written.parts, written.indexes, out.removed, report, fmt is INDEX,
-                   unchanged=out.unchanged, cleaned=out.cleaned, not_removed=out.not_removed,
-                   left=[p for p in (os.path.join(prev.directory, n) for n in prev.others)
-                         if os.path.isfile(p)])
 
 
 def _without_extensions(batches: Iterable[Batch], fmt: str,

@@ -1,38 +1,33 @@
 """Inputs by URL: http(s) only, a bounded number of redirects, timeouts, a User-Agent naming the
 tool, and (with a cache directory) conditional requests for scheduled runs.
 
-The body is handed to the readers as a stream, exactly as a file would be: gzip is recognised
-by its first bytes whether the server compressed the transfer (``Content-Encoding: gzip``) or
-the file itself (``sitemap.xml.gz``), and each reader applies its own bounds (the feed cap, the
-line and value limits). Standard library only: nothing here needs more than urllib.
-
-A server is hostile input too (issue 35): every protocol fault is an InputError naming the URL;
-each fetch has an overall deadline and a size cap, since ``timeout`` bounds one read only and a
-cron run that never ends keeps its lock; a body cut short of its Content-Length is an error,
-never a complete input; a redirect may not lead into the machine's own network; and a password
-in a URL is sent, never shown.
+The body is handed to the readers as a stream, as a file would be: gzip is recognised by its
+first bytes, and each reader applies its own bounds. A server is hostile input: every protocol
+fault is an InputError naming the URL; each fetch has an overall deadline and a size cap, since
+``timeout`` bounds one read only and a cron run that never ends keeps its lock; a body cut short
+of its Content-Length is an error, never a complete input; a redirect may not lead into the
+machine's own network; a password in a URL is sent, never shown. urllib.request and http.client
+cost 50 ms to import: only a run that fetches imports them.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-from typing import IO, Any, Optional
+from typing import IO, Any, NamedTuple, Optional
 
 from ..errors import InputError
 from ..model.urls import request_url
 
-__all__ = ["DEFAULT_MAX_FETCH_BYTES", "DEFAULT_TIMEOUT", "MAX_REDIRECTS", "MAX_TIME_FACTOR",
-           "Fetched", "fetch", "is_url", "redact", "user_agent"]
-
 DEFAULT_TIMEOUT = 30.0
 MAX_REDIRECTS = 5
 MAX_TIME_FACTOR = 10  # the overall deadline of a fetch, by default: this many `timeout`s
-# bytes of one input as sent, like the feed cap (a sitemap holds at most 50 MB; a gzip transfer
-# expands at most detect.MAX_RATIO times, a cap of its own)
+# bytes of one input as sent (a gzip transfer expands at most detect.MAX_RATIO times: a cap of
+# its own)
 DEFAULT_MAX_FETCH_BYTES = 256 * 1024 * 1024
 _SCHEMES = ("http", "https")
 _CHUNK = 1 << 16
+_NOT_CONDITIONAL = "HTTP 304 Not Modified to a request that was not conditional"
 
 
 def is_url(source: object) -> bool:
@@ -49,20 +44,18 @@ def redact(url: str) -> str:
 
 
 def user_agent() -> str:
-    from .. import __version__
+    from importlib.metadata import PackageNotFoundError, version
 
-    return f"feed2sitemap/{__version__} (sitemap generator)"
+    try:
+        return f"feed2sitemap/{version('feed2sitemap')} (sitemap generator)"
+    except PackageNotFoundError:  # a source tree that was not installed
+        return "feed2sitemap/0.0.0+unknown (sitemap generator)"
 
 
-class Fetched:  # (internal: a plain class, as a dataclass's __init__ is compiled at start-up)
-    """An open body and what the fetch said about it."""
-
-    __slots__ = ("stream", "url", "from_cache")
-
-    def __init__(self, stream: IO[bytes], url: str, from_cache: bool = False) -> None:
-        self.stream = stream  # (an object with read and close: all that the readers call)
-        self.url = url  # after redirects: relative links in the document resolve against it
-        self.from_cache = from_cache
+class Fetched(NamedTuple):
+    stream: Any  # (IO[bytes], or an object with its read and close: all the readers call)
+    url: str  # after redirects: relative links in the document resolve against it
+    from_cache: bool = False
 
 
 def fetch(url: str, *, timeout: float = DEFAULT_TIMEOUT, cache_dir: Optional[str] = None,
@@ -74,7 +67,7 @@ def fetch(url: str, *, timeout: float = DEFAULT_TIMEOUT, cache_dir: Optional[str
     ``max_bytes`` the body as sent. A redirect to a loopback, private or link-local address
     on another host is refused unless ``private_redirects``; with ``same_host`` any redirect
     off the URL's host is (the parts of a remote index)."""
-    from urllib.parse import urlsplit  # (2 ms of start-up, with ipaddress)
+    from urllib.parse import urlsplit
 
     shown = redact(url)
     try:
@@ -83,98 +76,70 @@ def fetch(url: str, *, timeout: float = DEFAULT_TIMEOUT, cache_dir: Optional[str
         raise InputError(shown, None, f"cannot be fetched: not a valid URL: {exc}") from None
     if scheme not in _SCHEMES:
         raise InputError(shown, None, "only http and https URLs are fetched")
-    try:  # what http.client would refuse with a traceback (issue 35, item 5)
-        request_url(shown)
+    try:  # the URI form (an IRI's characters encoded), or what http.client would refuse
+        target = request_url(shown)
     except ValueError as exc:  # (named in one line: a CR or LF in it is shown as "?")
         raise InputError(_clean(shown), None, f"cannot be fetched: {exc}") from None
     cache = _Cache(cache_dir) if cache_dir is not None else None
-    deadline = _Deadline(MAX_TIME_FACTOR * timeout if max_time is None else max_time)
+    bounds = _Bounds(timeout, MAX_TIME_FACTOR * timeout if max_time is None else max_time,
+                     max_bytes, private_redirects, same_host)
     try:
-        return _fetch(url, shown, cache, _Policy(timeout, deadline, max_bytes,
-                                                 private_redirects, same_host))
+        validators = cache.validators(url) if cache is not None else {}
+        response = _request(url, target, shown, validators, bounds)
+        if response is None:  # not modified (asked conditionally: there is a cache)
+            assert cache is not None
+            cached = cache.cached(url)
+            if cached is not None:
+                bounds.cancel()
+                return Fetched(cached, shown, from_cache=True)
+            # the cached copy went away, or is not a regular file: ask again, unconditionally
+            response = _request(url, target, shown, {}, bounds)
+        final = response.geturl()
+        entry = cache.entry(url, response.headers) if cache is not None else None
+        return Fetched(_Body(response, redact(final), bounds, entry), final)
     except BaseException:
-        deadline.cancel()
+        bounds.cancel()
         raise
 
 
-class _Policy:
-    """The bounds of one fetch, with its deadline."""
-
-    def __init__(self, timeout: float, deadline: _Deadline, max_bytes: int,
-                 private_redirects: bool, same_host: bool) -> None:
-        self.timeout = timeout
-        self.deadline = deadline
-        self.max_bytes = max_bytes
-        self.private_redirects = private_redirects
-        self.same_host = same_host
-
-
-def _fetch(url: str, shown: str, cache: Optional[_Cache], policy: _Policy) -> Fetched:
-    validators = cache.validators(url) if cache is not None else {}
-    try:
-        response = _request(url, shown, validators, policy)
-    except _NotModified:
-        cached = cache.cached(url) if cache is not None else None
-        if cached is not None:
-            policy.deadline.cancel()
-            return Fetched(cached, shown, from_cache=True)
-        if not validators:  # (item 26: not "more than 5 redirects")
-            raise InputError(shown, None, _NOT_CONDITIONAL) from None
-        # the cached copy went away, or is not a regular file: ask again, unconditionally
-        # (item 7: a 304 is no copy to read)
-        try:
-            response = _request(url, shown, {}, policy)
-        except _NotModified:
-            raise InputError(shown, None, _NOT_CONDITIONAL) from None
-    final = response.geturl()
-    stream: Any = _Body(response, redact(final), policy)
-    if cache is not None:  # (after _Body: a truncated or capped body is never kept)
-        stream = cache.storing(url, response.headers, stream)
-    return Fetched(stream, final)
-
-
-_NOT_CONDITIONAL = "HTTP 304 Not Modified to a request that was not conditional"
-
-
-class _NotModified(Exception):
-    """The server answered 304."""
-
-
-def _request(url: str, shown: str, validators: dict[str, str], policy: _Policy) -> Any:
-    """The response to one GET of ``url``, redirects followed; InputError on any failure."""
+def _request(url: str, target: str, shown: str, validators: dict[str, str],
+             bounds: _Bounds) -> Any:
+    """The response to one GET of ``target``, redirects followed, or None for a 304 to a
+    conditional request; InputError on any failure."""
     import base64
     import urllib.error
     import urllib.request
     from urllib.parse import unquote, urlsplit
 
+    request = urllib.request.Request(target, headers={
+        "User-Agent": user_agent(), "Accept-Encoding": "gzip", **validators})
     parts = urlsplit(url)
-    request = urllib.request.Request(  # (the URI form: a space or an IRI's characters encoded)
-        request_url(redact(url)), headers={"User-Agent": user_agent(), "Accept-Encoding": "gzip",
-                              **validators})
     if parts.username is not None:  # sent to this URL only, never to where it redirects
         pair = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
         request.add_unredirected_header(
             "Authorization", "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii"))
     try:
-        response = _opener(shown, policy).open(request, timeout=policy.timeout)
+        response = _opener(shown, bounds).open(request, timeout=bounds.timeout)
     except urllib.error.HTTPError as exc:
         exc.close()
-        if exc.code == 304:
-            raise _NotModified() from None
+        if exc.code == 304 and validators:
+            return None
         raise InputError(shown, None, _status(exc)) from None
     except InputError:
         raise
-    except Exception as exc:  # http.client's faults are not OSErrors (issue 35, item 4)
-        raise InputError(shown, None, _failure(exc, policy, opening=True)) from None
+    except Exception as exc:  # http.client's faults are not OSErrors
+        raise InputError(shown, None, _failure(exc, bounds, opening=True)) from None
     length = getattr(response, "length", None)
-    if length is not None and length > policy.max_bytes:
+    if length is not None and length > bounds.max_bytes:
         response.close()
-        raise InputError(redact(response.geturl()), None, _too_big(policy, length))
+        raise InputError(redact(response.geturl()), None, _too_big(bounds, length))
     return response
 
 
 def _status(exc: Any) -> str:
-    """What an HTTP error status means here (issue 35, item 26: each its own message)."""
+    """What an HTTP error status means here, each its own message."""
+    if exc.code == 304:
+        return _NOT_CONDITIONAL
     if exc.code in (301, 302, 303, 307, 308):  # urllib did not follow it
         to = exc.headers.get("Location") or exc.headers.get("URI")
         if not to:
@@ -188,19 +153,18 @@ def _status(exc: Any) -> str:
     return f"HTTP {exc.code} {_clean(str(exc.reason))}"
 
 
-def _failure(exc: BaseException, policy: _Policy, opening: bool) -> str:
+def _failure(exc: BaseException, bounds: _Bounds, opening: bool) -> str:
     """The reason of a failed fetch or read, in one line."""
     import http.client
     import urllib.error
 
-    if policy.deadline.expired:
-        return (f"not fetched within {policy.deadline.seconds:g} s in all (`max_time`); "
-                "stopped")
+    if bounds.expired:
+        return f"not fetched within {bounds.seconds:g} s in all (`max_time`); stopped"
     if isinstance(exc, urllib.error.URLError) and isinstance(exc.reason, BaseException):
         exc = exc.reason
     if isinstance(exc, TimeoutError):
-        return (f"no answer within {policy.timeout:g} s" if opening else
-                f"the server sent nothing for {policy.timeout:g} s")
+        return (f"no answer within {bounds.timeout:g} s" if opening else
+                f"the server sent nothing for {bounds.timeout:g} s")
     if isinstance(exc, http.client.RemoteDisconnected):
         return "the server closed the connection without an answer"
     if isinstance(exc, http.client.IncompleteRead):
@@ -228,14 +192,13 @@ def _clean(text: str) -> str:
     return "".join(c if c.isprintable() else "?" for c in text[:200])
 
 
-def _too_big(policy: _Policy, size: Optional[int] = None) -> str:
+def _too_big(bounds: _Bounds, size: Optional[int] = None) -> str:
     said = f" (it says {size:,})" if size is not None else ""
-    return f"more than {policy.max_bytes:,} bytes{said} (`max_fetch_bytes`); stopped"
+    return f"more than {bounds.max_bytes:,} bytes{said} (`max_fetch_bytes`); stopped"
 
 
-def _opener(shown: str, policy: _Policy) -> Any:
-    """urllib's opener with our redirect rules, its connections watched by the deadline.
-    (urllib.request and http.client cost 50 ms to import: only a run that fetches pays.)"""
+def _opener(shown: str, bounds: _Bounds) -> Any:
+    """urllib's opener with our redirect rules, its connections watched by the deadline."""
     import http.client
     import urllib.request
 
@@ -244,7 +207,7 @@ def _opener(shown: str, policy: _Policy) -> Any:
 
         def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any,
                              newurl: str) -> Any:
-            why = _refused_redirect(req.full_url, newurl, policy)
+            why = _refused_redirect(req.full_url, newurl, bounds)
             if why is not None:
                 fp.close()
                 raise InputError(shown, None, f"redirected to {_clean(redact(newurl))}: {why}")
@@ -254,28 +217,27 @@ def _opener(shown: str, policy: _Policy) -> Any:
         class Connection(base):  # type: ignore[misc]
             def connect(self) -> None:
                 super().connect()
-                policy.deadline.watch(self.sock)
+                bounds.watch(self.sock)
         return Connection
 
     plain, tls = watched(http.client.HTTPConnection), watched(http.client.HTTPSConnection)
 
-    class Plain(urllib.request.HTTPHandler):
+    class Handler(urllib.request.HTTPHandler, urllib.request.HTTPSHandler):
         def http_open(self, req: Any) -> Any:
             return self.do_open(plain, req)
 
-    class TLS(urllib.request.HTTPSHandler):
         def https_open(self, req: Any) -> Any:
             return self.do_open(tls, req)
 
-    return urllib.request.build_opener(Redirects, Plain, TLS)
+    return urllib.request.build_opener(Redirects, Handler)
 
 
-def _refused_redirect(old: str, new: str, policy: _Policy) -> Optional[str]:
-    """Why a redirect is not followed, or None (issue 35, item 25). Only to http(s): a redirect
-    to file: or ftp: would read what the server's owner chooses from our disk or network. Off
-    the host, never to a loopback, private or link-local address (169.254.169.254 is a cloud
-    machine's own secrets): a server on the internet must not make an unattended run read the
-    machine's own network. The URL the user gave is fetched as given, wherever it is."""
+def _refused_redirect(old: str, new: str, bounds: _Bounds) -> Optional[str]:
+    """Why a redirect is not followed, or None. Only to http(s): a redirect to file: or ftp:
+    would read what the server's owner chooses from our disk or network. Off the host, never to
+    a loopback, private or link-local address (169.254.169.254 is a cloud machine's own
+    secrets): a server on the internet must not make an unattended run read the machine's own
+    network. The URL the user gave is fetched as given, wherever it is."""
     from urllib.parse import urlsplit
 
     to, was = urlsplit(new), urlsplit(old)
@@ -283,10 +245,10 @@ def _refused_redirect(old: str, new: str, policy: _Policy) -> Optional[str]:
         return "only http and https are followed"
     if (to.hostname or "").lower() == (was.hostname or "").lower():
         return None  # (another port or scheme of the same host too: http to https)
-    if policy.same_host:
+    if bounds.same_host:
         return (f"a part is fetched from its index's host only ({was.hostname}; "
                 "`scope_check=False` to follow it anyway)")
-    if not policy.private_redirects and not _public(to.hostname or ""):
+    if not bounds.private_redirects and not _public(to.hostname or ""):
         return ("a loopback, private or link-local address, refused "
                 "(`allow_private_redirects`)")
     return None
@@ -312,15 +274,20 @@ def _public(host: str) -> bool:
     return True
 
 
-class _Deadline:
-    """The end of a fetch's time: when it comes, the connections it watches are shut down, so
-    that a read blocked on a server sending a byte now and then returns (``timeout`` is per
-    socket operation, and one read is many of them)."""
+class _Bounds:
+    """The bounds of one fetch. When its deadline comes, the connections it watches are shut
+    down, so that a read blocked on a server sending a byte now and then returns (``timeout``
+    is per socket operation, and one read is many of them)."""
 
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, timeout: float, seconds: float, max_bytes: int,
+                 private_redirects: bool, same_host: bool) -> None:
         import threading
 
+        self.timeout = timeout
         self.seconds = seconds
+        self.max_bytes = max_bytes
+        self.private_redirects = private_redirects
+        self.same_host = same_host
         self.expired = False
         self._sockets: list[Any] = []
         self._lock = threading.Lock()
@@ -358,54 +325,94 @@ def _shut(sock: Any) -> None:
 
 class _Body:
     """A response body, read within the fetch's bounds: every fault of the server or the
-    network is an InputError naming the URL, the size is capped, the deadline holds, and a
-    body that ends short of its Content-Length is cut short, not complete (item 6)."""
+    network is an InputError naming the URL, the size is capped, the deadline holds, and a body
+    that ends short of its Content-Length is cut short, not complete. With a cache ``entry``
+    it is copied to a temporary as it is read, and put in the cache only when read to its end
+    (a run that stops part-way, or a body cut short, leaves the earlier copy): both files by
+    rename, so that one planted there is replaced, never written through."""
 
-    def __init__(self, response: Any, url: str, policy: _Policy) -> None:
+    def __init__(self, response: Any, url: str, bounds: _Bounds,
+                 entry: Optional[tuple[str, str, dict[str, Any]]]) -> None:
         self._response = response
         self._url = url
-        self._policy = policy
+        self._bounds = bounds
         self._expected: Optional[int] = getattr(response, "length", None)
         self._got = 0
+        self._entry = entry
+        self._copy: Optional[IO[bytes]] = None
+        if entry is not None:
+            try:
+                self._temp, self._copy = _temporary(os.path.dirname(entry[0]))
+            except OSError as exc:
+                self.close()
+                raise _unwritable(os.path.dirname(entry[0]), exc) from None
 
     def read(self, n: Optional[int] = -1) -> bytes:
         if n is None or n < 0:  # (never all at once: the cap bounds the memory too)
             return b"".join(iter(lambda: self.read(_CHUNK), b""))
-        if self._policy.deadline.expired:
-            raise InputError(self._url, None, _failure(TimeoutError(), self._policy, False))
+        if self._bounds.expired:
+            raise InputError(self._url, None, _failure(TimeoutError(), self._bounds, False))
         try:
-            data: bytes = self._response.read(min(n, self._policy.max_bytes - self._got + 1))
+            data: bytes = self._response.read(min(n, self._bounds.max_bytes - self._got + 1))
         except Exception as exc:
-            raise InputError(self._url, None, _failure(exc, self._policy, False)) from None
+            raise InputError(self._url, None, _failure(exc, self._bounds, False)) from None
         self._got += len(data)
-        if self._got > self._policy.max_bytes:
-            raise InputError(self._url, None, _too_big(self._policy))
+        if self._got > self._bounds.max_bytes:
+            raise InputError(self._url, None, _too_big(self._bounds))
         if n and not data:
             self._at_end()
+        elif self._copy is not None:
+            self._keep(self._copy.write, data)
         return data
 
     def _at_end(self) -> None:
-        if self._policy.deadline.expired:  # (the deadline shut the connection)
-            raise InputError(self._url, None, _failure(TimeoutError(), self._policy, False))
+        if self._bounds.expired:  # (the deadline shut the connection)
+            raise InputError(self._url, None, _failure(TimeoutError(), self._bounds, False))
         if self._expected is not None and self._got < self._expected:
             raise InputError(self._url, None, f"the body is cut short: {self._got:,} of the "
                              f"{self._expected:,} bytes its Content-Length announced")
-        self._policy.deadline.cancel()
+        self._bounds.cancel()
+        if self._copy is not None:
+            self._copy.close()
+            self._copy = None
+            self._keep(self._store)
+
+    def _store(self) -> None:
+        import json
+
+        assert self._entry is not None
+        meta_path, body_path, meta = self._entry
+        meta_temp, f = _temporary(os.path.dirname(meta_path))
+        with f:
+            f.write(json.dumps(meta).encode("utf-8"))
+        os.replace(self._temp, body_path)
+        os.replace(meta_temp, meta_path)
+
+    def _keep(self, step: Any, *args: Any) -> None:
+        try:
+            step(*args)
+        except OSError as exc:
+            raise _unwritable(os.path.dirname(self._temp), exc) from None
 
     def close(self) -> None:
-        self._policy.deadline.cancel()
+        self._bounds.cancel()
+        if self._copy is not None:
+            self._copy.close()
+            self._copy = None
+            with contextlib.suppress(OSError):
+                os.unlink(self._temp)
         self._response.close()
 
 
 class _Cache:
     """ETag and Last-Modified per URL, with the body they describe, in a directory of the
-    user's choosing (two files per URL, named by a hash of the URL, readable by the owner
-    only: a URL's query may hold a token). The entry holds the URL's full hash, not the URL."""
+    user's choosing: two files per URL, named by a hash of the URL, readable by the owner only
+    (a URL's query may hold a token). The entry holds the URL's full hash, not the URL."""
 
     def __init__(self, directory: str) -> None:
         if not os.path.isdir(directory):
             raise InputError(directory, None, "cache directory does not exist")
-        try:  # before anything is fetched or written (issue 35, item 7)
+        try:  # before anything is fetched or written
             import tempfile
 
             with tempfile.TemporaryFile(dir=directory):
@@ -422,14 +429,13 @@ class _Cache:
                 os.path.join(self.directory, key[:32] + ".body"), key)
 
     def validators(self, url: str) -> dict[str, str]:
-        import json  # (json and tempfile: only a run with --cache, start-up time)
+        import json
 
         meta, body, key = self._paths(url)
         try:
             with _open_regular(meta) as f:
                 data = json.loads(f.read(1 << 16).decode("utf-8"))
-            with _open_regular(body):
-                pass
+            _open_regular(body).close()
         except (OSError, ValueError):
             return {}
         if not isinstance(data, dict) or data.get("key") != key:
@@ -443,21 +449,21 @@ class _Cache:
 
     def cached(self, url: str) -> Optional[IO[bytes]]:
         """The cached body, or None when there is none that is a regular file of its own (a
-        symbolic link planted there is not read: item 17)."""
+        symbolic link planted there is not read)."""
         try:
             return _open_regular(self._paths(url)[1])
         except OSError:
             return None
 
-    def storing(self, url: str, headers: Any, body: Any) -> Any:
-        """The body, copied to the cache as it is read; kept only when read to its end (a run
-        that stops part-way, or a body cut short, leaves the earlier copy)."""
+    def entry(self, url: str, headers: Any) -> Optional[tuple[str, str, dict[str, Any]]]:
+        """Where a body of ``url`` goes, and what is kept of it; None when nothing would
+        validate it later."""
         meta_path, body_path, key = self._paths(url)
         meta = {"key": key, "url": redact(url).split("?")[0].split("#")[0],
                 "etag": headers.get("ETag"), "last_modified": headers.get("Last-Modified")}
         if not (meta["etag"] or meta["last_modified"]):
-            return body  # nothing to validate it by later
-        return _Tee(body, (meta_path, body_path), meta)
+            return None
+        return meta_path, body_path, meta
 
 
 def _open_regular(path: str) -> IO[bytes]:
@@ -472,54 +478,6 @@ def _open_regular(path: str) -> IO[bytes]:
     except BaseException:
         os.close(fd)
         raise
-
-
-class _Tee:
-    """A response body that is also written to a temporary, put in the cache at its end (both
-    files by rename: one planted there is replaced, never written through; mode 0600)."""
-
-    def __init__(self, body: Any, paths: tuple[str, str], meta: dict[str, Any]) -> None:
-        self._body = body
-        self._paths = paths
-        self._meta = meta
-        try:
-            self._temp, copy = _temporary(os.path.dirname(paths[0]))
-        except OSError as exc:
-            body.close()
-            raise _unwritable(os.path.dirname(paths[0]), exc) from None
-        self._copy: Optional[IO[bytes]] = copy
-
-    def read(self, n: Optional[int] = -1) -> bytes:
-        data: bytes = self._body.read(n)
-        if self._copy is not None:
-            try:
-                if data:
-                    self._copy.write(data)
-                elif n != 0:
-                    self._finish()
-            except OSError as exc:
-                raise _unwritable(os.path.dirname(self._paths[0]), exc) from None
-        return data
-
-    def _finish(self) -> None:
-        import json
-
-        assert self._copy is not None
-        self._copy.close()
-        self._copy = None
-        meta_temp, meta = _temporary(os.path.dirname(self._paths[0]))
-        with meta:
-            meta.write(json.dumps(self._meta).encode("utf-8"))
-        os.replace(self._temp, self._paths[1])
-        os.replace(meta_temp, self._paths[0])
-
-    def close(self) -> None:
-        if self._copy is not None:
-            self._copy.close()
-            self._copy = None
-            with contextlib.suppress(OSError):
-                os.unlink(self._temp)
-        self._body.close()
 
 
 def _unwritable(directory: str, exc: OSError) -> InputError:

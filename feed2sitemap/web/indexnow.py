@@ -2,9 +2,8 @@
 
 One JSON POST per host and per 10,000 URLs: ``host``, ``key``, optional ``keyLocation`` and
 ``urlList``. The engine checks the key against a text file on the site (``/KEY.txt``, or
-``keyLocation``). Answers: 200 and 202 accepted; 400 bad request; 403 key not valid (its file
-not found on the site); 422 URLs not on the key's host; 429 too many requests, retried after a
-pause a bounded number of times. The key is never shown in full.
+``keyLocation``). A 429 (too many requests) is retried after a pause a bounded number of times.
+The key is never shown in full.
 """
 
 from __future__ import annotations
@@ -21,9 +20,7 @@ from ..errors import IndexNowError, OptionError
 from ..model.limits import DEFAULT_ENDPOINT
 from ..model.report import Submitted
 from ..model.urls import request_url
-
-__all__ = ["IndexNow", "IndexNowError", "check_key", "mask"]
-
+from .fetch import user_agent
 
 MAX_URLS = 10_000  # per request, the protocol's limit
 RETRIES = 3  # after a 429
@@ -34,13 +31,6 @@ _WHY = {
     422: "the URLs are not on the key's host, or the key does not match its file",
     429: "too many requests",
 }
-
-
-def check_key(key: str) -> str:
-    if not _KEY.fullmatch(key):
-        raise OptionError("the IndexNow key must be 8 to 128 characters of a-z, A-Z, 0-9 and "
-                          "'-'")
-    return key
 
 
 def mask(key: str) -> str:
@@ -56,17 +46,18 @@ class IndexNow:
     sleep: Callable[[float], None] = time.sleep
 
     def __post_init__(self) -> None:
-        check_key(self.key)
-        try:  # what http.client would refuse with a traceback (issue 35, item 5)
+        if not _KEY.fullmatch(self.key):
+            raise OptionError("the IndexNow key must be 8 to 128 characters of a-z, A-Z, 0-9 "
+                              "and '-'")
+        try:  # what http.client would refuse with a traceback
             parts = urlsplit(self.endpoint)
-        except ValueError as exc:
-            raise OptionError(f"the IndexNow endpoint cannot take a request: {exc}") from None
-        if parts.scheme not in ("http", "https"):
-            raise OptionError("the IndexNow endpoint must be an http(s) URL")
-        if "@" in parts.netloc:  # (it would be shown in every message)
-            raise OptionError("the IndexNow endpoint must not hold a user or a password")
-        try:
+            if parts.scheme not in ("http", "https"):
+                raise OptionError("the IndexNow endpoint must be an http(s) URL")
+            if "@" in parts.netloc:  # (it would be shown in every message)
+                raise OptionError("the IndexNow endpoint must not hold a user or a password")
             self.endpoint = request_url(self.endpoint)
+        except OptionError:
+            raise
         except ValueError as exc:
             raise OptionError(f"the IndexNow endpoint cannot take a request: {exc}") from None
 
@@ -83,11 +74,8 @@ class IndexNow:
             yield self._body(host, batch)
 
     def _body(self, host: str, urls: list[str]) -> dict[str, object]:
-        body: dict[str, object] = {"host": host, "key": self.key}
-        if self.key_location:
-            body["keyLocation"] = self.key_location
-        body["urlList"] = urls
-        return body
+        location = {"keyLocation": self.key_location} if self.key_location else {}
+        return {"host": host, "key": self.key, **location, "urlList": urls}
 
     def submit(self, urls: Iterable[str], dry_run: bool = False) -> Submitted:
         done = Submitted()
@@ -114,7 +102,7 @@ class IndexNow:
             request = urllib.request.Request(
                 self.endpoint, data=data, method="POST",
                 headers={"Content-Type": "application/json; charset=utf-8",
-                         "User-Agent": _user_agent()})
+                         "User-Agent": user_agent()})
             try:
                 with urllib.request.urlopen(request, timeout=self.timeout) as response:
                     if response.status in (200, 202):
@@ -130,7 +118,7 @@ class IndexNow:
                 raise IndexNowError(f"IndexNow: {self.endpoint} answered HTTP {exc.code}: {why}"
                                     ) from None
             except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
-                reason = getattr(exc, "reason", exc)  # (a malformed answer too: issue 35, item 4)
+                reason = getattr(exc, "reason", exc)  # (a malformed answer too)
                 raise IndexNowError(f"IndexNow: cannot reach {self.endpoint}: {reason}"
                                     ) from None
 
@@ -148,9 +136,3 @@ def _pause(retry_after: Optional[str], attempt: int) -> float:
     if retry_after is not None and retry_after.strip().isdigit():
         return min(float(retry_after.strip()), 60.0)
     return float(2 ** attempt)
-
-
-def _user_agent() -> str:
-    from .fetch import user_agent
-
-    return user_agent()

@@ -1,13 +1,11 @@
 """Keeping the ``Sitemap:`` lines of a robots.txt in step with what a run wrote.
 
 Search engines learn of a sitemap from robots.txt (Google's ping endpoint is gone since 2023).
-A run names its index (or its single sitemap) there, and each STEM-index-N file when the index
-itself had to split, since Google does not follow an index of indexes. Lines naming this
-output's files are replaced; every other line, other sitemaps' included, is kept byte for byte,
-in the file's own line ending (LF, CRLF or CR) and behind its byte order mark.
-The file is replaced as sitemaps are: atomically, its mode, owner and links kept, and not at
-all when nothing changed. Two runs sharing one robots.txt take turns: the file itself is
-locked from the read to the rename. Only a regular file is edited (never a FIFO or a device),
+Lines naming this output's files are replaced; every other line is kept byte for byte, in the
+file's own line ending and behind its byte order mark. The file is replaced as sitemaps are:
+atomically, its mode, owner and links kept, and not at all when nothing changed. Two runs
+sharing one robots.txt take turns: the file itself is locked from the read to the rename. Only
+a regular file is edited (a FIFO would hang the run, and renaming over a device replaces it),
 and only one within what Google reads: a file over that is refused whole, never cut.
 """
 
@@ -24,18 +22,18 @@ from ..errors import OutputError
 from ..files.safety import deferred_signals, keep_metadata, make_temp, move_into_place, real_target
 from ..model.limits import MAX_ROBOTS_BYTES
 
-__all__ = ["MAX_ROBOTS_BYTES", "check_robots_path", "update_robots"]
-
 _SITEMAP = re.compile(rb"^[ \t]*sitemap[ \t]*:[ \t]*(\S*)", re.IGNORECASE)
 _BOM = b"\xef\xbb\xbf"
 _UNTOUCHED = "; the sitemaps were written, robots.txt was left as it was"
 _OPEN = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_NOFOLLOW | os.O_CLOEXEC
+_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISSOCK, "a socket"))
 
 
 def check_robots_path(path: str) -> None:
     """Refuse, before the run writes anything, a robots.txt that ``update_robots`` would refuse
-    for what it is: not a regular file (after links), or over MAX_ROBOTS_BYTES. A missing one
-    is fine: it is created."""
+    for what it is. A missing one is fine: it is created."""
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -47,28 +45,18 @@ def check_robots_path(path: str) -> None:
 
 
 def _check_stat(path: str, st: os.stat_result, outcome: str) -> None:
-    # a FIFO without a writer would hang the run, and renaming over a device replaces it
     if not stat.S_ISREG(st.st_mode):
-        raise OutputError(f"{path}: `robots`: {_kind(st.st_mode)}, not a regular file: only a "
-                          f"robots.txt file is edited{outcome}")
+        kind = next((what for test, what in _KINDS if test(st.st_mode)), "a special file")
+        raise OutputError(f"{path}: `robots`: {kind}, not a regular file: only a robots.txt "
+                          f"file is edited{outcome}")
     _check_size(path, st.st_size, outcome)
 
 
 def _check_size(path: str, size: int, outcome: str) -> None:
-    # a line past what Google reads is never seen; cutting the file would lose the user's rules
     if size > MAX_ROBOTS_BYTES:
         raise OutputError(f"{path}: `robots`: over {MAX_ROBOTS_BYTES:,} bytes, the 500 KiB "
                           "Google reads of a robots.txt (a Sitemap: line past them is never "
                           f"seen): shorten it{outcome}")
-
-
-def _kind(mode: int) -> str:
-    for test, what in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"),
-                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                       (stat.S_ISSOCK, "a socket")):
-        if test(mode):
-            return what
-    return "a special file"
 
 
 def update_robots(path: str, urls: list[str], ours: Callable[[str], bool],
@@ -91,7 +79,9 @@ def _edited(old: bytes, urls: list[str], ours: Callable[[str], bool]) -> bytes:
     first of them stood (else at the end), every other line as it was."""
     bom = _BOM if old.startswith(_BOM) else b""  # kept, but no part of the first line
     lines = old[len(bom):].splitlines(keepends=True)
-    eol = _line_ending(lines)
+    # the file's line ending, by its first line that has one
+    eol = next((line[len(line.rstrip(b"\r\n")):] for line in lines
+                if line.endswith((b"\n", b"\r"))), b"\n")
     kept: list[bytes] = []
     existing: dict[str, bytes] = {}  # our lines as they were: kept to the byte when still right
     at = None
@@ -111,18 +101,6 @@ def _edited(old: bytes, urls: list[str], ours: Callable[[str], bool]) -> bytes:
     return bom + b"".join(kept[:at] + new_lines + kept[at:])
 
 
-def _line_ending(lines: list[bytes]) -> bytes:
-    """The file's line ending, by its first line that has one (LF for a file with none)."""
-    for line in lines:
-        if line.endswith(b"\r\n"):
-            return b"\r\n"
-        if line.endswith(b"\r"):
-            return b"\r"
-        if line.endswith(b"\n"):
-            return b"\n"
-    return b"\n"
-
-
 @contextlib.contextmanager
 def _locked(path: str, target: str, timeout: float) -> Iterator[bytes]:
     """The bytes of ``target``, the file locked (flock) until the block ends: read, edit and
@@ -133,7 +111,12 @@ def _locked(path: str, target: str, timeout: float) -> Iterator[bytes]:
         fd, created = _open(path, target)
         try:
             if not _lock(fd, path, deadline, timeout) or _same(fd, target):
-                data = _read(fd, path)
+                try:
+                    with open(fd, "rb", closefd=False) as f:
+                        data = f.read(MAX_ROBOTS_BYTES + 1)
+                except OSError as exc:
+                    raise _failed(path, "cannot read", exc) from None
+                _check_size(path, len(data), _UNTOUCHED)  # it may have grown since
                 yield data
                 return
             if time.monotonic() >= deadline:  # renamed over again and again
@@ -162,9 +145,9 @@ def _open(path: str, target: str) -> tuple[int, bool]:
             except FileExistsError:  # another run made it first: look again
                 continue
             except OSError as exc:
-                raise OutputError(f"{path}: cannot write: {exc.strerror}{_UNTOUCHED}") from None
+                raise _failed(path, "cannot write", exc) from None
         except OSError as exc:
-            raise OutputError(f"{path}: cannot read: {exc.strerror}{_UNTOUCHED}") from None
+            raise _failed(path, "cannot read", exc) from None
         try:
             _check_stat(path, os.fstat(fd), _UNTOUCHED)  # it may have changed since
         except BaseException:
@@ -190,36 +173,28 @@ def _lock(fd: int, path: str, deadline: float, timeout: float) -> bool:
             return False
 
 
+def _failed(path: str, what: str, exc: OSError) -> OutputError:
+    return OutputError(f"{path}: {what}: {exc.strerror or exc}{_UNTOUCHED}")
+
+
 def _busy(path: str, timeout: float) -> OutputError:
     return OutputError(f"{path}: another run is editing it (waited {timeout:g} s){_UNTOUCHED}")
 
 
 def _same(fd: int, target: str) -> bool:
     """Whether ``target`` is still the file open at ``fd`` (not renamed over meanwhile)."""
-    mine = os.fstat(fd)
     try:
-        now = os.stat(target)
+        return os.path.samestat(os.fstat(fd), os.stat(target))
     except OSError:
         return False
-    return (mine.st_dev, mine.st_ino) == (now.st_dev, now.st_ino)
-
-
-def _read(fd: int, path: str) -> bytes:
-    try:
-        with open(fd, "rb", closefd=False) as f:
-            data = f.read(MAX_ROBOTS_BYTES + 1)
-    except OSError as exc:
-        raise OutputError(f"{path}: cannot read: {exc.strerror}{_UNTOUCHED}") from None
-    _check_size(path, len(data), _UNTOUCHED)  # it may have grown since it was looked at
-    return data
 
 
 def _replace(path: str, target: str, data: bytes) -> None:
     directory = os.path.dirname(os.path.abspath(target))
     mask = os.umask(0)
     os.umask(mask)
-    # Held: a signal while the temporary exists (an interrupted run raises there) left it
-    # behind, empty or not (issue 35, item 21); the file is small, the hold short.
+    # Held: a signal while the temporary exists left it behind; the file is small, the hold
+    # short.
     with deferred_signals():
         try:
             temp = make_temp(directory, f".{os.path.basename(target)}.")
@@ -234,5 +209,4 @@ def _replace(path: str, target: str, data: bytes) -> None:
         except OSError as exc:
             with contextlib.suppress(OSError):
                 os.unlink(temp)
-            why = exc.strerror or exc
-            raise OutputError(f"{path}: cannot write: {why}{_UNTOUCHED}") from None
+            raise _failed(path, "cannot write", exc) from None
