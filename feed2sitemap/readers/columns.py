@@ -98,7 +98,8 @@ class _Layout:
                 return [None] * len(split)
             return [f[k] if len(f) > k and f[k].strip() else None for f in split]
 
-        return Rows(lines, *map(column, COLUMNS))
+        return Rows(lines, column("loc"), column("lastmod"), column("changefreq"),
+                    column("priority"))
 
 
 def tsv_rows(stream: IO[bytes], source: str, report: Report) -> Iterator[Rows]:
