@@ -6,7 +6,7 @@ import gzip
 import io
 import re
 import zlib
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from ..errors import InputError
 
@@ -34,11 +34,11 @@ MAX_RATIO_FROM = 1024 * 1024
 class _Counted:
     """A stream that counts the bytes read from it."""
 
-    def __init__(self, raw: Any) -> None:
+    def __init__(self, raw: IO[bytes]) -> None:
         self.raw, self.count = raw, 0
 
     def read(self, size: int = -1) -> bytes:
-        data = self.raw.read(size)
+        data: bytes = self.raw.read(size)
         self.count += len(data)
         return data
 
@@ -47,9 +47,9 @@ class _Gunzip(io.RawIOBase):
     """gzip's streaming reader (concatenated members included), its errors in our words, and
     the expansion bounded."""
 
-    def __init__(self, raw: Any, source: str) -> None:
+    def __init__(self, raw: IO[bytes], source: str) -> None:
         self._in = _Counted(raw)
-        self._gz = gzip.GzipFile(fileobj=self._in, mode="rb")
+        self._gz = gzip.GzipFile(fileobj=cast(IO[bytes], self._in), mode="rb")
         self._source = source
         self._out = 0
 
@@ -58,7 +58,7 @@ class _Gunzip(io.RawIOBase):
 
     def readinto(self, buf: Any) -> int:
         try:
-            n = self._gz.readinto(buf)
+            n: int = self._gz.readinto(buf)
         except EOFError:
             raise InputError(self._source, None, "bad gzip data (truncated)") from None
         except gzip.BadGzipFile as exc:  # after a member: neither another one nor zeros
@@ -118,7 +118,7 @@ def open_input(stream: IO[bytes], source: str) -> tuple[IO[bytes], bytes]:
     first 64 KiB, which sniff() looks at. The stream still yields those first bytes."""
     head = _read_head(stream)
     if head[:2] == GZIP_MAGIC:
-        gz = io.BufferedReader(_Gunzip(_Replay(head, stream), source), PEEK)
+        gz = io.BufferedReader(_Gunzip(cast(IO[bytes], _Replay(head, stream)), source), PEEK)
         head = _read_head(gz)
         return io.BufferedReader(_Replay(head, gz), PEEK), head
     return io.BufferedReader(_Replay(head, stream), PEEK), head
