@@ -233,10 +233,9 @@ class _Parse:
         return read
 
     def read_fast(self, chunk: bytes) -> None:
-        if self.fast and chunk:
+        # (before the root is read, the head of the chunk holds it: root() says if fast)
+        if chunk and (self.fast or self.utf8 and not self.entry[0]):
             self.feed_fast(chunk)
-        elif self.utf8 and chunk and not self.entry[0]:  # the root may be in this chunk
-            self.feed_first(chunk)
         else:
             self.guard.scan_counting(chunk)
             self.parser.Parse(chunk, not chunk)
@@ -259,7 +258,8 @@ class _Parse:
         parse(chunk[:first])
         # the head's </url> must be an entry's, and expat must have read the head to its end
         end = self.fed + first
-        if parser.CurrentByteIndex != end or self.last_end[0] + len(END_TAG) != end:
+        if not self.fast or parser.CurrentByteIndex != end or \
+                self.last_end[0] + len(END_TAG) != end:
             parse(chunk[first:])
             return
         middle = chunk[first:last]
@@ -276,23 +276,6 @@ class _Parse:
             self.fed -= len(middle) - len(found.stand_in)  # (expat's byte offsets)
             self.entries.add_columns(found.columns, found.lines)
         parse(chunk[last:])
-
-    def feed_first(self, chunk: bytes) -> None:
-        """A chunk before the root is read: up to its first </url> with the handlers (root()
-        says whether the fast path may be taken), then the rest as feed_fast reads a chunk."""
-        first = chunk.find(END_TAG) + len(END_TAG)
-        if first < len(END_TAG):
-            self.parse(chunk)
-            return
-        self.parse(chunk[:first])
-        if not self.fast:
-            self.parse(chunk[first:])
-            return
-        self.fed += first  # (feed_fast counts expat's byte offsets from its chunk's start)
-        try:
-            self.feed_fast(chunk[first:])
-        finally:
-            self.fed -= first
 
     def root(self, name: str, attrs: object) -> None:
         parser, source = self.parser, self.source
