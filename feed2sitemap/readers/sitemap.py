@@ -88,15 +88,10 @@ class _Entries:
         else:
             columns = [concatenated([p[0][k] for p in parts]) for k in range(width)]
             lines = joined_lines([p[1] for p in parts])
-        if len(lines) <= BATCH:  # (slicing would count the lines of the fast path's rows)
-            batch = self._batch(columns, lines)
-            return [batch] if batch is not None else []
-        batches = []
-        for a in range(0, len(lines), BATCH):
-            batch = self._batch([c[a:a + BATCH] for c in columns], lines[a:a + BATCH])
-            if batch is not None:
-                batches.append(batch)
-        return batches
+        cuts = [(columns, lines)] if len(lines) <= BATCH else [  # (a slice counts lazy lines)
+            ([c[a:a + BATCH] for c in columns], lines[a:a + BATCH])
+            for a in range(0, len(lines), BATCH)]
+        return [b for b in (self._batch(*cut) for cut in cuts) if b is not None]
 
     def _batch(self, columns: list[Sequence[Any]], lines: Sequence[int]) -> Optional[Batch]:
         raw_locs, raw_lastmods, raw_changefreqs, raw_priorities = columns[:4]
