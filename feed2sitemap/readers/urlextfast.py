@@ -60,23 +60,20 @@ def scanner(bindings: Mapping[str, str]) -> Optional[ExtensionScanner]:
     return ExtensionScanner(image, xhtml)
 
 
-def _items(image: Optional[str], xhtml: Optional[str], capture: bool) -> str:
-    """An image with a loc alone, or an xhtml:link with three attributes, with the root's
-    prefixes (a kind whose namespace the root does not bind never matches)."""
-    g = "(" if capture else "(?:"
+def _image(prefix: Optional[str], g: str) -> str:
+    """An image with a loc alone (``g`` opens a group: "(" or "(?:"); none without a prefix."""
+    if prefix is None:
+        return f"(?!){g})"
+    p = re.escape(prefix)
+    return f"<{p}:image>{_WS}*<{p}:loc>{g}[^<]*)</{p}:loc>{_WS}*</{p}:image>"
+
+
+def _link(prefix: Optional[str], g: str) -> str:
+    """A link with three attributes in any order, either quote; none without a prefix."""
     value = f"(?:\"{g}[^\"<]*)\"|'{g}[^'<]*)')"
     attribute = f"{_WS}+{g}rel|hreflang|href){_WS}*={_WS}*{value}"
-    if image is None:
-        img = f"(?!){g})" if capture else "(?!)"
-    else:
-        p = re.escape(image)
-        img = f"<{p}:image>{_WS}*<{p}:loc>{g}[^<]*)</{p}:loc>{_WS}*</{p}:image>"
-    link = f"<{re.escape(xhtml or '')}:link{attribute * 3}{_WS}*/>"
-    if xhtml is None:
-        link = "(?!)" + attribute * 3
-    elif not capture:  # the usual spelling first: most links take no backtracking
-        link = f'{_usual_link(xhtml, "(?:")}|{link}'
-    return f"{img}|{link}"
+    start = "(?!)" if prefix is None else f"<{re.escape(prefix)}:link"
+    return f"{start}{attribute * 3}{_WS}*/>"
 
 
 def _usual_link(xhtml: str, g: str = "(") -> str:
@@ -92,10 +89,13 @@ class ExtensionScanner:
     def __init__(self, image: Optional[str], xhtml: Optional[str]) -> None:
         # groups of ``items``: 1 an image's loc; 2-10 a link's three attributes, each a name,
         # its value between double quotes, between single quotes (compiled when first used)
-        self.items_pattern = _items(image, xhtml, True)
-        self.images = re.compile(_items(image, None, True).partition("|")[0])
-        self.links_pattern = _items(None, xhtml, True).partition("|")[2]
+        self.items_pattern = f"{_image(image, '(')}|{_link(xhtml, '(')}"
+        self.images = re.compile(_image(image, "("))
+        self.links_pattern = _link(xhtml, "(")
         self.usual_links = re.compile(_usual_link(xhtml or ""))
+        items = f"{_image(image, '(?:')}|{_link(xhtml, '(?:')}"
+        if xhtml is not None:  # the usual spelling first: most links take no backtracking
+            items = f"{_image(image, '(?:')}|{_usual_link(xhtml, '(?:')}|{_link(xhtml, '(?:')}"
         # the start of each item (NUL, in no text, for a kind whose namespace is not bound)
         self.image_tag = f"<{image}:image>" if image is not None else "\0"
         self.link_tag = f"<{xhtml}:link" if xhtml is not None else "\0"
@@ -107,7 +107,7 @@ class ExtensionScanner:
             f"(?:{_WS}*<lastmod>([^<]+)</lastmod>)?"
             f"(?:{_WS}*<changefreq>([^<]+)</changefreq>)?"
             f"(?:{_WS}*<priority>([^<]+)</priority>)?"
-            f"((?:{_WS}*(?:{_items(image, xhtml, False)}))*){_WS}*</url>|([^ \t\n])")
+            f"((?:{_WS}*(?:{items}))*){_WS}*</url>|([^ \t\n])")
 
     def scan(self, region: bytes, line: int) -> Optional[Scanned]:
         """The entries of ``region`` (as sitemapfast.scan), or None."""
