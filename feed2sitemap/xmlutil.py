@@ -17,16 +17,14 @@ __all__ = ["ENTITIES_REFUSED", "EntitiesForbidden", "MarkupGuard", "XMLRefused",
            "xml_escape"]
 
 # Bounds on what a parser must hold for hostile XML, far above any real sitemap or feed (the
-# deepest we have seen is about 12 levels, the most namespaces about 40). They are checked in the
-# converter's readers and in `check` alike, by MarkupGuard below (see README, "Hostile input").
+# deepest we have seen is about 12 levels, the most namespaces about 40): see MarkupGuard.
 MAX_DEPTH = 1_000  # open elements: expat keeps a stack entry (and the name) for each
 MAX_NAMESPACES = 1_000  # namespace declarations per document: every one is kept and searched
 MAX_ATTRIBUTES = 1_000  # attributes on one element (where a handler sees them)
 MAX_NAME = 1_024  # characters of an element or attribute name, a prefix or a namespace URI
 MAX_VALUE = 64 * 1024  # characters of a value (a <loc>, a link, a date)
-# expat must buffer a whole tag (name and attributes) before it calls a handler: a 300 MB
-# attribute would be held whole. So the raw bytes are watched: a stretch this long with no "<"
-# or ">" at all is refused before expat sees it. Twice MAX_VALUE leaves room for escaping.
+# expat buffers a whole tag before it calls a handler, so the raw bytes are watched: a stretch
+# this long with no "<" or ">" is refused before expat sees it (twice MAX_VALUE: escaping).
 MAX_TOKEN = 2 * MAX_VALUE
 
 _ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "'": "&apos;", '"': "&quot;"}
@@ -34,9 +32,8 @@ _ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "'": "&apos;", '"': "&quot;"
 
 @functools.cache
 def _needs_work() -> re.Pattern[str]:
-    """Characters XML 1.0 does not allow in a document at all (not even escaped): C0 controls
-    other than tab/LF/CR, lone surrogates, U+FFFE and U+FFFF. They are replaced by U+FFFD.
-    Compiled at first use: the surrogate range makes it 1% of a small run's start-up."""
+    """The specials, and characters XML 1.0 forbids even escaped (C0 controls but tab, LF and
+    CR, lone surrogates, U+FFFE and U+FFFF), which become U+FFFD."""
     return re.compile("[&<>'\"\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
@@ -45,9 +42,8 @@ def _replace(m: re.Match[str]) -> str:
 
 
 def needs_escaping(text: str) -> bool:
-    """Whether xml_escape would change ``text`` (or might: see below)."""
-    # Proved by C-speed scans: isprintable() is False for every control character, surrogate
-    # and non-character (and for some harmless ones, which then take the regex path needlessly).
+    """Whether xml_escape might change ``text`` (isprintable() is False for every character
+    XML forbids, and for some harmless ones)."""
     return not (text.isprintable() and "&" not in text and "<" not in text and ">" not in text
                 and "'" not in text and '"' not in text)
 
@@ -60,29 +56,20 @@ def xml_escape(text: str) -> str:
 
 
 def escape_specials(text: str) -> str:
-    """Escape ``& ' " < >`` in text known to hold no character XML forbids."""
-    if "&" not in text and "<" not in text and ">" not in text and "'" not in text and \
-            '"' not in text:
-        return text
-    # five passes in C beat one regex substitution calling back into Python per character
+    """Escape ``& ' " < >`` in text known to hold no character XML forbids (five passes in C
+    beat a regex calling back into Python per character)."""
     return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
             .replace("'", "&apos;").replace('"', "&quot;"))
 
 
 def escape_uris(text: str) -> str:
-    """``escape_specials`` for text made of normalised URIs (urls.CleanLocs proves it) and the
-    separators the caller put between them: a URI holds no "<", ">" or quote (RFC 3986 leaves
-    them out), so only "&" and "'" may need escaping. Two passes instead of five."""
-    if "&" in text:
-        text = text.replace("&", "&amp;")
-    if "'" in text:
-        text = text.replace("'", "&apos;")
-    return text
+    """``escape_specials`` for normalised URIs (urls.CleanLocs proves them) and the separators
+    between them: a URI holds no "<", ">" or '"' (RFC 3986), so only "&" and "'" may need it."""
+    return text.replace("&", "&amp;").replace("'", "&apos;")
 
 
 class XMLRefused(ValueError):
-    """The document is refused for safety (the caller adds the file, and the line when the
-    refusing code does not know it)."""
+    """The document is refused for safety (the caller adds the file, and the line if unknown)."""
 
     def __init__(self, reason: str, line: int | None = None) -> None:
         super().__init__(reason)
@@ -98,16 +85,13 @@ class XMLTooComplex(XMLRefused):
 
 
 class MarkupGuard:
-    """The bounds above, checked a chunk at a time on the raw bytes and from a few rare events.
+    """The bounds above, checked on the raw bytes a chunk at a time and from a few rare events,
+    the same for every expat pass (sitemap reader, feed fast path, check).
 
-    One guard serves every expat pass (sitemap reader, feed fast path, check), so the bounds are
-    the same everywhere. ``scan`` is called with each chunk before expat sees it: it refuses a
-    stretch over MAX_TOKEN bytes without "<" or ">", in C. A parser without a Python start
-    handler (the sitemap reader's, for speed) calls ``scan_counting`` instead, which also counts
-    the "<" that may open an element (every "<" except "</", "<!", "<?"): it learns its depth
-    from that count less the end tags it has seen, an upper bound made exact by ``uncount`` for
-    the "<" inside comments, CDATA and PIs. (The others know their depth: two passes over every
-    chunk saved.)
+    ``scan`` sees each chunk before expat: it refuses over MAX_TOKEN bytes without "<" or ">".
+    A parser without a Python start handler (the sitemap reader's) calls ``scan_counting``,
+    which also counts the "<" that may open an element: its depth is that count less the end
+    tags seen, made exact by ``uncount`` for the "<" of comments, CDATA and PIs.
     """
 
     __slots__ = ("opens", "namespaces", "_run", "_tail")
@@ -135,8 +119,7 @@ class MarkupGuard:
         self.scan(chunk)
         if self._tail and chunk[:1] == b"/":
             self.opens -= 1  # a "<" at the end of the last chunk that began an end tag
-        # (two passes in C: "<!" and "<?" are taken back by the handlers of the rare events
-        # they begin, rather than counted in two more passes over every chunk)
+        # ("<!" and "<?" are taken back by the handlers of the rare events they begin)
         self.opens += chunk.count(b"<") - chunk.count(b"</")
         self._tail = chunk[-1:] if chunk[-1:] == b"<" else b""
 
@@ -180,40 +163,26 @@ def _refuse_entity(*_: Any) -> None:
     raise EntitiesForbidden(ENTITIES_REFUSED)
 
 
-def _refuse_external(*_: Any) -> int:
-    _refuse_entity()
-    return 0
-
-
 def _refuse_skipped(name: str, _is_parameter: int) -> None:
-    # With a DOCTYPE naming an external DTD, expat skips undefined entity references without a
-    # word; that would drop text from a value, so it is an error here.
+    # expat skips a reference undefined in an external DTD without a word: text would be lost
     raise EntitiesForbidden(f"the document refers to entity &{name}; which is not defined "
                             "(external DTDs are never loaded)")
 
 
 def forbid_entities(parser: Any) -> None:
-    """Make an expat parser raise EntitiesForbidden on any entity declaration, internal or
-    external, and on a reference to an undefined entity; never read a DTD.
-
-    The one entity rule of every expat pass (sitemap reader, feed fast path, check). A caller
-    with another policy for undefined references sets its own SkippedEntityHandler after this.
-    """
+    """Make an expat parser raise EntitiesForbidden on any entity declaration and on a
+    reference to an undefined entity; never read a DTD. The one entity rule of every pass."""
     parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
     parser.EntityDeclHandler = _refuse_entity
     parser.UnparsedEntityDeclHandler = _refuse_entity
-    parser.ExternalEntityRefHandler = _refuse_external
+    parser.ExternalEntityRefHandler = _refuse_entity
     parser.SkippedEntityHandler = _refuse_skipped
 
 
 def forbid_entities_in(data: bytes) -> None:
-    """Raise EntitiesForbidden if ``data`` may declare entities: the same rule, for bytes that
-    a parser we do not drive (feedparser, which expands internal entities) is about to read.
-
-    A plain substring search (in C) for "<!ENTITY" anywhere: it errs on the side of refusing
-    (the text in a comment or CDATA section counts), as it must for a document expat could not
-    parse to tell declarations apart.
-    """
+    """Raise EntitiesForbidden if ``data`` may declare entities: the same rule for bytes that
+    feedparser (which expands internal entities) is about to read; "<!ENTITY" anywhere, even
+    in a comment, counts, as it must for a document expat could not parse."""
     if any(marker in data for marker in _ENTITY_MARKERS):
         raise EntitiesForbidden(ENTITIES_REFUSED)
 
@@ -221,18 +190,16 @@ def forbid_entities_in(data: bytes) -> None:
 # --------------------------------------------------------------------------- encodings
 
 
-@functools.cache  # (compiled when first used: most runs need none of it, start-up time)
+@functools.cache
 def _declared() -> re.Pattern[bytes]:
-    # the whole name, however long (a bounded regex would let a longer one through to expat,
-    # which then asks Python for it: a LookupError); the head read is bounded instead
+    # the whole name, however long (the head read is bounded instead)
     return re.compile(rb"<\?xml[^>]*?\sencoding\s*=\s*[\"']([^\"']*)[\"']")
 
 
-# Encodings expat decodes itself, by the name it knows them under (forced, so "utf8" or
-# "latin1" in a declaration need no lookup by expat).
+# Encodings expat decodes itself, by its name for them (forced: "utf8" needs no lookup)
 _EXPAT_NATIVE = {"utf-8": "UTF-8", "ascii": "US-ASCII", "iso8859-1": "ISO-8859-1"}
-# Text codecs that would turn ASCII-looking bytes into markup ("+ADw-" is "<" in UTF-7) or that
-# are no character set at all.
+# Text codecs that would turn ASCII-looking bytes into markup ("+ADw-" is "<" in UTF-7) or
+# are no character set
 _NOT_CHARSETS = {"utf-7", "idna", "punycode", "unicode-escape", "raw-unicode-escape"}
 _ASCII_PROBE = "<?xml version='1.0' encoding=\"x\"?><a:b c='&#38;'>/\n</a:b>"
 _HEAD = 1 << 10  # bytes in which the XML declaration must end
@@ -243,18 +210,14 @@ _BOMS = ((codecs.BOM_UTF8, "UTF-8", "utf-8-sig"), (codecs.BOM_UTF16_LE, "UTF-16"
 
 
 def declared_encoding(head: bytes) -> tuple[str | None, str | None]:
-    """The one rule on a declared encoding (sitemaps, feeds by either path, ``check``):
-    (Python's codec name to transcode from, or None; the encoding to force on expat, or None:
-    expat reads the document as it is). ``head`` is the document's first bytes (1 KiB or all).
+    """The one rule on a declared encoding (sitemaps, feeds, ``check``), from the document's
+    first bytes: (Python's codec to transcode from, or None; the encoding to force on expat,
+    or None: expat reads the document as it is).
 
-    A byte-order mark decides the bytes; the declaration must still name a known character
-    encoding (feedparser would otherwise try the name first). Without one, the declared name
-    must be a known ASCII-compatible character encoding: an unknown name, a codec that is no
-    character set (rot13, idna, UTF-7) or one whose bytes are not ASCII-compatible (EBCDIC, a
-    UTF-16 declaration in ASCII bytes) raises XMLRefused naming it: read as UTF-8 anyway, the
-    document would say something else than its author meant (issue 35, item 19). Bytes that are
-    not ASCII-compatible from the start (UTF-16 or EBCDIC without a BOM) hold no declaration
-    this can read: expat, or feedparser's sniffing, decides them.
+    A byte-order mark decides the bytes, but the declaration must still name a known
+    encoding. Without one, the declared name must be a known ASCII-compatible character
+    encoding; anything else (unknown, rot13, UTF-7, EBCDIC) raises XMLRefused naming it, for
+    read as UTF-8 the document would say something else than its author meant.
     """
     head = head[:_HEAD]
     for bom, forced, codec in _BOMS:
@@ -306,13 +269,8 @@ def _usable(name: str, *, ascii_bytes: bool) -> str:
 
 def expat_input(stream: IO[bytes]) -> tuple[IO[bytes], str | None]:
     """The stream to give expat, and the encoding to create the parser with (None: expat
-    reads the BOM or the declaration itself).
-
-    expat decodes UTF-8, UTF-16, ISO-8859-1 and ASCII, and asks Python for other single-byte
-    codecs; a multi-byte one (Shift_JIS, EUC-JP, GBK, Big5: legitimate for a sitemap) made
-    pyexpat raise. Any ASCII-compatible character encoding Python knows is therefore decoded
-    here and handed over as UTF-8; what declared_encoding refuses raises XMLRefused.
-    """
+    reads the BOM or the declaration itself). Encodings expat cannot decode (Shift_JIS, GBK)
+    are decoded here and handed over as UTF-8; what declared_encoding refuses raises."""
     head = stream.peek(_HEAD)[:_HEAD] if hasattr(stream, "peek") else b""
     codec, forced = declared_encoding(head)
     if codec is None:
@@ -346,15 +304,9 @@ class _Transcoder(io.RawIOBase):
 
 def safe_expat_parser(namespace_separator: str = " ", guard: MarkupGuard | None = None,
                       encoding: str | None = None) -> Any:
-    """A namespace-aware expat parser that raises EntitiesForbidden on any entity declaration
-    (and, with a ``guard``, XMLTooComplex past its namespace bound).
-
-    defusedxml's refusal (no entity declarations, no external references), done with expat
-    handlers on the parser the fast paths share: defusedxml's own parsers are the pure-Python
-    ElementTree one (about 1.8x slower on large sitemaps) or SAX. The plain paths also feed
-    the same bytes to defusedxml itself (``defused_parse``); tests/test_defusedxml.py holds
-    both to refusing exactly what defusedxml refuses.
-    """
+    """A namespace-aware expat parser that refuses entities as defusedxml does (its own
+    parsers are 1.8x slower), and with a ``guard`` the bounds. The plain paths also feed the
+    bytes to defusedxml (``defused_parse``); tests/test_defusedxml.py holds the two equal."""
     parser = expat.ParserCreate(encoding, namespace_separator)
     forbid_entities(parser)
     if guard is not None:
@@ -375,63 +327,38 @@ def safe_expat_parser(namespace_separator: str = " ", guard: MarkupGuard | None 
 
 
 class _NoTree:
-    """A target for defusedxml's parser that builds nothing (memory must not grow with the
-    document). ``data`` is a C builtin: with no CharacterDataHandler, expat would hand every
-    run of text to the parser's Python default handler."""
+    """A target that builds nothing; ``data`` a C builtin (else expat hands every run of text
+    to the parser's Python default handler)."""
 
     data = staticmethod(len)
 
 
-class _Defused:
-    """defusedxml's hardened ElementTree parser (its defaults: entity declarations and
-    external references forbidden, a DOCTYPE allowed), fed the bytes one of our parsers reads.
-
-    Only its security refusals count: well-formedness, positions and messages stay our
-    parser's, which reads the same bytes first. Once defusedxml stops on anything else (not
-    well-formed, an undefined entity), it has nothing more to say and is no longer fed."""
-
-    __slots__ = ("_parser",)
-
-    def __init__(self, encoding: str | None) -> None:
-        # (imported here: defusedxml re-imports ElementTree's pure-Python module, a cost only
-        # the plain paths pay)
-        from defusedxml.ElementTree import DefusedXMLParser
-
-        self._parser: Any = DefusedXMLParser(target=_NoTree(), encoding=encoding)
-        # Without element handlers expat hands every tag to the parser's Python default
-        # handler (2.5x this pass's cost): C no-ops instead. defusedxml's refusals are its
-        # declaration and external-reference handlers, left as it set them.
-        self._parser.parser.StartElementHandler = operator.is_
-        self._parser.parser.EndElementHandler = len
-
-    def feed(self, data: bytes, final: bool) -> None:
-        from defusedxml import DefusedXmlException
-
-        if self._parser is None:
-            return
-        try:
-            if data:
-                self._parser.feed(data)
-            if final:
-                self._parser.close()
-        except DefusedXmlException:
-            raise EntitiesForbidden(ENTITIES_REFUSED) from None
-        except Exception:  # noqa: BLE001 - not well-formed, undefined entity: ours to report
-            self._parser = None
-
-
 def defused_parse(parser: Any, encoding: str | None) -> Callable[[bytes, bool], Any]:
-    """``parser.Parse``, with defusedxml reading the same bytes after it: the XML boundary of
-    the plain paths (the reference mode's readers, ``check``'s plain pump, the pass before
-    feedparser). Raises EntitiesForbidden where defusedxml refuses and our handlers did not
-    (never, as tests/test_defusedxml.py holds; this makes it so by construction).
-    ``encoding`` is the one ``parser`` was created with."""
-    defused = _Defused(encoding)
+    """``parser.Parse`` (created with ``encoding``), with defusedxml's hardened parser reading
+    the same bytes after it: the XML boundary of the plain paths. Only defusedxml's security
+    refusals count (EntitiesForbidden); once it stops on anything else (not well-formed), the
+    message is our parser's and defusedxml is fed no more."""
+    from defusedxml import DefusedXmlException
+    from defusedxml.ElementTree import DefusedXMLParser
+
+    defused: Any = DefusedXMLParser(target=_NoTree(), encoding=encoding)
+    # C no-ops: without element handlers expat calls a Python default handler for every tag
+    defused.parser.StartElementHandler = operator.is_
+    defused.parser.EndElementHandler = len
     parse = parser.Parse
 
     def both(data: bytes, final: bool = False) -> Any:
+        nonlocal defused
         result = parse(data, final)
-        defused.feed(data, final)
+        try:
+            if defused is not None and data:
+                defused.feed(data)
+            if defused is not None and final:
+                defused.close()
+        except DefusedXmlException:
+            raise EntitiesForbidden(ENTITIES_REFUSED) from None
+        except Exception:  # noqa: BLE001 - not well-formed, undefined entity: ours to report
+            defused = None
         return result
 
     return both

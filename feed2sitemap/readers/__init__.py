@@ -4,17 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from importlib import import_module
-from typing import IO, TYPE_CHECKING, Any, Optional, Protocol, cast
+from typing import IO, Any, Optional, Protocol, cast
 
 from ..model.batch import Batch
 from ..model.report import Report
-
-if TYPE_CHECKING:  # (a run imports only the reader of its inputs: start-up time, issue 18)
-    from .columns import read_csv, read_jsonl, read_tsv
-    from .feed.jsonfeed import read_jsonfeed
-    from .feed.reader import read_feed
-    from .sitemap import read_sitemap
-    from .text import read_text
 
 __all__ = ["READERS", "WHOLE_READERS", "BatchReader", "WholeReader", "read_csv", "read_feed",
            "read_jsonfeed", "read_jsonl", "read_sitemap", "read_text", "read_tsv", "reader",
@@ -31,7 +24,7 @@ class WholeReader(Protocol):
 
 
 # --from's choices (options.FORMATS) → the module and name of their reader(stream, source name,
-# report, base_url). Readers yield batches; reading.read gives records to library users.
+# report, base_url), imported when first asked for (start-up time)
 READERS: dict[str, tuple[str, str]] = {
     "feed": (".feed.reader", "read_feed"),
     "sitemap": (".sitemap", "read_sitemap"),
@@ -46,7 +39,7 @@ WHOLE_READERS = frozenset({"feed", "jsonfeed"})
 
 
 def reader(kind: str) -> BatchReader:
-    """The reader of a format, imported now (a KeyError for a name not in READERS)."""
+    """The reader of a format (a KeyError for a name not in READERS)."""
     module, name = READERS[kind]
     return cast(BatchReader, getattr(import_module(module, __name__), name))
 
@@ -59,7 +52,7 @@ def whole_reader(kind: str) -> WholeReader:
 
 
 def __getattr__(name: str) -> Any:
-    """``from feed2sitemap.readers import read_feed`` (and the others) still work."""
+    """``from feed2sitemap.readers import read_feed`` (and the others)."""
     for kind, (_module, function) in READERS.items():
         if function == name:
             return reader(kind)

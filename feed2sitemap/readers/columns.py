@@ -8,9 +8,8 @@
 
 A column named ``url`` is ``loc``. Unknown columns (and JSON fields) are reported once per file
 and ignored. Every value is validated as in an XML sitemap (readers.fields): a bad field is
-dropped with a warning naming the line, the URL kept. All three stream: memory does not grow
-with the list, and a line may not exceed MAX_LINE bytes (a CSV field, csv's own 128 KiB).
-JSON Lines is read in readers/jsonl.py; its names are exported here too.
+dropped with a warning naming the line, the URL kept. All three stream, no line longer than
+MAX_LINE bytes (a CSV field: csv's own 128 KiB). JSON Lines is read in readers/jsonl.py.
 """
 
 from __future__ import annotations
@@ -29,8 +28,6 @@ from .lines import blocks
 __all__ = ["COLUMNS", "EXTENSION_FIELDS", "csv_rows", "header_columns", "jsonl_rows", "read_csv",
            "read_jsonl", "read_tsv", "tsv_rows"]
 
-_ALIASES = {"url": "loc"}
-
 
 def read_tsv(stream: IO[bytes], source: str, report: Report,
              base_url: Optional[str] = None) -> Iterator[Batch]:
@@ -47,13 +44,14 @@ def read_csv(stream: IO[bytes], source: str, report: Report,
         yield from rows_to_batches(rows, source, report)
 
 
-# ---------------------------------------------------------------------------- header, TSV, CSV
+def _names(fields: list[str]) -> list[str]:
+    return ["loc" if n == "url" else n for n in (f.strip().lower() for f in fields)]
 
 
 def header_columns(fields: list[str]) -> Optional[dict[str, int]]:
     """The columns a header line names (name → field index), or None when the line is data:
     a header names ``loc`` (or ``url``) and holds no URL."""
-    names = [_ALIASES.get(f.strip().lower(), f.strip().lower()) for f in fields]
+    names = _names(fields)
     if "loc" not in names or any("://" in f for f in fields):
         return None
     return {name: i for i, name in reversed(list(enumerate(names)))}
@@ -73,7 +71,7 @@ class _Layout:
         columns = header_columns(fields)
         if columns is None:
             return False
-        names = [_ALIASES.get(f.strip().lower(), f.strip().lower()) for f in fields]
+        names = _names(fields)
         twice = sorted({n for n in names if names.count(n) > 1 and n in COLUMNS})
         if twice:
             raise InputError(self.source, line, f"the header names column {twice[0]!r} twice")
@@ -123,7 +121,8 @@ def tsv_rows(stream: IO[bytes], source: str, report: Report) -> Iterator[Rows]:
 def csv_rows(stream: IO[bytes], source: str, report: Report) -> Iterator[Rows]:
     """The CSV list's rows (a quoted field may span lines: a row's number is its first line)."""
     layout = _Layout(source, report)
-    reader = csv.reader(_csv_lines(stream, source), strict=True)
+    lines = (s + "\n" for block in blocks(stream, source, "a CSV list") for s in block.lines)
+    reader = csv.reader(lines, strict=True)
     split: list[list[str]] = []
     numbers: list[int] = []
     line = 0  # lines consumed before the current row
@@ -148,9 +147,3 @@ def csv_rows(stream: IO[bytes], source: str, report: Report) -> Iterator[Rows]:
         raise InputError(source, line + 1, f"not valid CSV: {exc}") from None
     if split:
         yield layout.rows(split, numbers)
-
-
-def _csv_lines(stream: IO[bytes], source: str) -> Iterator[str]:
-    for block in blocks(stream, source, "a CSV list"):
-        for s in block.lines:
-            yield s + "\n"

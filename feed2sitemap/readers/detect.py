@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import re
 import zlib
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from ..errors import InputError
 
@@ -25,63 +26,52 @@ _ROOT = re.compile(r"<([A-Za-z_][\w.\-]*:)?([A-Za-z_][\w.\-]*)")
 
 
 # A gzip input may expand at most this many times its compressed size (once past MAX_RATIO_FROM
-# bytes): real sitemaps and URL lists compress 5 to 20 times, while a bomb of blank lines or
-# spaces expands about 1,000 times and would keep a run (and `check`) busy for many minutes.
+# bytes): real lists compress 5 to 20 times, a bomb of blank lines about 1,000 times.
 MAX_RATIO = 100
 MAX_RATIO_FROM = 1024 * 1024
 
 
-class _GzipReader(io.RawIOBase):
-    """A streaming gunzip that never holds the whole output (concatenated members included)."""
+class _Counted:
+    """A stream that counts the bytes read from it."""
 
-    def __init__(self, raw: Any, source: str) -> None:
-        self._raw = raw
+    def __init__(self, raw: IO[bytes]) -> None:
+        self.raw, self.count = raw, 0
+
+    def read(self, size: int = -1) -> bytes:
+        data: bytes = self.raw.read(size)
+        self.count += len(data)
+        return data
+
+
+class _Gunzip(io.RawIOBase):
+    """gzip's streaming reader (concatenated members included), its errors in our words, and
+    the expansion bounded."""
+
+    def __init__(self, raw: IO[bytes], source: str) -> None:
+        self._in = _Counted(raw)
+        self._gz = gzip.GzipFile(fileobj=cast(IO[bytes], self._in), mode="rb")
         self._source = source
-        self._z = zlib.decompressobj(wbits=31)
-        self._pending = b""
-        self._carry = b""  # what followed the end of a member: the start of the next one
-        self._eof = False
-        self._in = self._out = 0
+        self._out = 0
 
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buf: memoryview | bytearray) -> int:  # type: ignore[override]
-        size = len(buf)
-        while not self._pending and not self._eof:
-            chunk = self._z.unconsumed_tail or self._carry or self._raw.read(1 << 16)
-            self._carry = b""
-            if not chunk:
-                if not self._z.eof:  # (a later member's, too: "\x1f\x8b" and garbage)
-                    raise InputError(self._source, None, "bad gzip data (truncated)")
-                self._eof = True
-                break
-            try:
-                # max_length bounds what one call may produce: a 1 KB bomb cannot expand to
-                # gigabytes in memory here, only stream through at the reader's pace.
-                self._pending = self._z.decompress(chunk, size)
-            except zlib.error as exc:  # in any member, the first or a later one
-                raise InputError(self._source, None, f"bad gzip data ({exc})") from None
-            # the compressed bytes used up (the rest comes back as the tail or the carry)
-            self._in += len(chunk) - len(self._z.unconsumed_tail) - len(self._z.unused_data)
-            if self._z.eof:
-                self._next_member()
-        n = min(size, len(self._pending))
-        buf[:n] = self._pending[:n]
-        self._pending = self._pending[n:]
+    def readinto(self, buf: Any) -> int:
+        try:
+            n: int = self._gz.readinto(buf)
+        except EOFError:
+            raise InputError(self._source, None, "bad gzip data (truncated)") from None
+        except gzip.BadGzipFile as exc:  # after a member: neither another one nor zeros
+            message = "trailing garbage after gzip data" if "Not a gzipped" in str(exc) \
+                else f"bad gzip data ({exc})"
+            raise InputError(self._source, None, message) from None
+        except zlib.error as exc:
+            raise InputError(self._source, None, f"bad gzip data ({exc})") from None
         self._out += n
-        if self._out > MAX_RATIO_FROM and self._out > MAX_RATIO * self._in:
+        if self._out > MAX_RATIO_FROM and self._out > MAX_RATIO * self._in.count:
             raise InputError(self._source, None, f"gzip data expands more than {MAX_RATIO} "
                              "times (a decompression bomb?); refused")
         return n
-
-    def _next_member(self) -> None:
-        rest = self._z.unused_data
-        if rest.startswith(GZIP_MAGIC):  # another member follows (gzip's concatenation)
-            self._z = zlib.decompressobj(wbits=31)
-            self._carry = rest
-        elif rest.strip(b"\0"):
-            raise InputError(self._source, None, "trailing garbage after gzip data")
 
 
 class _Replay(io.RawIOBase):
@@ -90,8 +80,7 @@ class _Replay(io.RawIOBase):
     def __init__(self, head: bytes, rest: IO[bytes]) -> None:
         self._head = memoryview(head)
         self._rest = rest
-        # (a buffered stream's readinto is its read, into our buffer: BufferedIOBase derives
-        # one from the other; any other object is only asked to read)
+        # (a buffered stream reads into our buffer, no copy; any other object is asked to read)
         self._readinto = rest.readinto if isinstance(rest, io.BufferedIOBase) else None
 
     def readable(self) -> bool:
@@ -103,7 +92,7 @@ class _Replay(io.RawIOBase):
             buf[:n] = self._head[:n]
             self._head = self._head[n:]
             return n
-        if self._readinto is not None:  # (the bytes go to the buffer once, not via a copy)
+        if self._readinto is not None:
             return self._readinto(buf)
         data = self._rest.read(len(buf))
         n = len(data)
@@ -129,7 +118,7 @@ def open_input(stream: IO[bytes], source: str) -> tuple[IO[bytes], bytes]:
     first 64 KiB, which sniff() looks at. The stream still yields those first bytes."""
     head = _read_head(stream)
     if head[:2] == GZIP_MAGIC:
-        gz = io.BufferedReader(_GzipReader(_Replay(head, stream), source), PEEK)
+        gz = io.BufferedReader(_Gunzip(cast(IO[bytes], _Replay(head, stream)), source), PEEK)
         head = _read_head(gz)
         return io.BufferedReader(_Replay(head, gz), PEEK), head
     return io.BufferedReader(_Replay(head, stream), PEEK), head
@@ -181,14 +170,13 @@ _JSONFEED = r'"version"\s*:\s*"' + re.escape(JSONFEED_VERSION).replace("/", r"\\
 def _json_kind(text: str) -> str:
     """'jsonfeed' or 'jsonl' for input starting with "{" or "[".
 
-    A JSON Feed names its version; else a first line that is one whole object is JSON Lines
-    (one object per line), and so is a first line that at least ends like one (its reader then
-    names the error by line and column). Anything else (a pretty-printed document, an array) is
-    given to the JSON Feed reader, which says what it lacks.
+    A JSON Feed names its version; else a first line that is (or ends like) one whole object,
+    or starts with a member of ours, is JSON Lines: its reader names any error by line.
+    Anything else is given to the JSON Feed reader, which says what it lacks.
     """
-    import json  # (csv and json: imported by the runs that read such inputs, start-up time)
+    import json  # (imported by the runs that read JSON inputs: start-up time)
 
-    if re.search(_JSONFEED, text) is not None:  # (compiled by re when a JSON input comes)
+    if re.search(_JSONFEED, text) is not None:
         return "jsonfeed"
     first = text.split("\n", 1)[0].strip()
     try:
@@ -197,9 +185,7 @@ def _json_kind(text: str) -> str:
         value = None
     if isinstance(value, dict) or (first.startswith("{") and first.endswith("}")):
         return "jsonl"
-    # A first line longer than the head (a URL with many images) is cut: its first member
-    # still says which it is (a JSON Feed has none of a JSON Lines row's), so its reader, not
-    # the JSON Feed's, says what is wrong with it (issue 35, item 26)
+    # (a first line longer than the head, cut: its first member says which it is)
     member = re.match(r'\{\s*"(\w{1,20})"\s*:', first)
     if member is not None:
         from .jsonl import EXTENSION_FIELDS, JSON_FIELDS

@@ -1,10 +1,7 @@
 """Rows of raw field values → a Batch of validated ones, for the URL lists with columns.
 
-The grammars are model/record.py's (parse_lastmod, parse_changefreq, parse_priority), the same the
-XML
-sitemap reader applies: a bad value is dropped with a warning and the URL kept (sitemaps.org
-fields are hints; the URL is the entry). Values are parsed a column at a time, each distinct
-text once, the common lastmod forms all at once (parse_common_lastmods).
+The grammars are model/record.py's, as for XML sitemaps: a bad value is dropped with a warning
+and the URL kept (the fields are hints; the URL is the entry).
 """
 
 from __future__ import annotations
@@ -39,8 +36,7 @@ Problem = tuple[int, str, str]  # (row, field name or "" for the row itself, mes
 
 @dataclass
 class Rows:
-    """A block of rows, column by column, as the file spelled them (str or None; JSON Lines
-    may hold other JSON values: ``problems`` already names them, the columns hold None).
+    """A block of rows, column by column, as the file spelled them (str or None).
 
     ``problems`` may already hold the reader's findings: a row with field "" is no entry at all
     (it is skipped with that message), "field" names a field that is not read.
@@ -64,11 +60,9 @@ def parse_column(raw: Sequence[Optional[str]], parse: Callable[[str], Any], what
     """Parse one column (None stays None); a value ``parse`` refuses becomes None and a
     problem. None when no row has a valid value.
 
-    ``whole`` gives the whole column at once when every row is one it reads (as ``parse``
-    would), else None. ``bulk`` gives at once the values of those texts it can: when it
-    gives every row's, the column is one look-up per row, in C. Otherwise each other
-    distinct text is parsed once. In the reference mode (backends.py) every row is parsed by
-    itself with ``parse``.
+    ``whole`` gives the whole column at once when it reads every row (as ``parse`` would),
+    else None; ``bulk`` gives the values of the texts it can, each other distinct text is
+    parsed once. The reference mode parses each row by itself (_parse_each).
     """
     if not fast("columns parsed at once"):
         return _parse_each(raw, parse, what, problems)
@@ -100,8 +94,7 @@ def parse_column(raw: Sequence[Optional[str]], parse: Callable[[str], Any], what
 
 
 def lookup(values: Mapping[str, Any]) -> Callable[[Sequence[Optional[str]]], Mapping[str, Any]]:
-    """A ``bulk`` for parse_column that gives the ``values`` it holds (rules.COMMON_PRIORITIES,
-    rules.COMMON_CHANGEFREQS): a column of the usual texts is read without parsing any."""
+    """A ``bulk`` for parse_column that gives the ``values`` it holds (the common texts)."""
     return lambda texts: values
 
 
@@ -124,9 +117,9 @@ def canonical_texts(raw: list[Optional[str]], parsed: list[Any]) -> Optional[lis
     """Per row, the lastmod's text if it is the very text the writers would make of it
     (rules.canonical_lastmod), else None; None when no row's is.
 
-    The usual column is proved at once, in C: every text was accepted, and every one is ASCII
-    and either 10 characters long (a date: no other accepted text is) or 25 ending "+00:00" and
-    not at hour 24 (YYYY-MM-DDThh:mm:ss+00:00: no other accepted text is).
+    The usual column is proved at once: every text was accepted, is ASCII and either 10
+    characters long (a date) or 25 ending "+00:00" and not at hour 24 (no other accepted text
+    has those lengths).
     """
     distinct = set(raw)
     distinct.discard(None)
@@ -164,7 +157,6 @@ def rows_to_batches(rows: Rows, source: str, report: Report) -> list[Batch]:
     problems += [(i, "", "no loc (the URL) on this line") for i in missing]
     lastmods = parse_column(rows.lastmods, parse_lastmod, "lastmod", problems,
                             parse_common_lastmods)
-    # (the reference mode leaves every lastmod for the writer to format)
     texts = canonical_texts(rows.lastmods, lastmods) \
         if lastmods is not None and fast("lastmod texts") else None
     changefreqs = parse_column(rows.changefreqs, parse_changefreq, "changefreq", problems,

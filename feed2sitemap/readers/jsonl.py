@@ -1,11 +1,6 @@
 """JSON Lines lists: one JSON object per line with a URL and its fields (readers/columns.py
-names the fields; the extensions' shapes are extensions/jsonform.py's).
-
-    {"loc": "https://example.com/a", "lastmod": "2024-03-05", "priority": 0.8}
-
-A block of lines is parsed in one C call when it is the usual block (one object per line, each
-naming our fields once); any other block, and every block in the reference mode (backends.py), line
-by line. Hostile JSON (NaN, a field named twice, deep nesting) is a problem of its line.
+names them; the extensions' shapes are extensions/jsonform.py's). Hostile JSON (NaN, a field
+named twice, deep nesting) is a problem of its line.
 """
 
 from __future__ import annotations
@@ -14,7 +9,6 @@ import json
 import re
 from collections.abc import Iterator, Sequence
 from decimal import Decimal
-from functools import cache
 from operator import itemgetter
 from typing import IO, Any, Optional
 
@@ -26,12 +20,13 @@ from .lines import MAX_JSON_LINE, blocks
 
 __all__ = ["EXTENSION_FIELDS", "JSON_FIELDS", "jsonl_rows", "read_jsonl"]
 
-# JSON Lines fields that belong to the sitemap extensions (image:, video:, news:, xhtml:link).
-# A JSON Lines row's extensions (extensions/jsonform.py); the last three: npm sitemap's names
+# The fields of the sitemap extensions (extensions/jsonform.py); the last three: npm sitemap's
 EXTENSION_FIELDS = ("images", "videos", "news", "alternates", "mobile", "foreign",
                     "img", "video", "links")
 JSON_FIELDS = frozenset(COLUMNS) | {"url", "sitemap"}
 _KNOWN = JSON_FIELDS | frozenset(EXTENSION_FIELDS)
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_LETTER_ESCAPE = re.compile(r"\\u00[4-7]")  # \u0040-\u007F: our field names are ASCII letters
 
 
 def read_jsonl(stream: IO[bytes], source: str, report: Report,
@@ -42,12 +37,7 @@ def read_jsonl(stream: IO[bytes], source: str, report: Report,
 
 
 def _no_constant(name: str) -> Any:
-    # json accepts NaN and Infinity by default; RFC 8259 does not: no number is either
     raise ValueError(f"{name} is not JSON (RFC 8259 has no NaN or Infinity)")
-
-
-class _DuplicateKey(ValueError):
-    pass
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -57,18 +47,17 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         seen: set[str] = set()
         for key, _ in pairs:
             if key in seen:
-                raise _DuplicateKey(f"field {key!r} appears twice in the object")
+                raise ValueError(f"field {key!r} appears twice in the object")
             seen.add(key)
     return obj
 
 
 def _load_block(lines: list[str]) -> Optional[tuple[list[dict[str, Any]], str]]:
-    """The block's objects in one C call, and the block's text; None when the per-line parse
-    must decide: a syntax error somewhere, a line that is not exactly one object, a blank line,
-    an escape that may spell a letter of a field name (see _named_twice), half a surrogate
-    pair (_lone_surrogate)."""
+    """The block's objects in one C call, and its text; None when the per-line parse must
+    decide: a syntax error, a line that is not exactly one object, a blank line, an escape
+    that may spell a letter of a field name (see _named_twice), half a surrogate pair."""
     text = ",".join(lines)
-    if "" in lines or "\\u00" in text and _letter_escape().search(text) is not None:
+    if "" in lines or "\\u00" in text and _LETTER_ESCAPE.search(text) is not None:
         return None
     try:
         values: list[Any] = json.loads("[" + text + "]", parse_constant=_no_constant)
@@ -82,23 +71,18 @@ def _load_block(lines: list[str]) -> Optional[tuple[list[dict[str, Any]], str]]:
 
 
 def _named_twice(text: str, columns: dict[str, list[Any]]) -> bool:
-    """Whether some object may name one of our fields twice (json keeps the last silently).
-
-    Found without a Python call per object: each object holding a loc spells the key
-    ``"loc"`` in its text, so ``"loc"`` appears once per such object unless one holds it twice
-    (or it also appears elsewhere, as a value, in a nested object or after an escaped quote:
-    then the per-line parse decides). Only an escape can spell the key otherwise
-    (``"\\u006coc"``), so a block with an escape of a letter is not counted (_load_block);
-    ``\\/``, ``\\u00e9`` and the like cannot hide one. A value of null counts as absent here,
-    so it too sends the block to the per-line parse.
+    """Whether some object may name one of our fields twice (json keeps the last silently):
+    ``"loc"`` appears in the text once per object holding a loc, unless one holds it twice
+    (or it appears elsewhere, or a value is null: then the per-line parse decides). Only an
+    escape of a letter (``"\\u006coc"``) could spell it otherwise: _load_block refuses those.
     """
     return any(text.count(f'"{key}"') != len(column) - column.count(None)
                for key, column in columns.items())
 
 
 def json_limit(exc: ValueError) -> str:
-    """What a ValueError from json.loads (not a syntax error) says, in our words for the one
-    Python raises itself: an integer of more digits than it converts to int."""
+    """What a ValueError from json.loads (not a syntax error) says, in our words for an integer
+    of more digits than Python converts."""
     if "integer string conversion" in str(exc):
         return "a number with more digits than Python reads (4,300); refused"
     return str(exc)
@@ -115,21 +99,22 @@ def _load_lines(lines: list[str], numbers: Sequence[int]
     for line, number in zip(lines, numbers, strict=True):
         if not line.strip():
             continue
+        problem = None
         try:
             value = json.loads(line, parse_constant=_no_constant, object_pairs_hook=_pairs)
         except json.JSONDecodeError as exc:
-            value = None
-            problems.append((len(values), "", f"not valid JSON: {exc.msg} (column {exc.colno})"))
+            problem = f"not valid JSON: {exc.msg} (column {exc.colno})"
         except RecursionError:
+            problem = "JSON nested too deeply"
+        except ValueError as exc:  # a field twice, NaN, a number of over 4,300 digits
+            problem = json_limit(exc)
+        else:
+            if _lone_surrogate(line, value):
+                problem = ("a \\uD800-\\uDFFF escape that is not half of a pair is no "
+                           "character (RFC 8259, section 8.2); refused")
+        if problem is not None:
             value = None
-            problems.append((len(values), "", "JSON nested too deeply"))
-        except ValueError as exc:  # _DuplicateKey, NaN, a number of over 4,300 digits
-            value = None
-            problems.append((len(values), "", json_limit(exc)))
-        if value is not None and _lone_surrogate(line, value):
-            value = None
-            problems.append((len(values), "", "a \\uD800-\\uDFFF escape that is not half of a "
-                             "pair is no character (RFC 8259, section 8.2); refused"))
+            problems.append((len(values), "", problem))
         kept.append(line)
         kept_numbers.append(number)
         values.append(value)
@@ -137,26 +122,15 @@ def _load_lines(lines: list[str], numbers: Sequence[int]
 
 
 def _lone_surrogate(line: str, value: Any) -> bool:
-    """Whether ``value`` holds half a surrogate pair (json reads a lone "\\ud800" as one):
-    no writer can encode it as UTF-8. Only lines with such an escape are looked at."""
-    if "\\u" not in line or _surrogate_escape().search(line) is None:
+    """Whether ``value`` holds half a surrogate pair (json reads a lone "\\ud800"): no writer
+    can encode it as UTF-8."""
+    if "\\u" not in line or _SURROGATE_ESCAPE.search(line) is None:
         return False
     try:
         json.dumps(value, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:
         return True
     return False
-
-
-@cache
-def _surrogate_escape() -> re.Pattern[str]:
-    return re.compile(r"\\u[dD][89a-fA-F]")
-
-
-@cache
-def _letter_escape() -> re.Pattern[str]:
-    # \u0041-\u007F: our field names are ASCII letters (A-Z is 41-5A, a-z is 61-7A)
-    return re.compile(r"\\u00[4-7]")
 
 
 _TYPE_NAMES = {dict: "an object", list: "an array", bool: "true or false", type(None): "null",
@@ -179,8 +153,8 @@ def jsonl_rows(stream: IO[bytes], source: str) -> Iterator[Rows]:
 def _json_rows(part: list[str], numbers: Sequence[int], source: str,
                told: set[str]) -> Optional[Rows]:
     """One block's rows. The usual block (one object per line, each naming our fields once) is
-    parsed in one C call (_load_block) and taken apart a column at a time; any other, and every
-    block in the reference mode (backends.py), goes line by line (_load_lines, the plain path)."""
+    parsed in one C call (_load_block); any other, and every block in the reference mode, goes
+    line by line (_load_lines, the plain path)."""
     loaded = _load_block(part) if fast("JSON Lines blocks") else None
     objs, columns, keys = None, {}, set()
     if loaded is not None:
@@ -238,8 +212,7 @@ def _extensions(objs: list[dict[str, Any]], problems: list[Problem]) -> list[Any
 
 
 def _fields(objs: list[dict[str, Any]], keys: set[str]) -> dict[str, list[Any]]:
-    """Our fields that some object holds (``keys``: those of all), as columns (None where an
-    object lacks one)."""
+    """Our fields among ``keys`` as columns (None where an object lacks one)."""
     columns = {}
     for key in keys & JSON_FIELDS:
         try:  # the usual column, which every object has: taken in C
@@ -251,8 +224,7 @@ def _fields(objs: list[dict[str, Any]], keys: set[str]) -> dict[str, list[Any]]:
 
 def _locs(columns: dict[str, list[Any]], problems: list[Problem],
           n: int) -> list[Optional[str]]:
-    """loc, else url, for each of ``n`` objects; an object with both is a problem (which one
-    is meant?)."""
+    """loc, else url, for each of ``n`` objects; an object with both is a problem."""
     locs, urls = columns.get("loc"), columns.get("url")
     if locs is None:  # (a block in which no object names either: n rows without a loc)
         locs = urls if urls is not None else [None] * n
@@ -267,8 +239,8 @@ def _locs(columns: dict[str, list[Any]], problems: list[Problem],
 
 
 def _strings(column: list[Any], key: str, problems: list[Problem]) -> list[Optional[str]]:
-    """One field of every object; a value that is not a string (nor a number, for priority) is a
-    problem and None. ``key`` "" is the loc: without one the row is no entry."""
+    """One field of every object; a value that is not a string is a problem and None. ``key``
+    "" is the loc: without one the row is no entry."""
     if set(map(type, column)) <= _STRING_TYPES:  # (in C: the usual column)
         return column
     out: list[Optional[str]] = []
@@ -285,8 +257,7 @@ def _strings(column: list[Any], key: str, problems: list[Problem]) -> list[Optio
 
 
 def _numbers(column: list[Any]) -> list[Any]:
-    """priority as a JSON number (0.8) or string ("0.8"): numbers become their decimal text,
-    for parse_priority to judge as it judges every other priority."""
+    """priority as a JSON number (0.8) or string ("0.8"): numbers become their decimal text."""
     if set(map(type, column)) <= _STRING_TYPES:
         return column
     return [_decimal(v) if type(v) in (int, float) else v for v in column]
@@ -299,8 +270,7 @@ def _decimal(v: float) -> str:
 
 def _unknown(objs: list[dict[str, Any]], keys: set[str], source: str, told: set[str],
              problems: list[Problem]) -> None:
-    """Name each field we do not read once per file (at its first line), as a problem of that
-    row so that it is reported in order with the rest."""
+    """Name each field we do not read once per file, as a problem of its first row."""
     for key in sorted(keys - _KNOWN - told):  # (sorted: the same order in every run)
         # an empty value ("img": [] as the npm package writes) carries nothing to lose
         i = next((i for i, o in enumerate(objs) if o.get(key) not in (None, [], {}, "")), -1)

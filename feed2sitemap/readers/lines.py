@@ -1,9 +1,5 @@
-"""The block loop every line-based list shares (text, TSV, CSV, JSON Lines): decoded lines of
-a UTF-8 input, about a megabyte at a time, bounded.
-
-One decode and one split per megabyte, not per line, is what makes a million-line list cheap.
-A line may not grow past MAX_LINE bytes, so the carried-over tail stays small.
-"""
+"""The block loop of every line-based list (text, TSV, CSV, JSON Lines): decoded lines of a
+UTF-8 input, a megabyte at a time (one decode and split per block, not per line), bounded."""
 
 from __future__ import annotations
 
@@ -16,10 +12,8 @@ from ..errors import InputError
 __all__ = ["CHUNK", "MAX_JSON_LINE", "MAX_LINE", "Block", "blocks", "too_long"]
 
 MAX_LINE = 64 * 1024  # a longer line is refused without being held in memory
-# A JSON Lines line carries a URL's extensions: 1,000 images of 2,048-character locations
-# alone (Google's maxima) make some 2 MiB. It may hold what one <url> of a sitemap may
-# (extensions/xmlin.py: MAX_URL_CHARS, 4 Mi characters of text), and the writer writes no
-# longer line (writers/jsonl.py), so whatever -t jsonl writes reads back (issue 35, item 15).
+# A JSON Lines line may hold what one <url> of a sitemap may (extensions/xmlin.py:
+# MAX_URL_CHARS), and the writer writes no longer line, so whatever -t jsonl writes reads back.
 MAX_JSON_LINE = 4 * 1024 * 1024
 CHUNK = 1 << 20
 
@@ -40,9 +34,8 @@ def blocks(stream: IO[bytes], source: str, what: str,
            max_line: int = MAX_LINE) -> Iterator[Block]:
     """Yield the input's lines a block at a time. ``what`` names the format in messages.
 
-    UTF-8 only (an error names the line and byte offset; UTF-16 and binary data are named as
-    such), a BOM ignored; ``\\n``, ``\\r\\n`` and a lone ``\\r`` (old Macs, some spreadsheet
-    exports) each end a line; no NUL byte; no line longer than ``max_line`` bytes.
+    UTF-8 only, a BOM ignored; ``\\n``, ``\\r\\n`` and a lone ``\\r`` each end a line; no NUL
+    byte; no line longer than ``max_line`` bytes.
     """
     # read1: whatever a pipe has now (up to CHUNK), rather than block until a megabyte arrives
     read = getattr(stream, "read1", stream.read)

@@ -1,9 +1,7 @@
 """robots.txt as an input: the sitemaps its ``Sitemap:`` lines name (read as an index's are).
 
-Google's robots.txt rules: a ``Sitemap:`` line may stand anywhere in the file, its field name
-in any case, with a full URL; it is not part of any group. Other lines are not ours to read.
-Lines end as they do in the file (LF, CRLF or CR), and a byte order mark is no part of the first
-(RFC 9309 reads UTF-8; Google skips the mark): either would otherwise hide Sitemap: lines.
+As Google reads them, a ``Sitemap:`` line may stand anywhere, its field name in any case; lines
+end with LF, CRLF or CR, and a byte order mark is no part of the first.
 """
 
 from __future__ import annotations
@@ -58,8 +56,7 @@ def read_robots(stream: IO[bytes], source: str, report: Report,
 
 
 def _lines(stream: IO[bytes], source: str) -> Iterator[tuple[int, bytes]]:
-    """The file's lines, numbered from 1, whatever their ending (a CR-only file is read by
-    chunks of LF-ended lines or MAX_LINE bytes); the byte order mark left out."""
+    """The file's lines, numbered from 1, whatever their ending; the byte order mark left out."""
     number = 0
     carry = b""  # the last line of a chunk, perhaps not complete yet (or a CR a LF may follow)
     while raw := stream.readline(MAX_LINE + 1):

@@ -27,7 +27,7 @@ from ..xmlutil import (
     safe_expat_parser,
 )
 from .fields import COMMON_CHANGEFREQS_BULK, COMMON_PRIORITIES_BULK, parse_column
-from .sitemapfast import END_TAG, JoinedLines, concatenated, scan
+from .sitemapfast import END_TAG, concatenated, joined_lines, scan
 
 __all__ = ["SITEMAP_NS", "read_sitemap"]
 
@@ -39,10 +39,9 @@ _FIELDS = {"loc": LOC, "lastmod": LASTMOD, "changefreq": CHANGEFREQ, "priority":
 
 
 class _Entries:
-    """The entries completed since the last batch, as their raw texts. They are checked and
-    parsed a batch at a time (a bad value is dropped with a warning, the entry kept): per URL
-    the parser's handler only appends (or the fast path, sitemapfast.py, gives whole columns),
-    and repeated values (most lastmods and priorities of a real sitemap) are parsed once."""
+    """The entries completed since the last batch, as their raw texts (appended by the end
+    handler, or whole columns from the fast path), checked and parsed a batch at a time: a bad
+    value is dropped with a warning, the entry kept."""
 
     def __init__(self, source: str, report: Report, is_index: bool) -> None:
         self.source = source
@@ -51,14 +50,12 @@ class _Entries:
         self.rows: list[list[Optional[str]]] = []  # appended by the parser's end handler
         self.lines: list[int] = []
         self.parts: list[tuple[list[Sequence[Any]], Sequence[int]]] = []  # columns, in order
-        self.extended = False  # the extension pass is on (a second namespace was declared)
+        self.extended = False  # the extension pass is on: rows carry a fifth column (urlext)
 
     def pending(self) -> int:
-        """How many entries the next ``take`` would give."""
         return len(self.rows) + sum(len(lines) for _, lines in self.parts)
 
     def add_columns(self, columns: list[Sequence[Any]], lines: Sequence[int]) -> None:
-        """Entries read by the fast path, after those the handlers have appended so far."""
         self._flush_rows()
         self.parts.append((columns, lines))
 
@@ -67,7 +64,7 @@ class _Entries:
         if not rows:
             return
         columns: list[Sequence[Any]]
-        if self.extended:  # rows read by the extension pass carry a fifth column (urlext.py)
+        if self.extended:
             found = [row[4] if len(row) > 4 else None for row in rows]
             columns = [*zip(*[row[:4] for row in rows], strict=True), found]
         else:
@@ -90,26 +87,19 @@ class _Entries:
             columns, lines = parts[0]
         else:
             columns = [concatenated([p[0][k] for p in parts]) for k in range(width)]
-            lines = JoinedLines([p[1] for p in parts])
-        if len(lines) <= BATCH:  # (slicing would count the lines of the fast path's rows)
-            batch = self._batch(columns, lines)
-            return [batch] if batch is not None else []
-        batches = []
-        for a in range(0, len(lines), BATCH):
-            batch = self._batch([c[a:a + BATCH] for c in columns], lines[a:a + BATCH])
-            if batch is not None:
-                batches.append(batch)
-        return batches
+            lines = joined_lines([p[1] for p in parts])
+        cuts = [(columns, lines)] if len(lines) <= BATCH else [  # (a slice counts lazy lines)
+            ([c[a:a + BATCH] for c in columns], lines[a:a + BATCH])
+            for a in range(0, len(lines), BATCH)]
+        return [b for b in (self._batch(*cut) for cut in cuts) if b is not None]
 
     def _batch(self, columns: list[Sequence[Any]], lines: Sequence[int]) -> Optional[Batch]:
         raw_locs, raw_lastmods, raw_changefreqs, raw_priorities = columns[:4]
-        # (all(): a truth test per value, in C, costs a fraction of `None in` or `"" in`,
-        # each a rich comparison per value)
+        # (all(): a truth test per value, a fraction of the cost of `None in`)
         locs = (list(map(str.strip, raw_locs)) if all(raw_locs)
                 else [loc.strip() if loc is not None else "" for loc in raw_locs])
         missing = [] if all(locs) else [i for i, loc in enumerate(locs) if not loc]
         kind = "sitemap" if self.is_index else "url"
-        # (row, kind, message), reported in row order
         problems = [(i, "", f"<{kind}> without a <loc>") for i in missing]
         lastmods = parse_column(raw_lastmods, parse_lastmod, "lastmod", problems,
                                 parse_common_lastmods, parse_lastmod_column)
@@ -124,13 +114,12 @@ class _Entries:
                 self.report.warn(f"bad {what}", self.source, lines[i], message)
             else:
                 self.report.skip("no loc", self.source, lines[i], message)
-        numbers: Sequence[Optional[int]] = lines
         extensions = None
         if self.extended:
             from .urlext import extensions_column  # (only a sitemap with extensions)
 
-            extensions = extensions_column(columns[4], locs, numbers, self.source, self.report)
-        batch = Batch._trusted(locs, self.source, numbers, lastmods, changefreqs, priorities,
+            extensions = extensions_column(columns[4], locs, lines, self.source, self.report)
+        batch = Batch._trusted(locs, self.source, lines, lastmods, changefreqs, priorities,
                                self.is_index, extensions=extensions).without(missing)
         return batch if batch.locs else None
 
@@ -139,19 +128,16 @@ def read_sitemap(stream: IO[bytes], source: str, report: Report,
                  base_url: Optional[str] = None) -> Iterator[Batch]:
     """Yield the <url> entries (or, for an index, the <sitemap> entries) in batches.
 
-    Memory does not grow with the file: expat is fed 64 KiB at a time, and the entries
-    completed are yielded in batches of at most BATCH, as soon as the next chunk could take
-    them past it (a few chunks' worth: every step after the reader costs per batch too).
-    Elements of other namespaces (image:, video:, news:, xhtml:link, any other) become the
-    entry's extensions (urlext.py). Values are checked a batch at a time (_Entries).
+    Memory does not grow with the file: expat is fed 64 KiB at a time, and the entries are
+    yielded in batches of at most BATCH, as soon as the next chunk could take them past it.
+    Elements of other namespaces become the entry's extensions (urlext.py).
     """
     try:
         stream, encoding = expat_input(stream)
     except XMLRefused as exc:
         raise InputError(source, 1, str(exc)) from None
     entries = _Entries(source, report, is_index=False)  # the root says which it is
-    parse = _Parse(source, report, entries, encoding in (None, "UTF-8"),
-                   encoding)
+    parse = _Parse(source, report, entries, encoding)
     parser = parse.parser
     read = stream.read
     held = 0  # entries read before this chunk, not yet yielded
@@ -160,9 +146,8 @@ def read_sitemap(stream: IO[bytes], source: str, report: Report,
             chunk = read(CHUNK)
             parse.feed(chunk)
             pending = entries.pending()
-            # (a batch past BATCH would be cut, and cutting counts the fast path's lines; the
-            # extension pass's entries, many objects each, go a chunk at a time: gathered, they
-            # made the extension-rich set 9% slower)
+            # (cutting a batch past BATCH counts the fast path's lines; the extension pass's
+            # entries, many objects each, go a chunk at a time: 9% faster)
             if not chunk or entries.extended or pending + (pending - held) > BATCH:
                 yield from entries.take()
                 pending = 0
@@ -184,25 +169,21 @@ def read_sitemap(stream: IO[bytes], source: str, report: Report,
 
 
 class _Parse:
-    """The expat parser of one sitemap and its handlers.
-
-    The handlers do as little as they can: they run a dozen times per URL. Only end tags are
-    handled in Python: the text of a field is what was collected when its end tag comes (values
-    are stripped, so the whitespace before a field's start tag does not matter), and collecting
-    is list.append itself, a C call.
+    """The expat parser of one sitemap and its handlers. Only end tags are handled in Python:
+    a field's text is what was collected (by list.append, in C) when its end tag comes (values
+    are stripped: the white space before a field's start tag does not matter).
     """
 
-    def __init__(self, source: str, report: Report, entries: _Entries, utf8: bool,
+    def __init__(self, source: str, report: Report, entries: _Entries,
                  encoding: Optional[str]) -> None:
         self.source, self.report, self.entries = source, report, entries
         self.guard = MarkupGuard()
         self.parser = parser = safe_expat_parser(" ", self.guard, encoding)
         # the reference mode (backends.py) reads every byte with expat, defusedxml after it
         self.read = self.read_fast if fast("sitemap runs") else self.plain_reader(encoding)
-        # the fast path (sitemapfast.py): possible for UTF-8 input, taken once the root is
-        # known to be a urlset whose entries are the unprefixed <url> (root()), and left for
-        # good when a namespace is declared past the root
-        self.utf8 = utf8
+        # the fast path (sitemapfast.py): for UTF-8 input, taken once the root is known to be a
+        # urlset of unprefixed <url> (root()), left for good when a namespace is declared later
+        self.utf8 = encoding in (None, "UTF-8")
         self.fast = False
         self.default_ns: Optional[str] = None  # the default namespace the root declares
         self.fed = 0  # bytes given to expat before this chunk
@@ -211,8 +192,7 @@ class _Parse:
         self.text: list[str] = []  # text since the last end tag
         # element name → field index, ENTRY or ROOT (in the root's namespace)
         self.names: dict[str, int] = {}
-        # <url> (<sitemap>) elements of another namespace than the root's: ignored, but counted
-        # and reported, or "no URLs to write" would be all the user sees (issue 20, item 5)
+        # entries in another namespace than the root's: ignored, but counted and reported
         self.foreign: dict[str, int] = {}
         self.entry = ["", ""]  # the entry's local name and the root's namespace
         self.declared: set[str] = set()  # namespaces declared before the root was read
@@ -231,7 +211,6 @@ class _Parse:
         """The next chunk (b"" at the end), read and bounded."""
         self.read(chunk)
         self.fed += len(chunk)
-        # start tags less end tags: the depth
         self.guard.depth(self.guard.opens - self.ends())
         text = self.text
         if len(text) > 1 and sum(map(len, text)) > MAX_VALUE:  # (as `check` stops too)
@@ -249,28 +228,22 @@ class _Parse:
         return read
 
     def read_fast(self, chunk: bytes) -> None:
-        """A chunk, its runs of plain entries read by the fast path once it may be taken."""
-        if self.fast and chunk:
+        # (before the root is read, the head of the chunk holds it: root() says if fast)
+        if chunk and (self.fast or self.utf8 and not self.entry[0]):
             self.feed_fast(chunk)
-        elif self.utf8 and chunk and not self.entry[0]:  # the root may be in this chunk
-            self.feed_first(chunk)
         else:
             self.guard.scan_counting(chunk)
             self.parser.Parse(chunk, not chunk)
 
     def parse(self, data: bytes) -> None:
-        """expat reads ``data``, the guard having seen it first (its bounds, its start tags)."""
         if data:
             self.guard.scan_counting(data)
             self.parser.Parse(data, False)
 
     def feed_fast(self, chunk: bytes) -> None:
-        """The chunk in three regions (sitemapfast.py): the head up to its first </url> and
-        the tail after its last with the handlers, the middle without when it is plain.
-
-        A plain middle is seen by neither expat nor the guard: it holds as many start tags as
-        end tags (the depth is the same after it), and no run without markup longer than the
-        chunk (the guard's MAX_TOKEN is twice that)."""
+        """The chunk in three regions (sitemapfast.py). A plain middle is seen by neither expat
+        nor the guard: it holds as many start tags as end tags, and no run without markup
+        longer than the chunk (the guard's MAX_TOKEN is twice that)."""
         parser, parse = self.parser, self.parse
         first = chunk.find(END_TAG) + len(END_TAG)
         last = chunk.rfind(END_TAG) + len(END_TAG)
@@ -278,10 +251,10 @@ class _Parse:
             parse(chunk)
             return
         parse(chunk[:first])
-        # the head's </url> must be an entry's (not in a comment, CDATA or another namespace)
-        # and expat must have read the head to its end (not be inside an unfinished token)
+        # the head's </url> must be an entry's, and expat must have read the head to its end
         end = self.fed + first
-        if parser.CurrentByteIndex != end or self.last_end[0] + len(END_TAG) != end:
+        if not self.fast or parser.CurrentByteIndex != end or \
+                self.last_end[0] + len(END_TAG) != end:
             parse(chunk[first:])
             return
         middle = chunk[first:last]
@@ -298,24 +271,6 @@ class _Parse:
             self.fed -= len(middle) - len(found.stand_in)  # (expat's byte offsets)
             self.entries.add_columns(found.columns, found.lines)
         parse(chunk[last:])
-
-    def feed_first(self, chunk: bytes) -> None:
-        """A chunk before the root is read: up to its first </url> with the handlers (root()
-        says whether the fast path may be taken), then the rest as feed_fast reads a chunk,
-        when it may. (A small sitemap set is mostly first chunks.)"""
-        first = chunk.find(END_TAG) + len(END_TAG)
-        if first < len(END_TAG):
-            self.parse(chunk)
-            return
-        self.parse(chunk[:first])
-        if not self.fast:
-            self.parse(chunk[first:])
-            return
-        self.fed += first  # (feed_fast counts expat's byte offsets from its chunk's start)
-        try:
-            self.feed_fast(chunk[first:])
-        finally:
-            self.fed -= first
 
     def root(self, name: str, attrs: object) -> None:
         parser, source = self.parser, self.source
@@ -336,21 +291,20 @@ class _Parse:
         self.names[name] = ROOT
         self.entries.is_index = is_index
         self.entry[:] = [entry_name.rpartition(" ")[2], ns]
-        parser.StartElementHandler = None  # no other start tag needs Python ...
-        if not is_index and self.declared - {ns}:  # ... unless extensions may follow
+        parser.StartElementHandler = None  # no other start tag needs Python, unless extensions
+        if not is_index and self.declared - {ns}:
             self.extend()
         self.fast = (self.utf8 and not is_index and ns == SITEMAP_NS
                      and self.default_ns == SITEMAP_NS and self.extensions is None)
         if self.utf8 and self.extensions is not None and ns == SITEMAP_NS:
-            from .urlextfast import scanner  # (images and alternates: the hook of urlextfast.py)
+            from .urlextfast import scanner
 
             ext_scan = scanner(self.bindings)
             if ext_scan is not None:
                 self.scan, self.fast = ext_scan.scan, True
 
     def namespace(self, prefix: Optional[str], uri: Optional[str]) -> None:
-        """A namespace declaration (counted and bounded by the guard): one besides the root's
-        turns the extension pass on."""
+        """A namespace declaration: one besides the root's turns the extension pass on."""
         self.guard.namespace(prefix, uri)
         self.fast = False  # (on the root, root() decides)
         if not self.entry[0] and not prefix:
@@ -370,19 +324,16 @@ class _Parse:
         entry_name = (self.entry[1] + " " if self.entry[1] else "") + self.entry[0]
         self.extensions = ext = UrlExtensions(parser, self.entry[1], entry_name, self.text,
                                               parser.EndElementHandler, self.entries.rows)
-        # A namespace first declared inside an entry (on an extension element, as our own
-        # writer declares one met after the first batch): that entry's start tag has gone by,
-        # so the pass must know it is inside one, or its extensions were lost without a word.
-        # Inside when an element has ended since the last entry did: in a valid <url> <loc>
-        # comes first, so an extension element follows its end.
+        # A namespace first declared inside an entry (as our writer declares one met after the
+        # first batch): inside when an element has ended since the last entry did (<loc>).
         ext.inside = self.ends() != self.entry_ends[0]
         self.entries.extended = True
         parser.StartElementHandler = ext.start
         parser.EndElementHandler = ext.end
 
     def end_handler(self) -> tuple[Callable[[str], None], Callable[[], int]]:
-        """The end-tag handler, and a function giving the count of end tags seen. A closure,
-        not a method: its state lives in cells, the fastest names Python has."""
+        """The end-tag handler (a closure: its state in cells, the fastest names), and a
+        function giving the count of end tags seen."""
         source, parser, foreign, entry = self.source, self.parser, self.foreign, self.entry
         text, unknown = self.text, self.report_unknown
         get, clear, join = self.names.get, text.clear, "".join
@@ -428,13 +379,13 @@ class _Parse:
             self.guard.uncount("")  # "<![CDATA["
         self.parser.CharacterDataHandler = self.cdata_text if inside else self.text.append
 
-    def cdata_text(self, data: str) -> None:  # "<" in CDATA opens no element: the guard must know
+    def cdata_text(self, data: str) -> None:  # "<" in CDATA opens no element
         self.guard.uncount(data, 0)
         self.text.append(data)
 
     def report_unknown(self, local: str, loc: Optional[str]) -> None:
-        """An element of the root's namespace that the schema does not have there (the
-        extension pass, urlext.py, says so of one inside an entry it reads)."""
+        """An element of the root's namespace the schema does not have there (the extension
+        pass says so of one inside an entry)."""
         if self.extensions is not None and self.extensions.inside:
             return
         from ..extensions.xmlin import unknown_element  # (only a sitemap with such an element)

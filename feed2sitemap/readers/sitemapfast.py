@@ -3,35 +3,30 @@
 
 Per 64 KiB chunk the reader (sitemap.py) gives expat three regions:
 
-- the head, up to the chunk's first ``</url>``, with its usual handlers; that end tag must be
-  seen by the end handler as an entry's, ending exactly where the head ends (so the cut is
-  not inside a comment, a CDATA section or an element of another namespace);
+- the head, up to the chunk's first ``</url>``, with its handlers; that end tag must be seen
+  as an entry's, ending where the head ends (not in a comment, CDATA or another namespace);
 - the middle, up to the chunk's last ``</url>``: if ``scan`` finds it made only of plain
   entries (``<url>``, ``<loc>``, then ``<lastmod>``, ``<changefreq>``, ``<priority>`` in that
-  order, no attribute, comment, CDATA, PI or other element; white space between) and free of
-  anything expat would refuse, the values come from the scan and expat is given a stand-in of
-  white space with the same line ends; otherwise expat reads it with the handlers on;
+  order, nothing else but white space) and free of anything expat would refuse, the values
+  come from the scan and expat reads a stand-in of white space with the same line ends;
+  otherwise expat reads it with the handlers on;
 - the tail, the rest, with the handlers on.
 
-At each chunk's end expat has therefore read what the plain reader would have, so every bound
-(depth, value and white-space lengths), error, line, column and batch falls where it falls in
-the plain reader (backends.py's reference mode, which never takes this path). The values are the
-ones expat would give: the white space before a field is kept as the plain reader keeps it,
-references (``&amp;``, ``&#38;``) are resolved, ``\\r\\n`` becomes ``\\n``. The line of each
-entry's ``</loc>`` is counted from the region's text, and only when a message or a record
-asks for it.
+So every bound, error, line, column and batch falls where it falls in the plain reader (the
+reference mode), and the values are the ones expat gives (references resolved, ``\\r\\n`` read
+as ``\\n``).
 """
 
 from __future__ import annotations
 
 import re
-from abc import abstractmethod
-from collections.abc import Iterator, Sequence
-from itertools import accumulate, chain, repeat
-from typing import Any, Optional, Union, overload
+from collections.abc import Callable, Iterator, Sequence
+from functools import partial
+from itertools import accumulate, repeat
+from typing import Any, Optional
 
-__all__ = ["END_TAG", "REFERENCE", "JoinedLines", "RegionLines", "Scanned", "checked_text",
-           "concatenated", "reference_character", "resolved", "scan"]
+__all__ = ["END_TAG", "REFERENCE", "LazyLines", "Scanned", "checked_text", "concatenated",
+           "joined_lines", "reference_character", "region_lines", "resolved", "scan"]
 
 END_TAG = b"</url>"
 
@@ -54,14 +49,13 @@ _NAMED = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
 
 
 class Scanned:
-    """The raw values of a region's entries, column by column, as the plain reader's end
-    handler would have collected them but for the white space before a field's start tag
-    (every field's parser strips it: model/record.py), the line of each entry's </loc>, and the
-    stand-in expat reads instead of the region."""
+    """The raw values of a region's entries, column by column, as the end handler collects
+    them (but for the white space before a field's start tag: every field is stripped), the
+    line of each entry's </loc>, and the stand-in expat reads instead of the region."""
 
     __slots__ = ("columns", "lines", "stand_in")
 
-    def __init__(self, columns: list[Sequence[Any]], lines: RegionLines, text: str) -> None:
+    def __init__(self, columns: list[Sequence[Any]], lines: Sequence[int], text: str) -> None:
         self.columns = columns
         self.lines = lines
         # white space with the region's line ends and last column
@@ -71,8 +65,7 @@ class Scanned:
 def checked_text(region: bytes) -> Optional[str]:
     """The region as text with expat's line ends, if expat would find nothing wrong in its
     characters: UTF-8, no character XML forbids, no "]]>", every "&" one of XML's five
-    references or a character reference (entity declarations are refused, so no other name
-    may be defined); else None. A lone "\r" is left to expat too ("\r\n" is read as "\n")."""
+    references or a character reference; else None (a lone "\r" too)."""
     ascii = region.isascii()  # (most sitemaps: then no byte needs a closer look)
     try:
         text = region.decode("ascii" if ascii else "utf-8")
@@ -108,13 +101,12 @@ def scan(region: bytes, line: int) -> Optional[Scanned]:
         return None
     # an optional field the entry does not have: the plain reader's None
     columns = [raw[0], *([v or None for v in c] if "" in c else c for c in raw[1:])]
-    return Scanned(columns, RegionLines(text, line, len(found)), text)
+    return Scanned(columns, LazyLines(partial(region_lines, text, line), len(found)), text)
 
 
 def resolved(column: Sequence[str]) -> Sequence[str]:
-    """References replaced by their characters (checked_text has checked each is one of
-    XML's five names or a character reference; reference_character refuses those to
-    characters XML forbids, NUL among them, so NUL can separate the values)."""
+    """References replaced by their characters (those to characters XML forbids, NUL among
+    them, raise ValueError: so NUL can separate the values)."""
     joined = "\0".join(column)  # one substitution for the column, not one call per value
     if "&" not in joined:
         return column
@@ -133,77 +125,49 @@ def reference_character(m: re.Match[str]) -> str:
     return chr(code)
 
 
-class _LazyLines(Sequence[int]):
-    """A column of ``_n`` line numbers made only when one is asked for (``_counted``)."""
+class LazyLines(Sequence[int]):
+    """A column of ``n`` line numbers made by ``count()`` only when one is asked for: they
+    serve messages and records, which most runs never ask of the fast path's rows."""
 
-    __slots__ = ()
-    _n: int
+    __slots__ = ("_count", "_n", "_lines")
 
-    @abstractmethod
+    def __init__(self, count: Callable[[], list[int]], n: int) -> None:
+        self._count: Optional[Callable[[], list[int]]] = count
+        self._n = n
+        self._lines: list[int] = []
+
     def _counted(self) -> list[int]:
-        """The whole column, made on the first call."""
+        if self._count is not None:
+            self._lines, self._count = self._count(), None
+        return self._lines
 
     def __len__(self) -> int:
         return self._n
 
-    @overload
-    def __getitem__(self, i: int) -> int: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[int]: ...
-    def __getitem__(self, i: Union[int, slice]) -> Union[int, list[int]]:
+    def __getitem__(self, i: Any) -> Any:
         return self._counted()[i]
 
     def __iter__(self) -> Iterator[int]:
         return iter(self._counted())
 
 
-class RegionLines(_LazyLines):
-    """The line of each entry's </loc> in a region, counted only when a message or a record
-    asks for one (most runs never do)."""
-
-    __slots__ = ("_text", "_line", "_n", "_lines")
-
-    def __init__(self, text: str, line: int, n: int) -> None:
-        self._text, self._line, self._n = text, line, n
-        self._lines: Optional[list[int]] = None
-
-    def _counted(self) -> list[int]:
-        if self._lines is None:
-            # the region's first line plus the line ends before each </loc>
-            parts = self._text.split("</loc>")
-            parts.pop()
-            lines = list(accumulate(map(str.count, parts, repeat("\n")), initial=self._line))
-            lines.pop(0)
-            self._lines, self._text = lines, ""
-        return self._lines
+def region_lines(text: str, line: int) -> list[int]:
+    """The line of each entry's </loc> in a region that starts on line ``line``."""
+    parts = text.split("</loc>")
+    parts.pop()
+    lines = list(accumulate(map(str.count, parts, repeat("\n")), initial=line))
+    lines.pop(0)
+    return lines
 
 
 def concatenated(columns: Sequence[Sequence[Any]]) -> list[Any]:
-    """The columns one after the other, in one list (grown by extend once per column: a
-    third of the time of list(chain(...)), which grows it value by value)."""
+    """The columns one after the other (list += per column: a third of list(chain(...)))."""
     joined: list[Any] = []
     for column in columns:
         joined += column
     return joined
 
 
-class JoinedLines(_LazyLines):
-    """Line columns one after the other (the handlers' lists and RegionLines), unread until
-    a line is asked for; then made one list (a step that asks for every record's line, as
-    turning the batch into records does, pays one pass in C, not a search per row)."""
-
-    __slots__ = ("_parts", "_n", "_flat")
-
-    def __init__(self, parts: list[Sequence[int]]) -> None:
-        self._parts = parts
-        self._n = sum(map(len, parts))
-        self._flat: Optional[list[int]] = None
-
-    def _counted(self) -> list[int]:
-        if self._flat is None:
-            self._flat = concatenated(self._parts)
-            self._parts = []
-        return self._flat
-
-    def __iter__(self) -> Iterator[int]:
-        return iter(self._flat) if self._flat is not None else chain.from_iterable(self._parts)
+def joined_lines(parts: list[Sequence[int]]) -> LazyLines:
+    """Line columns one after the other, joined only when a line is asked for."""
+    return LazyLines(partial(concatenated, parts), sum(map(len, parts)))

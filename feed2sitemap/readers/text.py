@@ -10,7 +10,7 @@ from typing import IO, Optional
 from ..backends import fast
 from ..model.batch import BATCH, Batch
 from ..model.report import Report
-from ..model.urls import CLEAN_BYTES, CleanLocs, prove_lines, resolve
+from ..model.urls import CLEAN_BYTES, prove_lines, resolve
 from .lines import MAX_LINE, Block, blocks
 
 __all__ = ["MAX_LINE", "read_text"]
@@ -25,42 +25,33 @@ _SCHEMES = ("https://", "http://")
 
 def read_text(stream: IO[bytes], source: str, report: Report,
               base_url: Optional[str] = None) -> Iterator[Batch]:
-    """Yield the non-blank lines as batches of locations; URL checks are the pipeline's job.
+    """Yield the non-blank lines, stripped, as batches of locations (a relative one resolved
+    against ``base_url``); a line with white space inside is skipped: it is not one URL.
 
-    A UTF-8 BOM is ignored, ``\\n``, ``\\r\\n`` and a lone ``\\r`` each end a line (see
-    lines.blocks), surrounding whitespace is stripped. A line with white space inside is
-    skipped: it is not one URL. A relative line (``/about``, ``contact.html``) is resolved
-    against ``base_url``. Bytes that are not UTF-8 are an error naming the line and byte offset.
-
-    The usual block, every line a clean URL already, is proven so at once (urls.prove_lines)
-    and passed on as it is, with the proof; any other block, and every block in the reference
-    mode (backends.py), goes a line at a time (_line_batches, the plain path).
+    A block whose every line is a clean URL already is proven so at once (urls.prove_lines)
+    and passed on with the proof; any other, and every block in the reference mode, goes a
+    line at a time (_line_batches, the plain path).
     """
     for block in blocks(stream, source, "a URL list"):
         rest = block.raw.translate(None, CLEAN_BYTES)  # the newlines, and any other byte
         proofs = prove_lines(block.text, block.lines, len(rest), BATCH, block.longest) \
             if fast("URL list blocks") and block.ended else None
-        if proofs is not None:
-            yield from _clean_batches(proofs, block, source)
-        else:  # nothing to strip unless some byte may begin a white-space character
+        if proofs is None:  # nothing to strip unless some byte may begin a white space
             strip = bool(rest.translate(None, _NOT_SPACE_LEADS))
             yield from _line_batches(block, source, report, base_url, strip)
-
-
-def _clean_batches(proofs: list[CleanLocs], block: Block, source: str) -> Iterator[Batch]:
-    """Batches of a block whose lines model/urls.py proved clean URLs already: what per-line strip
-    and the normalize step would do has been done for the whole block."""
-    first_line = block.start
-    for proof in proofs:
-        part = proof.locs
-        yield Batch._trusted(part, source, range(first_line, first_line + len(part)), clean=proof)
-        first_line += len(part)
+            continue
+        first_line = block.start
+        for proof in proofs:
+            part = proof.locs
+            yield Batch._trusted(part, source, range(first_line, first_line + len(part)),
+                                 clean=proof)
+            first_line += len(part)
 
 
 def _line_batches(block: Block, source: str, report: Report, base_url: Optional[str],
                   strip: bool) -> Iterator[Batch]:
-    """Batches of a block taken a line at a time: stripped, blank and spaced lines left out,
-    relative ones resolved; ``strip``: whether some line may hold white space."""
+    """Batches of a block taken a line at a time; ``strip``: whether some line may hold white
+    space."""
     lines = block.lines
     for start in range(0, len(lines), BATCH):
         first_line = block.start + start
@@ -68,13 +59,12 @@ def _line_batches(block: Block, source: str, report: Report, base_url: Optional[
         locs = list(map(str.strip, part)) if strip else part
         # blank lines, white space inside a line: one search over the batch (no line holds a NUL)
         if "" in locs or (strip and _SPACE.search("\0".join(locs)) is not None):
-            keep = [i for i, loc in enumerate(locs) if _one_url(loc, source, first_line + i,
-                                                               report)]
+            keep = [i for i, loc in enumerate(locs)
+                    if _one_url(loc, source, first_line + i, report)]
             locs = [locs[i] for i in keep]
             numbers: Sequence[int] = [first_line + i for i in keep]
         else:
             numbers = range(first_line, first_line + len(locs))
-        # a relative line (in C: does every line start as an absolute URL?)
         if base_url and not all(map(str.startswith, locs, repeat(_SCHEMES))):
             locs = [resolve(base_url, loc) for loc in locs]
         if locs:
@@ -82,8 +72,8 @@ def _line_batches(block: Block, source: str, report: Report, base_url: Optional[
 
 
 def _one_url(loc: str, source: str, line: int, report: Report) -> bool:
-    """Whether a stripped line is a URL to read: blank lines are not (nor reported); a line with
-    white space inside is a row of columns or words, never one URL."""
+    """Whether a stripped line is a URL to read: a blank one is not (nor reported); one with
+    white space inside is a row of columns or words."""
     if not loc:
         return False
     if _SPACE.search(loc) is None:

@@ -1,12 +1,9 @@
 """The sitemap reader's extension pass: images, videos, news, alternates and other namespaces
-inside each <url>, read only when the document declares a namespace besides its root's.
+inside each <url>, read only once the document declares a namespace besides its root's.
 
-A plain sitemap (one namespace) never meets this code: the reader keeps its end-tag-only
-handlers. When a second namespace is declared (on the root, or on any element later), the
-reader hands start and end tags inside <url> to ``UrlExtensions`` too, which feeds them to
-extensions.xmlin.UrlChildren and attaches what it built to the row when </url> ends it. The
-row's Extensions are checked against Google's rules a batch at a time (``extensions_column``):
-what breaks one is dropped with a warning naming the field and line, the URL kept.
+Start and end tags inside <url> go to extensions.xmlin.UrlChildren; what it built is the row's
+fifth column. The Extensions are held to Google's rules a batch at a time: what breaks one is
+dropped with a warning naming the field and line, the URL kept.
 """
 
 from __future__ import annotations
@@ -25,25 +22,22 @@ from ..model.report import Report
 
 __all__ = ["UrlExtensions", "extensions_column", "held_to_rules"]
 
-# What UrlChildren (or the fast path, urlextfast.py) gives for one <url>: the value, the
-# problems met reading it, each item's line ((kind, index) → line)
+# What UrlChildren (or urlextfast.py) gives for one <url>: the value, the problems met reading
+# it, each item's line ((kind, index) → line)
 ItemLines = Mapping[tuple[str, int], int]
 Found = tuple[Extensions, list[ExtensionProblem], ItemLines]
 
 
 class UrlExtensions:
-    """Start and end tags inside <url> (``entry_name``), turned into one Found per <url>.
-
-    ``plain_end`` is the reader's own end handler (core fields, the row); ``rows`` its list of
-    rows, whose last one gets the Found appended as a fifth column when </url> ends.
+    """Start and end tags inside <url> (``entry_name``), turned into one Found per <url>,
+    appended to the last of ``rows`` after the reader's own end handler (``plain_end``) ends it.
     """
 
     def __init__(self, parser: Any, root_ns: str, entry_name: str, text: list[str],
                  plain_end: Callable[[str], None], rows: list[list[Any]]) -> None:
         self.parser, self.text, self.plain_end, self.rows = parser, text, plain_end, rows
         self.entry_name = entry_name
-        # a root in another namespace than sitemaps.org's (read anyway, with a warning): its
-        # children count as sitemaps.org's for UrlChildren, which knows the core fields
+        # a root in another namespace (read anyway): its children count as sitemaps.org's
         self.root_prefix = root_ns + " " if root_ns and root_ns != SITEMAP_NS else None
         self.children = UrlChildren()
         self.inside = False
@@ -54,8 +48,7 @@ class UrlExtensions:
             return SITEMAP_NS + " " + name[len(prefix):]
         return name
 
-    def _flush(self) -> None:
-        """Text since the last tag goes to the element it belongs to."""
+    def _flush(self) -> None:  # text since the last tag goes to the element it belongs to
         text = self.text
         if text:
             self.children.data("".join(text))
@@ -88,9 +81,8 @@ class UrlExtensions:
 def extensions_column(found: Sequence[Optional[Found]], locs: Sequence[str],
                       lines: Sequence[Optional[int]], source: str,
                       report: Report) -> Optional[list[Extensions]]:
-    """The rows' Extensions as the extension pass found them, held to Google's rules; None
-    when no row has any. (Lines are looked up only for a message: the fast path counts them
-    only then.)"""
+    """The rows' Extensions as found, held to Google's rules; None when no row has any.
+    (Lines are looked up only for a message: the fast path counts them only then.)"""
     column = [EMPTY if f is None else f[0] for f in found]
     unread = [i for i, f in enumerate(found) if f is not None and f[1]]
     if not unread and not any(column):
@@ -109,14 +101,13 @@ def held_to_rules(column: Sequence[Extensions], locs: Sequence[str],
                   item_lines: Optional[Sequence[Optional[ItemLines]]] = None
                   ) -> Optional[list[Extensions]]:
     """Each row's Extensions less what breaks Google's rules (rules.sanitize), a warning per
-    problem with its line; None when no row keeps any. Rows of images and alternates alone
-    with clean URLs are proven a batch at a time (rulesfast.py), but in the reference mode."""
+    problem with its line; None when no row keeps any. Rows rulesfast.py proves are taken a
+    batch at a time (not in the reference mode)."""
     proven: Sequence[Optional[list[ExtensionProblem]]] = (
         proven_problems(column, locs) if fast("extension rules") else [None] * len(column))
     out = list(column)
-    # the rows rulesfast could not prove take the rule one at a time, in order; between them,
-    # each run of proven rows gives its one shared warning in a call (rulesfast's contract: a
-    # proven row's problems are [] or [NOT_ITSELF]), the messages in the same order
+    # unproven rows take the rules one at a time, in order; between them, each run of proven
+    # rows gives its one shared warning in a call (a proven row's problems: [] or [NOT_ITSELF])
     unproven = [i for i, broken in enumerate(proven) if broken is None]
     start = 0
     for i in [*unproven, len(column)]:

@@ -2,25 +2,20 @@
 a location alone and hreflang alternates, read by regular expressions (in C) into their typed
 values, with no Python handler per element.
 
-The twin of the extension pass (urlext.py, extensions/xmlin.py and typed.py), as sitemapfast.py
-is the plain reader's: the reader (sitemap.py) gives a chunk's middle, from its first entry end
-tag to its last, to ``ExtensionScanner.scan``; when every entry there has one of these shapes,
-with the prefixes the root binds and nothing else, the values come from the scan and expat is
-given a stand-in of white space with the same line ends (so every line, column, bound and
-error after it is the file's). Anything else in the region (another element or attribute, a
-field out of order, a comment, CDATA, a namespace declared past the root, a link that is not
-exactly an alternate) and the region goes to expat and the extension pass, which say what it
-is. Never taken in the reference mode (FEED2SITEMAP_REFERENCE=1): the reader does not call it.
+The twin of the extension pass (urlext.py), as sitemapfast.py is the plain reader's: the
+reader gives a chunk's middle to ``ExtensionScanner.scan``; when every entry there has one of
+these shapes, with the prefixes the root binds and nothing else, the values come from the scan
+and expat reads a stand-in of white space with the same line ends. Anything else in the region
+and it goes to expat and the extension pass, which say what it is.
 
     <url><loc>…</loc>[<lastmod>…][<changefreq>…][<priority>…]   (core fields, in that order)
       <image:image><image:loc>URL</image:loc></image:image>      (any number, any prefix)
       <xhtml:link rel="alternate" hreflang="…" href="…"/>        (attributes in any order,
     </url>                                                        either quote, white space)
 
-The values are the extension pass's: a core field's text is what follows its start tag, an
-image loc is its text stripped, an attribute is normalised as XML says (tab, LF and CR become
-spaces, then references are resolved) and hreflang and href are stripped. The rules (Google's,
-extensions/rules.py) are applied afterwards to both paths' values alike.
+The values are the extension pass's: an image loc is its text stripped, an attribute is
+normalised as XML says, then hreflang and href are stripped. Google's rules are applied
+afterwards to both paths' values alike.
 """
 
 from __future__ import annotations
@@ -28,7 +23,8 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import cache, partial
 from itertools import accumulate, repeat
 from typing import Any, Optional, TypeVar
 
@@ -36,10 +32,11 @@ from ..extensions.model import IMAGE_NS, SITEMAP_NS, XHTML_NS, Alternate, Image
 from ..model.extensions import Extensions
 from .sitemapfast import (
     REFERENCE,
-    RegionLines,
+    LazyLines,
     Scanned,
     checked_text,
     reference_character,
+    region_lines,
     resolved,
 )
 
@@ -54,9 +51,8 @@ NO_PROBLEMS: list[Any] = []  # (shared, never appended to: the fast path reads n
 
 def scanner(bindings: Mapping[str, str]) -> Optional[ExtensionScanner]:
     """The scanner for a urlset whose root binds ``bindings`` (prefix → namespace URI, "" the
-    default), or None when its default namespace is not sitemaps.org's. A root that binds
-    neither the image nor the xhtml namespace (only ``xsi`` for a schemaLocation, say) gets
-    one too: its plain entries are read here, any extension is left to the extension pass."""
+    default), or None when its default namespace is not sitemaps.org's. (A root that binds
+    neither kind's namespace gets one too: its plain entries are read here.)"""
     if bindings.get("") != SITEMAP_NS:
         return None
     image = next((p for p, uri in bindings.items() if uri == IMAGE_NS and p), None)
@@ -64,23 +60,20 @@ def scanner(bindings: Mapping[str, str]) -> Optional[ExtensionScanner]:
     return ExtensionScanner(image, xhtml)
 
 
-def _items(image: Optional[str], xhtml: Optional[str], capture: bool) -> str:
-    """An image with a loc alone, or an xhtml:link with three attributes, with the root's
-    prefixes (a kind whose namespace the root does not bind never matches)."""
-    g = "(" if capture else "(?:"
+def _image(prefix: Optional[str], g: str) -> str:
+    """An image with a loc alone (``g`` opens a group: "(" or "(?:"); none without a prefix."""
+    if prefix is None:
+        return f"(?!){g})"
+    p = re.escape(prefix)
+    return f"<{p}:image>{_WS}*<{p}:loc>{g}[^<]*)</{p}:loc>{_WS}*</{p}:image>"
+
+
+def _link(prefix: Optional[str], g: str) -> str:
+    """A link with three attributes in any order, either quote; none without a prefix."""
     value = f"(?:\"{g}[^\"<]*)\"|'{g}[^'<]*)')"
     attribute = f"{_WS}+{g}rel|hreflang|href){_WS}*={_WS}*{value}"
-    if image is None:
-        img = f"(?!){g})" if capture else "(?!)"
-    else:
-        p = re.escape(image)
-        img = f"<{p}:image>{_WS}*<{p}:loc>{g}[^<]*)</{p}:loc>{_WS}*</{p}:image>"
-    link = f"<{re.escape(xhtml or '')}:link{attribute * 3}{_WS}*/>"
-    if xhtml is None:
-        link = "(?!)" + attribute * 3
-    elif not capture:  # the usual spelling first: most links take no backtracking
-        link = f'{_usual_link(xhtml, "(?:")}|{link}'
-    return f"{img}|{link}"
+    start = "(?!)" if prefix is None else f"<{re.escape(prefix)}:link"
+    return f"{start}{attribute * 3}{_WS}*/>"
 
 
 def _usual_link(xhtml: str, g: str = "(") -> str:
@@ -95,14 +88,15 @@ class ExtensionScanner:
 
     def __init__(self, image: Optional[str], xhtml: Optional[str]) -> None:
         # groups of ``items``: 1 an image's loc; 2-10 a link's three attributes, each a name,
-        # its value between double quotes, its value between single quotes
-        # (the patterns that are seldom needed are compiled when first used: re caches them)
-        self.items_pattern = _items(image, xhtml, True)
-        self.images = re.compile(_items(image, None, True).partition("|")[0])
-        self.links_pattern = _items(None, xhtml, True).partition("|")[2]
+        # its value between double quotes, between single quotes (compiled when first used)
+        self.items_pattern = f"{_image(image, '(')}|{_link(xhtml, '(')}"
+        self.images = re.compile(_image(image, "("))
+        self.links_pattern = _link(xhtml, "(")
         self.usual_links = re.compile(_usual_link(xhtml or ""))
-        # the start of each item, as a tag no other part of an entry read here holds (NUL,
-        # which no text holds, for a kind whose namespace the root does not bind)
+        items = f"{_image(image, '(?:')}|{_link(xhtml, '(?:')}"
+        if xhtml is not None:  # the usual spelling first: most links take no backtracking
+            items = f"{_image(image, '(?:')}|{_usual_link(xhtml, '(?:')}|{_link(xhtml, '(?:')}"
+        # the start of each item (NUL, in no text, for a kind whose namespace is not bound)
         self.image_tag = f"<{image}:image>" if image is not None else "\0"
         self.link_tag = f"<{xhtml}:link" if xhtml is not None else "\0"
         # one entry (groups: loc, lastmod, changefreq, priority, its extension items), or (the
@@ -113,12 +107,10 @@ class ExtensionScanner:
             f"(?:{_WS}*<lastmod>([^<]+)</lastmod>)?"
             f"(?:{_WS}*<changefreq>([^<]+)</changefreq>)?"
             f"(?:{_WS}*<priority>([^<]+)</priority>)?"
-            f"((?:{_WS}*(?:{_items(image, xhtml, False)}))*){_WS}*</url>|([^ \t\n])")
+            f"((?:{_WS}*(?:{items}))*){_WS}*</url>|([^ \t\n])")
 
     def scan(self, region: bytes, line: int) -> Optional[Scanned]:
-        """The entries of ``region`` (which starts where an entry may start and ends with an
-        entry's end tag, on line ``line``), or None when it holds anything else or anything
-        expat would refuse (it is then read by expat, which says what)."""
+        """The entries of ``region`` (as sitemapfast.scan), or None."""
         text = checked_text(region)
         if text is None:
             return None
@@ -139,16 +131,15 @@ class ExtensionScanner:
             return None
         if read is None:
             return None
-        lines = EntryLines(text, line, len(found), self)
-        columns.append([None if ext is None else (ext, NO_PROBLEMS, ItemLines(lines, i))
+        items = cache(partial(_item_lines, self, text, line))
+        columns.append([None if ext is None else (ext, NO_PROBLEMS, ItemLines(items, i))
                         for i, ext in enumerate(read)])
-        return Scanned(columns, lines, text)
+        return Scanned(columns, LazyLines(partial(region_lines, text, line), len(found)), text)
 
     def _extensions(self, text: str, segments: Sequence[str], refs: bool
                     ) -> Optional[list[Optional[Extensions]]]:
-        """Each entry's Extensions (None for an entry without any), from the items of the
-        whole region (each entry's are ``segments``); None when a link is not exactly an
-        alternate (left to the extension pass)."""
+        """Each entry's Extensions (None for one without any), from the items of the whole
+        region (each entry's are ``segments``); None when a link is not exactly an alternate."""
         images: tuple[Image, ...] = ()
         if self.image_tag in text:
             locs = self.images.findall(text)
@@ -176,14 +167,10 @@ class ExtensionScanner:
 
 
 def made(cls: type[T], n: int, **columns: Iterable[Any]) -> list[T]:
-    """``[cls(**row) for row in rows]`` for the ``n`` rows whose fields are ``columns`` (each
-    of at least ``n`` values, in order); a field not given takes its default.
-
-    A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``: about
-    0.6 µs an item, which a million images and alternates pay millions of times. Here each
-    instance is made by ``object.__new__`` and each field set through its slot's descriptor
-    in one ``map`` over the column, no Python frame per instance. Only for frozen, slotted
-    dataclasses with no ``__post_init__`` and no default factory (checked)."""
+    """``[cls(**row) for row in rows]`` for the ``n`` rows whose fields are ``columns``; a field
+    not given takes its default. Each field is set through its slot's descriptor in one
+    ``map`` over the column, no Python frame per instance (a frozen dataclass's ``__init__``
+    costs 0.6 µs an item). Only for frozen, slotted dataclasses without ``__post_init__``."""
     params = getattr(cls, "__dataclass_params__", None)
     if params is None or not params.frozen or "__slots__" not in cls.__dict__ \
             or hasattr(cls, "__post_init__"):
@@ -215,10 +202,9 @@ def _slices(items: tuple[Any, ...], segments: Sequence[str], tag: str) -> Iterat
 
 
 def _alternates(found: list[tuple[str, ...]], refs: bool) -> Optional[tuple[Alternate, ...]]:
-    """The alternates the extension pass makes of these links (each three attributes: a
-    name, its value between double quotes, between single quotes), or None when it would keep
-    one as another element (rel not "alternate"; a reference or white space in rel too, the
-    rare case left to it). Raises ValueError for an attribute given twice (expat refuses it)."""
+    """The alternates of these links (each three attributes: a name, its value between double
+    quotes, between single quotes), or None when one's rel is not exactly "alternate". Raises
+    ValueError for an attribute given twice (expat refuses it)."""
     n = len(found)
     cols = list(zip(*found, strict=True))
     if cols[0].count("rel") == n and cols[3].count("hreflang") == n and \
@@ -257,9 +243,8 @@ def _by_name(found: list[tuple[str, ...]]) -> tuple[list[str], list[str], list[s
 
 
 def _normalised(values: Sequence[str], refs: bool) -> Sequence[str]:
-    """Attribute values as XML normalises them: tab and LF become spaces (a CR is gone by
-    then: "\r\n" was read as "\n"), then references are resolved; a column at a time
-    (NUL separates the values: neither may hold one)."""
+    """Attribute values as XML normalises them: tab and LF become spaces, then references are
+    resolved; a column at a time (NUL separates the values)."""
     joined = "\0".join(values)
     changed = "\t" in joined or "\n" in joined
     if changed:
@@ -269,52 +254,40 @@ def _normalised(values: Sequence[str], refs: bool) -> Sequence[str]:
     return joined.split("\0") if changed else values
 
 
-class EntryLines(RegionLines):
-    """The line of each entry's </loc> in a region (RegionLines), and of each extension
-    item's start tag, counted only when a message or a record asks for one (most runs never
-    do)."""
-
-    __slots__ = ("_source", "_scanner", "_items")
-
-    def __init__(self, text: str, line: int, n: int, scanner: ExtensionScanner) -> None:
-        super().__init__(text, line, n)
-        self._source, self._scanner = text, scanner  # (RegionLines lets go of its copy)
-        self._items: Optional[list[dict[tuple[str, int], int]]] = None
-
-    def items(self, row: int) -> dict[tuple[str, int], int]:
-        """(kind, index) → the line of that item's start tag, for the entry ``row``."""
-        if self._items is None:
-            text, out = self._source, []
-            finditer = re.compile(self._scanner.items_pattern).finditer
-            line, at = self._line, 0  # the line at offset ``at``
-            for entry in self._scanner.entry.finditer(text):
-                start, end = entry.span(5)
-                lines: dict[tuple[str, int], int] = {}
-                counts = {"images": 0, "alternates": 0}
-                for m in finditer(text, start, end):
-                    kind = "alternates" if m.group(2) else "images"
-                    line += text.count("\n", at, m.start())
-                    at = m.start()
-                    lines[(kind, counts[kind])] = line
-                    counts[kind] += 1
-                out.append(lines)
-            self._items = out
-        return self._items[row]
+def _item_lines(scanner: ExtensionScanner, text: str, line: int
+                ) -> list[dict[tuple[str, int], int]]:
+    """Per entry of a region starting on line ``line``: (kind, index) → the line of that
+    extension item's start tag."""
+    out = []
+    finditer = re.compile(scanner.items_pattern).finditer
+    at = 0  # the offset where ``line`` is
+    for entry in scanner.entry.finditer(text):
+        start, end = entry.span(5)
+        lines: dict[tuple[str, int], int] = {}
+        counts = {"images": 0, "alternates": 0}
+        for m in finditer(text, start, end):
+            kind = "alternates" if m.group(2) else "images"
+            line += text.count("\n", at, m.start())
+            at = m.start()
+            lines[(kind, counts[kind])] = line
+            counts[kind] += 1
+        out.append(lines)
+    return out
 
 
 class ItemLines(Mapping[tuple[str, int], int]):
-    """One entry's item lines (EntryLines.items), looked up only when a problem needs one."""
+    """One entry's item lines, counted for the whole region when a problem first needs one."""
 
     __slots__ = ("_lines", "_row")
 
-    def __init__(self, lines: EntryLines, row: int) -> None:
+    def __init__(self, lines: Callable[[], list[dict[tuple[str, int], int]]], row: int) -> None:
         self._lines, self._row = lines, row
 
     def __getitem__(self, key: tuple[str, int]) -> int:
-        return self._lines.items(self._row)[key]
+        return self._lines()[self._row][key]
 
     def __iter__(self) -> Iterator[tuple[str, int]]:
-        return iter(self._lines.items(self._row))
+        return iter(self._lines()[self._row])
 
     def __len__(self) -> int:
-        return len(self._lines.items(self._row))
+        return len(self._lines()[self._row])
