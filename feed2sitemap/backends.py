@@ -57,10 +57,6 @@ TABLE: dict[str, FastPath] = {
         ("extensions.rulesfast",), "extensions.rules:check_extensions",
         "tests/test_urlextfast.py", "sitemap-ext", 82,
         "2x on the rules; the row exceeds 1.5x its floor without it"),
-    "extension serialization": FastPath(
-        ("extensions.xmlfast",), "extensions.xmlout:serialize",
-        "tests/test_urlextfast.py", "sitemap-ext", 83,
-        "needed with the two above to hold the row within 1.5x its floor"),
     "URL list blocks": FastPath(
         ("model.urls:prove_lines", "model.urls:proven_clean", "model.urls:unclean_lines",
          "model.urls:CleanLocs"),
