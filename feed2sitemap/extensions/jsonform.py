@@ -153,11 +153,8 @@ def _typed(name: str, value: Any, want: Any, required: bool) -> Any:
         return tuple(_foreign(e) for e in _array(name, value))
     if want in (Restriction, Platform):
         return _nested(name, value, want)
-    if get_origin(want) is tuple:  # tags: a list of strings
-        items = _array(name, value)
-        if any(type(v) is not str for v in items):
-            raise TypeError(f"{name} must be a list of strings")
-        return tuple(items)
+    if get_origin(want) is tuple:  # tags
+        return _strings(name, value)
     if want is float and type(value) in (int, float):
         return float(value)
     if type(value) is not want:  # (type, not isinstance: true is no number here)
@@ -172,17 +169,21 @@ def _nested(name: str, value: Any, cls: Any) -> Any:
     if not isinstance(value, dict):
         raise TypeError(f"{name} must be an object, not {_shown(value)}")
     key = "countries" if cls is Restriction else "platforms"
-    items = _array(f"{name}.{key}", value.get(key, []))
-    if any(type(v) is not str for v in items):
-        raise TypeError(f"{name}.{key} must be a list of strings")
-    return cls(_typed(f"{name}.relationship", value.get("relationship"), str, True),
-               tuple(items))
+    items = _strings(f"{name}.{key}", value.get(key, []))
+    return cls(_typed(f"{name}.relationship", value.get("relationship"), str, True), items)
 
 
 def _array(name: str, value: Any) -> list[Any]:
     if not isinstance(value, list):
         raise TypeError(f"{name} must be a list, not {_shown(value)}")
     return value
+
+
+def _strings(name: str, value: Any) -> tuple[str, ...]:
+    items = _array(name, value)
+    if any(type(v) is not str for v in items):
+        raise TypeError(f"{name} must be a list of strings")
+    return tuple(items)
 
 
 def _shown(value: Any) -> str:
