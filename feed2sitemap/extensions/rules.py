@@ -17,7 +17,7 @@ from typing import Any, Optional
 
 from ..model.extensions import Extensions
 from ..model.urls import BadURL, normalize_url
-from .model import Alternate, Mobile, News, Problem, Video
+from .model import News, Problem, Video
 
 __all__ = ["IMAGES_PER_URL", "NEWS_PER_FILE", "check_extensions", "is_hreflang",
            "is_news_language", "sanitize"]
@@ -139,27 +139,6 @@ def _check_news(news: News, index: int) -> list[Problem]:
     return out
 
 
-def _check_alternate(alt: Alternate, index: int) -> list[Problem]:
-    out = []
-    if not is_hreflang(alt.hreflang):
-        out.append(Problem("alternates", "hreflang", f"{alt.hreflang!r} is not a language"
-                           "[-script][-region] code or x-default", index, drops="item"))
-    why = _url_problem(alt.href)
-    if why:
-        out.append(Problem("alternates", "href", why, index, drops="item"))
-    return out
-
-
-def _check_mobile(mobile: Mobile, index: int) -> list[Problem]:
-    if mobile.type is not None and mobile.type not in MOBILE_TYPES:
-        return [Problem("mobile", "type", f"{mobile.type!r} is not one of "
-                        f"{', '.join(MOBILE_TYPES)}", index, drops="item")]
-    if index > 0:
-        return [Problem("mobile", "", "more than one <mobile:mobile> in a <url>", index,
-                        drops="item")]
-    return []
-
-
 def check_extensions(ext: Extensions, page: Optional[str] = None) -> list[Problem]:
     """Every problem of every item, and the per-URL limits. Foreign elements have no rules
     here (an unknown namespace passes)."""
@@ -179,14 +158,24 @@ def check_extensions(ext: Extensions, page: Optional[str] = None) -> list[Proble
     for i, news in enumerate(ext.news):
         out += _check_news(news, i)
     for i, alt in enumerate(ext.alternates):
-        out += _check_alternate(alt, i)
+        if not is_hreflang(alt.hreflang):
+            out.append(Problem("alternates", "hreflang", f"{alt.hreflang!r} is not a language"
+                               "[-script][-region] code or x-default", i, drops="item"))
+        why = _url_problem(alt.href)
+        if why:
+            out.append(Problem("alternates", "href", why, i, drops="item"))
     if ext.alternates and page is not None and not _lists_itself(ext, page):
         # [LOC] "Each language version must list itself as well as all other language
         # versions": a warning, nothing is left out for it
         out.append(Problem("alternates", "", "the page is not among its own alternates "
                            "(each version must list itself)", drops="none"))
     for i, mobile in enumerate(ext.mobile):
-        out += _check_mobile(mobile, i)
+        if mobile.type is not None and mobile.type not in MOBILE_TYPES:
+            out.append(Problem("mobile", "type", f"{mobile.type!r} is not one of "
+                               f"{', '.join(MOBILE_TYPES)}", i, drops="item"))
+        elif i > 0:
+            out.append(Problem("mobile", "", "more than one <mobile:mobile> in a <url>", i,
+                               drops="item"))
     return out
 
 
@@ -222,9 +211,8 @@ def sanitize(ext: Extensions, page: Optional[str] = None) -> tuple[Extensions, l
         items: Sequence[Any] = getattr(ext, kind)
         if kind == "images":
             items = items[:IMAGES_PER_URL]
-        changes[kind] = tuple(_fixed(item, [p for p in found if p.index == i])
-                              for i, item in enumerate(items))
-        changes[kind] = tuple(item for item in changes[kind] if item is not None)
+        fixed = (_fixed(item, [p for p in found if p.index == i]) for i, item in enumerate(items))
+        changes[kind] = tuple(item for item in fixed if item is not None)
     return replace(ext, **changes), problems
 
 

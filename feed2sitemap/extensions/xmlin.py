@@ -1,11 +1,10 @@
 """Reading the extension elements of one <url> from expat-style events.
 
 ``UrlChildren`` is fed the events of the elements inside a <url> as a namespace-aware expat
-parser reports them with " " as the separator (``"URI local"``, as readers/sitemap.py sees
-them): ``start(name, attrs, line)``, ``data(text)``, ``end(name)``. Core fields (loc,
-lastmod, changefreq, priority) may be fed too: they are passed over, the reader reads them.
-``finish()`` gives the Extensions, the problems found and each item's line, and resets it for
-the next <url>; ``located`` puts those lines on the problems rules.check_extensions finds.
+parser reports them with " " as the separator (``"URI local"``): ``start(name, attrs, line)``,
+``data(text)``, ``end(name)``; core fields may be fed too (they are passed over). ``finish()``
+gives the Extensions, the problems found and each item's line, and resets it for the next
+<url>; ``located`` puts those lines on the problems rules.check_extensions finds.
 
 Each element at the top is held as a small tree (bounded: MAX_VALUE characters a text, at
 most MAX_FOREIGN_NODES nodes and MAX_FOREIGN_DEPTH levels per <url>), then turned into its
@@ -72,11 +71,9 @@ class _Node:
 
 def _attributes(attrs: Any) -> tuple[tuple[str, str], ...]:
     """expat gives a dict, or a flat [name, value, …] list with ordered_attributes."""
-    if not attrs:
-        return ()
     if isinstance(attrs, dict):
         return tuple(attrs.items())
-    return tuple(zip(attrs[::2], attrs[1::2], strict=True))
+    return tuple(zip(attrs[::2], attrs[1::2], strict=True)) if attrs else ()
 
 
 def unknown_element(local: str, ns: str) -> str:
