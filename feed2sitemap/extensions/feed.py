@@ -196,12 +196,8 @@ def _alternates(entry: Mapping[str, Any], url: _Urls) -> list[Alternate]:
              if link.get("rel", "alternate") == "alternate" and link.get("hreflang")]
     if len(links) < 2:
         return []
-    out = []
-    for link in links:
-        href = url(link.get("href"), "alternates", "href")
-        if href:
-            out.append(Alternate(str(link["hreflang"]).strip(), href))
-    return out
+    hrefs = [(link, url(link.get("href"), "alternates", "href")) for link in links]
+    return [Alternate(str(link["hreflang"]).strip(), href) for link, href in hrefs if href]
 
 
 def extensions_for_entry(entry: Mapping[str, Any], feed: Optional[Mapping[str, Any]] = None,

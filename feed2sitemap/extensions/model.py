@@ -11,7 +11,7 @@ from datetime import date, datetime
 from functools import cache
 from typing import Optional, Union
 
-# record.Lastmod, spelt out: model/record.py imports this module (a Record carries Extensions)
+# record.Lastmod, spelt out: model/record.py imports model/extensions.py, which names these types
 Lastmod = Union[date, datetime]
 
 __all__ = ["IMAGE_NS", "KIND_NAMESPACES", "MOBILE_NS", "NEWS_NS", "SITEMAP_NS",

@@ -102,7 +102,7 @@ def serialize(ext: Extensions, declared: Optional[Mapping[str, str]] = None) -> 
     namespaces with their usual prefixes, as ``declarations()`` gives them)."""
     if not ext:
         return ""
-    scope = dict(PREFIXES if declared is None else declared)
+    scope = PREFIXES if declared is None else declared
     out: list[str] = []
     for image in ext.images:
         _image(out, image, scope)
@@ -122,7 +122,7 @@ def serialize(ext: Extensions, declared: Optional[Mapping[str, str]] = None) -> 
     return "".join(out)
 
 
-def _prefix(ns: str, scope: dict[str, str]) -> tuple[str, str]:
+def _prefix(ns: str, scope: Mapping[str, str]) -> tuple[str, str]:
     """The prefix for ``ns`` and the declaration to put on the element ("" if in scope)."""
     p = scope.get(ns)
     if p is not None:
@@ -156,17 +156,14 @@ def _leaf(p: str, name: str, value: str, attrs: str = "") -> str:
     return f"<{p}:{name}{attrs}>{_text(value)}</{p}:{name}>"
 
 
-def _image(out: list[str], image: Image, scope: dict[str, str]) -> None:
+def _image(out: list[str], image: Image, scope: Mapping[str, str]) -> None:
     p, decl = _prefix(IMAGE_NS, scope)
-    parts = [f"<{p}:image{decl}>", _leaf(p, "loc", image.loc)]
-    for name in IMAGE_ORDER[1:]:
-        value = getattr(image, name)
-        if value is not None:
-            parts.append(_leaf(p, name, value))
-    out.append("".join(parts) + f"</{p}:image>")
+    children = [_leaf(p, name, value) for name in IMAGE_ORDER
+                if (value := getattr(image, name)) is not None]
+    out.append(f"<{p}:image{decl}>" + "".join(children) + f"</{p}:image>")
 
 
-def _video(out: list[str], video: Video, scope: dict[str, str]) -> None:
+def _video(out: list[str], video: Video, scope: Mapping[str, str]) -> None:
     p, decl = _prefix(VIDEO_NS, scope)
     attrs = {"player_loc": _attrs(allow_embed=video.allow_embed, autoplay=video.autoplay),
              "uploader": _attrs(info=video.uploader_info)}
@@ -185,7 +182,7 @@ def _video(out: list[str], video: Video, scope: dict[str, str]) -> None:
     _ranked(out, p, decl, "video", children, video.extra, _VIDEO_RANK, dict(scope, **{VIDEO_NS: p}))
 
 
-def _news(out: list[str], news: News, scope: dict[str, str]) -> None:
+def _news(out: list[str], news: News, scope: Mapping[str, str]) -> None:
     p, decl = _prefix(NEWS_NS, scope)
     children = [(_NEWS_RANK["publication"],
                  f"<{p}:publication>{_leaf(p, 'name', news.name)}"
@@ -198,7 +195,7 @@ def _news(out: list[str], news: News, scope: dict[str, str]) -> None:
 
 
 def _ranked(out: list[str], p: str, decl: str, name: str, children: list[tuple[int, str]],
-            extra: tuple[Foreign, ...], rank: Mapping[str, int], scope: dict[str, str]) -> None:
+            extra: tuple[Foreign, ...], rank: Mapping[str, int], scope: Mapping[str, str]) -> None:
     """An item's element: its children and its ``extra`` (deprecated) elements in schema
     order; the sort is stable, so tags and repeated elements keep their order."""
     for element in extra:
@@ -209,7 +206,7 @@ def _ranked(out: list[str], p: str, decl: str, name: str, children: list[tuple[i
     out.append(f"<{p}:{name}{decl}>" + "".join(c for _, c in children) + f"</{p}:{name}>")
 
 
-def _foreign(out: list[str], element: Foreign, scope: dict[str, str],
+def _foreign(out: list[str], element: Foreign, scope: Mapping[str, str],
              nested: bool = False) -> None:
     """An element as read: namespace, name, attributes, text and order kept; prefixes are
     ours. Names are checked again here, for a Foreign a library caller built: they are
