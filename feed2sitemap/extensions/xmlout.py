@@ -18,7 +18,7 @@ from typing import Any, Optional
 
 from ..model.extensions import Extensions
 from ..model.record import format_lastmod
-from ..xmlutil import xml_escape
+from ..xmlutil import escape_specials, xml_escape
 from .model import (
     IMAGE_NS,
     KIND_NAMESPACES,
@@ -104,16 +104,17 @@ def serialize(ext: Extensions, declared: Optional[Mapping[str, str]] = None) -> 
         return ""
     scope = PREFIXES if declared is None else declared
     out: list[str] = []
-    for image in ext.images:
-        _image(out, image, scope)
+    if ext.images:
+        p, decl = _prefix(IMAGE_NS, scope)
+        out += [_image(image, p, decl) for image in ext.images]
     for video in ext.videos:
         _video(out, video, scope)
     for news in ext.news:
         _news(out, news, scope)
-    for alt in ext.alternates:
+    if ext.alternates:
         p, decl = _prefix(XHTML_NS, scope)
-        out.append(f'<{p}:link{decl} rel="alternate" hreflang="{_attr(alt.hreflang)}" '
-                   f'href="{_attr(alt.href)}"/>')
+        out += [f'<{p}:link{decl} rel="alternate" hreflang="{_attr(alt.hreflang)}" '
+                f'href="{_attr(alt.href)}"/>' for alt in ext.alternates]
     for mobile in ext.mobile:
         p, decl = _prefix(MOBILE_NS, scope)
         out.append(f"<{p}:mobile{decl}{_attrs(type=mobile.type)}/>")
@@ -137,14 +138,19 @@ def _prefix(ns: str, scope: Mapping[str, str]) -> tuple[str, str]:
     return p, f' xmlns:{p}="{xml_escape(ns)}"'
 
 
+# (A printable text holds no CR, tab or LF, nor any character XML forbids.)
 def _text(value: str) -> str:
+    if value.isprintable():
+        return escape_specials(value)
     # A CR would be read back as LF (XML end-of-line handling): written as a reference
     return xml_escape(value).replace("\r", "&#13;")
 
 
 def _attr(value: str) -> str:
+    if value.isprintable():
+        return escape_specials(value)
     # Tab, LF and CR in an attribute are read back as spaces (attribute-value normalisation)
-    return _text(value).replace("\t", "&#9;").replace("\n", "&#10;")
+    return xml_escape(value).replace("\r", "&#13;").replace("\t", "&#9;").replace("\n", "&#10;")
 
 
 def _attrs(**values: Optional[str]) -> str:
@@ -156,11 +162,10 @@ def _leaf(p: str, name: str, value: str, attrs: str = "") -> str:
     return f"<{p}:{name}{attrs}>{_text(value)}</{p}:{name}>"
 
 
-def _image(out: list[str], image: Image, scope: Mapping[str, str]) -> None:
-    p, decl = _prefix(IMAGE_NS, scope)
-    children = [_leaf(p, name, value) for name in IMAGE_ORDER
-                if (value := getattr(image, name)) is not None]
-    out.append(f"<{p}:image{decl}>" + "".join(children) + f"</{p}:image>")
+def _image(image: Image, p: str, decl: str) -> str:
+    children = "".join([_leaf(p, name, value) for name in IMAGE_ORDER
+                        if (value := getattr(image, name)) is not None])
+    return f"<{p}:image{decl}>{children}</{p}:image>"
 
 
 def _video(out: list[str], video: Video, scope: Mapping[str, str]) -> None:
