@@ -1,7 +1,7 @@
 """The fast path for the common sitemap extensions (readers/urlextfast.py, with the batch rules
-of extensions/rulesfast.py and the writer of extensions/xmlfast.py) against the extension pass
-it stands for (FEED2SITEMAP_REFERENCE=1): the same output bytes, the same report, the same
-messages with the same lines, the same errors, on generated sitemaps and on real ones.
+of extensions/rulesfast.py) against the extension pass it stands for (FEED2SITEMAP_REFERENCE=1):
+the same output bytes, the same report, the same messages with the same lines, the same errors,
+on generated sitemaps and on real ones.
 """
 
 from __future__ import annotations
@@ -19,9 +19,7 @@ from hypothesis import strategies as st
 from feed2sitemap import Feed2SitemapError, Report, convert
 from feed2sitemap.backends import ENV
 from feed2sitemap.extensions.merging import ExtensionMerger
-from feed2sitemap.extensions.model import Alternate, Image, Video
-from feed2sitemap.extensions.xmlfast import serialized
-from feed2sitemap.extensions.xmlout import declarations, serialize
+from feed2sitemap.extensions.model import Alternate, Image
 from feed2sitemap.model.extensions import Extensions
 from feed2sitemap.readers import sitemap as sitemap_reader
 from feed2sitemap.readers import urlextfast
@@ -269,44 +267,6 @@ def test_a_namespace_declared_past_the_root_leaves_the_fast_path(
     written, _, _, error = outcome(
         f'<urlset xmlns="{SM}" xmlns:x="{XHTML_NS}">{entries}</urlset>'.encode())
     assert error is None and written.count(b"<image:loc>") == 20 and not taken
-
-
-# ---------------------------------------------------------------------------- the writer's twin
-
-_VALUES = st.sampled_from([BASE + "a.jpg", BASE + "a?b=1&c='2'", "x\ty", "a\r\nb", "<&>", "de",
-                           "\u00e9", "\x01", ""])
-_ITEMS = st.builds(lambda imgs, alts: Extensions(images=tuple(imgs), alternates=tuple(alts)),
-                   st.lists(st.builds(Image, _VALUES), max_size=3),
-                   st.lists(st.builds(Alternate, _VALUES, _VALUES), max_size=3))
-_ROWS = st.one_of(_ITEMS, st.just(Extensions()), st.builds(
-    lambda v: Extensions(images=(Image(BASE + "c.jpg", caption=v),), videos=(
-        Video(BASE + "t.jpg", "t", "d", BASE + "v.mp4"),)), _VALUES))
-
-
-# columns whose every row has the same number of images and of alternates (the writer zips
-# those rows in one pass when none needs escaping: mostly values that do not)
-_PLAIN = st.one_of(st.sampled_from([BASE + "a.jpg", BASE + "b.jpg", "de", "fr", "\u00e9", ""]),
-                   _VALUES)
-_UNIFORM = st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(1, 6)).flatmap(
-    lambda shape: st.lists(st.builds(
-        lambda imgs, alts: Extensions(images=tuple(imgs), alternates=tuple(alts)),
-        st.lists(st.builds(Image, _PLAIN), min_size=shape[0], max_size=shape[0]),
-        st.lists(st.builds(Alternate, _PLAIN, _PLAIN), min_size=shape[1], max_size=shape[1])),
-        min_size=shape[2], max_size=shape[2]))
-
-
-@SETTINGS
-@given(st.one_of(st.lists(_ROWS, max_size=8), _UNIFORM),
-       st.sampled_from([("images", "alternates"), ("images",), ("alternates",), ()]))
-def test_the_writer_twin_writes_what_serialize_writes(column: list[Extensions],
-                                                      kinds: tuple[str, ...]) -> None:
-    _, declared = declarations(kinds)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.delenv(ENV, raising=False)
-        fast = serialized(column, declared)
-        mp.setenv(ENV, "1")
-        assert fast == serialized(column, declared)
-    assert fast == [serialize(ext, declared) if ext else "" for ext in column]
 
 
 # ---------------------------------------------------------------------------- the command

@@ -1,4 +1,4 @@
-"""Extensions from a feed entry as feedparser gives it (the reference path for feeds).
+"""Extensions from a feed entry as feedparser gives it.
 
 Images: <enclosure>/Atom <link rel="enclosure"> with an image/* type, media:content with
 medium="image" or an image/* type, media:thumbnail, itunes:image — normalised like page URLs
@@ -21,9 +21,9 @@ Alternates: an Atom entry's rel="alternate" links that carry hreflang, when it h
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from html.parser import HTMLParser
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 from ..model.extensions import Extensions
 from ..model.urls import BadURL, normalize_url, resolve
@@ -84,6 +84,7 @@ def plain_text(html: str) -> str:
 
 
 def _list(value: Any) -> list[Mapping[str, Any]]:
+    """feedparser's value as a list of dicts (one dict alone, or a list's dicts)."""
     if isinstance(value, Mapping):
         return [value]
     return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
@@ -99,12 +100,12 @@ def _given(raw: Any) -> bool:
     return isinstance(raw, str) and bool(raw.strip())
 
 
-class _Urls:
+class _Urls(NamedTuple):
     """Normalises the URLs of one entry, reporting those that are no URL (one not given is
     None, unreported: most are optional)."""
 
-    def __init__(self, base: Optional[str], problems: list[Problem]) -> None:
-        self.base, self.problems = base, problems
+    base: Optional[str]
+    problems: list[Problem]
 
     def __call__(self, raw: Any, kind: str, field: str) -> Optional[str]:
         if not _given(raw):
@@ -140,8 +141,7 @@ def _duration(values: Iterable[Any], problems: list[Problem]) -> Optional[int]:
     return None
 
 
-def _video(entry: Mapping[str, Any], feed: Mapping[str, Any], url: _Urls,
-           problems: list[Problem]) -> Optional[Video]:
+def _video(entry: Mapping[str, Any], feed: Mapping[str, Any], url: _Urls) -> Optional[Video]:
     media = _list(entry.get("media_content"))
     enclosures = [link for link in _list(entry.get("links")) if link.get("rel") == "enclosure"]
     videos = [m for m in media if _kind(m, "video")]
@@ -165,7 +165,7 @@ def _video(entry: Mapping[str, Any], feed: Mapping[str, Any], url: _Urls,
         thumbnail, str(entry.get("title") or "").strip(), description,
         url(content, "videos", "content_loc"), url(player, "videos", "player_loc"),
         duration=_duration([m.get("duration") for m in videos] + [entry.get("itunes_duration")],
-                           problems),
+                           url.problems),
         publication_date=first_published(entry), tags=tags, **_video_extras(entry))
 
 
@@ -196,17 +196,12 @@ def _alternates(entry: Mapping[str, Any], url: _Urls) -> list[Alternate]:
              if link.get("rel", "alternate") == "alternate" and link.get("hreflang")]
     if len(links) < 2:
         return []
-    out = []
-    for link in links:
-        href = url(link.get("href"), "alternates", "href")
-        if href:
-            out.append(Alternate(str(link["hreflang"]).strip(), href))
-    return out
+    hrefs = [(link, url(link.get("href"), "alternates", "href")) for link in links]
+    return [Alternate(str(link["hreflang"]).strip(), href) for link, href in hrefs if href]
 
 
 def extensions_for_entry(entry: Mapping[str, Any], feed: Optional[Mapping[str, Any]] = None,
-                         *, page: Optional[str] = None, base: Optional[str] = None,
-                         normalize: Optional[Callable[[str], str]] = None
+                         *, page: Optional[str] = None, base: Optional[str] = None
                          ) -> tuple[Extensions, list[Problem]]:
     """The images, video and alternates of a feedparser entry (``feed``: the feed-level dict,
     for the channel's itunes:image), and the problems met: each one a warning for the
@@ -214,7 +209,7 @@ def extensions_for_entry(entry: Mapping[str, Any], feed: Optional[Mapping[str, A
     differ from it); relative URLs are resolved against ``base``."""
     problems: list[Problem] = []
     url = _Urls(base, problems)
-    video = _video(entry, feed or {}, url, problems)
+    video = _video(entry, feed or {}, url)
     ext = Extensions(images=tuple(_images(entry, url)), videos=(video,) if video else (),
                      alternates=tuple(_alternates(entry, url)))
     clean, found = sanitize(ext, page)

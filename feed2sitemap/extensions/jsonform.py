@@ -1,6 +1,5 @@
-"""Extensions as JSON values: the shapes JSON Lines writes and reads (lossless).
-
-One key per kind, each a list of objects whose keys are the model's field names:
+"""Extensions as JSON values, the shapes JSON Lines writes and reads (lossless): one key per
+kind, each a list of objects whose keys are the model's field names:
 ``"images": [{"loc": …, "caption": …}]``, ``"videos": [{"thumbnail_loc": …, "title": …,
 "description": …, "content_loc": …, "tags": […], "restriction": {"relationship": "allow",
 "countries": ["IE"]}}]``, ``"news": [{"name": …, "language": …, "publication_date": …,
@@ -135,9 +134,8 @@ def _schema(cls: type) -> dict[str, tuple[Any, bool]]:
 
 
 # The model's types as JSON says them; a value of another type is refused, naming the member
-# (issue 35: a number for a URL, true for a duration crashed the rules or was written "True")
 _WANTED = {str: "a string", int: "a whole number", float: "a number", bool: "true or false"}
-# what the XML reader takes for a whole number (typed._INT): a bigger one would be written
+# what the XML reader takes for a whole number (xmlin._INT): a bigger one would be written
 # into a sitemap that reads back as no number at all
 _MAX_WHOLE = 10 ** 15
 
@@ -146,7 +144,7 @@ def _typed(name: str, value: Any, want: Any, required: bool) -> Any:
     """A member's value as the model holds it; TypeError/ValueError naming ``name`` when it
     is not one."""
     if value is None:
-        if required and name != "publication_date":  # (a news date: rules.check_news says)
+        if required and name != "publication_date":  # (a news date: the rules say)
             raise ValueError(f"{name} is missing (required)")
         return None
     if name in _DATES:
@@ -155,11 +153,8 @@ def _typed(name: str, value: Any, want: Any, required: bool) -> Any:
         return tuple(_foreign(e) for e in _array(name, value))
     if want in (Restriction, Platform):
         return _nested(name, value, want)
-    if get_origin(want) is tuple:  # tags: a list of strings
-        items = _array(name, value)
-        if any(type(v) is not str for v in items):
-            raise TypeError(f"{name} must be a list of strings")
-        return tuple(items)
+    if get_origin(want) is tuple:  # tags
+        return _strings(name, value)
     if want is float and type(value) in (int, float):
         return float(value)
     if type(value) is not want:  # (type, not isinstance: true is no number here)
@@ -174,17 +169,21 @@ def _nested(name: str, value: Any, cls: Any) -> Any:
     if not isinstance(value, dict):
         raise TypeError(f"{name} must be an object, not {_shown(value)}")
     key = "countries" if cls is Restriction else "platforms"
-    items = _array(f"{name}.{key}", value.get(key, []))
-    if any(type(v) is not str for v in items):
-        raise TypeError(f"{name}.{key} must be a list of strings")
-    return cls(_typed(f"{name}.relationship", value.get("relationship"), str, True),
-               tuple(items))
+    items = _strings(f"{name}.{key}", value.get(key, []))
+    return cls(_typed(f"{name}.relationship", value.get("relationship"), str, True), items)
 
 
 def _array(name: str, value: Any) -> list[Any]:
     if not isinstance(value, list):
         raise TypeError(f"{name} must be a list, not {_shown(value)}")
     return value
+
+
+def _strings(name: str, value: Any) -> tuple[str, ...]:
+    items = _array(name, value)
+    if any(type(v) is not str for v in items):
+        raise TypeError(f"{name} must be a list of strings")
+    return tuple(items)
 
 
 def _shown(value: Any) -> str:
@@ -211,13 +210,12 @@ def _foreign(obj: Any, nested: bool = False) -> Foreign:
     such as ``x/></url><url>…`` would otherwise write markup of its own."""
     if not isinstance(obj, dict):
         raise TypeError("a foreign element is an object")
-    namespace, name = _text_member(obj, "namespace"), _text_member(obj, "name")
+    namespace, name = _member(obj, "namespace", str, ""), _member(obj, "name", str, None)
     check_foreign_name(namespace, name, nested=nested)
-    children: list[Any] = []
-    for child in _list_member(obj, "children"):
-        children.append(child if isinstance(child, str) else _foreign(child, nested=True))
+    children = [child if isinstance(child, str) else _foreign(child, nested=True)
+                for child in _member(obj, "children", list, [])]
     attributes: list[tuple[str, str]] = []
-    for pair in _list_member(obj, "attributes"):
+    for pair in _member(obj, "attributes", list, []):
         if not (isinstance(pair, list) and len(pair) == 2
                 and all(isinstance(v, str) for v in pair)):
             raise TypeError("an attribute is a pair of strings [name, value]")
@@ -229,15 +227,8 @@ def _foreign(obj: Any, nested: bool = False) -> Foreign:
     return Foreign(namespace, name, tuple(attributes), tuple(children))
 
 
-def _text_member(obj: dict[str, Any], key: str) -> str:
-    value = obj.get(key, "" if key == "namespace" else None)
-    if not isinstance(value, str):
-        raise TypeError(f"a foreign element's {key} is a string")
-    return value
-
-
-def _list_member(obj: dict[str, Any], key: str) -> list[Any]:
-    value = obj.get(key, [])
-    if not isinstance(value, list):
-        raise TypeError(f"a foreign element's {key} is a list")
+def _member(obj: dict[str, Any], key: str, want: type, default: Any) -> Any:
+    value = obj.get(key, default)
+    if not isinstance(value, want):
+        raise TypeError(f"a foreign element's {key} is a {'string' if want is str else 'list'}")
     return value

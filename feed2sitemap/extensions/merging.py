@@ -22,12 +22,9 @@ def _newer(second: Optional[Lastmod], first: Optional[Lastmod]) -> bool:
 
 def merge_extensions(first: Extensions, first_lastmod: Optional[Lastmod],
                      second: Extensions, second_lastmod: Optional[Lastmod]) -> Extensions:
-    """Each kind (images, videos, news, alternates, mobile, and each foreign namespace) from
-    the newest copy that has it: the newest lastmod, a tie (or neither dated) to ``first``.
-
-    So a feed entry that moves a page's lastmod on but carries no alternates keeps the
-    alternates the sitemap had; one that carries images replaces the sitemap's images.
-    """
+    """Each kind (and each foreign namespace) from the newest copy that has it: the newest
+    lastmod, a tie (or neither dated) to ``first``. So a feed entry that moves a page's lastmod
+    on but carries no alternates keeps the alternates the sitemap had."""
     if not second:
         return first
     if not first:
@@ -39,11 +36,8 @@ def merge_extensions(first: Extensions, first_lastmod: Optional[Lastmod],
 
 
 class ExtensionMerger:
-    """The extensions of one URL over any number of copies, each kind (and each foreign
-    namespace) from the newest copy that has it: the newest lastmod, a tie (or neither dated)
-    to the copy added first. Kept per kind with that copy's lastmod, so a chain of copies is
-    decided exactly.
-
+    """The extensions of one URL over any number of copies, as ``merge_extensions`` takes them
+    from two: each kind kept with its copy's lastmod, so a chain of copies is decided exactly.
     Foreign elements: when every namespace comes from one copy, that copy's elements are kept
     in their order (two namespaces may interleave); otherwise each namespace's elements go
     where the namespace first appeared."""

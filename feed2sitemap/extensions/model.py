@@ -1,9 +1,6 @@
-"""The extension values a URL may carry besides loc, lastmod, changefreq and priority.
-
-Each kind is a frozen, slotted dataclass with no behaviour beyond equality; the rules live in
-``rules`` and the XML in ``xmlout``/``xmlin``, so the values are cheap to build in bulk and to
-compare after a round trip. Dates are ``record.Lastmod`` values (a date, or an aware datetime),
-so they compare as instants whatever text they were read from.
+"""The extension values a URL may carry besides loc, lastmod, changefreq and priority: frozen,
+slotted dataclasses with no behaviour beyond equality (the rules live in rules.py, the XML in
+xmlin.py and xmlout.py). Dates are ``record.Lastmod`` values, compared as instants.
 """
 
 from __future__ import annotations
@@ -14,7 +11,7 @@ from datetime import date, datetime
 from functools import cache
 from typing import Optional, Union
 
-# record.Lastmod, spelt out: model/record.py imports this module (a Record carries Extensions)
+# record.Lastmod, spelt out: model/record.py imports model/extensions.py, which names these types
 Lastmod = Union[date, datetime]
 
 __all__ = ["IMAGE_NS", "KIND_NAMESPACES", "MOBILE_NS", "NEWS_NS", "SITEMAP_NS",
@@ -23,10 +20,8 @@ __all__ = ["IMAGE_NS", "KIND_NAMESPACES", "MOBILE_NS", "NEWS_NS", "SITEMAP_NS",
            "check_foreign_name"]
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
-# The namespaces Google documents for its extensions (Search Central, "Image sitemaps", "Video
-# sitemaps and alternatives", "Google News sitemaps", "Tell Google about localized versions of
-# your page"), and Baidu's for its mobile page type (Baidu search resource platform, "移动
-# Sitemap 协议").
+# The namespaces Google documents for its extensions (Search Central), and Baidu's for its
+# mobile page type (Baidu search resource platform, "移动 Sitemap 协议").
 IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
 VIDEO_NS = "http://www.google.com/schemas/sitemap-video/1.1"
 NEWS_NS = "http://www.google.com/schemas/sitemap-news/0.9"
@@ -55,10 +50,7 @@ class Foreign:
         return "".join(c for c in self.children if isinstance(c, str))
 
     def attribute(self, name: str) -> Optional[str]:
-        for key, value in self.attributes:
-            if key == name:
-                return value
-        return None
+        return next((value for key, value in self.attributes if key == name), None)
 
 
 # XML 1.0 (fifth edition) names without a colon: what a foreign element's or attribute's
@@ -127,11 +119,9 @@ class Platform:
 @dataclass(frozen=True, slots=True)
 class Video:
     """<video:video>. thumbnail_loc, title, description and one of content_loc/player_loc are
-    required (checked by rules.check_video, not here: a value read may be incomplete).
-
-    ``allow_embed`` and ``autoplay`` are <video:player_loc>'s attributes, deprecated in 2022 and
-    kept when read. ``extra`` holds the children Google deprecated that have no field here
-    (category, gallery_loc, price, tvshow, id, content_segment_loc), kept as they were read.
+    required (rules.check_extensions says so: a value read may be incomplete). ``allow_embed`` and
+    ``autoplay`` are <video:player_loc>'s attributes, deprecated in 2022 and kept when read;
+    ``extra`` holds the deprecated children that have no field here, kept as they were read.
     """
 
     thumbnail_loc: str
@@ -185,9 +175,6 @@ class Mobile:
     Baidu reads as "mobile")."""
 
     type: Optional[str] = None
-
-
-# Extensions and EMPTY live in value.py (every run imports them: a Record carries one)
 
 
 @dataclass(frozen=True, slots=True)

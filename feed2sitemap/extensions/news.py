@@ -51,10 +51,10 @@ def now() -> datetime:
                           f"seconds since 1970-01-01 UTC, not {epoch[:40]!r}") from None
 
 
-def in_window(published: Lastmod, at: datetime, window: timedelta = NEWS_WINDOW) -> bool:
-    """Whether ``published`` is within ``window`` before ``at`` (or after it: a clock a
+def in_window(published: Lastmod, at: datetime) -> bool:
+    """Whether ``published`` is within NEWS_WINDOW before ``at`` (or after it: a clock a
     little ahead is no reason to leave an article out). A date counts as its midnight UTC."""
-    return lastmod_key(published) >= at - window
+    return lastmod_key(published) >= at - NEWS_WINDOW
 
 
 def first_published(entry: Mapping[str, Any]) -> Optional[datetime]:

@@ -1,8 +1,6 @@
-"""Google's (and Baidu's) published rules for sitemap extensions, as data and checks.
-
-One check function per kind returns ``Problem`` values; the converter calls ``sanitize`` to
-leave out what a problem names (with a warning each), ``check`` reports them as diagnostics.
-Sources, read 2025 (Google Search Central):
+"""Google's (and Baidu's) published rules for sitemap extensions: ``check_extensions`` gives the
+``Problem`` values (``check`` reports them), ``sanitize`` leaves out what they name (the
+converter warns of each). Sources, read 2025 (Google Search Central):
   [IMG]  https://developers.google.com/search/docs/crawling-indexing/sitemaps/image-sitemaps
   [VID]  https://developers.google.com/search/docs/crawling-indexing/sitemaps/video-sitemaps
   [NEWS] https://developers.google.com/search/docs/crawling-indexing/sitemaps/news-sitemap
@@ -19,11 +17,9 @@ from typing import Any, Optional
 
 from ..model.extensions import Extensions
 from ..model.urls import BadURL, normalize_url
-from .model import Alternate, Image, Mobile, News, Problem, Video
+from .model import News, Problem, Video
 
-__all__ = ["IMAGES_PER_URL", "MAX_DESCRIPTION", "MAX_DURATION", "MAX_RATING", "MAX_TAGS",
-           "MAX_UPLOADER", "NEWS_PER_FILE", "check_alternate", "check_extensions",
-           "check_image", "check_mobile", "check_news", "check_video", "is_hreflang",
+__all__ = ["IMAGES_PER_URL", "NEWS_PER_FILE", "check_extensions", "is_hreflang",
            "is_news_language", "sanitize"]
 
 IMAGES_PER_URL = 1_000  # [IMG] "Each <url> tag can contain up to 1,000 <image:image> tags"
@@ -66,13 +62,7 @@ def _url_problem(value: Optional[str]) -> Optional[str]:
     return None
 
 
-def check_image(image: Image, index: int = 0) -> list[Problem]:
-    """[IMG] <image:loc> is required: the image's URL (any host: images may be on a CDN)."""
-    why = _url_problem(image.loc)
-    return [Problem("images", "loc", why, index, drops="item")] if why else []
-
-
-def check_video(video: Video, index: int = 0, page: Optional[str] = None) -> list[Problem]:
+def _check_video(video: Video, index: int, page: Optional[str]) -> list[Problem]:
     """[VID] required: thumbnail_loc, title, description, and content_loc or player_loc
     (neither the same as the page's <loc>); then each optional value's format and range."""
     out: list[Problem] = []
@@ -111,20 +101,19 @@ def _check_video_values(video: Video, bad: Callable[..., None]) -> None:
         bad("rating", f"{video.rating} is outside {MIN_RATING}-{MAX_RATING}")
     if video.view_count is not None and video.view_count < 0:
         bad("view_count", f"{video.view_count} is negative")
-    for name, rel, values, ok in (
-            ("restriction", video.restriction and video.restriction.relationship,
-             video.restriction and video.restriction.countries, _COUNTRY.fullmatch),
-            ("platform", video.platform and video.platform.relationship,
-             video.platform and video.platform.platforms,
-             lambda v: v.lower() in PLATFORMS)):
-        if rel is None:
+    for name, held, values, what in (
+            ("restriction", video.restriction, video.restriction and [
+                v for v in video.restriction.countries if not _COUNTRY.fullmatch(v)],
+             "an ISO 3166 country code"),
+            ("platform", video.platform, video.platform and [
+                v for v in video.platform.platforms if v.lower() not in PLATFORMS],
+             "web, mobile or tv")):
+        if held is None:
             continue
-        if rel not in RELATIONSHIPS:
-            bad(name, f"relationship {rel!r} is not allow or deny")
-        elif any(not ok(v) for v in values or ()):
-            wrong = next(v for v in values or () if not ok(v))
-            bad(name, f"{wrong!r} is not " + ("an ISO 3166 country code" if name ==
-                                               "restriction" else "web, mobile or tv"))
+        if held.relationship not in RELATIONSHIPS:
+            bad(name, f"relationship {held.relationship!r} is not allow or deny")
+        elif values:
+            bad(name, f"{values[0]!r} is not {what}")
     if len(video.tags) > MAX_TAGS:
         bad("tags", f"{len(video.tags)} tags, at most {MAX_TAGS} are permitted", "excess")
     if video.uploader is not None and len(video.uploader) > MAX_UPLOADER:
@@ -133,7 +122,7 @@ def _check_video_values(video: Video, bad: Callable[..., None]) -> None:
         bad("uploader_info", f"not a URL: {_url_problem(video.uploader_info)}")
 
 
-def check_news(news: News, index: int = 0) -> list[Problem]:
+def _check_news(news: News, index: int) -> list[Problem]:
     """[NEWS] required: publication name and language, publication_date, title."""
     out = [Problem("news", name, "missing (required)", index, drops="item")
            for name, value in (("name", news.name), ("language", news.language),
@@ -150,27 +139,6 @@ def check_news(news: News, index: int = 0) -> list[Problem]:
     return out
 
 
-def check_alternate(alt: Alternate, index: int = 0) -> list[Problem]:
-    out = []
-    if not is_hreflang(alt.hreflang):
-        out.append(Problem("alternates", "hreflang", f"{alt.hreflang!r} is not a language"
-                           "[-script][-region] code or x-default", index, drops="item"))
-    why = _url_problem(alt.href)
-    if why:
-        out.append(Problem("alternates", "href", why, index, drops="item"))
-    return out
-
-
-def check_mobile(mobile: Mobile, index: int = 0) -> list[Problem]:
-    if mobile.type is not None and mobile.type not in MOBILE_TYPES:
-        return [Problem("mobile", "type", f"{mobile.type!r} is not one of "
-                        f"{', '.join(MOBILE_TYPES)}", index, drops="item")]
-    if index > 0:
-        return [Problem("mobile", "", "more than one <mobile:mobile> in a <url>", index,
-                        drops="item")]
-    return []
-
-
 def check_extensions(ext: Extensions, page: Optional[str] = None) -> list[Problem]:
     """Every problem of every item, and the per-URL limits. Foreign elements have no rules
     here (an unknown namespace passes)."""
@@ -178,23 +146,36 @@ def check_extensions(ext: Extensions, page: Optional[str] = None) -> list[Proble
         return []
     out: list[Problem] = []
     for i, image in enumerate(ext.images[:IMAGES_PER_URL]):
-        out += check_image(image, i)
+        # [IMG] <image:loc> is required: the image's URL (any host: images may be on a CDN)
+        why = _url_problem(image.loc)
+        if why:
+            out.append(Problem("images", "loc", why, i, drops="item"))
     if len(ext.images) > IMAGES_PER_URL:
         out.append(Problem("images", "", f"{len(ext.images):,} images, at most "
                            f"{IMAGES_PER_URL:,} per URL", None, drops="excess"))
     for i, video in enumerate(ext.videos):
-        out += check_video(video, i, page)
+        out += _check_video(video, i, page)
     for i, news in enumerate(ext.news):
-        out += check_news(news, i)
+        out += _check_news(news, i)
     for i, alt in enumerate(ext.alternates):
-        out += check_alternate(alt, i)
+        if not is_hreflang(alt.hreflang):
+            out.append(Problem("alternates", "hreflang", f"{alt.hreflang!r} is not a language"
+                               "[-script][-region] code or x-default", i, drops="item"))
+        why = _url_problem(alt.href)
+        if why:
+            out.append(Problem("alternates", "href", why, i, drops="item"))
     if ext.alternates and page is not None and not _lists_itself(ext, page):
         # [LOC] "Each language version must list itself as well as all other language
         # versions": a warning, nothing is left out for it
         out.append(Problem("alternates", "", "the page is not among its own alternates "
                            "(each version must list itself)", drops="none"))
     for i, mobile in enumerate(ext.mobile):
-        out += check_mobile(mobile, i)
+        if mobile.type is not None and mobile.type not in MOBILE_TYPES:
+            out.append(Problem("mobile", "type", f"{mobile.type!r} is not one of "
+                               f"{', '.join(MOBILE_TYPES)}", i, drops="item"))
+        elif i > 0:
+            out.append(Problem("mobile", "", "more than one <mobile:mobile> in a <url>", i,
+                               drops="item"))
     return out
 
 
@@ -230,9 +211,8 @@ def sanitize(ext: Extensions, page: Optional[str] = None) -> tuple[Extensions, l
         items: Sequence[Any] = getattr(ext, kind)
         if kind == "images":
             items = items[:IMAGES_PER_URL]
-        changes[kind] = tuple(_fixed(item, [p for p in found if p.index == i])
-                              for i, item in enumerate(items))
-        changes[kind] = tuple(item for item in changes[kind] if item is not None)
+        fixed = (_fixed(item, [p for p in found if p.index == i]) for i, item in enumerate(items))
+        changes[kind] = tuple(item for item in fixed if item is not None)
     return replace(ext, **changes), problems
 
 

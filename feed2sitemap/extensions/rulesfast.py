@@ -1,14 +1,10 @@
-"""Google's rules for a batch of the common extensions at once: rules.sanitize's answer for the
-rows it can prove, a batch at a time, in C where it can.
+"""rules.sanitize's answer for the rows of a batch it can prove at once, in C where it can.
 
-A row of images and hreflang alternates alone (no video, news, mobile type or other element,
-at most IMAGES_PER_URL images) whose page, image locations and alternate links are all
-normalised URLs already (urls.all_clean: normalize_url returns each unchanged, so none is
-refused) and whose hreflangs are all valid has, by rules.check_extensions, no problem but
-perhaps one: the page is not among its own alternates (a warning; nothing is left out). With
-every URL in normal form that is a string comparison. Any other row gets ``None`` here and
-takes rules.sanitize itself, the rule's one home; so does every row in the reference mode
-(backends.py), which never calls this module.
+A row of images and hreflang alternates alone (at most IMAGES_PER_URL images) whose page, image
+locations and alternate links are all normalised URLs already (normalize_url returns each
+unchanged) and whose hreflangs are all valid has, by rules.check_extensions, no problem but
+perhaps one: the page is not among its own alternates (a warning), a string comparison. Any
+other row gets ``None`` and takes rules.sanitize, as every row does in the reference mode.
 """
 
 from __future__ import annotations
@@ -23,9 +19,8 @@ from .rules import IMAGES_PER_URL, is_hreflang
 
 __all__ = ["NOT_ITSELF", "proven_problems"]
 
-# rules.check_extensions's warning, word for word ([LOC] each version lists itself). The
-# problems given here are these shared values, about the URL as a whole (no item index, no
-# line): urlext.held_to_rules makes their texts once and puts the URL's line on them.
+# rules.check_extensions's warning, word for word, shared by every row given it (about the
+# URL as a whole: readers/urlext.py makes its text once and puts each URL's line on it)
 NOT_ITSELF = Problem("alternates", "", "the page is not among its own alternates (each "
                      "version must list itself)", drops="none")
 _NONE: list[Problem] = []
@@ -71,8 +66,7 @@ def _clean_row(ext: Extensions, page: str, bad_langs: set[str]) -> bool:
 
 def _all_clean(text: str, n: int) -> bool:
     """Whether the ``n`` URLs that make ``text`` (each followed by a newline) are all
-    normalised URIs already (one holding a newline is left to the rule): the proof for one
-    site's URLs at memory speed (urls.proven_clean), else for several sites' (all_clean)."""
+    normalised already (one holding a newline is left to the rule)."""
     if text.count("\n") != n:
         return False
     if text.isascii():

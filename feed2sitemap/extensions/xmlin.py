@@ -1,30 +1,51 @@
 """Reading the extension elements of one <url> from expat-style events.
 
 ``UrlChildren`` is fed the events of the elements inside a <url> as a namespace-aware expat
-parser reports them with " " as the separator (``"URI local"``, as readers/sitemap.py sees
-them): ``start(name, attrs, line)``, ``data(text)``, ``end(name)``. Core fields (loc,
-lastmod, changefreq, priority) may be fed too: they are passed over, the reader reads them.
-``finish()`` gives the Extensions, the problems found and each item's line, and resets it for
-the next <url>; ``located`` puts those lines on the problems rules.check_extensions finds.
+parser reports them with " " as the separator (``"URI local"``): ``start(name, attrs, line)``,
+``data(text)``, ``end(name)``; core fields may be fed too (they are passed over). ``finish()``
+gives the Extensions, the problems found and each item's line, and resets it for the next
+<url>; ``located`` puts those lines on the problems rules.check_extensions finds.
 
 Each element at the top is held as a small tree (bounded: MAX_VALUE characters a text, at
 most MAX_FOREIGN_NODES nodes and MAX_FOREIGN_DEPTH levels per <url>), then turned into its
-typed value (typed.py); an element of a namespace we do not model is kept as it is.
+typed value (``build``); an element of a namespace we do not model is kept as it is.
+
+A missing required child is no problem of ``build``'s (the value is built with "" or None and
+the rules say so); it refuses what cannot be held: a value that does not parse (a duration
+"ten"), an element the kind's schema does not have, a child given twice (the first is kept).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, Optional, Union
 
-from ..model.extensions import Extensions
+from ..model.extensions import EMPTY, Extensions
+from ..model.record import parse_lastmod
 from ..xmlutil import MAX_VALUE
-from .model import SITEMAP_NS, Foreign, Problem
-from .typed import build
+from .model import (
+    IMAGE_NS,
+    MOBILE_NS,
+    NEWS_NS,
+    SITEMAP_NS,
+    VIDEO_NS,
+    XHTML_NS,
+    Alternate,
+    Foreign,
+    Image,
+    Mobile,
+    News,
+    Platform,
+    Problem,
+    Restriction,
+    Video,
+)
+from .xmlout import IMAGE_ORDER, NEWS_ORDER, VIDEO_ORDER, VIDEO_TEXTS
 
 __all__ = ["CORE_FIELDS", "MAX_FOREIGN_DEPTH", "MAX_FOREIGN_NODES", "MAX_URL_CHARS",
-           "UrlChildren", "located", "unknown_element"]
+           "UrlChildren", "build", "located", "unknown_element"]
 
 CORE_FIELDS = frozenset(("loc", "lastmod", "changefreq", "priority"))
 # Per <url>: far above any real extension (a video with 32 tags is ~40 nodes; 1,000 images
@@ -39,9 +60,7 @@ class _Node:
     __slots__ = ("ns", "name", "attrs", "children", "size")
 
     def __init__(self, ns: str, name: str, attrs: tuple[tuple[str, str], ...]) -> None:
-        self.ns = ns
-        self.name = name
-        self.attrs = attrs
+        self.ns, self.name, self.attrs = ns, name, attrs
         self.children: list[Union[str, _Node]] = []
         self.size = 0  # characters of the text being collected (the last child)
 
@@ -52,11 +71,9 @@ class _Node:
 
 def _attributes(attrs: Any) -> tuple[tuple[str, str], ...]:
     """expat gives a dict, or a flat [name, value, …] list with ordered_attributes."""
-    if not attrs:
-        return ()
     if isinstance(attrs, dict):
         return tuple(attrs.items())
-    return tuple(zip(attrs[::2], attrs[1::2], strict=True))
+    return tuple(zip(attrs[::2], attrs[1::2], strict=True)) if attrs else ()
 
 
 def unknown_element(local: str, ns: str) -> str:
@@ -70,6 +87,9 @@ class UrlChildren:
     """The extension elements of one <url>, from its children's events."""
 
     def __init__(self) -> None:
+        self._reset()
+
+    def _reset(self) -> None:
         self._stack: list[_Node] = []
         self._tops: list[tuple[Foreign, Optional[int]]] = []
         self._problems: list[Problem] = []
@@ -77,6 +97,7 @@ class UrlChildren:
         self._nodes = self._chars = 0
         self._overflow = False
         self._full = False  # the <url>'s bounds were reached: the rest is passed over
+        self._line: Optional[int] = None
 
     def start(self, name: str, attrs: Any = None, line: Optional[int] = None) -> None:
         if self._skip:
@@ -115,21 +136,16 @@ class UrlChildren:
             return  # text between the <url>'s children, or inside a core field
         node = self._stack[-1]
         self._chars += len(text)
-        if self._chars > MAX_URL_CHARS:
+        last = node.children[-1] if node.children else None
+        size = (node.size if isinstance(last, str) else 0) + len(text)
+        if self._chars > MAX_URL_CHARS or size > MAX_VALUE:
             self._overflow = True
-            return
-        if node.children and isinstance(node.children[-1], str):
-            if node.size + len(text) > MAX_VALUE:
-                self._overflow = True
-                return
-            node.children[-1] += text
-            node.size += len(text)
+        elif isinstance(last, str):
+            node.children[-1] = last + text
+            node.size = size
         else:
-            if len(text) > MAX_VALUE:
-                self._overflow = True
-                return
             node.children.append(text)
-            node.size = len(text)
+            node.size = size
 
     def end(self, name: str = "") -> None:
         if self._skip:
@@ -154,12 +170,8 @@ class UrlChildren:
         read (``(kind, index)`` → line, where lines were given). Resets for the next <url>."""
         ext, problems, lines = build(self._tops)
         problems = self._problems + problems
-        self._stack, self._tops, self._problems = [], [], []
-        self._skip = self._nodes = self._chars = 0
-        self._overflow = self._full = False
+        self._reset()
         return ext, problems, lines
-
-    _line: Optional[int] = None
 
 
 def located(problems: list[Problem], lines: Mapping[tuple[str, int], int]) -> list[Problem]:
@@ -167,3 +179,213 @@ def located(problems: list[Problem], lines: Mapping[tuple[str, int], int]) -> li
     from the map ``UrlChildren.finish`` gives."""
     return [p if p.line is not None or p.index is None or (p.kind, p.index) not in lines
             else replace(p, line=lines[(p.kind, p.index)]) for p in problems]
+
+
+_INT = re.compile(r"\s*\+?\d{1,15}\s*")
+_FLOAT = re.compile(r"\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d{1,3})?\s*")
+
+
+def _yes_no(text: str) -> bool:
+    # [VID] yes or no; Google's schema takes yes/no, YES/NO and Yes/No
+    value = text.strip().lower()
+    if value not in ("yes", "no"):
+        raise ValueError(f"{text.strip()[:40]!r} is not yes or no")
+    return value == "yes"
+
+
+def _int(text: str) -> int:
+    if not _INT.fullmatch(text):
+        raise ValueError(f"{text.strip()[:40]!r} is not a whole number")
+    return int(text)
+
+
+def _float(text: str) -> float:
+    if not _FLOAT.fullmatch(text):
+        raise ValueError(f"{text.strip()[:40]!r} is not a number")
+    return float(text)
+
+
+# how each of <video:video>'s one-value children (xmlout.VIDEO_TEXTS) is read
+_VIDEO_PARSERS: dict[str, Callable[[str], Any]] = {
+    **dict.fromkeys(("thumbnail_loc", "title", "description", "content_loc", "player_loc",
+                     "uploader"), str.strip),
+    "duration": _int, "view_count": _int, "rating": _float, "expiration_date": parse_lastmod,
+    "publication_date": parse_lastmod, "family_friendly": _yes_no,
+    "requires_subscription": _yes_no, "live": _yes_no}
+assert _VIDEO_PARSERS.keys() == VIDEO_TEXTS.keys()
+_VIDEO_LEGACY = frozenset(VIDEO_ORDER) - set(VIDEO_TEXTS) - {"tag", "restriction", "platform"}
+_NEWS_LEGACY = frozenset(NEWS_ORDER) - {"publication", "publication_date", "title"}
+
+
+class _Reader:
+    """Collects one item's problems: ``kind`` and ``index`` say which item."""
+
+    def __init__(self, kind: str, index: int, line: Optional[int]) -> None:
+        self.kind, self.index, self.line = kind, index, line
+        self.problems: list[Problem] = []
+        self.seen: set[str] = set()
+
+    def bad(self, field: str, reason: str) -> None:
+        self.problems.append(Problem(self.kind, field, reason, self.index, self.line))
+
+    def once(self, name: str) -> bool:
+        """False (with a problem) when the child ``name`` was met before."""
+        if name in self.seen:
+            self.bad(name, "given more than once: the first is kept")
+            return False
+        self.seen.add(name)
+        return True
+
+    def text(self, child: Foreign) -> Optional[str]:
+        """The child's text, once: None (with a problem) if repeated or holding elements."""
+        if not self.once(child.name):
+            return None
+        if any(isinstance(c, Foreign) for c in child.children):
+            self.bad(child.name, "holds elements, not text: left out")
+            return None
+        return child.text()
+
+    def value(self, child: Foreign, parse: Callable[[str], Any]) -> Any:
+        text = self.text(child)
+        if text is None:
+            return None
+        try:
+            return parse(text)
+        except ValueError as exc:
+            self.bad(child.name, f"{exc}: left out")
+            return None
+
+    def children(self, element: Foreign, ns: str) -> list[Foreign]:
+        """The child elements in ``ns``; any other is unknown (a problem each)."""
+        out = []
+        for child in element.children:
+            if isinstance(child, Foreign):
+                if child.namespace == ns:
+                    out.append(child)
+                else:
+                    self.unknown(child, element.name)
+        return out
+
+    def unknown(self, child: Foreign, parent: str) -> None:
+        self.bad(child.name, f"<{child.name}> is not an element of <{parent}> in Google's "
+                 "schema: left out")
+
+
+def _image(element: Foreign, reader: _Reader) -> Image:
+    values: dict[str, str] = {}
+    for child in reader.children(element, IMAGE_NS):
+        if child.name not in IMAGE_ORDER:
+            reader.unknown(child, "image:image")
+        elif (text := reader.text(child)) is not None:
+            values[child.name] = text.strip()
+    return Image(values.pop("loc", ""), **values)
+
+
+def _video(element: Foreign, reader: _Reader) -> Video:
+    values: dict[str, Any] = {"thumbnail_loc": "", "title": "", "description": ""}
+    tags: list[str] = []
+    extra: list[Foreign] = []
+    for child in reader.children(element, VIDEO_NS):
+        name = child.name
+        if name in _VIDEO_PARSERS:
+            value = reader.value(child, _VIDEO_PARSERS[name])
+            if value is None:
+                continue
+            values[name] = value
+            if name == "player_loc":
+                values["allow_embed"] = child.attribute("allow_embed")
+                values["autoplay"] = child.attribute("autoplay")
+            elif name == "uploader":
+                values["uploader_info"] = child.attribute("info")
+        elif name == "tag":
+            tags.append(child.text().strip())
+        elif name in ("restriction", "platform"):
+            text = reader.text(child)
+            relationship = child.attribute("relationship")
+            if text is not None and relationship is None:
+                reader.bad(name, "no relationship attribute (allow or deny): left out")
+            elif text is not None and relationship is not None:
+                kind = Restriction if name == "restriction" else Platform
+                values[name] = kind(relationship.strip(), tuple(text.split()))
+        elif name in _VIDEO_LEGACY:
+            extra.append(child)
+        else:
+            reader.unknown(child, "video:video")
+    return Video(**values, tags=tuple(tags), extra=tuple(extra))
+
+
+def _news(element: Foreign, reader: _Reader) -> News:
+    values: dict[str, Any] = {"name": "", "language": "", "publication_date": None,
+                              "title": ""}
+    extra: list[Foreign] = []
+    for child in reader.children(element, NEWS_NS):
+        if child.name == "publication":
+            if not reader.once("publication"):
+                continue
+            for part in reader.children(child, NEWS_NS):
+                if part.name not in ("name", "language"):
+                    reader.unknown(part, "news:publication")
+                elif (text := reader.text(part)) is not None:
+                    values[part.name] = text.strip()
+        elif child.name == "publication_date":
+            values["publication_date"] = reader.value(child, parse_lastmod)
+        elif child.name == "title":
+            text = reader.text(child)
+            values["title"] = values["title"] if text is None else text.strip()
+        elif child.name in _NEWS_LEGACY:
+            extra.append(child)
+        else:
+            reader.unknown(child, "news:news")
+    return News(**values, extra=tuple(extra))
+
+
+def _simple(element: Foreign, attrs: dict[str, str], allowed: frozenset[str]) -> bool:
+    """No child element, no text but white space, and only the ``allowed`` attributes."""
+    return (all(isinstance(c, str) and not c.strip() for c in element.children)
+            and attrs.keys() <= allowed)
+
+
+_MAKERS: dict[tuple[str, str], tuple[str, Callable[[Foreign, _Reader], Any]]] = {
+    (IMAGE_NS, "image"): ("images", _image), (VIDEO_NS, "video"): ("videos", _video),
+    (NEWS_NS, "news"): ("news", _news)}
+_LINK = frozenset(("rel", "hreflang", "href"))
+_MOBILE = frozenset(("type",))
+
+
+def _kind_of(element: Foreign) -> tuple[str, Any]:
+    """The kind an element is, and its value when it needs no reader: an xhtml:link that is
+    exactly an hreflang alternate, a bare mobile:mobile; anything else unknown is foreign."""
+    key = (element.namespace, element.name)
+    attrs = dict(element.attributes)
+    if key == (XHTML_NS, "link"):
+        if attrs.get("rel") == "alternate" and "hreflang" in attrs and "href" in attrs and \
+                _simple(element, attrs, _LINK):
+            return "alternates", Alternate(attrs["hreflang"].strip(), attrs["href"].strip())
+    elif key == (MOBILE_NS, "mobile") and _simple(element, attrs, _MOBILE):
+        return "mobile", Mobile(attrs.get("type"))
+    return "foreign", element
+
+
+def build(tops: list[tuple[Foreign, Optional[int]]]
+          ) -> tuple[Extensions, list[Problem], dict[tuple[str, int], int]]:
+    """The typed Extensions of a <url>'s top-level extension elements (with their lines)."""
+    kinds: dict[str, list[Any]] = {}
+    problems: list[Problem] = []
+    lines: dict[tuple[str, int], int] = {}
+    for element, line in tops:
+        maker = _MAKERS.get((element.namespace, element.name))
+        if maker is not None:
+            kind, make = maker
+            items = kinds.setdefault(kind, [])
+            reader = _Reader(kind, len(items), line)
+            items.append(make(element, reader))
+            problems += reader.problems
+        else:
+            kind, value = _kind_of(element)
+            items = kinds.setdefault(kind, [])
+            items.append(value)
+        if line is not None:
+            lines[(kind, len(items) - 1)] = line
+    if not kinds:
+        return EMPTY, problems, lines
+    return Extensions(**{k: tuple(v) for k, v in kinds.items()}), problems, lines

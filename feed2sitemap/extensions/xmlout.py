@@ -1,24 +1,24 @@
 """Extensions as the XML that goes inside <url>, after loc, lastmod, changefreq and priority.
 
 Each kind is written in its namespace with the prefix Google's examples use (image:, video:,
-news:, xhtml:; Baidu's mobile:), its children in the order of Google's schemas (the order its
-examples follow). The sitemaps.org XSD allows any element of another namespace after the core
-fields (``<xsd:any namespace="##other">``), so the fragment keeps a file valid.
+news:, xhtml:; Baidu's mobile:), its children in the order of Google's schemas. The
+sitemaps.org XSD allows any element of another namespace after the core fields
+(``<xsd:any namespace="##other">``), so the fragment keeps a file valid.
 
-Namespaces: ``declarations`` gives the ``xmlns:…`` attributes for <urlset> and the prefix map
-they set up; ``serialize`` writes against such a map, and declares on the element itself any
-namespace the map lacks, so its output is well-formed whatever the writer declared (and a
-writer that declares nothing up front still counts every byte exactly: the fragment is all).
+``declarations`` gives the ``xmlns:…`` attributes for <urlset> and the prefix map they set up;
+``serialize`` writes against such a map and declares on the element itself any namespace the
+map lacks, so its output is well-formed whatever the writer declared (and a writer that
+declares nothing up front still counts every byte exactly).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Optional
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Optional
 
 from ..model.extensions import Extensions
-from ..model.record import Lastmod, format_lastmod
-from ..xmlutil import xml_escape
+from ..model.record import format_lastmod
+from ..xmlutil import escape_specials, xml_escape
 from .model import (
     IMAGE_NS,
     KIND_NAMESPACES,
@@ -34,14 +34,13 @@ from .model import (
     check_foreign_name,
 )
 
-__all__ = ["NEWS_ORDER", "PREFIXES", "VIDEO_ORDER", "declarations", "serialize"]
+__all__ = ["NEWS_ORDER", "PREFIXES", "VIDEO_ORDER", "declarations", "serialize", "serialized"]
 
 PREFIXES: Mapping[str, str] = {IMAGE_NS: "image", VIDEO_NS: "video", NEWS_NS: "news",
                                XHTML_NS: "xhtml", MOBILE_NS: "mobile"}
 # Children of <image:image>, <video:video> and <news:news> in the order of Google's schemas
-# (sitemap-image/1.1, sitemap-video/1.1, sitemap-news/0.9: each an xsd:sequence). Deprecated
-# children are placed where the schemas have them, so a video read with a <video:price>
-# is written back valid.
+# (each an xsd:sequence). Deprecated children are placed where the schemas have them, so a
+# video read with a <video:price> is written back valid.
 IMAGE_ORDER = ("loc", "caption", "geo_location", "title", "license")
 VIDEO_ORDER = ("thumbnail_loc", "title", "description", "content_loc", "player_loc",
                "duration", "expiration_date", "rating", "content_segment_loc", "view_count",
@@ -54,18 +53,31 @@ _VIDEO_RANK = {name: i for i, name in enumerate(VIDEO_ORDER)}
 _NEWS_RANK = {name: i for i, name in enumerate(NEWS_ORDER)}
 
 
+def _yes(value: bool) -> str:
+    return "yes" if value else "no"
+
+
+def _rating(value: float) -> str:
+    return repr(float(value))
+
+
+# <video:video>'s children of one value each (a Video field of the same name): how each is
+# written (xmlin reads them back with VIDEO_PARSERS)
+VIDEO_TEXTS: dict[str, Callable[[Any], str]] = {
+    "thumbnail_loc": str, "title": str, "description": str, "content_loc": str,
+    "player_loc": str, "duration": str, "expiration_date": format_lastmod, "rating": _rating,
+    "view_count": str, "publication_date": format_lastmod, "family_friendly": _yes,
+    "requires_subscription": _yes, "uploader": str, "live": _yes}
+
+
 def declarations(kinds: Iterable[str] = KIND_NAMESPACES,
                  foreign: Iterable[str] = ()) -> tuple[str, dict[str, str]]:
     """The ``xmlns:…`` attributes (each with a leading space) a <urlset> needs for ``kinds``
     (Extensions field names) and the ``foreign`` namespaces, and the namespace → prefix map
-    to pass to ``serialize``. The kinds are declared in one fixed order whatever order they come
-    in (a set's order changes from run to run); foreign namespaces get ``ns1``, ``ns2`` … in
-    the order given."""
-    prefixes: dict[str, str] = {}
+    to pass to ``serialize``. The kinds are declared in one fixed order whatever order they
+    come in; foreign namespaces get ``ns1``, ``ns2`` … in the order given."""
     wanted = set(kinds)
-    for kind, ns in KIND_NAMESPACES.items():
-        if kind in wanted:
-            prefixes[ns] = PREFIXES[ns]
+    prefixes = {ns: PREFIXES[ns] for kind, ns in KIND_NAMESPACES.items() if kind in wanted}
     n = 0
     for ns in foreign:
         if ns in prefixes or ns == XML_NS or not ns:
@@ -79,34 +91,39 @@ def declarations(kinds: Iterable[str] = KIND_NAMESPACES,
     return text, prefixes
 
 
+def serialized(column: Sequence[Extensions], declared: Mapping[str, str]) -> list[str]:
+    """Each row's extensions as ``serialize(ext, declared)`` gives them ("" for none)."""
+    return [serialize(ext, declared) if ext else "" for ext in column]
+
+
 def serialize(ext: Extensions, declared: Optional[Mapping[str, str]] = None) -> str:
     """The XML of ``ext`` (no surrounding white space; "" when it is empty). ``declared`` maps
     the namespaces the <urlset> declares to their prefixes (default: the five kinds'
     namespaces with their usual prefixes, as ``declarations()`` gives them)."""
     if not ext:
         return ""
-    scope = dict(PREFIXES if declared is None else declared)
+    scope = PREFIXES if declared is None else declared
     out: list[str] = []
-    for image in ext.images:
-        _image(out, image, scope)
+    if ext.images:
+        p, decl = _prefix(IMAGE_NS, scope)
+        out += [_image(image, p, decl) for image in ext.images]
     for video in ext.videos:
         _video(out, video, scope)
     for news in ext.news:
         _news(out, news, scope)
-    for alt in ext.alternates:
+    if ext.alternates:
         p, decl = _prefix(XHTML_NS, scope)
-        out.append(f'<{p}:link{decl} rel="alternate" hreflang="{_attr(alt.hreflang)}" '
-                   f'href="{_attr(alt.href)}"/>')
+        out += [f'<{p}:link{decl} rel="alternate" hreflang="{_attr(alt.hreflang)}" '
+                f'href="{_attr(alt.href)}"/>' for alt in ext.alternates]
     for mobile in ext.mobile:
         p, decl = _prefix(MOBILE_NS, scope)
-        kind = "" if mobile.type is None else f' type="{_attr(mobile.type)}"'
-        out.append(f"<{p}:mobile{decl}{kind}/>")
+        out.append(f"<{p}:mobile{decl}{_attrs(type=mobile.type)}/>")
     for element in ext.foreign:
         _foreign(out, element, scope)
     return "".join(out)
 
 
-def _prefix(ns: str, scope: dict[str, str]) -> tuple[str, str]:
+def _prefix(ns: str, scope: Mapping[str, str]) -> tuple[str, str]:
     """The prefix for ``ns`` and the declaration to put on the element ("" if in scope)."""
     p = scope.get(ns)
     if p is not None:
@@ -121,107 +138,84 @@ def _prefix(ns: str, scope: dict[str, str]) -> tuple[str, str]:
     return p, f' xmlns:{p}="{xml_escape(ns)}"'
 
 
+# (A printable text holds no CR, tab or LF, nor any character XML forbids.)
 def _text(value: str) -> str:
+    if value.isprintable():
+        return escape_specials(value)
     # A CR would be read back as LF (XML end-of-line handling): written as a reference
     return xml_escape(value).replace("\r", "&#13;")
 
 
 def _attr(value: str) -> str:
+    if value.isprintable():
+        return escape_specials(value)
     # Tab, LF and CR in an attribute are read back as spaces (attribute-value normalisation)
-    return _text(value).replace("\t", "&#9;").replace("\n", "&#10;")
+    return xml_escape(value).replace("\r", "&#13;").replace("\t", "&#9;").replace("\n", "&#10;")
+
+
+def _attrs(**values: Optional[str]) -> str:
+    """The attributes given a value, in order, each with a leading space."""
+    return "".join(f' {name}="{_attr(v)}"' for name, v in values.items() if v is not None)
 
 
 def _leaf(p: str, name: str, value: str, attrs: str = "") -> str:
     return f"<{p}:{name}{attrs}>{_text(value)}</{p}:{name}>"
 
 
-def _yes(value: bool) -> str:
-    return "yes" if value else "no"
+def _image(image: Image, p: str, decl: str) -> str:
+    children = "".join([_leaf(p, name, value) for name in IMAGE_ORDER
+                        if (value := getattr(image, name)) is not None])
+    return f"<{p}:image{decl}>{children}</{p}:image>"
 
 
-def _date(value: Lastmod) -> str:
-    return format_lastmod(value)
-
-
-def _image(out: list[str], image: Image, scope: dict[str, str]) -> None:
-    p, decl = _prefix(IMAGE_NS, scope)
-    parts = [f"<{p}:image{decl}>", _leaf(p, "loc", image.loc)]
-    for name in IMAGE_ORDER[1:]:
-        value = getattr(image, name)
-        if value is not None:
-            parts.append(_leaf(p, name, value))
-    out.append("".join(parts) + f"</{p}:image>")
-
-
-def _video_children(video: Video, p: str) -> list[tuple[int, str]]:
-    """(schema rank, XML) of each child of <video:video> that has a value."""
-    v = video
-    player_attrs = "".join(f' {name}="{_attr(value)}"' for name, value in
-                           (("allow_embed", v.allow_embed), ("autoplay", v.autoplay))
-                           if value is not None)
-    texts: list[tuple[str, Optional[str], str]] = [
-        ("thumbnail_loc", v.thumbnail_loc, ""), ("title", v.title, ""),
-        ("description", v.description, ""), ("content_loc", v.content_loc, ""),
-        ("player_loc", v.player_loc, player_attrs),
-        ("duration", None if v.duration is None else str(v.duration), ""),
-        ("expiration_date", None if v.expiration_date is None else _date(v.expiration_date), ""),
-        ("rating", None if v.rating is None else repr(float(v.rating)), ""),
-        ("view_count", None if v.view_count is None else str(v.view_count), ""),
-        ("publication_date", None if v.publication_date is None else
-         _date(v.publication_date), ""),
-        ("family_friendly", None if v.family_friendly is None else _yes(v.family_friendly), ""),
-        ("requires_subscription", None if v.requires_subscription is None else
-         _yes(v.requires_subscription), ""),
-        ("uploader", v.uploader, "" if v.uploader_info is None else
-         f' info="{_attr(v.uploader_info)}"'),
-        ("live", None if v.live is None else _yes(v.live), "")]
-    if v.restriction is not None:
-        texts.append(("restriction", " ".join(v.restriction.countries),
-                      f' relationship="{_attr(v.restriction.relationship)}"'))
-    if v.platform is not None:
-        texts.append(("platform", " ".join(v.platform.platforms),
-                      f' relationship="{_attr(v.platform.relationship)}"'))
-    children = [(_VIDEO_RANK[name], _leaf(p, name, text, attrs))
-                for name, text, attrs in texts if text is not None]
-    children += [(_VIDEO_RANK["tag"], _leaf(p, "tag", tag)) for tag in v.tags]
-    return children
-
-
-def _video(out: list[str], video: Video, scope: dict[str, str]) -> None:
+def _video(out: list[str], video: Video, scope: Mapping[str, str]) -> None:
     p, decl = _prefix(VIDEO_NS, scope)
-    inner = dict(scope, **{VIDEO_NS: p})
-    children = _video_children(video, p)
-    for element in video.extra:
-        parts: list[str] = []
-        _foreign(parts, element, inner)
-        children.append((_VIDEO_RANK.get(element.name, len(VIDEO_ORDER)), "".join(parts)))
-    children.sort(key=lambda c: c[0])  # stable: tags keep their order
-    out.append(f"<{p}:video{decl}>" + "".join(c for _, c in children) + f"</{p}:video>")
+    attrs = {"player_loc": _attrs(allow_embed=video.allow_embed, autoplay=video.autoplay),
+             "uploader": _attrs(info=video.uploader_info)}
+    children = [(_VIDEO_RANK[name], _leaf(p, name, text(value), attrs.get(name, "")))
+                for name, text in VIDEO_TEXTS.items()
+                if (value := getattr(video, name)) is not None]
+    if video.restriction is not None:
+        children.append((_VIDEO_RANK["restriction"], _leaf(
+            p, "restriction", " ".join(video.restriction.countries),
+            _attrs(relationship=video.restriction.relationship))))
+    if video.platform is not None:
+        children.append((_VIDEO_RANK["platform"], _leaf(
+            p, "platform", " ".join(video.platform.platforms),
+            _attrs(relationship=video.platform.relationship))))
+    children += [(_VIDEO_RANK["tag"], _leaf(p, "tag", tag)) for tag in video.tags]
+    _ranked(out, p, decl, "video", children, video.extra, _VIDEO_RANK, dict(scope, **{VIDEO_NS: p}))
 
 
-def _news(out: list[str], news: News, scope: dict[str, str]) -> None:
+def _news(out: list[str], news: News, scope: Mapping[str, str]) -> None:
     p, decl = _prefix(NEWS_NS, scope)
-    inner = dict(scope, **{NEWS_NS: p})
     children = [(_NEWS_RANK["publication"],
                  f"<{p}:publication>{_leaf(p, 'name', news.name)}"
                  f"{_leaf(p, 'language', news.language)}</{p}:publication>"),
                 (_NEWS_RANK["title"], _leaf(p, "title", news.title))]
     if news.publication_date is not None:
         children.append((_NEWS_RANK["publication_date"],
-                         _leaf(p, "publication_date", _date(news.publication_date))))
-    for element in news.extra:
+                         _leaf(p, "publication_date", format_lastmod(news.publication_date))))
+    _ranked(out, p, decl, "news", children, news.extra, _NEWS_RANK, dict(scope, **{NEWS_NS: p}))
+
+
+def _ranked(out: list[str], p: str, decl: str, name: str, children: list[tuple[int, str]],
+            extra: tuple[Foreign, ...], rank: Mapping[str, int], scope: Mapping[str, str]) -> None:
+    """An item's element: its children and its ``extra`` (deprecated) elements in schema
+    order; the sort is stable, so tags and repeated elements keep their order."""
+    for element in extra:
         parts: list[str] = []
-        _foreign(parts, element, inner)
-        children.append((_NEWS_RANK.get(element.name, len(NEWS_ORDER)), "".join(parts)))
+        _foreign(parts, element, scope)
+        children.append((rank.get(element.name, len(rank)), "".join(parts)))
     children.sort(key=lambda c: c[0])
-    out.append(f"<{p}:news{decl}>" + "".join(c for _, c in children) + f"</{p}:news>")
+    out.append(f"<{p}:{name}{decl}>" + "".join(c for _, c in children) + f"</{p}:{name}>")
 
 
-def _foreign(out: list[str], element: Foreign, scope: dict[str, str],
+def _foreign(out: list[str], element: Foreign, scope: Mapping[str, str],
              nested: bool = False) -> None:
     """An element as read: namespace, name, attributes, text and order kept; prefixes are
-    ours. Nesting is bounded where it is read (xmlin.MAX_FOREIGN_DEPTH). Names are checked
-    again here, for a Foreign a library caller built: they are written as they are."""
+    ours. Names are checked again here, for a Foreign a library caller built: they are
+    written as they are."""
     check_foreign_name(element.namespace, element.name, nested=nested)
     decls = ""
     if element.namespace:
@@ -238,17 +232,15 @@ def _foreign(out: list[str], element: Foreign, scope: dict[str, str],
     attrs = []
     for key, value in element.attributes:
         ns, _, local = key.rpartition(" ")
-        if not ns:
-            attrs.append(f' {local}="{_attr(value)}"')
-            continue
-        if ns == XML_NS:
-            attrs.append(f' xml:{local}="{_attr(value)}"')
-            continue
-        p, decl = _prefix(ns, scope)
-        if decl:
-            scope = dict(scope, **{ns: p})
-            decls += decl
-        attrs.append(f' {p}:{local}="{_attr(value)}"')
+        if ns and ns != XML_NS:
+            p, decl = _prefix(ns, scope)
+            if decl:
+                scope = dict(scope, **{ns: p})
+                decls += decl
+            local = f"{p}:{local}"
+        elif ns:
+            local = f"xml:{local}"
+        attrs.append(f' {local}="{_attr(value)}"')
     if not element.children:
         out.append(f"<{tag}{decls}{''.join(attrs)}/>")
         return

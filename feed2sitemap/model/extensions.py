@@ -1,7 +1,6 @@
-"""The one extension value every run meets: ``Extensions`` (a Record carries one) and
-``EMPTY``. Apart from the item types (model.py) because every run imports this module, and
-a dataclass costs about a millisecond to make: the item types are imported when a run
-actually meets an extension.
+"""``Extensions``, the one extension value every run meets (a Record carries one), and
+``EMPTY``. The item types stay in extensions/model.py, imported only when a run meets an
+extension: every run imports this module, and each dataclass costs about a millisecond to make.
 """
 
 from __future__ import annotations
@@ -18,10 +17,7 @@ __all__ = ["EMPTY", "Extensions"]
 @dataclass(frozen=True, slots=True)
 class Extensions:
     """Everything a <url> carries besides its core fields; every kind empty by default.
-
-    ``bool(ext)`` is False when there is nothing at all: the test a writer or a merge makes
-    per URL, so the common case (no extension) costs one call.
-    """
+    ``bool(ext)`` is False when there is nothing at all (the test a writer or a merge makes)."""
 
     images: tuple[Image, ...] = ()
     videos: tuple[Video, ...] = ()
