@@ -17,17 +17,21 @@ if TYPE_CHECKING:
         OptionError,
         OutputError,
         Problem,
+        RemovalsRefused,
         UnsupportedFormat,
     )
     from .files.outputs import FileInfo
     from .model.batch import Batch, batched, unbatched
+    from .model.filters import Filters, Threshold
     from .model.limits import PROFILES, Profile
     from .model.options import Channel, Defaults, Limits, NewsSitemap, ReadOptions, WriteOptions
     from .model.record import CHANGEFREQS, Record
     from .model.report import Progress, Report, Submitted
     from .model.scope import Scope
     from .pipeline.merging import MergeCounts
+    from .pipeline.removals import Removals
     from .run.converting import convert
+    from .run.diff import Diff, diff
     from .run.publish import Publish
     from .run.reading import Web, read, read_batches
     from .run.writing import Summary, write, write_batches
@@ -36,6 +40,8 @@ if TYPE_CHECKING:
 # The public names and the module each lives in: imported when first used, so that the command
 # starts without paying for what a run does not need (see cli/entry.py).
 _WHERE = {
+    "Filters": "model.filters", "Threshold": "model.filters", "Removals": "pipeline.removals",
+    "RemovalsRefused": "errors", "Diff": "run.diff", "diff": "run.diff",
     "Batch": "model.batch", "batched": "model.batch", "unbatched": "model.batch",
     "convert": "run.converting", "Feed2SitemapError": "errors", "InputError": "errors",
     "LimitError": "errors", "OptionError": "errors", "OutputError": "errors", "Problem": "errors",
@@ -50,11 +56,12 @@ _WHERE = {
     "write": "run.writing", "write_batches": "run.writing",
 }
 __all__ = [
-    "CHANGEFREQS", "PROFILES", "Batch", "Channel", "Defaults", "Feed2SitemapError", "FileInfo",
-    "IndexNow", "InputError", "LimitError", "Limits", "MergeCounts", "NewsSitemap", "OptionError",
-    "OutputError", "Problem", "Profile", "Progress", "Publish", "ReadOptions", "Record", "Report",
-    "Scope", "Submitted", "Summary", "UnsupportedFormat", "Web", "WriteOptions", "__version__",
-    "batched", "convert", "read", "read_batches", "unbatched", "write", "write_batches",
+    "CHANGEFREQS", "PROFILES", "Batch", "Channel", "Defaults", "Diff", "Feed2SitemapError",
+    "FileInfo", "Filters", "IndexNow", "InputError", "LimitError", "Limits", "MergeCounts",
+    "NewsSitemap", "OptionError", "OutputError", "Problem", "Profile", "Progress", "Publish",
+    "ReadOptions", "Record", "Removals", "RemovalsRefused", "Report", "Scope", "Submitted",
+    "Summary", "Threshold", "UnsupportedFormat", "Web", "WriteOptions", "__version__",
+    "batched", "convert", "diff", "read", "read_batches", "unbatched", "write", "write_batches",
 ]
 
 

@@ -52,6 +52,13 @@ class LimitError(Feed2SitemapError):
     kind = "limit"
 
 
+class RemovalsRefused(LimitError):
+    """A run would take more of the earlier output's URLs out than `max_removals` allows
+    (pipeline/removals.py): nothing was written."""
+
+    parameter = "max_removals"
+
+
 class OutputError(Feed2SitemapError):
     """Writing the output failed (unwritable directory, full disk, file-size limit)."""
 

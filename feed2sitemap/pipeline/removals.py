@@ -20,7 +20,7 @@ from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Optional
 
-from ..errors import Feed2SitemapError
+from ..errors import RemovalsRefused
 from ..model.batch import Batch
 from ..model.filters import MAX_REMOVALS, Filters, Threshold
 from ..model.report import Report
@@ -29,13 +29,6 @@ __all__ = ["NAMED", "Pruner", "Removals", "RemovalsRefused", "base_rows", "count
            "filter_urls", "guard", "guarded"]
 
 NAMED = 1000  # removed URLs kept by name (for -v and the library); the rest are counted
-
-
-class RemovalsRefused(Feed2SitemapError):
-    """A run would take more of the earlier output's URLs out than ``max_removals`` allows."""
-
-    kind = "limit"
-    parameter = "max_removals"
 
 
 @dataclass
