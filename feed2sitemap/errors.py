@@ -79,9 +79,13 @@ class OptionError(Feed2SitemapError, ValueError):
 
 class IndexNowError(Feed2SitemapError):
     """An IndexNow submission failed; the sitemap files written before it stay (``summary``:
-    what the run wrote, when the converter raised it)."""
+    what the run wrote, when the converter raised it). ``transient``: a failure that may pass
+    (5xx, 429, a timeout, no connection), after retries; ``unsent``: the URLs not submitted."""
 
     summary: Any = None
+    transient: bool = False
+    unsent: list[str] = []
+    submitted: Any = None  # (a Submitted: the requests that went through before it)
 
 
 class UnsupportedFormat(OptionError):

@@ -37,7 +37,7 @@ from ..pipeline.steps import (
     normalize,
     within_scope,
 )
-from .publish import Changes, Publish, check_publish, robots
+from .publish import Changes, Publish, check_publish, robots, submit
 from .reading import Reading, Source, Web, source_name
 from .writing import Destination, Summary, dest_path, open_output, settings_of, write_to
 
@@ -142,10 +142,15 @@ def convert(inputs: Sequence[Source], output: Destination, *,
     finally:
         out.close()
     if changes is not None and publish.indexnow is not None:
+        assert out_path is not None  # (check_publish: the output is among the inputs)
+        from ..web.pending import pending_path  # (only a run that submits)
+
         try:
-            summary.indexnow = publish.indexnow.submit(changes, dry_run=publish.dry_run)
+            summary.indexnow = submit(publish.indexnow, changes,
+                                      pending_path(out_path, web.cache_dir), publish.dry_run)
         except IndexNowError as exc:
             exc.summary = summary  # the files are written: the command says so, then this
+            exc.args = (f"{exc}. The sitemap files are written.",)
             raise
         finally:
             changes.close()

@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import chain
 from typing import TYPE_CHECKING, Optional
 
-from ..errors import OptionError
+from ..errors import IndexNowError, OptionError
 from ..files.naming import ours_pattern, split_name, url_segment
 from ..model.scope import scope_of
 
 if TYPE_CHECKING:
+    from ..model.report import Submitted
     from ..web.indexnow import IndexNow
     from .writing import Summary
 
@@ -41,6 +43,44 @@ def check_publish(publish: Publish, out_path: Optional[str], base_url: Optional[
         raise OptionError("needs the output among the inputs (feed2sitemap sitemap.xml "
                           "feed.xml -o sitemap.xml): what changed is what the run adds to or "
                           "updates in it", "indexnow")
+    location = None if publish.indexnow is None else publish.indexnow.key_location
+    if location is not None and base_url is not None:
+        # IndexNow: a key file vouches for the URLs of its own host only
+        from urllib.parse import urlsplit
+
+        key_host, site_host = urlsplit(location).hostname, urlsplit(base_url).hostname
+        if key_host != site_host:
+            raise OptionError(f"the IndexNow key file must be on the host of the URLs it "
+                              f"covers: {location} is on {key_host}, the site on {site_host}",
+                              "indexnow_key_location")
+
+
+def submit(indexnow: IndexNow, changes: Iterable[str], pending: Optional[str],
+           dry_run: bool) -> Submitted:
+    """Submit the URLs an earlier run could not (kept at ``pending``), then ``changes``. What
+    a failure that may pass leaves unsent is kept at ``pending`` for the next run (the error
+    says so); a refusal (a wrong key or request) keeps nothing: retrying would not help."""
+    from ..web.pending import clear_pending, read_pending, save_pending
+
+    earlier = read_pending(pending) if pending is not None else []
+    kept = set(earlier)
+    urls = chain(earlier, (url for url in changes if url not in kept))
+    try:
+        done = indexnow.submit(urls, dry_run=dry_run)
+    except IndexNowError as exc:
+        if pending is not None and exc.transient and not dry_run:
+            try:
+                n = save_pending(pending, exc.unsent)
+                exc.args = (f"{exc}; {n:,} kept in {pending} for the next run",)
+            except OSError as why:
+                exc.args = (f"{exc}; they could not be kept for the next run ({pending}: "
+                            f"{why.strerror})",)
+        elif pending is not None and not dry_run:
+            clear_pending(pending)
+        raise
+    if pending is not None and not dry_run:
+        clear_pending(pending)
+    return done
 
 
 class Changes:

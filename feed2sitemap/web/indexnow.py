@@ -2,8 +2,9 @@
 
 One JSON POST per host and per 10,000 URLs: ``host``, ``key``, optional ``keyLocation`` and
 ``urlList``. The engine checks the key against a text file on the site (``/KEY.txt``, or
-``keyLocation``). A 429 (too many requests) is retried after a pause a bounded number of times.
-The key is never shown in full.
+``keyLocation``). A failure that may pass (429 too many requests, a 5xx answer, a timeout, no
+connection) is retried after a pause, a bounded number of times; a 4xx that says the key or
+the request is wrong is not. The key is never shown in full.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from ..model.urls import request_url
 from .fetch import user_agent
 
 MAX_URLS = 10_000  # per request, the protocol's limit
-RETRIES = 3  # after a 429
+RETRIES = 3  # after a failure that may pass
 _KEY = re.compile(r"[A-Za-z0-9-]{8,128}")
 _WHY = {
     400: "bad request (the engine could not read it)",
@@ -87,7 +88,7 @@ class IndexNow:
                 try:
                     self._post(body)
                 except IndexNowError as exc:
-                    raise self._not_submitted(exc, body, pending) from None
+                    raise self._not_submitted(exc, body, pending, done) from None
             done.requests += 1
             done.urls += len(body["urlList"])  # type: ignore[arg-type]
         return done
@@ -111,24 +112,31 @@ class IndexNow:
                                         f"{response.status}")
             except urllib.error.HTTPError as exc:
                 exc.close()
-                if exc.code == 429 and attempt < RETRIES:
-                    self.sleep(_pause(exc.headers.get("Retry-After"), attempt))
-                    continue
-                why = _WHY.get(exc.code, exc.reason)
-                raise IndexNowError(f"IndexNow: {self.endpoint} answered HTTP {exc.code}: {why}"
-                                    ) from None
+                transient = exc.code == 429 or exc.code >= 500
+                retry_after = exc.headers.get("Retry-After")
+                failure = IndexNowError(f"IndexNow: {self.endpoint} answered HTTP {exc.code}: "
+                                        f"{_WHY.get(exc.code, exc.reason)}")
             except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
                 reason = getattr(exc, "reason", exc)  # (a malformed answer too)
-                raise IndexNowError(f"IndexNow: cannot reach {self.endpoint}: {reason}"
-                                    ) from None
+                transient, retry_after = True, None
+                failure = IndexNowError(f"IndexNow: cannot reach {self.endpoint}: {reason}")
+            failure.transient = transient
+            if not transient or attempt == RETRIES:
+                raise failure
+            self.sleep(_pause(retry_after, attempt))
 
     def _not_submitted(self, exc: IndexNowError, body: dict[str, object],
-                       rest: Iterator[dict[str, object]]) -> IndexNowError:
+                       rest: Iterator[dict[str, object]], done: Submitted) -> IndexNowError:
+        """``exc`` with the URLs not submitted (``unsent``) and what was (``submitted``)."""
         first: list[str] = body["urlList"]  # type: ignore[assignment]
-        left = len(first) + sum(len(b["urlList"]) for b in rest)  # type: ignore[arg-type, misc]
+        unsent = first + [url for b in rest for url in b["urlList"]]  # type: ignore[attr-defined]
+        left = len(unsent)
         shown = ", ".join(first[:5]) + (f" (+{left - 5:,} more)" if left > 5 else "")
-        return IndexNowError(f"{exc} (key {mask(self.key)}); {left:,} URLs were not "
-                             f"submitted: {shown}. The sitemap files are written.")
+        were = "URL was" if left == 1 else "URLs were"
+        error = IndexNowError(f"{exc} (key {mask(self.key)}); {left:,} {were} not submitted: "
+                              f"{shown}")
+        error.transient, error.unsent, error.submitted = exc.transient, unsent, done
+        return error
 
 
 def _pause(retry_after: Optional[str], attempt: int) -> float:
