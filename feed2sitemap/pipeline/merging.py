@@ -53,8 +53,7 @@ __all__ = ["DEFAULT_MEMORY_LIMIT", "PARTITIONS", "MergeCounts", "ReferenceStore"
 
 
 def _memory_limit_from_env() -> int:
-    # FEED2SITEMAP_MERGE_MEMORY (bytes) lowers the budget: for small machines, and for the tests
-    # that make a run spill to disk without a million URLs.
+    # FEED2SITEMAP_MERGE_MEMORY (bytes): for small machines, and tests that spill small runs
     try:
         return max(0, int(os.environ.get("FEED2SITEMAP_MERGE_MEMORY", "")))
     except ValueError:
@@ -191,13 +190,10 @@ class ReferenceStore:
         self.entries = {}
 
 
-# What a URL kept in memory costs besides its characters and its columns' values (_row_cost):
-# its string object, its dict slot, its segment's tuple slot and line (4 bytes: _rows); and
-# what the fold of a URL's later copies costs (a tuple of eight, a dict slot, a lastmod).
-# benchmarks/merge_memory.py measured 175 bytes of peak RSS per 62-character URL over
-# 1,500,000 URLs (363 with a lastmod each, its text kept): the default budget (640 MiB) holds
-# the 1.5 million URLs of bench.py's merge-lastmods row, and a run of any size stays under
-# 1 GiB.
+# A URL held costs its string, dict slot, tuple slot and line besides its columns' values
+# (_row_cost); the fold of its later copies a tuple of eight, a dict slot and a lastmod.
+# benchmarks/merge_memory.py measured 175 bytes of peak RSS per 62-character URL (363 with a
+# lastmod and its text): 640 MiB holds the 1.5M URLs of the merge-lastmods row.
 MEMORY_PER_URL = 90
 FOLD_COST = 200
 
@@ -206,14 +202,11 @@ class Store:
     """The merge the command runs (ReferenceStore's rules, on columns): add batches, then take
     the merged ones (``batches``) once.
 
-    ``index`` holds each URL (a dict of None: a set in first-seen order), ``folds`` the fold of
-    the later copies of each URL that has some (_fold). The first copies stay in their batches'
-    columns (``segments``, in the index's order), and go out as they came unless a later copy
-    changed them. What stays held is tuples of str, dates and None, which the cyclic garbage
-    collector stops walking (lists, and a dict of tuples, it walks at every full collection:
-    that cost a third of a million-URL merge). Past ``memory_limit`` bytes the rows of URLs not
-    held here go to a spill (spill.py), folded there by a Store of its own, partition by
-    partition; they come after the ones held here, which is their first-seen order.
+    ``index`` holds each URL in first-seen order, ``folds`` the fold of the later copies of each
+    URL that has some. The first copies stay in their batches' columns (``segments``) and go out
+    as they came unless a later copy changed them: tuples of str, dates and None, which the
+    garbage collector stops walking. Past ``memory_limit`` bytes the rows of URLs not held here
+    go to the Spill; they come after the ones held here, which is their first-seen order.
     """
 
     def __init__(self, *, base_mode: bool = False, memory_limit: int = DEFAULT_MEMORY_LIMIT,
@@ -392,10 +385,8 @@ class Store:
 
 
 def _row_cost(batch: Batch) -> int:
-    """What a new URL of the batch costs held here besides its characters: MEMORY_PER_URL, and
-    what its segment's columns hold for it (a lastmod object and its list slot, a lastmod
-    text, a list slot for changefreq and for priority: readers parse a repeated value once,
-    and the few values of those two are shared)."""
+    """What a new URL of the batch costs held here besides its characters (changefreqs and
+    priorities are a slot each: readers share their few values)."""
     return (MEMORY_PER_URL + (56 if batch.lastmods is not None else 0)
             + (80 if batch.lastmod_texts is not None else 0)
             + (8 if batch.changefreqs is not None else 0)
@@ -403,9 +394,8 @@ def _row_cost(batch: Batch) -> int:
 
 
 def _rows(batch: Batch, keep: Sequence[int]) -> Batch:
-    """The batch's rows ``keep`` (ascending) alone, to be held: its columns tuples, which the
-    garbage collector stops walking (a list it walks at every full collection), and its lines
-    4 bytes each (not an int object and a slot)."""
+    """The batch's rows ``keep`` (ascending) alone, to be held: columns as tuples, which the
+    garbage collector stops walking, and lines 4 bytes each."""
     if len(keep) < len(batch.locs):
         gone = set(range(len(batch.locs))).difference(keep)
         batch = batch.without(sorted(gone))
@@ -428,9 +418,8 @@ _COLUMNS = ("locs", "lastmod_texts", "changefreqs", "priorities", "sources")
 # ------------------------------------------------------------------------------ the spill
 
 PARTITIONS = 64  # at most 255: a partition's number is a byte of the tape
-# Rows held in memory across partitions before they are written, and rows of each partition's
-# result read at a time at the end (so PARTITIONS times that): at most these, and within the
-# budget (a spilled row held costs about 200 bytes) when it is small.
+# Rows held before they are written, and rows of each partition's result read at a time at the
+# end: at most these, and within the budget (about 200 bytes a row) when it is small.
 FLUSH_ROWS = 1 << 17
 READ_ROWS = 4096
 _SPILLED = 9  # arrival, loc, lastmod, its text's, changefreq, priority, source, line, flags
