@@ -106,7 +106,8 @@ def test_merged_records_keep_kind_source_and_line_of_first_copy() -> None:
 def test_spilling_keeps_first_seen_order_across_memory_and_disk() -> None:
     copies = [rec(f"p{i}", dt(1)) for i in range(30)] + [rec(f"p{i}", dt(2)) for i in range(30)]
     counts = MergeCounts()
-    out = list(merge(copies, counts, memory_limit=2000))
+    # (batches of 10: the budget holds the first ones, the rest spill)
+    out = list(unbatched(merge_step(batched(copies, 10), counts, memory_limit=2000)))
     assert [r.loc for r in out] == [U + f"p{i}" for i in range(30)]
     assert all(r.lastmod == dt(2) for r in out)
     # (the reference merge holds every URL in memory)

@@ -1,10 +1,8 @@
 """The two common lastmod forms ("2024-03-05", "2024-03-05T10:15:00+01:00" or "...Z"), proved
-and parsed many at a time, as rules.parse_lastmod parses each one.
-
-A reader's column of lastmods is proved in a few C passes over the texts joined by newlines
-(their shape: _laid_out, else one regex) and handed to the C-coded fromisoformat by map(),
-without a Python step per value. What is not proved is left to parse_lastmod, one distinct
-text at a time. No imports from the package (rules.py re-exports this module's functions).
+and parsed a column at a time, as rules.parse_lastmod parses each one: a few C passes over the
+texts joined by newlines prove their shape (_laid_out, else one regex), then map() hands them
+to the C-coded fromisoformat. What is not proved is left to parse_lastmod. No imports from the
+package (rules.py re-exports this module's functions).
 """
 
 from __future__ import annotations
@@ -20,9 +18,6 @@ from typing import Optional, Union, cast
 
 __all__ = ["lastmod_key", "parse_common_lastmods", "parse_lastmod_column"]
 
-# The same two forms, for many values at once: one regex over the values joined by newlines
-# proves their shape (offsets within ±14:00 written into it) and map() hands them to the C-coded
-# fromisoformat without a Python call per value.
 # (Years 0xxx, and the two days whose time may leave 1000-9999 in UTC, go one by one.)
 @cache  # (compiled when first used: most runs need none of it, start-up time)
 def _common_shape(dates: bool) -> re.Pattern[str]:
@@ -42,19 +37,26 @@ def parse_common_lastmods(texts: Iterable[Optional[str]]) -> dict[str, Union[dat
     """
     out: dict[str, Union[date, datetime]] = {}
     for size, group in _by_length(texts):
-        layout = _LAYOUTS.get(size)
-        if layout is None:
-            continue
-        joined = "\n".join(group) + "\n"
-        shape = _common_shape(size == 10)
-        if not _laid_out(joined, len(group), layout) and shape.fullmatch(joined) is None:
-            continue
-        try:
-            out.update(zip(group, map(date.fromisoformat if size == 10 else
-                                      datetime.fromisoformat, group), strict=True))
-        except ValueError:
-            pass  # a value out of range (a 30 February) somewhere: each one alone
+        values = _parsed(group, size)
+        if values is not None:
+            out.update(zip(group, values, strict=True))
     return out
+
+
+def _parsed(group: Sequence[str], size: int) -> Optional[list[Union[date, datetime]]]:
+    """``group`` (texts of length ``size``) parsed, when every one is in a common form; else
+    None (a value out of range, a 30 February, is left to parse_lastmod too)."""
+    layout = _LAYOUTS.get(size)
+    if layout is None:
+        return None
+    joined = "\n".join(group) + "\n"
+    if not _laid_out(joined, len(group), layout) and (
+            _common_shape(size == 10).fullmatch(joined) is None):
+        return None
+    try:
+        return list(map(date.fromisoformat if size == 10 else datetime.fromisoformat, group))
+    except ValueError:
+        return None
 
 
 def _by_length(texts: Iterable[Optional[str]]) -> Iterator[tuple[int, list[str]]]:
@@ -106,11 +108,10 @@ def _laid_out(joined: str, n: int, layout: str) -> bool:
                                          and ("9" not in millennia or "9999-12-31" not in joined)))
 
 
-# Each common length's index (for bytes.translate of the row lengths), its parser, the
-# tables that keep one index's rows (1) and drop the others (0), and the other lengths.
+# Each common length's index (for bytes.translate of the row lengths), the tables that keep
+# one index's rows (1) and drop the others (0), and the other lengths.
 _INDEX = {10: 0, 20: 1, 25: 2}
 _KIND = bytes(_INDEX.get(i, 255) for i in range(256))
-_PARSERS = (date.fromisoformat, datetime.fromisoformat, datetime.fromisoformat)
 _ONE = [bytes(int(k == index) for k in range(256)) for index in range(3)]
 _OTHER_LENGTHS = bytes(i for i in range(256) if i not in _INDEX)
 
@@ -141,18 +142,15 @@ def parse_lastmod_column(raw: Sequence[Optional[str]]) -> Optional[list[Union[da
     forms: list[list[Union[date, datetime]]] = []
     for size, index in _INDEX.items():
         count = kinds.count(index)
-        group = (texts if count == len(texts) else
-                 list(compress(texts, kinds.translate(_ONE[index]))) if count else [])
-        joined = "\n".join(group) + "\n" if group else ""
-        if group and not _laid_out(joined, count, _LAYOUTS[size]) and (
-                _common_shape(size == 10).fullmatch(joined) is None):
-            return None
-        try:
-            if count == len(texts):  # one form: the rows are in order already
-                return list(map(_PARSERS[index], group))
-            forms.append(list(map(_PARSERS[index], group)))
-        except ValueError:  # a value out of range (a 30 February): each distinct one alone
-            return None
+        if not count:
+            forms.append([])
+            continue
+        group = texts if count == len(texts) else list(
+            compress(texts, kinds.translate(_ONE[index])))
+        values = _parsed(group, size)
+        if values is None or count == len(texts):  # (one form: the rows are in order)
+            return values
+        forms.append(values)
     # one iterator per row, the one of its form (itemgetter: a tuple in one C call)
     starts = tuple(map(iter, forms))
     rows = itemgetter(*kinds)(starts) if len(kinds) > 1 else (starts[kinds[0]],)

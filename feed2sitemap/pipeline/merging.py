@@ -1,4 +1,4 @@
-"""Newest-wins merging of the copies of a URL: the rules, the counts, and the plain reference.
+"""Newest-wins merging of the copies of a URL: the rules, the counts, the store and its spill.
 
 Rules (one entry per normalised URL):
 
@@ -11,28 +11,18 @@ Rules (one entry per normalised URL):
 - its extensions, kind by kind, come from the newest copy that has that kind
   (extensions/merging.py).
 
-The store the command uses is ``Store``: the same rules on the batches' columns (a dict from
-each URL to None while it has one copy, or to the fold of its later copies), with a spill to
-disk past a memory budget (``Spill``, below). ``ReferenceStore`` is the rules said plainly,
-taken under FEED2SITEMAP_REFERENCE=1: a dict from each URL to its newest record, all in memory. A
-differential test holds the two equal (tests/test_merge_store.py).
+``Store`` is what the command runs: the rules on the batches' columns, with a spill to disk
+past a memory budget. ``ReferenceStore`` (FEED2SITEMAP_REFERENCE=1) is the rules said plainly:
+a dict from each URL to its newest record. tests/test_merge_store.py holds the two equal.
 
-The spill, where merging goes past its memory budget: the rows of the URLs first seen past it,
-and every later copy of them, in hash partitions on disk; and the error a failing spill
-becomes.
-
-A row goes to the partition its URL hashes to, with its arrival number, so each partition holds
-every copy of its URLs in arrival order. At the end each partition, read back alone, is folded
-by a merge.Store of its own (the same code as in memory), and its merged rows are written out
-again; the arrival numbers of its first copies, marked on a tape (a byte a row: the partition),
-then say which partition holds the next URL in first-seen order. Every row is written and read
-twice whatever the total, and one partition is in memory at a time: linear time, and memory
-bounded by a partition's share. (Sorted runs would order the rows by URL, and then need a
-second sort back into first-seen order: a hash partition keeps its rows in arrival order.)
-
-The files are anonymous temporary files (unlinked at creation): nothing is left behind by a
-run that fails or is killed. Lastmods travel as text (marshal takes only plain values): a row's
-own canonical text where the reader kept one, else the value's isoformat, read back exactly.
+The spill: the rows of URLs first seen past the budget, and every later copy of them, go with
+their arrival number to the hash partition of their URL, so a partition holds every copy of its
+URLs in arrival order. At the end each partition alone is folded by a Store of its own and its
+merged rows written out again; a tape (a byte a row: the partition of each first copy) then
+says which partition holds the next URL in first-seen order. Every row is written and read
+twice whatever the total, one partition is in memory at a time: linear time, bounded memory.
+(Sorted runs would order the rows by URL and need a second sort back into first-seen order.)
+The files are anonymous (unlinked at creation): a failed or killed run leaves nothing behind.
 """
 
 from __future__ import annotations
@@ -41,15 +31,14 @@ import marshal
 import os
 import tempfile
 from array import array
-from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from itertools import accumulate, chain, compress, filterfalse
+from itertools import chain, compress, filterfalse
 from operator import itemgetter
-from typing import IO, TYPE_CHECKING, Any, Optional, TypeVar
+from typing import IO, TYPE_CHECKING, Any, Optional
 
 from ..errors import OutputError
 from ..model.batch import BATCH, Batch
@@ -59,15 +48,12 @@ from ..model.record import Lastmod, Record, lastmod_key, make_record
 if TYPE_CHECKING:
     from ..extensions.merging import ExtensionMerger
 
-_T = TypeVar("_T")
-
 __all__ = ["DEFAULT_MEMORY_LIMIT", "PARTITIONS", "MergeCounts", "ReferenceStore", "Spill", "Store",
            "spill_errors"]
 
 
 def _memory_limit_from_env() -> int:
-    # FEED2SITEMAP_MERGE_MEMORY (bytes) lowers the budget: for small machines, and for the tests
-    # that make a run spill to disk without a million URLs.
+    # FEED2SITEMAP_MERGE_MEMORY (bytes): for small machines, and tests that spill small runs
     try:
         return max(0, int(os.environ.get("FEED2SITEMAP_MERGE_MEMORY", "")))
     except ValueError:
@@ -204,13 +190,10 @@ class ReferenceStore:
         self.entries = {}
 
 
-# What a URL kept in memory costs besides its characters and its columns' values (_row_cost):
-# its string object, its dict slot, its segment's tuple slot and line (4 bytes: _rows); and
-# what the fold of a URL's later copies costs (a tuple of eight, a dict slot, a lastmod).
-# benchmarks/merge_memory.py measured 175 bytes of peak RSS per 62-character URL over
-# 1,500,000 URLs (363 with a lastmod each, its text kept): the default budget (640 MiB) holds
-# the 1.5 million URLs of bench.py's merge-lastmods row, and a run of any size stays under
-# 1 GiB.
+# A URL held costs its string, dict slot, tuple slot and line besides its columns' values
+# (_row_cost); the fold of its later copies a tuple of eight, a dict slot and a lastmod.
+# benchmarks/merge_memory.py measured 175 bytes of peak RSS per 62-character URL (363 with a
+# lastmod and its text): 640 MiB holds the 1.5M URLs of the merge-lastmods row.
 MEMORY_PER_URL = 90
 FOLD_COST = 200
 
@@ -219,14 +202,11 @@ class Store:
     """The merge the command runs (ReferenceStore's rules, on columns): add batches, then take
     the merged ones (``batches``) once.
 
-    ``index`` holds each URL (a dict of None: a set in first-seen order), ``folds`` the fold of
-    the later copies of each URL that has some (_fold). The first copies stay in their batches'
-    columns (``segments``, in the index's order), and go out as they came unless a later copy
-    changed them. What stays held is tuples of str, dates and None, which the cyclic garbage
-    collector stops walking (lists, and a dict of tuples, it walks at every full collection:
-    that cost a third of a million-URL merge). Past ``memory_limit`` bytes the rows of URLs not
-    held here go to a spill (spill.py), folded there by a Store of its own, partition by
-    partition; they come after the ones held here, which is their first-seen order.
+    ``index`` holds each URL in first-seen order, ``folds`` the fold of the later copies of each
+    URL that has some. The first copies stay in their batches' columns (``segments``) and go out
+    as they came unless a later copy changed them: tuples of str, dates and None, which the
+    garbage collector stops walking. Past ``memory_limit`` bytes the rows of URLs not held here
+    go to the Spill; they come after the ones held here, which is their first-seen order.
     """
 
     def __init__(self, *, base_mode: bool = False, memory_limit: int = DEFAULT_MEMORY_LIMIT,
@@ -256,49 +236,31 @@ class Store:
             seen = list(map(index.__contains__, locs))
             outside = list(filterfalse(seen.__getitem__, range(n)))
         new, later = outside, []
-        if outside:
-            out_locs = _take(locs, outside)
+        spilled = bool(outside) and self.spill is not None
+        if outside and self.spill is None:
+            out_locs = _pick(locs, outside)
             fresh = dict.fromkeys(out_locs)
             if len(fresh) < len(out_locs):  # a URL twice in the batch: its first row is new
                 first = dict(zip(reversed(out_locs), reversed(outside), strict=True))
                 new = sorted(first.values())
                 later = sorted(set(outside).difference(new))
-                fresh = dict.fromkeys(_take(locs, new))
-            if self.spill is None:
-                fits = self._fitting(batch, new)
-                if fits:
-                    kept = new[:fits]
-                    index.update(fresh if fits == len(new) else dict.fromkeys(_take(locs, kept)))
-                    self.segments.append((_rows(batch, kept), is_base))
-                if fits < len(new):  # the budget reached: what is not held here spills
-                    kept_rows = set(new[:fits])
-                    later = [i for i in outside if i not in kept_rows and locs[i] in index]
-                    outside = [i for i in outside if locs[i] not in index]
-                    new = new[:fits]
-                    self.spill = Spill(self.partitions, self.memory_limit)
-                    self.spill.add(batch, outside, is_base)
-            else:  # past the budget: every row of a URL not held here goes to the spill
-                self.spill.add(batch, outside, is_base)
-                new, later = [], []
+            cost = _row_cost(batch) * len(new) + sum(map(len, fresh))
+            if self.used + cost <= self.memory_limit:
+                self.used += cost
+                index.update(fresh)
+                self.segments.append((_rows(batch, new), is_base))
+            else:  # the budget reached: this batch's new URLs and all after them spill
+                self.spill = Spill(self.partitions, self.memory_limit)
+                spilled = True
+        if spilled:
+            assert self.spill is not None
+            self.spill.add(batch, outside, is_base)
+            new, later = [], []
         if seen is not None:
             self._fold(batch, list(compress(range(n), seen)), is_base)
         if later:
             self._fold(batch, later, is_base)
         return new
-
-    def _fitting(self, batch: Batch, rows: Sequence[int]) -> int:
-        """How many of the new ``rows`` fit the budget (counted as used)."""
-        per_row = _row_cost(batch)
-        locs = batch.locs
-        cost = per_row * len(rows) + sum(map(len, _take(locs, rows)))
-        if self.used + cost <= self.memory_limit:
-            self.used += cost
-            return len(rows)
-        room = self.memory_limit - self.used
-        ends = list(accumulate(per_row + len(locs[i]) for i in rows))
-        fits = bisect_right(ends, room)
-        self.used += ends[fits - 1] if fits else 0
-        return fits
 
     def _fold(self, batch: Batch, rows: list[int], is_base: bool) -> None:
         """Fold later copies of URLs held here into their entries, in row order."""
@@ -370,7 +332,7 @@ class Store:
         n = len(seg.locs)
         batch = Batch._trusted(seg.locs, seg.source, None if seg.lines is None else list(
             seg.lines), seg.lastmods, seg.changefreqs, seg.priorities, seg.is_sitemap,
-            seg.sources, seg.clean, self._extensions(seg.locs))
+            seg.sources, seg.clean, _extensions(self.extensions, seg.locs))
         batch.lastmod_texts = seg.lastmod_texts
         counts.urls += n
         first_base = is_base or not self.base_mode
@@ -416,14 +378,6 @@ class Store:
         batch.priorities = prs if prs.count(None) < n else None
         return batch
 
-    def _extensions(self, locs: Sequence[str]) -> Optional[list[Extensions]]:
-        if not self.extensions:
-            return None
-        found = list(map(self.extensions.get, locs))
-        if not any(found):
-            return None
-        return [EMPTY if m is None else m.value() for m in found]
-
     def close(self) -> None:
         self.index, self.folds, self.segments = {}, {}, []
         if self.spill is not None:
@@ -431,27 +385,17 @@ class Store:
 
 
 def _row_cost(batch: Batch) -> int:
-    """What a new URL of the batch costs held here besides its characters: MEMORY_PER_URL, and
-    what its segment's columns hold for it (a lastmod object and its list slot, a lastmod
-    text, a list slot for changefreq and for priority: readers parse a repeated value once,
-    and the few values of those two are shared)."""
+    """What a new URL of the batch costs held here besides its characters (changefreqs and
+    priorities are a slot each: readers share their few values)."""
     return (MEMORY_PER_URL + (56 if batch.lastmods is not None else 0)
             + (80 if batch.lastmod_texts is not None else 0)
             + (8 if batch.changefreqs is not None else 0)
             + (8 if batch.priorities is not None else 0))
 
 
-def _take(items: Sequence[_T], rows: Sequence[int]) -> Sequence[_T]:
-    """``items`` at ``rows`` (ascending)."""
-    if len(rows) == len(items):
-        return items
-    return [items[i] for i in rows]
-
-
 def _rows(batch: Batch, keep: Sequence[int]) -> Batch:
-    """The batch's rows ``keep`` (ascending) alone, to be held: its columns tuples, which the
-    garbage collector stops walking (a list it walks at every full collection), and its lines
-    4 bytes each (not an int object and a slot)."""
+    """The batch's rows ``keep`` (ascending) alone, to be held: columns as tuples, which the
+    garbage collector stops walking, and lines 4 bytes each."""
     if len(keep) < len(batch.locs):
         gone = set(range(len(batch.locs))).difference(keep)
         batch = batch.without(sorted(gone))
@@ -474,9 +418,8 @@ _COLUMNS = ("locs", "lastmod_texts", "changefreqs", "priorities", "sources")
 # ------------------------------------------------------------------------------ the spill
 
 PARTITIONS = 64  # at most 255: a partition's number is a byte of the tape
-# Rows held in memory across partitions before they are written, and rows of each partition's
-# result read at a time at the end (so PARTITIONS times that): at most these, and within the
-# budget (a spilled row held costs about 200 bytes) when it is small.
+# Rows held before they are written, and rows of each partition's result read at a time at the
+# end: at most these, and within the budget (about 200 bytes a row) when it is small.
 FLUSH_ROWS = 1 << 17
 READ_ROWS = 4096
 _SPILLED = 9  # arrival, loc, lastmod, its text's, changefreq, priority, source, line, flags
@@ -635,21 +578,18 @@ def _batches(rows: list[tuple[Any, ...]], on_change: Any,
     while start < len(locs):
         end = _run_end(kinds, start)
         span = slice(start, end)
-        exts = None
-        if extensions:
-            found = list(map(extensions.get, locs[span]))
-            if any(found):
-                exts = [EMPTY if m is None else m.value() for m in found]
         batch = Batch._trusted(locs[span], sources[start], _some(lines[span]),
                                _some(_lastmods(isos[span])), _some(cfs[span]),
-                               _some(prs[span]), bool(kinds[start]), sources[span], None, exts)
+                               _some(prs[span]), bool(kinds[start]), sources[span], None,
+                               _extensions(extensions, locs[span]))
         if batch.lastmods is not None:
             batch.lastmod_texts = _texts(isos[span], texts[span])
         yield batch
         start = end
 
 
-def _encoded(lastmods: list[Any], texts: list[Optional[str]]) -> tuple[list[Any], list[Any]]:
+def _encoded(lastmods: Sequence[Any], texts: Sequence[Optional[str]]
+             ) -> tuple[list[Any], Sequence[Any]]:
     """Lastmods as texts (marshal takes no date): a row's own text where it has one (the
     canonical form, which the reader parsed it from: read back, the same value), else its
     isoformat; and per row whether that text is the row's own."""
@@ -699,13 +639,22 @@ def _some(column: list[Any]) -> Optional[list[Any]]:
     return None if column.count(None) == len(column) else column
 
 
-def _pick(items: Optional[Sequence[Any]], rows: Sequence[int]) -> list[Any]:
-    """``items`` at ``rows`` (a column of None when there is no column)."""
+def _pick(items: Optional[Sequence[Any]], rows: Sequence[int]) -> Sequence[Any]:
+    """``items`` at ``rows`` (ascending; a column of None when there is no column)."""
     if items is None:
         return [None] * len(rows)
     if len(rows) == len(items):
-        return list(items)
+        return items
     return [items[i] for i in rows]
+
+
+def _extensions(mergers: Optional[dict[str, ExtensionMerger]],
+                locs: Sequence[str]) -> Optional[list[Extensions]]:
+    """The merged extensions of ``locs``, or None when none has any."""
+    found = list(map(mergers.get, locs)) if mergers else []
+    if not any(found):
+        return None
+    return [EMPTY if m is None else m.value() for m in found]
 
 
 def _empty() -> list[list[Any]]:

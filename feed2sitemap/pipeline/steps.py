@@ -28,9 +28,9 @@ __all__ = ["apply_defaults", "check_fields", "check_length", "dedupe", "merge", 
 def check_fields(batches: Iterable[Batch], report: Optional[Report] = None) -> Iterator[Batch]:
     """What a library user hands a writer, held to the rules a reader holds its input to: a
     batch of another shape is an OptionError; a row whose loc is no str is skipped, a bad
-    lastmod, changefreq or priority left out, each counted. Batches are values the caller may
-    have changed since they were made, so their fields are looked at here, not trusted
-    (issue 33, item 6); text a reader formatted (``lastmod_texts``) is formatted again."""
+    lastmod, changefreq or priority left out, each counted. A caller may have changed a batch
+    since it was made, so its fields are looked at here, not trusted, and text a reader
+    formatted (``lastmod_texts``) is formatted again."""
     report = report if report is not None else Report()
     for batch in batches:
         check_shape(batch)
@@ -59,9 +59,8 @@ def check_fields(batches: Iterable[Batch], report: Optional[Report] = None) -> I
 def normalize(batches: Iterable[Batch], report: Optional[Report] = None) -> Iterator[Batch]:
     """Turn each loc into its normalised absolute http(s) URI; skip and report the others.
 
-    The rule is urls.normalize_url; urls.normalize_locs proves whole batches clean where it
-    can, and each batch yielded carries that proof. A fragment removed is counted: copies of
-    one page then fold into one.
+    The rule is urls.normalize_url; each batch yielded carries the proof normalize_locs gives.
+    A fragment removed is counted: copies of one page then fold into one.
     """
     report = report if report is not None else Report()
     for batch in batches:
@@ -178,17 +177,15 @@ def _first_scope(batch: Batch, report: Report) -> Scope:
 def dedupe(batches: Iterable[Batch], report: Optional[Report] = None) -> Iterator[Batch]:
     """One entry per URL: the first copy keeps its place, later copies are dropped and counted.
 
-    Remembers the 64-bit hash of each URL rather than the URL (about 60 bytes per URL in all,
-    whatever the URL's length); two different URLs colliding is a one-in-2**64 event per pair
-    (about one in 37,000,000 runs of a million URLs).
+    Remembers the 64-bit hash of each URL rather than the URL (about 60 bytes per URL, whatever
+    its length); two URLs colliding is a one-in-2**64 event per pair.
     """
     report = report if report is not None else Report()
     seen: set[int] = set()
     for batch in batches:
         keys = list(map(hash, batch.locs))
-        # the usual batch, in C: no key seen before, none twice in the batch (the probes of
-        # isdisjoint leave the table's slots in cache for the insertions that follow; a
-        # key twice shows as fewer new members, and is taken out again: none was there)
+        # the usual batch, in C: no key seen before, none twice in the batch (a key twice
+        # shows as fewer new members, and is taken out again: none was there)
         if seen.isdisjoint(keys):
             before = len(seen)
             seen.update(keys)
@@ -262,18 +259,16 @@ def news_only(batches: Iterable[Batch], at: datetime,
 
 
 def merge(batches: Iterable[Batch], counts: Optional[MergeCounts] = None, *,
-                  base: Optional[Container[Optional[str]]] = None,
-                  memory_limit: int = DEFAULT_MEMORY_LIMIT) -> Iterator[Batch]:
-    """One entry per URL, newest lastmod wins (the rules are in ``merging.py``'s docstring).
+          base: Optional[Container[Optional[str]]] = None,
+          memory_limit: int = DEFAULT_MEMORY_LIMIT) -> Iterator[Batch]:
+    """One entry per URL, newest lastmod wins (the rules: merging.py).
 
-    Nothing is yielded until ``batches`` is exhausted: every URL is remembered (merge.Store),
-    and spilled to temporary files past ``memory_limit`` bytes (spill.py). ``base`` holds the source
-    names of the output's previous version when it is also an input; ``counts`` is filled once
-    the last batch has been yielded.
+    Nothing is yielded until ``batches`` is exhausted: every URL is remembered, on temporary
+    files past ``memory_limit`` bytes. ``base`` holds the source names of the output's previous
+    version when it is also an input; ``counts`` is filled once the last batch is yielded.
     """
-    # the store on columns; the reference mode takes the plain one, a dict of records
-    store = (Store if fast("merge store") else ReferenceStore)(base_mode=base is not None,
-                                                               memory_limit=memory_limit)
+    kind = Store if fast("merge store") else ReferenceStore
+    store = kind(base_mode=base is not None, memory_limit=memory_limit)
     try:
         for batch in batches:
             if base is None:
