@@ -119,6 +119,21 @@ def test_empty_partition_writes_nothing(tmp_path: Path) -> None:
     assert os.listdir(tmp_path) == []
 
 
+def test_partition_parts_keep_their_mode_or_take_the_index_s(tmp_path: Path) -> None:
+    index = tmp_path / "sitemap.xml"
+    write_index(write_partition(pages(3), str(tmp_path), "sitemap", 0), str(index),
+                base_url=BASE)
+    index.chmod(0o640)
+    group = 33 if os.geteuid() == 0 else os.getegid()  # www-data, where we may set one
+    os.chown(index, -1, group)
+    (tmp_path / "sitemap-0-1.xml").chmod(0o600)
+    write_partition(pages(3), str(tmp_path), "sitemap", 0)  # replaces sitemap-0-1.xml
+    write_partition(pages(6, 3), str(tmp_path), "sitemap", 1)  # a new part
+    modes = {n: ((tmp_path / n).stat().st_mode & 0o777, (tmp_path / n).stat().st_gid)
+             for n in ("sitemap-0-1.xml", "sitemap-1-1.xml")}
+    assert modes == {"sitemap-0-1.xml": (0o600, os.getegid()), "sitemap-1-1.xml": (0o640, group)}
+
+
 def _partitioned(tmp_path: Path, n: int, partitions: int, stage: str = "stage",
                  max_urls: int = 30) -> list[PartManifest]:
     """The whole job without an engine: prepare, key, group, write each partition."""

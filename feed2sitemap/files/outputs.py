@@ -15,7 +15,7 @@ from typing import IO, NamedTuple, Optional
 
 from ..errors import OptionError, OutputError
 from ..model.record import Lastmod
-from ..model.report import Progress
+from ..model.report import Progress, Report
 from .naming import journal_path, part_names, split_name, temp_prefix
 from .previous import Previous, previous_output
 from .safety import (
@@ -88,6 +88,7 @@ class OutputSet:
         self.not_removed: list[tuple[str, str]] = []  # (path, why)
         self.unchanged: list[str] = []  # files whose bytes were already there: not rewritten
         self._mode = umask_mode()
+        self._like: Optional[str] = None  # the set's existing output, whose mode new files take
         self._lock: Optional[int] = None  # the locked directory's descriptor
         self.directory = os.path.dirname(os.path.abspath(self.path)) if self.path else None
         self.previous = Previous(self.directory or "", os.path.basename(self.path or ""))
@@ -110,6 +111,11 @@ class OutputSet:
                 f"{path}: another run is writing in {self.directory} (waited {lock_timeout:g} s "
                 "for it); nothing was changed") from None
         self.previous = previous_output(path, base_prefix)
+        # new files take the mode of the set's output: the file at path, else a part of it
+        # (not one that is a link out of the directory: that would be anyone's file)
+        self._like = real_target(path) if os.path.isfile(path) else next(
+            (p for p in map(self._final, self.previous.owned())
+             if os.path.isfile(p) and not leaves(p, self.directory)), None)
         if self.atomic:
             self._probe(path)
         for temp in self.previous.leftovers:
@@ -180,11 +186,13 @@ class OutputSet:
             info.unchanged = same_bytes(info.temp, real_target(self._final(name)))
         return info.unchanged
 
-    def commit(self, files: list[FileInfo], names: list[str], kept: Iterable[str] = ()) -> None:
+    def commit(self, files: list[FileInfo], names: list[str], kept: Iterable[str] = (),
+               report: Optional[Report] = None) -> None:
         """Put every file in place (parts first, the file at ``path`` last), then remove the
         earlier run's parts that this run no longer writes. Files whose bytes did not change
         are left as they are, mtime and all. ``kept`` names parts already in place, written
-        there by this run's workers: listed, so never removed."""
+        there by this run's workers: listed, so never removed. A replaced file with other hard
+        links is warned of in ``report``, before anything changes."""
         kept = list(kept)
         if self.path is None:
             self._copy_out(files[0])
@@ -192,10 +200,12 @@ class OutputSet:
         plan = [(info, name, real_target(self._final(name)))
                 for info, name in zip(files, names, strict=True)]
         self._check_targets(plan)
+        changed = [(i, n, t) for i, n, t in plan if not self.is_unchanged(i, n)]
+        if report is not None and self.atomic:
+            self._warn_hard_links(changed, report)
         if self.dry_run:
             self._dry(plan, set(names))
             return
-        changed = [(i, n, t) for i, n, t in plan if not self.is_unchanged(i, n)]
         creating = [n for _, n, t in changed if not os.path.lexists(self._final(n))]
         creating += [n for n in kept if not self.previous.owns(n)]
         journal = journal_path(self.previous.directory, self.previous.name)
@@ -209,6 +219,19 @@ class OutputSet:
             self._remove_stale(set(names) | set(kept))
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(journal)
+
+    def _warn_hard_links(self, changed: list[tuple[FileInfo, str, str]], report: Report) -> None:
+        """A file is replaced by renaming a new one over its name, so that no reader ever sees
+        it half written and a failed run changes nothing; its other hard links keep the old
+        file. That is said, and how to write through them instead (giving up both)."""
+        for _, name, target in changed:
+            with contextlib.suppress(OSError):
+                links = os.stat(target).st_nlink
+                if links > 1:
+                    report.warn("hard link broken", self._final(name), None,
+                                f"it has {links} hard links; it is replaced by a new file, so "
+                                "its other names keep the old contents (`atomic=False` writes "
+                                "through them, but not atomically)")
 
     def _dry(self, plan: list[tuple[FileInfo, str, str]], written: set[str]) -> None:
         """What commit would do, said and not done."""
@@ -305,7 +328,7 @@ class OutputSet:
                     os.unlink(info.temp)
                     self.unchanged.append(final)
                 elif self.atomic:
-                    keep_metadata(info.temp, target, self._mode)
+                    keep_metadata(info.temp, target, self._mode, self._like)
                     existed = os.path.lexists(target)
                     backup = link_backup(target, prefix) if existed else None
                     try:
@@ -318,7 +341,10 @@ class OutputSet:
                 else:  # in place: the same inode, so its mode, owner and links stay
                     import shutil  # (a run that overwrites in place only)
 
+                    created = not os.path.exists(target)
                     shutil.copyfile(info.temp, target)
+                    if created and self._like is not None:
+                        keep_metadata(target, self._like, self._mode)
                     os.unlink(info.temp)
                     done.append(_Done(final, target, True, None))
                 (self._adopted if info.temp in self._adopted else self._temps).remove(info.temp)

@@ -91,13 +91,14 @@ def same_bytes(a: str, b: str) -> bool:
         return False
 
 
-def keep_metadata(temp: str, target: str, new_mode: int) -> None:
-    """Give ``temp`` the mode, owner and group of the file it replaces (``new_mode``, the
-    umask's, when there is none). The owner and group are kept where the process may set them:
-    root always, a plain user only for a group it belongs to."""
-    try:
-        st = os.stat(target)
-    except FileNotFoundError:
+def keep_metadata(temp: str, target: str, new_mode: int, like: Optional[str] = None) -> None:
+    """Give ``temp`` the mode, owner and group of the file it replaces; when there is none, of
+    ``like`` (the set's existing output, so that a new part is served as its index is); when
+    neither exists, ``new_mode`` (the umask's). The mode is copied exactly, never widened. The
+    owner and group are kept where the process may set them: root always, a plain user only
+    for a group it belongs to."""
+    st = _stat(target) or (_stat(like) if like is not None else None)
+    if st is None:
         os.chmod(temp, new_mode)
         return
     mine = os.stat(temp)
@@ -110,6 +111,13 @@ def keep_metadata(temp: str, target: str, new_mode: int) -> None:
                 continue
     # after chown, which may clear set-id bits
     os.chmod(temp, stat.S_IMODE(st.st_mode))
+
+
+def _stat(path: str) -> Optional[os.stat_result]:
+    try:
+        return os.stat(path)
+    except FileNotFoundError:
+        return None
 
 
 def move_into_place(temp: str, target: str) -> None:

@@ -266,12 +266,12 @@ def write_output(batches: Iterable[Batch], fmt: Format, profile: Profile, out: O
             return Written([], [])
         name = os.path.basename(out.path) if out.path else out.display
         if len(files) == 1 and not always_index:
-            out.commit(files, [name])
+            out.commit(files, [name], report=report)
             return Written(files, [])
         assert base_url is not None and out.path is not None
         indexes, all_names = write_indexes(files, name, profile, out, report, gzip_level,
                                            base_url)
-        out.commit(files + indexes, all_names)
+        out.commit(files + indexes, all_names, report=report)
         return Written(files, indexes)
     except BrokenPipeError:
         if out.path is not None:

@@ -21,7 +21,7 @@ from typing import Any, Optional, Union
 from ..errors import InputError, OptionError, OutputError
 from ..files.naming import partition_part_name, temp_prefix
 from ..files.outputs import FileInfo
-from ..files.safety import deferred_signals, make_temp, umask_mode
+from ..files.safety import deferred_signals, keep_metadata, make_temp, umask_mode
 from ..files.split import DEFAULT_GZIP_LEVEL, write_records
 from ..model.batch import Batch, batched, unbatched
 from ..model.filters import Filters
@@ -210,7 +210,8 @@ def write_partition(items: Items, directory: str, stem: str, partition: int, *,
         manifests = []
         for info, temp in zip(files, temps, strict=True):
             assert info.path is not None
-            os.chmod(temp, _MODE)
+            # the mode and group of the part replaced, else of the set's index, as the command
+            keep_metadata(temp, info.path, _MODE, os.path.join(directory, name))
             os.replace(temp, info.path)
             manifests.append(PartManifest(
                 os.path.basename(info.path), info.count, info.size,
