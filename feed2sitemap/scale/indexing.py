@@ -310,7 +310,7 @@ def _commit(listed: Sequence[PartManifest], out: OutputSet, name: str, prof: Pro
     indexes, all_names = write_indexes(files, name, prof, out, report, level, base_url, names)
     every = files + indexes
     moving = [(f, n) for f, n in zip(every, all_names, strict=True) if n not in kept]
-    out.commit([f for f, _ in moving], [n for _, n in moving], kept)
+    out.commit([f for f, _ in moving], [n for _, n in moving], kept, report)
     prev = out.previous
     return Summary(files, indexes, out.removed, report, unchanged=out.unchanged,
                    cleaned=out.cleaned, not_removed=out.not_removed,
