@@ -250,7 +250,7 @@ def _removed_text(removals: Removals) -> str:
     """"K removed (n by rule, ...)": what left the earlier output, and why."""
     if not removals.total:
         return "0 removed"
-    why = [f"{n:,} {'that no input lists (--prune)' if r == '--prune' else 'by ' + r}"
+    why = [f"{n:,} {'listed by no input, --prune' if r == '--prune' else 'by ' + r}"
            for r, n in removals.reasons.most_common() if n]
     if removals.dropped_on_the_way:
         why.append(f"{removals.dropped_on_the_way:,} skipped (see above)")

@@ -177,10 +177,10 @@ def guard(removals: Removals, allowed: Threshold = MAX_REMOVALS,
     why = [f"{n:,} {reason}" for reason, n in removals.reasons.most_common()
            if reason != "--prune"]
     if removals.reasons["--prune"]:
-        why.append(f"{removals.reasons['--prune']:,} that no input lists (--prune)")
+        why.append(f"{removals.reasons['--prune']:,} listed by no input (--prune)")
     if removals.dropped_on_the_way:
-        why.append(f"{removals.dropped_on_the_way:,} off the scope of `base_url` or no "
-                   "longer valid (see the skipped counts)")
+        why.append(f"{removals.dropped_on_the_way:,} now off the scope of `base_url`, or "
+                   "no longer valid URLs")
     need = -(-100 * total // removals.earlier) if removals.earlier else total
     raise RemovalsRefused(
         f"refusing to remove {total:,} of the {removals.earlier:,} URLs of {output}{share}: "
