@@ -192,6 +192,8 @@ class CheckStats:
     robots: Robots | None = field(default=None, repr=False, compare=False)  # a robots.txt
     site: Site | None = field(default=None, repr=False, compare=False)  # a built site
     hreflang: HreflangLinks = field(default_factory=HreflangLinks, repr=False, compare=False)
+    # the files checked, each once however it is reached (run.identity)
+    checked: set[object] = field(default_factory=set, repr=False, compare=False)
 
 
 class FileCheck:

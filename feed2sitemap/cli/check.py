@@ -42,7 +42,8 @@ class CheckProgressLine(ProgressLine):
 @click.option("--follow", is_flag=True,
               help="For an index, also check the parts it lists: by their path under the "
                    "index's URL directory (--base-url), else by name beside it. A part with "
-                   "no file is an error.")
+                   "no file is an error. Each file is checked once, as a part of its index "
+                   "if one given lists it.")
 @click.option("--fail-on", type=click.Choice(["error", "warning"]), default="error",
               show_default=True, help="Exit 1 on errors only, or on warnings too.")
 @click.option("--robots", "robots_txt", metavar="FILE_OR_URL",
@@ -66,6 +67,7 @@ def check_command(files: tuple[str, ...], profile: str, base_url: str | None, fm
     from ..check import (
         CheckStats,
         Site,
+        follow_order,
         hreflang_diagnostics,
         iter_check,
         load_robots,
@@ -92,6 +94,8 @@ def check_command(files: tuple[str, ...], profile: str, base_url: str | None, fm
                        robots=None if robots_txt is None else load_robots(robots_txt),
                        site=site)
     first = True
+    if follow:
+        files = tuple(follow_order(files, profile=profile, base_url=base_url))
     runs = [iter_check(sys.stdin.buffer if name == "-" else name, profile=profile,
                        base_url=base_url, follow=follow, stats=stats,
                        name="<stdin>" if name == "-" else None) for name in files]
