@@ -1,21 +1,24 @@
-"""check on a split set as a pre-commit hook sees it (issue 36, item 2), through the installed
-command: each file checked once however it is reached, the shipped hook run by the real
-pre-commit in a temporary repository."""
+"""check on a split set as a pre-commit hook sees it (issue 36, item 2) and on URLs (item 10),
+through the installed command: each file checked once however it is reached, the shipped hook
+run by the real pre-commit in a temporary repository, indexes and parts fetched from a server on
+127.0.0.1."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import shlex
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from .conftest import ROOT, command, run
 from .test_check_ci import _index, _urlset
-from .test_web import env
+from .test_web import Server, body, env
 
 SITE = "https://example.com/"
 
@@ -135,3 +138,62 @@ def test_the_pre_commit_hook_refuses_a_commit_that_leaves_a_dangling_part(
     said = done.stdout + done.stderr
     assert "follow-missing" in said and "sitemap-4.xml is missing" in said
     assert git("rev-parse", "HEAD").stdout == head
+
+
+# --- check URL (item 10) ----------------------------------------------------------------
+
+
+@pytest.fixture
+def server() -> Iterator[Server]:
+    s = Server()
+    yield s
+    s.close()
+
+
+def test_check_fetches_a_url(server: Server) -> None:
+    server.routes["/sitemap.xml"] = body(
+        _urlset(f"{SITE}a", f"{SITE}a").replace(b"</loc>", b"</loc><priority>2</priority>", 1))
+    server.routes["/sitemap.xml.gz"] = body(gzip.compress(_urlset(f"{SITE}b")))
+    url = server.url("/sitemap.xml")
+    done = run("check", "--format", "json", url, server.url("/sitemap.xml.gz"), env=env())
+    assert done.returncode == 1
+    assert [(d["file"], d["rule"], d["line"]) for d in json.loads(done.stdout)] == [
+        (url, "priority", 3), (url, "duplicate-loc", 4)]
+    assert b"2 files checked, 3 URLs, 1 error, 1 warning" in done.stderr
+    assert server.requests[0][2]["User-Agent"].startswith("feed2sitemap/")
+    missing = server.url("/gone.xml")
+    done = run("check", missing, env=env())
+    assert done.returncode == 1
+    assert done.stdout.decode() == f"{missing}:1:1: error: unreadable: HTTP 404 Not Found\n"
+
+
+def test_check_follow_fetches_the_parts_of_a_remote_index(server: Server) -> None:
+    index = server.url("/sitemap.xml")
+    server.routes["/sitemap.xml"] = body(_index(
+        server.url("/s-1.xml"), server.url("/s-2.xml"), server.url("/gone.xml"),
+        "https://other.example/s-3.xml"))
+    server.routes["/s-1.xml"] = body(_urlset(f"{SITE}a", f"{SITE}b"))
+    server.routes["/s-2.xml"] = body(_urlset(f"{SITE}b"))
+    done = run("check", "--follow", "--format", "json", index, server.url("/s-1.xml"),
+               env=env())
+    assert done.returncode == 1
+    got = [(d["file"], d["rule"], d["line"], d["message"]) for d in json.loads(done.stdout)]
+    assert got == [
+        (index, "index-host", 6, f"https://other.example/s-3.xml is not on {server.base}; "
+         "an index lists sitemaps of its own site"),
+        (index, "follow-outside", 6, "https://other.example/s-3.xml is not under "
+         f"{server.base}/, the index's directory"),
+        (server.url("/s-2.xml"), "duplicate-across-files", 3,
+         f"{SITE}b is already listed in {server.url('/s-1.xml')} on line 4"),
+        (server.url("/gone.xml"), "unreadable", 1, "HTTP 404 Not Found")]
+    assert b"4 files checked, 3 URLs, 4 sitemaps listed in indexes" in done.stderr
+    # each part fetched once, though one was given too
+    assert sorted(r[1] for r in server.requests) == ["/gone.xml", "/s-1.xml", "/s-2.xml",
+                                                     "/sitemap.xml"]
+    # an index served from elsewhere (a staging server) names the site's parts: not fetched
+    server.routes["/staging.xml"] = body(_index(f"{SITE}s-1.xml"))
+    done = run("check", "--follow", server.url("/staging.xml"), env=env())
+    assert done.returncode == 1
+    assert done.stdout.decode() == (
+        f"{server.url('/staging.xml')}:3:10: error: follow-outside: {SITE}s-1.xml is not on "
+        f"{server.base.partition('//')[2]}, the index's host: not fetched\n")

@@ -7,7 +7,7 @@ change: duplicates, URLs outside the site, IRIs, dates in the future. Every file
 (feeds excepted: feedparser needs them whole); diagnostics come out sorted by position as soon
 as no earlier one can follow. The value rules are the converter's own (model.rules).
 
-- run.py: check(), iter_check(): a file and the parts its index lists, each once in
+- run.py: check(), iter_check(): a file (or URL) and the parts its index lists, each once in
   a run (follow_order); what kind of file it is
 - diagnostics.py: Diagnostic, CheckStats, FileCheck (the per-file state every check reports
   to), and the run's memory of URLs and hreflang alternates
