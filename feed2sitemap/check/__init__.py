@@ -7,7 +7,8 @@ change: duplicates, URLs outside the site, IRIs, dates in the future. Every file
 (feeds excepted: feedparser needs them whole); diagnostics come out sorted by position as soon
 as no earlier one can follow. The value rules are the converter's own (model.rules).
 
-- run.py: check(), iter_check(): a file and the parts its index lists; what kind of file it is
+- run.py: check(), iter_check(): a file (or URL) and the parts its index lists, each once in
+  a run (follow_order); what kind of file it is
 - diagnostics.py: Diagnostic, CheckStats, FileCheck (the per-file state every check reports
   to), and the run's memory of URLs and hreflang alternates
 - xml.py: encoding, well-formedness and the sitemaps.org schemas; xmlfast.py: its fast path for
@@ -18,8 +19,8 @@ as no earlier one can follow. The value rules are the converter's own (model.rul
 """
 
 from .diagnostics import CheckStats, Diagnostic, FileCheck
-from .run import check, hreflang_diagnostics, iter_check, site_diagnostics
+from .run import check, follow_order, hreflang_diagnostics, iter_check, site_diagnostics
 from .site import Robots, Site, load_robots
 
-__all__ = ["CheckStats", "Diagnostic", "FileCheck", "Robots", "Site", "check",
+__all__ = ["CheckStats", "Diagnostic", "FileCheck", "Robots", "Site", "check", "follow_order",
            "hreflang_diagnostics", "iter_check", "load_robots", "site_diagnostics"]

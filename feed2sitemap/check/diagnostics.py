@@ -192,6 +192,9 @@ class CheckStats:
     robots: Robots | None = field(default=None, repr=False, compare=False)  # a robots.txt
     site: Site | None = field(default=None, repr=False, compare=False)  # a built site
     hreflang: HreflangLinks = field(default_factory=HreflangLinks, repr=False, compare=False)
+    # the files checked, each once however it is reached (run.identity); parts fetched by URL
+    checked: set[object] = field(default_factory=set, repr=False, compare=False)
+    fetched_parts: int = field(default=0, repr=False, compare=False)
 
 
 class FileCheck:
@@ -202,7 +205,7 @@ class FileCheck:
     """
 
     def __init__(self, name: str, profile: Profile, scope: Scope | None, now: datetime,
-                 stats: CheckStats, follow_dir: Path | None = None,
+                 stats: CheckStats, follow_dir: Path | str | None = None,
                  listed_in: str | None = None, follow_prefix: str | None = None,
                  depth: int = 0) -> None:
         self.name = name
@@ -211,13 +214,13 @@ class FileCheck:
         self.now = now
         self.stats = stats
         stats.files += 1
-        self.follow_dir = follow_dir
+        self.follow_dir = follow_dir  # where its parts are: a directory, or the index's URL
         self.listed_in = listed_in  # the index that listed this file (--follow)
         self.depth = depth  # 0 for a file named by the user, 1 for a part of its index, ...
         # the URL directory parts must lie in: --base-url's (or, for a nested index, its
         # directory's under it), else the directory of the first <loc>
         self.index_dir: str | None = follow_prefix
-        self.parts: dict[Path, None] = {}  # index parts found on disk, to check next, once
+        self.parts: dict[Path | str, None] = {}  # index parts found (files or URLs), in order
         self.is_index = False
         self.entries = 0
         self.safe = (0, 0)  # no diagnostic still to come lies before this position

@@ -30,7 +30,7 @@ from ..model.rules import (
 )
 from ..model.scope import scope_of
 from ..model.urls import normalize_url
-from ..run.follow import part_path
+from ..run.follow import DEFAULT_MAX_PARTS, part_path
 
 if TYPE_CHECKING:
     from .diagnostics import FileCheck
@@ -199,6 +199,9 @@ def _follow(f: FileCheck, norm: str, line: int, col: int) -> None:
         f.error("follow-outside", line, col, f"{norm[:200]} is not under {prefix}, "
                 "the index's directory")
         return
+    if isinstance(f.follow_dir, str):
+        _follow_url(f, norm, line, col)
+        return
     assert f.follow_dir is not None
     # found as the converter finds it: by its path under the index's URL directory, then by
     # its last segment beside the index
@@ -213,6 +216,36 @@ def _follow(f: FileCheck, norm: str, line: int, col: int) -> None:
         f.error("follow-missing", line, col, f"part {norm[:200]} is missing: no file {path}")
     else:
         f.parts.setdefault(Path(path))
+
+
+def _follow_url(f: FileCheck, norm: str, line: int, col: int) -> None:
+    """A part of an index fetched by URL: fetched too, as the converter's --follow fetches it,
+    from the index's host only and at most DEFAULT_MAX_PARTS in a run."""
+    assert isinstance(f.follow_dir, str)
+    host = url_host(f.follow_dir)
+    if url_host(norm) != host:
+        f.error("follow-outside", line, col, f"{norm[:200]} is not on {host}, the index's "
+                "host: not fetched")
+    elif norm not in f.parts:
+        if f.stats.fetched_parts >= DEFAULT_MAX_PARTS:
+            f.error("follow-limit", line, col, f"{norm[:200]} not fetched: one run fetches "
+                    f"at most {DEFAULT_MAX_PARTS:,} parts")
+            return
+        f.stats.fetched_parts += 1
+        f.parts[norm] = None
+
+
+def url_host(url: str) -> str:
+    """The host[:port] of an http(s) URL as normalize_url writes it (its default port left out),
+    without a user or password; "" for no URL."""
+    from urllib.parse import urlsplit
+
+    from ..web.fetch import redact
+
+    try:
+        return urlsplit(normalize_url(redact(url))).netloc
+    except ValueError:
+        return ""
 
 
 _Verdict = tuple[str, str, str]  # (severity, rule, message); ("", "", "") when all is well

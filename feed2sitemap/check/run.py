@@ -1,15 +1,17 @@
-"""check() and iter_check(): one file, then the parts its index lists; the run's last words.
+"""check() and iter_check(): one file, then the parts its index lists, each file once in a run
+(follow_order); the run's last words.
 
-A file is opened (plain or gzip), its format told from its first bytes as the converter tells
-it (detect.sniff), and handed to the check of its kind: xml.py (sitemaps and indexes) or
-lists.py (URL lists, JSON Feeds, RSS/Atom feeds).
+A file is opened (plain or gzip) or fetched (web/fetch.py, the converter's client), its format
+told from its first bytes as the converter tells it (detect.sniff), and handed to the check of
+its kind: xml.py (sitemaps and indexes) or lists.py (URL lists, JSON Feeds, RSS/Atom feeds).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Union
@@ -18,13 +20,16 @@ from ..errors import InputError, OptionError
 from ..files.naming import url_segment
 from ..model.limits import Profile, profile_of
 from ..model.scope import Scope, scope_of
+from ..model.urls import normalize_url
 from ..readers.detect import open_input, sniff
+from ..web.fetch import fetch, is_url, redact
 from .diagnostics import FOLLOW_DEPTH, CheckStats, Diagnostic, FileCheck, capped
 from .lists import check_columns, check_feed, check_jsonfeed, check_text
 from .site import SHOWN
 from .xml import check_encoding, check_sitemap_xml, is_utf16
 
-__all__ = ["Source", "check", "hreflang_diagnostics", "iter_check", "site_diagnostics"]
+__all__ = ["Source", "check", "follow_order", "hreflang_diagnostics", "identity", "iter_check",
+           "site_diagnostics"]
 
 Source = Union[str, "os.PathLike[str]", IO[bytes]]
 
@@ -32,7 +37,8 @@ Source = Union[str, "os.PathLike[str]", IO[bytes]]
 def check(source: Source, *, profile: str | Profile = "sitemaps", base_url: str | None = None,
           follow: bool = False, now: datetime | None = None, stats: CheckStats | None = None,
           name: str | None = None) -> list[Diagnostic]:
-    """Check one file (a path or a binary stream); return its diagnostics sorted by position."""
+    """Check one file (a path, an http(s) URL or a binary stream); return its diagnostics
+    sorted by position."""
     return list(iter_check(source, profile=profile, base_url=base_url, follow=follow, now=now,
                            stats=stats, name=name))
 
@@ -42,41 +48,118 @@ def iter_check(source: Source, *, profile: str | Profile = "sitemaps", base_url:
                stats: CheckStats | None = None, name: str | None = None) -> Iterator[Diagnostic]:
     """Like ``check``, yielding diagnostics as they become final (flat memory on big files).
 
-    With ``follow``, the parts an index lists are checked after it; a part that no file
-    holds is an error.
+    With ``follow``, the parts an index lists are checked after it: files beside it, or for an
+    index fetched by URL, URLs on its host; a part that cannot be found is an error.
     ``stats`` (optional) receives the counts of files, URLs, errors and warnings; ``name``
     is the file name in diagnostics (default: the path, or the stream's ``name``). Without
     ``stats`` the call is a run of its own, ended by its ``hreflang-reciprocal`` warnings; a
     caller that passes ``stats`` to several calls asks hreflang_diagnostics(stats) after the
-    last (as the command does).
+    last (as the command does). A file is checked once in a run however it is reached (given
+    again, or as a part of an index already checked): later calls yield nothing for it.
     """
     own_run = stats is None
-    prof = profile_of(profile)  # a name or a Profile, as ``Limits.profile`` takes it
-    try:
-        scope = scope_of(base_url) if base_url is not None else None
-    except ValueError as exc:
-        raise OptionError(str(exc), "base_url") from None
     stats = stats if stats is not None else CheckStats()
     path = os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
-    name = name or path or str(getattr(source, "name", "<stream>"))
+    if path is not None:
+        key = identity(path)
+        if key in stats.checked:
+            return
+        stats.checked.add(key)
+    scope = _scope(base_url)
+    if path is not None:
+        name = name or (redact(path) if is_url(path) else path)
+    name = name or str(getattr(source, "name", "<stream>"))
     robots = stats.robots
     if robots is not None and path is not None:
         # the sitemaps named on the command line are the ones robots.txt should announce
         # (their parts are found through them); at 1:1, so first of the file's diagnostics
         # encoded as the converter names it there (run/publish.py)
-        url = scope.prefix + url_segment(os.path.basename(name)) if scope is not None else None
+        url = None
+        if is_url(path):
+            url = name
+        elif scope is not None:
+            url = scope.prefix + url_segment(os.path.basename(name))
         if not robots.lists(name, url):
             stats.warnings += 1
             yield Diagnostic(name, 1, 1, "warning", "robots-unlisted", f"{robots.where} has "
                              f"no Sitemap: line for {url or os.path.basename(name)}: search "
                              "engines will not find it")
-    follow_dir = Path(path).parent if follow and path is not None else None
-    f = FileCheck(name, prof, scope, now or datetime.now(timezone.utc), stats, follow_dir,
-                  follow_prefix=scope.prefix if scope else None)
+    f = _file_check(name, path, profile, scope, now, stats, follow)
     yield from _check_file(source, f, base_url)
     yield from _check_parts(f, scope, base_url)
     if own_run:
         yield from hreflang_diagnostics(stats)
+
+
+def follow_order(files: Sequence[str], *, profile: str | Profile = "sitemaps",
+                 base_url: str | None = None) -> list[str]:
+    """``files`` in the order a run with ``follow`` checks them: the files an index among them
+    lists (or a nested index it lists) last, so that each is checked as a part of its index,
+    once, and not first as a file of its own (a pre-commit hook passes an index with its
+    parts). The local indexes are read for this without a word, their parts found as
+    iter_check finds them."""
+    scope = _scope(base_url)
+    if len(files) < 2:
+        return list(files)
+    listed: set[object] = set()
+    for name in files:
+        if name != "-" and not is_url(name):
+            f = _file_check(name, name, profile, scope, None, CheckStats(), True)
+            listed.update(_listed(name, f, scope, base_url))
+    return sorted(files, key=lambda name: name != "-" and identity(name) in listed)
+
+
+def _listed(path: str | Path, f: FileCheck, scope: Scope | None,
+            base_url: str | None) -> Iterator[object]:
+    """The identities of the parts the index at ``path`` lists, and of theirs."""
+    if f.follow_dir is None or not os.path.isfile(path):  # (a pipe is read once only)
+        return
+    try:
+        with open(path, "rb") as raw:
+            if b"sitemapindex" not in open_input(raw, f.name)[1]:
+                return  # (only an index is read through)
+    except (OSError, InputError):
+        return
+    for _ in _check_file(path, f, base_url):
+        pass
+    for part in f.parts if f.is_index and f.follow_dir is not None else ():
+        yield identity(part)
+        yield from _listed(part, _part_check(f, part, scope), scope, base_url)
+
+
+def identity(source: str | os.PathLike[str]) -> object:
+    """What makes two names one file in a run: its device and inode (a symbolic link, a path
+    spelt another way); for a URL, the URL normalised."""
+    name = os.fspath(source)
+    if is_url(name):
+        try:
+            return normalize_url(redact(name))
+        except ValueError:
+            return name
+    try:
+        st = os.stat(name)
+    except OSError:
+        return os.path.abspath(name)
+    return st.st_dev, st.st_ino
+
+
+def _scope(base_url: str | None) -> Scope | None:
+    try:
+        return scope_of(base_url) if base_url is not None else None
+    except ValueError as exc:
+        raise OptionError(str(exc), "base_url") from None
+
+
+def _file_check(name: str, path: str | None, profile: str | Profile, scope: Scope | None,
+                now: datetime | None, stats: CheckStats, follow: bool) -> FileCheck:
+    """The state of a file named by the caller; an index's parts are looked for beside it,
+    or for a URL on its host (with ``follow``)."""
+    follow_dir: Path | str | None = None
+    if follow and path is not None:
+        follow_dir = path if is_url(path) else Path(path).parent
+    # (a name or a Profile, as ``Limits.profile`` takes it)
+    return FileCheck(name, profile_of(profile), scope, now or datetime.now(timezone.utc), stats,
+                     follow_dir, follow_prefix=scope.prefix if scope else None)
 
 
 def hreflang_diagnostics(stats: CheckStats) -> Iterator[Diagnostic]:
@@ -123,19 +206,33 @@ def _named(count: int, first: list[str]) -> str:
 
 def _check_parts(f: FileCheck, scope: Scope | None,
                  base_url: str | None) -> Iterator[Diagnostic]:
-    """The parts of index ``f`` found on disk, each after the other, and theirs (if ours)."""
+    """The parts of index ``f`` not checked yet in the run, each after the other, and theirs
+    (if ours)."""
     if not f.is_index or f.follow_dir is None:
         return
-    for path in f.parts:
-        # the public URL of the part's directory, for a nested index (follow.LocalParts.below)
-        prefix = f.index_dir or ""
-        if path.parent != f.follow_dir:
-            prefix += os.path.relpath(path.parent, f.follow_dir).replace(os.sep, "/") + "/"
-        g = FileCheck(os.fspath(path), f.profile, scope, f.now, f.stats,
-                      path.parent if f.depth + 1 < FOLLOW_DEPTH else None, f.name, prefix,
-                      f.depth + 1)
-        yield from _check_file(path, g, base_url)
+    for part in f.parts:
+        key = identity(part)
+        if key in f.stats.checked:
+            continue
+        f.stats.checked.add(key)
+        g = _part_check(f, part, scope)
+        yield from _check_file(part, g, base_url)
         yield from _check_parts(g, scope, base_url)
+
+
+def _part_check(f: FileCheck, part: Path | str, scope: Scope | None) -> FileCheck:
+    """The state of a part of index ``f``: a file found beside it, or a URL on its host."""
+    below = f.depth + 1 < FOLLOW_DEPTH
+    if isinstance(part, str):  # its parts, if it is an index, are under its own URL directory
+        return FileCheck(redact(part), f.profile, scope, f.now, f.stats, part if below else None,
+                         f.name, part[:part.rfind("/") + 1], f.depth + 1)
+    # the public URL of the part's directory, for a nested index (follow.LocalParts.below)
+    prefix = f.index_dir or ""
+    assert isinstance(f.follow_dir, Path)
+    if part.parent != f.follow_dir:
+        prefix += os.path.relpath(part.parent, f.follow_dir).replace(os.sep, "/") + "/"
+    return FileCheck(os.fspath(part), f.profile, scope, f.now, f.stats,
+                     part.parent if below else None, f.name, prefix, f.depth + 1)
 
 
 def _check_file(source: Source, f: FileCheck, base_url: str | None) -> Iterator[Diagnostic]:
@@ -143,7 +240,15 @@ def _check_file(source: Source, f: FileCheck, base_url: str | None) -> Iterator[
     # A file that cannot be read is bad data like any other (an error diagnostic):
     # in CI it is a sitemap the site does not have.
     try:
-        if isinstance(source, (str, os.PathLike)):
+        if is_url(source):
+            assert isinstance(source, str)
+            # a part may not be redirected off its index's host (as the converter fetches it)
+            fetched = fetch(source, same_host=f.depth > 0)
+            if f.follow_dir is not None:  # relative to where the index was found
+                f.follow_dir = fetched.url
+            with contextlib.closing(fetched.stream):
+                yield from _dispatch(fetched.stream, f, base_url)
+        elif isinstance(source, (str, os.PathLike)):
             with open(source, "rb") as raw:
                 yield from _dispatch(raw, f, base_url)
         else:
@@ -151,6 +256,9 @@ def _check_file(source: Source, f: FileCheck, base_url: str | None) -> Iterator[
     except OSError as exc:
         f.is_index = False
         f.error("unreadable", 1, 1, f"cannot read: {exc.strerror or exc}")
+    except InputError as exc:  # a URL that could not be fetched
+        f.is_index = False
+        f.error("unreadable", 1, 1, exc.reason)
     yield from f.pop_all()
 
 

@@ -30,7 +30,7 @@ class CheckProgressLine(ProgressLine):
 
 @click.command("check", cls=Command, context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("files", nargs=-1, required=True, metavar="FILE...",
-                type=click.Path(allow_dash=True))  # (a directory: an unreadable file)
+                type=click.Path(allow_dash=True))  # (a directory: an unreadable file; a URL)
 @click.option("--profile", type=click.Choice(sorted(PROFILES)), default="sitemaps",
               show_default=True, help="Limits to check against: sitemaps.org or Baidu's.")
 @click.option("--base-url", metavar="URL",
@@ -41,8 +41,9 @@ class CheckProgressLine(ProgressLine):
                                       "json: a list of objects.")
 @click.option("--follow", is_flag=True,
               help="For an index, also check the parts it lists: by their path under the "
-                   "index's URL directory (--base-url), else by name beside it. A part with "
-                   "no file is an error.")
+                   "index's URL directory (--base-url), else by name beside it; for an index "
+                   "given by URL, fetched from its host. A part not found is an error. Each "
+                   "file is checked once, as a part of its index if one given lists it.")
 @click.option("--fail-on", type=click.Choice(["error", "warning"]), default="error",
               show_default=True, help="Exit 1 on errors only, or on warnings too.")
 @click.option("--robots", "robots_txt", metavar="FILE_OR_URL",
@@ -59,13 +60,15 @@ def check_command(files: tuple[str, ...], profile: str, base_url: str | None, fm
                   quiet: int) -> None:
     """Check sitemaps, sitemap indexes, URL lists and feeds against sitemaps.org's rules.
 
-    FILE is a path or - for stdin, plain or gzip-compressed. Problems go to stdout sorted by
-    position, a summary to stderr. Exit status: 0 no errors (warnings allowed, unless
-    --fail-on warning), 1 errors (a missing or unreadable file is one), 2 bad usage.
+    FILE is a path, an http(s) URL or - for stdin, plain or gzip-compressed. Problems go to
+    stdout sorted by position, a summary to stderr. Exit status: 0 no errors (warnings
+    allowed, unless --fail-on warning), 1 errors (a missing or unreadable file is one), 2 bad
+    usage.
     """
     from ..check import (
         CheckStats,
         Site,
+        follow_order,
         hreflang_diagnostics,
         iter_check,
         load_robots,
@@ -76,8 +79,8 @@ def check_command(files: tuple[str, ...], profile: str, base_url: str | None, fm
     if files.count("-") > 1:
         raise click.UsageError("stdin (-) can be read only once")
     if follow and "-" in files:
-        raise click.UsageError("--follow needs the index as a file: its parts are found "
-                               "beside it, and stdin (-) has no directory")
+        raise click.UsageError("--follow needs the index as a file or URL: its parts are "
+                               "found beside it, and stdin (-) has no directory")
     site = None
     if site_dir is not None:
         if base_url is None:
@@ -92,6 +95,8 @@ def check_command(files: tuple[str, ...], profile: str, base_url: str | None, fm
                        robots=None if robots_txt is None else load_robots(robots_txt),
                        site=site)
     first = True
+    if follow:
+        files = tuple(follow_order(files, profile=profile, base_url=base_url))
     runs = [iter_check(sys.stdin.buffer if name == "-" else name, profile=profile,
                        base_url=base_url, follow=follow, stats=stats,
                        name="<stdin>" if name == "-" else None) for name in files]
