@@ -228,14 +228,26 @@ def test_the_cache_makes_the_second_request_conditional(server: Server,
         body(data, headers={"ETag": '"v1"'})(h)
 
     server.routes["/feed"] = cached
-    cache = tmp_path / "cache"
-    cache.mkdir()
+    cache = tmp_path / "var" / "cache"  # not there yet: the first run makes it, ours only
     first = web(server.url("/feed"), "-t", "text", "--cache", str(cache))
+    assert first[0] == 0, first[2]
+    assert cache.stat().st_mode & 0o777 == 0o700
     second = web(server.url("/feed"), "-t", "text", "--cache", str(cache))
-    assert first[0] == second[0] == 0
+    assert second[0] == 0
     assert first[1] == second[1] != ""
     assert "not modified since the last run" in second[2]
     assert server.requests[1][2].get("If-None-Match") == '"v1"'
+
+
+def test_a_cache_directory_that_cannot_be_made_is_a_one_line_error(server: Server,
+                                                                   tmp_path: Path) -> None:
+    server.routes["/feed"] = body(feed_bytes(range(2)))
+    (tmp_path / "file").write_text("")
+    cache = tmp_path / "file" / "cache"
+    code, out, err = web(server.url("/feed"), "-t", "text", "--cache", str(cache))
+    assert (code, out) == (1, "")
+    assert err == f"feed2sitemap: {cache}: cannot create the cache directory: Not a directory\n"
+    assert server.requests == []
 
 
 def test_robots_txt_as_input_reads_its_sitemaps(server: Server, tmp_path: Path) -> None:
