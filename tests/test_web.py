@@ -204,7 +204,8 @@ def test_a_remote_index_is_followed_on_its_own_host_only(server: Server) -> None
          f"<sitemap><loc>{server.url('/a.xml')}</loc></sitemap>"
          f"<sitemap><loc>{server.url('/b.xml')}</loc></sitemap>"
          "</sitemapindex>").encode())
-    code, out, err = web(server.url("/index.xml"), "--follow", "-t", "text")
+    code, out, err = web(server.url("/index.xml"), "--follow", "-t", "text",
+                         "--skip-unreadable-parts")
     assert code == 0, err
     assert out.split() == [f"{SITE}a"]
     assert "b.xml: HTTP 500" in err and "1 unreadable part" in err
@@ -214,6 +215,26 @@ def test_a_remote_index_is_followed_on_its_own_host_only(server: Server) -> None
          b"</sitemapindex>")
     code, _, err = web(server.url("/other.xml"), "--follow", "-t", "text")
     assert code == 1 and "on another host" in err
+
+
+def test_a_remote_part_that_cannot_be_read_stops_the_run(server: Server,
+                                                         tmp_path: Path) -> None:
+    server.routes["/a.xml"] = body(urlset(f"{SITE}a"))
+    server.routes["/index.xml"] = body(
+        ('<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+         f"<sitemap><loc>{server.url('/a.xml')}</loc></sitemap>"
+         f"<sitemap><loc>{server.url('/b.xml')}</loc></sitemap>"
+         "</sitemapindex>").encode())
+    out = tmp_path / "all.txt"
+    for extra in ([], ["-q"]):
+        code, stdout, err = web(server.url("/index.xml"), "--follow", "-t", "text",
+                                "-o", str(out), *extra)
+        assert (code, stdout) == (1, "") and not out.exists()
+        assert err == (f"feed2sitemap: {server.url('/index.xml')}:1: part cannot be read: "
+                       f"{server.url('/b.xml')}: HTTP 404 Not Found; nothing was written "
+                       "(--skip-unreadable-parts to go on without it)\n")
+    code, stdout, err = web(server.url("/index.xml"), "--follow", "-t", "text")
+    assert (code, stdout) == (1, "")
 
 
 def test_the_cache_makes_the_second_request_conditional(server: Server,

@@ -1,7 +1,8 @@
 """Following an index: each sitemap it lists is replaced by the records of that sitemap, read
 from a local file beside the index (``LocalParts``: a missing one stops the run, since an update
 would otherwise drop its URLs) or fetched by its URL (``RemoteParts``: on the index's host only,
-at most ``max_parts`` of them, and one that fails is reported and skipped).
+at most ``max_parts`` of them; one that cannot be read stops the run too, unless
+``skip_unreadable`` says to report it and go on).
 """
 
 from __future__ import annotations
@@ -80,7 +81,8 @@ class LocalParts:
 
 class RemoteParts:
     def __init__(self, index_url: str, read_part: PartReader, report: Report, *,
-                 same_host: bool = True, max_parts: int = DEFAULT_MAX_PARTS) -> None:
+                 same_host: bool = True, max_parts: int = DEFAULT_MAX_PARTS,
+                 skip_unreadable: bool = False) -> None:
         from urllib.parse import urlsplit  # (2 ms of start-up, with ipaddress)
 
         try:
@@ -91,6 +93,7 @@ class RemoteParts:
         self.report = report
         self.same_host = same_host
         self.max_parts = max_parts
+        self.skip_unreadable = skip_unreadable
         self.left = max_parts  # (the indexes below this one are read by this one too)
 
     def locate(self, index: Record) -> str:
@@ -119,8 +122,12 @@ class RemoteParts:
         try:
             yield from self.read_part(where)
         except InputError as exc:
+            if not self.skip_unreadable:
+                raise InputError(index.source, index.line, f"part cannot be read: {exc}; "
+                                 "nothing was written (`skip_unreadable_parts` to go on "
+                                 "without it)") from None
             self.report.skip("unreadable part", index.source, index.line,
-                             f"part {redact(where)[:200]}: {exc}")
+                             f"part cannot be read: {exc}")
 
     def below(self, where: str) -> RemoteParts:
         return self
