@@ -237,6 +237,27 @@ def test_a_remote_part_that_cannot_be_read_stops_the_run(server: Server,
     assert (code, stdout) == (1, "")
 
 
+def test_a_local_part_in_a_folder_needs_base_url_and_the_message_says_so(
+        tmp_path: Path) -> None:
+    (tmp_path / "sitemaps").mkdir()
+    (tmp_path / "sitemaps" / "posts.xml").write_bytes(urlset(f"{SITE}p"))
+    (tmp_path / "sitemap.xml").write_text(
+        '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        f"<sitemap><loc>{SITE}sitemaps/posts.xml</loc></sitemap></sitemapindex>")
+    index = str(tmp_path / "sitemap.xml")
+    code, out, err = web(index, "--follow", "-t", "text")
+    assert (code, out) == (1, "")
+    assert err == (f"feed2sitemap: {index}:1: part {SITE}sitemaps/posts.xml is missing: no file "
+                   f"{tmp_path / 'posts.xml'}, but there is {tmp_path / 'sitemaps/posts.xml'}: "
+                   f"give --base-url {SITE} to read parts at their path under it; nothing was "
+                   "written\n")
+    code, out, err = web(index, "--follow", "-t", "text", "--base-url", SITE)
+    assert (code, out) == (0, f"{SITE}p\n"), err
+    (tmp_path / "sitemaps" / "posts.xml").unlink()
+    code, out, err = web(index, "--follow", "-t", "text")
+    assert code == 1 and "looked for by its name beside the index: --base-url" in err
+
+
 def test_the_cache_makes_the_second_request_conditional(server: Server,
                                                          tmp_path: Path) -> None:
     data = feed_bytes(range(2))

@@ -63,9 +63,22 @@ class LocalParts:
         path = part_path(index, self.directory, self.base_prefix)
         if not os.path.isfile(path):
             raise InputError(index.source, index.line,
-                             f"part {index.loc[:200]} is missing: no file {path}; nothing was "
-                             "written")
+                             f"part {index.loc[:200]} is missing: no file {path}"
+                             f"{self.hint(index.loc)}; nothing was written")
         return path
+
+    def hint(self, loc: str) -> str:
+        """Where a missing part is, when it lies in a folder of the index's directory at the
+        path its URL gives: that is read with `base_url`, the public URL of the directory."""
+        assert self.directory is not None
+        found = _folder_part(loc, self.directory)
+        if found is not None and found[0] != self.base_prefix:
+            return (f", but there is {os.path.join(self.directory, found[1])}: give `base_url` "
+                    f"{found[0]} to read parts at their path under it")
+        if self.base_prefix is None:
+            return (" (looked for by its name beside the index: `base_url`, the public URL of "
+                    "the index's directory, reads parts in its folders)")
+        return ""
 
     def read(self, where: str, index: Record) -> Iterable[Batch]:
         return self.read_part(where)
@@ -134,6 +147,21 @@ class RemoteParts:
 
 
 Parts = Union[LocalParts, RemoteParts]
+
+
+def _folder_part(loc: str, directory: str) -> Optional[tuple[str, str]]:
+    """The public URL of ``directory`` under which ``loc`` names a file in a folder of it, with
+    that file's relative path; None when there is none."""
+    end = min((i for i in (loc.find("?"), loc.find("#")) if i != -1), default=len(loc))
+    i = loc.find("/", loc.find("//") + 2)
+    while 0 <= i < end:
+        rel = part_relpath(loc, loc[:i + 1])
+        if rel is not None and "/" not in rel:
+            break  # (beside the index: already looked for)
+        if rel is not None and os.path.isfile(os.path.join(directory, *rel.split("/"))):
+            return loc[:i + 1], rel
+        i = loc.find("/", i + 1)
+    return None
 
 
 def _host(netloc: str) -> str:
