@@ -204,7 +204,8 @@ def test_a_remote_index_is_followed_on_its_own_host_only(server: Server) -> None
          f"<sitemap><loc>{server.url('/a.xml')}</loc></sitemap>"
          f"<sitemap><loc>{server.url('/b.xml')}</loc></sitemap>"
          "</sitemapindex>").encode())
-    code, out, err = web(server.url("/index.xml"), "--follow", "-t", "text")
+    code, out, err = web(server.url("/index.xml"), "--follow", "-t", "text",
+                         "--skip-unreadable-parts")
     assert code == 0, err
     assert out.split() == [f"{SITE}a"]
     assert "b.xml: HTTP 500" in err and "1 unreadable part" in err
@@ -214,6 +215,47 @@ def test_a_remote_index_is_followed_on_its_own_host_only(server: Server) -> None
          b"</sitemapindex>")
     code, _, err = web(server.url("/other.xml"), "--follow", "-t", "text")
     assert code == 1 and "on another host" in err
+
+
+def test_a_remote_part_that_cannot_be_read_stops_the_run(server: Server,
+                                                         tmp_path: Path) -> None:
+    server.routes["/a.xml"] = body(urlset(f"{SITE}a"))
+    server.routes["/index.xml"] = body(
+        ('<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+         f"<sitemap><loc>{server.url('/a.xml')}</loc></sitemap>"
+         f"<sitemap><loc>{server.url('/b.xml')}</loc></sitemap>"
+         "</sitemapindex>").encode())
+    out = tmp_path / "all.txt"
+    for extra in ([], ["-q"]):
+        code, stdout, err = web(server.url("/index.xml"), "--follow", "-t", "text",
+                                "-o", str(out), *extra)
+        assert (code, stdout) == (1, "") and not out.exists()
+        assert err == (f"feed2sitemap: {server.url('/index.xml')}:1: part cannot be read: "
+                       f"{server.url('/b.xml')}: HTTP 404 Not Found; nothing was written "
+                       "(--skip-unreadable-parts to go on without it)\n")
+    code, stdout, err = web(server.url("/index.xml"), "--follow", "-t", "text")
+    assert (code, stdout) == (1, "")
+
+
+def test_a_local_part_in_a_folder_needs_base_url_and_the_message_says_so(
+        tmp_path: Path) -> None:
+    (tmp_path / "sitemaps").mkdir()
+    (tmp_path / "sitemaps" / "posts.xml").write_bytes(urlset(f"{SITE}p"))
+    (tmp_path / "sitemap.xml").write_text(
+        '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        f"<sitemap><loc>{SITE}sitemaps/posts.xml</loc></sitemap></sitemapindex>")
+    index = str(tmp_path / "sitemap.xml")
+    code, out, err = web(index, "--follow", "-t", "text")
+    assert (code, out) == (1, "")
+    assert err == (f"feed2sitemap: {index}:1: part {SITE}sitemaps/posts.xml is missing: no file "
+                   f"{tmp_path / 'posts.xml'}, but there is {tmp_path / 'sitemaps/posts.xml'}: "
+                   f"give --base-url {SITE} to read parts at their path under it; nothing was "
+                   "written\n")
+    code, out, err = web(index, "--follow", "-t", "text", "--base-url", SITE)
+    assert (code, out) == (0, f"{SITE}p\n"), err
+    (tmp_path / "sitemaps" / "posts.xml").unlink()
+    code, out, err = web(index, "--follow", "-t", "text")
+    assert code == 1 and "looked for by its name beside the index: --base-url" in err
 
 
 def test_the_cache_makes_the_second_request_conditional(server: Server,
@@ -228,14 +270,26 @@ def test_the_cache_makes_the_second_request_conditional(server: Server,
         body(data, headers={"ETag": '"v1"'})(h)
 
     server.routes["/feed"] = cached
-    cache = tmp_path / "cache"
-    cache.mkdir()
+    cache = tmp_path / "var" / "cache"  # not there yet: the first run makes it, ours only
     first = web(server.url("/feed"), "-t", "text", "--cache", str(cache))
+    assert first[0] == 0, first[2]
+    assert cache.stat().st_mode & 0o777 == 0o700
     second = web(server.url("/feed"), "-t", "text", "--cache", str(cache))
-    assert first[0] == second[0] == 0
+    assert second[0] == 0
     assert first[1] == second[1] != ""
     assert "not modified since the last run" in second[2]
     assert server.requests[1][2].get("If-None-Match") == '"v1"'
+
+
+def test_a_cache_directory_that_cannot_be_made_is_a_one_line_error(server: Server,
+                                                                   tmp_path: Path) -> None:
+    server.routes["/feed"] = body(feed_bytes(range(2)))
+    (tmp_path / "file").write_text("")
+    cache = tmp_path / "file" / "cache"
+    code, out, err = web(server.url("/feed"), "-t", "text", "--cache", str(cache))
+    assert (code, out) == (1, "")
+    assert err == f"feed2sitemap: {cache}: cannot create the cache directory: Not a directory\n"
+    assert server.requests == []
 
 
 def test_robots_txt_as_input_reads_its_sitemaps(server: Server, tmp_path: Path) -> None:

@@ -110,6 +110,9 @@ _HELP = {"help_option_names": ["-h", "--help"]}
 @click.option("--cache", "cache_dir", metavar="DIR",
               help="Inputs by URL: keep each one's ETag, Last-Modified and body in DIR and ask "
                    "again conditionally; an unchanged input is read from DIR.")
+@click.option("--skip-unreadable-parts", is_flag=True,
+              help="--follow on an index by URL: report each part that cannot be read and go "
+                   "on without it (by default the run stops and writes nothing).")
 @click.option("--robots", metavar="PATH",
               help="Keep the Sitemap: lines of this robots.txt naming what the run wrote (other "
                    "lines untouched; created if missing). Needs -o and --base-url.")
@@ -194,7 +197,8 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
             base_url=base_url, scope_check=not no_scope_check, dedupe_mode=mode,
             report=report, progress=progress,
             web=Web(timeout, cache_dir, max_time=max_time, max_fetch_bytes=max_fetch_bytes,
-                    allow_private_redirects=allow_private_redirects),
+                    allow_private_redirects=allow_private_redirects,
+                    skip_unreadable_parts=o["skip_unreadable_parts"]),
             publish=Publish(robots, indexnow, dry_run),
             news=None if news_name is None else NewsSitemap(news_name, news_language),
             reading=ReadOptions(o["from_format"], o["max_feed_bytes"], o["follow"],

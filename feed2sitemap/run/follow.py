@@ -1,7 +1,8 @@
 """Following an index: each sitemap it lists is replaced by the records of that sitemap, read
 from a local file beside the index (``LocalParts``: a missing one stops the run, since an update
 would otherwise drop its URLs) or fetched by its URL (``RemoteParts``: on the index's host only,
-at most ``max_parts`` of them, and one that fails is reported and skipped).
+at most ``max_parts`` of them; one that cannot be read stops the run too, unless
+``skip_unreadable`` says to report it and go on).
 """
 
 from __future__ import annotations
@@ -62,9 +63,22 @@ class LocalParts:
         path = part_path(index, self.directory, self.base_prefix)
         if not os.path.isfile(path):
             raise InputError(index.source, index.line,
-                             f"part {index.loc[:200]} is missing: no file {path}; nothing was "
-                             "written")
+                             f"part {index.loc[:200]} is missing: no file {path}"
+                             f"{self.hint(index.loc)}; nothing was written")
         return path
+
+    def hint(self, loc: str) -> str:
+        """Where a missing part is, when it lies in a folder of the index's directory at the
+        path its URL gives: that is read with `base_url`, the public URL of the directory."""
+        assert self.directory is not None
+        found = _folder_part(loc, self.directory)
+        if found is not None and found[0] != self.base_prefix:
+            return (f", but there is {os.path.join(self.directory, found[1])}: give `base_url` "
+                    f"{found[0]} to read parts at their path under it")
+        if self.base_prefix is None:
+            return (" (looked for by its name beside the index: `base_url`, the public URL of "
+                    "the index's directory, reads parts in its folders)")
+        return ""
 
     def read(self, where: str, index: Record) -> Iterable[Batch]:
         return self.read_part(where)
@@ -80,7 +94,8 @@ class LocalParts:
 
 class RemoteParts:
     def __init__(self, index_url: str, read_part: PartReader, report: Report, *,
-                 same_host: bool = True, max_parts: int = DEFAULT_MAX_PARTS) -> None:
+                 same_host: bool = True, max_parts: int = DEFAULT_MAX_PARTS,
+                 skip_unreadable: bool = False) -> None:
         from urllib.parse import urlsplit  # (2 ms of start-up, with ipaddress)
 
         try:
@@ -91,6 +106,7 @@ class RemoteParts:
         self.report = report
         self.same_host = same_host
         self.max_parts = max_parts
+        self.skip_unreadable = skip_unreadable
         self.left = max_parts  # (the indexes below this one are read by this one too)
 
     def locate(self, index: Record) -> str:
@@ -119,14 +135,33 @@ class RemoteParts:
         try:
             yield from self.read_part(where)
         except InputError as exc:
+            if not self.skip_unreadable:
+                raise InputError(index.source, index.line, f"part cannot be read: {exc}; "
+                                 "nothing was written (`skip_unreadable_parts` to go on "
+                                 "without it)") from None
             self.report.skip("unreadable part", index.source, index.line,
-                             f"part {redact(where)[:200]}: {exc}")
+                             f"part cannot be read: {exc}")
 
     def below(self, where: str) -> RemoteParts:
         return self
 
 
 Parts = Union[LocalParts, RemoteParts]
+
+
+def _folder_part(loc: str, directory: str) -> Optional[tuple[str, str]]:
+    """The public URL of ``directory`` under which ``loc`` names a file in a folder of it, with
+    that file's relative path; None when there is none."""
+    end = min((i for i in (loc.find("?"), loc.find("#")) if i != -1), default=len(loc))
+    i = loc.find("/", loc.find("//") + 2)
+    while 0 <= i < end:
+        rel = part_relpath(loc, loc[:i + 1])
+        if rel is not None and "/" not in rel:
+            break  # (beside the index: already looked for)
+        if rel is not None and os.path.isfile(os.path.join(directory, *rel.split("/"))):
+            return loc[:i + 1], rel
+        i = loc.find("/", i + 1)
+    return None
 
 
 def _host(netloc: str) -> str:

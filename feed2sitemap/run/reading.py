@@ -46,6 +46,7 @@ class Web:
     max_fetch_bytes: int = DEFAULT_MAX_FETCH_BYTES  # per input, as sent
     allow_private_redirects: bool = False  # redirects into loopback/private/link-local hosts
     same_host: bool = False  # redirects off the URL's host refused (a remote index's parts)
+    skip_unreadable_parts: bool = False  # a remote index's part that fails: reported, skipped
 
     def __post_init__(self) -> None:
         if self.max_time is not None and (
@@ -219,7 +220,8 @@ class Reading:
             web = replace(self.web, same_host=self.scope_check)
             return RemoteParts(source, lambda where: self.read(where, None, part=True, web=web),
                                self.report, same_host=self.scope_check,
-                               max_parts=self.web.max_parts)
+                               max_parts=self.web.max_parts,
+                               skip_unreadable=self.web.skip_unreadable_parts)
         return LocalParts(None if path is None else os.path.dirname(path),
                           lambda where: self.read_part(where, is_output), self.base_prefix)
 

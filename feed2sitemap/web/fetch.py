@@ -407,12 +407,16 @@ class _Body:
 class _Cache:
     """ETag and Last-Modified per URL, with the body they describe, in a directory of the
     user's choosing: two files per URL, named by a hash of the URL, readable by the owner only
-    (a URL's query may hold a token). The entry holds the URL's full hash, not the URL."""
+    (a URL's query may hold a token). The entry holds the URL's full hash, not the URL. A
+    missing directory is created, the owner's only (0700) like its files."""
 
     def __init__(self, directory: str) -> None:
-        if not os.path.isdir(directory):
-            raise InputError(directory, None, "cache directory does not exist")
         try:  # before anything is fetched or written
+            os.makedirs(directory, mode=0o700, exist_ok=True)
+        except OSError as exc:
+            raise InputError(directory, None, "cannot create the cache directory: "
+                             f"{exc.strerror or exc}") from None
+        try:
             import tempfile
 
             with tempfile.TemporaryFile(dir=directory):
