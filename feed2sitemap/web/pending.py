@@ -44,7 +44,7 @@ def read_pending(path: str) -> list[str]:
 def save_pending(path: str, urls: Iterable[str]) -> int:
     """Write ``urls`` (each once) to ``path`` atomically; return how many."""
     unique = list(dict.fromkeys(urls))
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    os.makedirs(os.path.dirname(path) or ".", mode=0o700, exist_ok=True)  # (as --cache is made)
     temp = f"{path}.{os.getpid()}.tmp"
     try:
         with open(temp, "w", encoding="utf-8") as f:
