@@ -44,12 +44,12 @@ KINDS = {"images": Image, "videos": Video, "news": News, "alternates": Alternate
          "mobile": Mobile}
 _NESTED = {"restriction": Restriction, "platform": Platform}
 _DATES = frozenset({"expiration_date", "publication_date"})
-# the npm sitemap package's names for the same things: its kinds, and its members where they
-# differ from ours (our field -> its member)
+# the npm sitemap package's names for the same things: its kinds...
 _NPM = {"img": "images", "video": "videos", "links": "alternates", "androidLink": "foreign",
         "ampLink": "foreign"}
-# its links without hreflang: <xhtml:link rel="…" href="…"/>, kept as the XML reader keeps them
+# (its links without hreflang: <xhtml:link rel="…" href="…"/>, kept as the XML reader keeps them)
 _NPM_LINKS = {"androidLink": "alternate", "ampLink": "amphtml"}
+# ...and its members where they differ from ours (our field -> its member)
 _NPM_NAMES = {"img": {"loc": "url", "geo_location": "geoLocation"},
               "video": {"tags": "tag", "autoplay": "player_loc:autoplay",
                         "allow_embed": "player_loc:allow_embed",
