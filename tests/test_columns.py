@@ -47,7 +47,8 @@ def messages(data: bytes, fmt: str = "auto") -> list[str]:
     (b"https://a.example/x\t2024-01-01\n", "tsv"),
     (b"\n\n  loc\tlastmod\n", "tsv"),
     (b"loc,lastmod\nhttps://a.example/,2024-01-01\n", "csv"),
-    (b"\xef\xbb\xbfURL;x\n", "text"),  # ";" is no CSV separator here: a (bad) URL list
+    (b"\xef\xbb\xbfURL;x\n", "csv"),  # ";" as European spreadsheets separate fields
+    (b"https://a.example/a;b\n", "text"),  # a ";" inside a URL is still a plain list
     (b"Url,Priority\n", "csv"),
     (b"https://a.example/a,b,c\n", "text"),  # a comma inside a URL is still a plain list
     (b'{"loc": "https://a.example/"}\n', "jsonl"),
@@ -161,6 +162,20 @@ def test_csv_with_rfc4180_quoting() -> None:
 def test_csv_without_a_header_is_an_error_saying_what_is_needed() -> None:
     with pytest.raises(InputError, match="in:1: a CSV list needs a header line"):
         read_all(b"https://a.example/,2024-01-01\n", "csv")
+
+
+def test_semicolon_csv_is_read_by_its_header(tmp_path: Path) -> None:
+    """European spreadsheets separate fields by ";": the header says so (issue 36, item 7)."""
+    src = tmp_path / "eu.csv"
+    src.write_bytes(b'\nloc;lastmod;priority\r\nhttps://a.example/x;2024-03-05;0,5\r\n'
+                    b'"https://a.example/y;z";2024-03-06;0.4\r\n')
+    done = run(str(src), "-o", "-")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.count(b"<url>") == 2
+    assert b"<loc>https://a.example/x</loc><lastmod>2024-03-05</lastmod></url>" in done.stdout
+    assert b"<loc>https://a.example/y;z</loc><lastmod>2024-03-06</lastmod><priority>0.4" \
+        in done.stdout
+    assert b"eu.csv:3: warning: priority dropped" in done.stderr  # (a decimal comma)
 
 
 def test_bad_csv_quoting_names_the_line() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from datetime import date, datetime, timezone
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from feed2sitemap.extensions import Alternate, Extensions, Foreign, Image, Video
 from feed2sitemap.extensions.xmlout import serialize
 from feed2sitemap.pipeline.steps import merge
 
-from .conftest import run
+from .conftest import ROOT, conformance, run
 from .test_extensions_xml import EVERY_KIND, EXTENSIONS, _lax_sitemap_schema
 
 PAGE = "https://e.example/a"
@@ -141,6 +142,59 @@ def test_json_lines_read_the_npm_sitemap_names() -> None:
     assert problems == []
     assert ext == Extensions(images=(Image("https://cdn.example/1.jpg"),),
                              alternates=(Alternate("de", "https://e.example/de/a"),))
+
+
+# What sitemap.js's ``sitemap --parse`` writes for its alltags.xml mock: the first five URLs,
+# written by hand from its parser's shapes (lib/sitemap-parser.ts, lib/types.ts; no node module
+# here to run it). Its parser keeps no <video:id type="…">; the rest is all there.
+SITEMAP_JS_LINES = ROOT / "tests" / "data" / "sitemap-js-parse.jsonl"
+
+
+def test_sitemap_js_parse_output_keeps_every_extension(tmp_path: Path) -> None:
+    out = tmp_path / "out.xml"
+    done = run(str(SITEMAP_JS_LINES), "-o", str(out), "--no-scope-check")
+    assert done.returncode == 0, done.stderr
+    assert b"dropped" not in done.stderr and b"unknown" not in done.stderr, done.stderr
+    text = out.read_text()
+    for written in ("<image:loc>http://test.com/img2.jpg", "<image:geo_location>London",
+                    "<video:tag>flies&amp;", "<video:family_friendly>no<",
+                    "<video:requires_subscription>yes<", 'allow_embed="yes" autoplay="ap=1',
+                    '<video:restriction relationship="deny">IE GB US CA<',
+                    '<video:platform relationship="allow">tv<', "<video:category>Baking",
+                    '<video:price resolution="HD" currency="USD" type="rent">1.99<',
+                    '<video:uploader info="http://www.example.com/users/grillymcgrillerson">',
+                    "<news:name>The Example Times", "<news:language>en<",
+                    "<news:stock_tickers>NASDAQ:A, NASDAQ:B<", 'hreflang="ja"',
+                    '<xhtml:link rel="amphtml" href="http://ampproject.org/article.amp.html'):
+        assert written in text, written
+    assert run("check", str(out)).returncode == 0
+    lines = run(str(SITEMAP_JS_LINES), "-t", "jsonl", "--no-scope-check").stdout.splitlines()
+    video = json.loads(lines[1])["videos"][0]
+    assert video["family_friendly"] is False and video["tags"] == ["steak&><'\""]
+    # the same <url> elements as the XML they were parsed from, but for <video:id type="url">
+    xml = tmp_path / "xml.xml"
+    assert run(conformance("sitemap.js-mocks", "alltags.xml").as_posix(), "-o", str(xml),
+               "--no-scope-check").returncode == 0
+    urls = re.findall(r"<url>.*?</url>", xml.read_text().replace(' type="url"', ""))
+    assert re.findall(r"<url>.*?</url>", text) == urls[:5]
+
+
+def test_sitemap_js_members_we_do_not_read_are_named_once(tmp_path: Path) -> None:
+    video = {"thumbnail_loc": PAGE + ".jpg", "title": "T", "description": "D",
+             "content_loc": PAGE + ".mp4"}
+    lines = [{"url": f"{PAGE}/{i}", "img": [{"url": PAGE + ".jpg", "alt": "A"}],
+              "video": [{**video, "restriction": "IE"}, {**video, "live": "maybe"}]}
+             for i in range(2)]
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    done = run(str(src), "-o", str(tmp_path / "out.xml"))
+    assert done.returncode == 0 and b"Traceback" not in done.stderr
+    err = done.stderr.decode()
+    assert err.count("in.jsonl:1: warning: img: member 'alt' ignored") == 1
+    assert err.count("video[0].restriction: no restriction:relationship") == 2
+    assert err.count('video[1]: live must be true or false, not "maybe"') == 2
+    assert "warnings: 4 bad extension, 1 unknown field" in err
+    assert (tmp_path / "out.xml").read_text().count("<video:video>") == 2
 
 
 # --- read from sitemaps, through the command, and kept when a feed grows the sitemap ------------

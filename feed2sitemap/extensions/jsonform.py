@@ -6,8 +6,11 @@ kind, each a list of objects whose keys are the model's field names:
 "title": …}]``, ``"alternates": [{"hreflang": …, "href": …}]``, ``"mobile": [{"type": …}]``,
 ``"foreign": [{"namespace": …, "name": …, "attributes": [[name, value]], "children": [text
 or element]}]``. Dates are W3C Datetime text, as lastmod; a value left at its default is left
-out. The npm ``sitemap`` package's ``img``, ``video``, ``news`` and ``links`` (``lang``,
-``url``) are read as images, videos, news and alternates (README, Inputs).
+out. The npm ``sitemap`` package's shapes (sitemap.js's SitemapItem, what its ``--parse``
+writes) are read too: ``img`` (a URL, or objects with ``url``, ``geoLocation``…), ``video``
+(``tag``, ``"yes"``/``"no"``, ``restriction`` text with ``restriction:relationship``…),
+``news`` (one object with ``publication: {name, language}``) and ``links`` (``lang`` or
+``hreflang``, ``url``), ``androidLink`` and ``ampLink`` (README, Inputs).
 """
 
 from __future__ import annotations
@@ -16,11 +19,14 @@ import dataclasses
 import json
 from datetime import date
 from functools import cache
-from typing import Any, Union, get_args, get_origin, get_type_hints
+from typing import Any, Optional, Union, get_args, get_origin, get_type_hints
 
 from ..model.extensions import EMPTY, Extensions
 from ..model.record import format_lastmod, parse_lastmod
 from .model import (
+    NEWS_NS,
+    VIDEO_NS,
+    XHTML_NS,
     Alternate,
     Foreign,
     Image,
@@ -38,8 +44,25 @@ KINDS = {"images": Image, "videos": Video, "news": News, "alternates": Alternate
          "mobile": Mobile}
 _NESTED = {"restriction": Restriction, "platform": Platform}
 _DATES = frozenset({"expiration_date", "publication_date"})
-# the npm sitemap package's names for the same things
-_NPM = {"img": "images", "video": "videos", "links": "alternates"}
+# the npm sitemap package's names for the same things: its kinds...
+_NPM = {"img": "images", "video": "videos", "links": "alternates", "androidLink": "foreign",
+        "ampLink": "foreign"}
+# (its links without hreflang: <xhtml:link rel="…" href="…"/>, kept as the XML reader keeps them)
+_NPM_LINKS = {"androidLink": "alternate", "ampLink": "amphtml"}
+# ...and its members where they differ from ours (our field -> its member)
+_NPM_NAMES = {"img": {"loc": "url", "geo_location": "geoLocation"},
+              "video": {"tags": "tag", "autoplay": "player_loc:autoplay",
+                        "allow_embed": "player_loc:allow_embed",
+                        "uploader_info": "uploader:info"},
+              "links": {"hreflang": "lang", "href": "url"}}
+# its video and news members that Google dropped from its documentation: kept as the elements
+# they stand for (as the XML reader keeps them), with their attributes (``price:currency``…)
+_NPM_ELEMENTS = {"video": ("category", "gallery_loc", "price", "id"),
+                 "news": ("access", "genres", "keywords", "stock_tickers")}
+_NPM_YES_NO = ("family_friendly", "requires_subscription", "live")
+# Notes on what was read but not kept, the item kept: ("field", …) for a member we do not read,
+# ("extension", …) for a value left out
+Notes = list[tuple[str, str]]
 
 
 def to_json(ext: Extensions) -> dict[str, Any]:
@@ -79,10 +102,12 @@ def _foreign_json(element: Foreign) -> dict[str, Any]:
                          for c in element.children]}
 
 
-def from_json(obj: dict[str, Any]) -> tuple[Extensions, list[str]]:
+def from_json(obj: dict[str, Any], notes: Optional[Notes] = None
+              ) -> tuple[Extensions, list[str]]:
     """The Extensions in a JSON object's members (other members ignored), and a message for
     each value that could not be read (that item is left out): a member of another type than
-    the model's field (a number for a URL, true for a duration) is one, naming the member."""
+    the model's field (a number for a URL, true for a duration) is one, naming the member.
+    ``notes`` receives what an item held that is not kept (Notes)."""
     found: dict[str, list[Any]] = {}
     problems: list[str] = []
     for key, value in obj.items():
@@ -92,7 +117,8 @@ def from_json(obj: dict[str, Any]) -> tuple[Extensions, list[str]]:
         items = value if isinstance(value, list) else [value]
         for n, item in enumerate(items):
             try:
-                found.setdefault(kind, []).append(_read(kind, key, item))
+                found.setdefault(kind, []).append(_read(kind, key, item, f"{key}[{n}]",
+                                                        [] if notes is None else notes))
             except (TypeError, ValueError, KeyError) as exc:
                 problems.append(f"{key}[{n}]: {exc}")
     if not found:
@@ -100,23 +126,98 @@ def from_json(obj: dict[str, Any]) -> tuple[Extensions, list[str]]:
     return Extensions(**{k: tuple(v) for k, v in found.items()}), problems
 
 
-def _read(kind: str, key: str, item: Any) -> Any:
+def _read(kind: str, key: str, item: Any, where: str, notes: Notes) -> Any:
+    if key in _NPM_LINKS:
+        href = _typed(key, item, str, True)
+        return Foreign(XHTML_NS, "link", (("rel", _NPM_LINKS[key]), ("href", href)))
     if kind == "foreign":
         return _foreign(item)
-    if key == "links":  # npm: {"lang": "de", "url": "…"}
-        if not isinstance(item, dict):
-            raise TypeError(f"an object is expected, not {_shown(item)}")
-        return Alternate(*(_typed(name, item.get(name), str, True) for name in ("lang", "url")))
     if key == "img" and isinstance(item, str):  # npm: a URL alone
         return Image(item)
     if not isinstance(item, dict):
         raise TypeError(f"an object is expected, not {_shown(item)}")
+    names = _NPM_NAMES.get(key, {})
+    known = set()
+    if key == "links":  # npm: {"lang": "de", "url": "…"}, hreflang (when given) written
+        known.add("lang")
+        if "hreflang" in item:
+            names = {"href": "url"}
+    elif key == "video":
+        item = _npm_video(item, where, notes)
+    elif key == "news" and "publication" in item:
+        item = _npm_news(item, where, notes)
+    schema = _schema(KINDS[kind])
+    known.update(names.get(name, name) for name in schema)
+    notes += [("field", f"{key}: member {m[:40]!r} ignored (not one we read; reported once)")
+              for m in item if m not in known]
     values = {}
-    for name, (want, required) in _schema(KINDS[kind]).items():
-        value = _typed(name, item.get(name), want, required)
+    for name, (want, required) in schema.items():
+        member = names.get(name, name)
+        value = _typed(member, item.get(member), want, required)
         if value is not None or required:  # (null is the default left out)
             values[name] = value
     return KINDS[kind](**values)
+
+
+def _npm_video(item: dict[str, Any], where: str, notes: Notes) -> dict[str, Any]:
+    """An npm video in our shape, but for the members _NPM_NAMES renames."""
+    item = dict(item)
+    if isinstance(item.get("tag"), str):
+        item["tag"] = [item["tag"]]
+    for name in _NPM_YES_NO:
+        value = item.get(name)
+        if isinstance(value, str) and value.lower() in ("yes", "no"):
+            item[name] = value.lower() == "yes"
+    if isinstance(item.get("rating"), str):
+        try:
+            item["rating"] = float(item["rating"])
+        except ValueError:
+            pass  # (refused by its type, naming it)
+    for name, key in (("restriction", "countries"), ("platform", "platforms")):
+        relationship = item.pop(f"{name}:relationship", None)
+        if isinstance(item.get(name), str):
+            if relationship is None:
+                notes.append(("extension", f"{where}.{name}: no {name}:relationship (allow or "
+                                           "deny): left out"))
+                del item[name]
+            else:
+                item[name] = {"relationship": relationship, key: item[name].split()}
+    return _npm_elements(item, "video", VIDEO_NS)
+
+
+def _npm_news(item: dict[str, Any], where: str, notes: Notes) -> dict[str, Any]:
+    """An npm news object (``publication: {name, language}``) in our shape."""
+    item = dict(item)
+    publication = item.pop("publication")
+    if not isinstance(publication, dict):
+        raise TypeError(f"publication must be an object, not {_shown(publication)}")
+    for name, value in publication.items():
+        if name in ("name", "language"):
+            item[name] = value
+        else:
+            notes.append(("field", f"news: member 'publication.{name[:40]}' ignored (not one "
+                                   "we read; reported once)"))
+    if item.get("publication_date") == "":  # (what its parser leaves for none)
+        del item["publication_date"]
+    return _npm_elements(item, "news", NEWS_NS)
+
+
+def _npm_elements(item: dict[str, Any], key: str, namespace: str) -> dict[str, Any]:
+    """``item`` with its _NPM_ELEMENTS members (and their ``name:attribute`` ones) moved into
+    ``extra`` as the elements they stand for."""
+    extra = []
+    for name in _NPM_ELEMENTS[key]:
+        if name in item:
+            attributes = [[k.partition(":")[2], item.pop(k)] for k in list(item)
+                          if k.startswith(name + ":")]
+            text = item.pop(name)
+            if not isinstance(text, str):
+                raise TypeError(f"{name} must be a string, not {_shown(text)}")
+            extra.append({"namespace": namespace, "name": name, "attributes": attributes,
+                          "children": [text]})
+    if extra:
+        item["extra"] = [*_array("extra", item.get("extra", [])), *extra]
+    return item
 
 
 @cache

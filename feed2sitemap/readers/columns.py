@@ -3,7 +3,8 @@
     TSV     https://example.com/a<TAB>2024-03-05<TAB>weekly<TAB>0.8
             (or a header line naming the columns, in any order: loc lastmod changefreq priority)
     CSV     a header line, then rows: loc,lastmod,changefreq,priority (any order, quoted as RFC
-            4180 quotes)
+            4180 quotes); the header's separator (``,``, ``;`` as European spreadsheets
+            write, or a tab) is the file's
     JSONL   {"loc": "https://example.com/a", "lastmod": "2024-03-05", "priority": 0.8}
 
 A column named ``url`` is ``loc``. Unknown columns (and JSON fields) are reported once per file
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import csv
 from collections.abc import Iterator
+from itertools import chain
 from typing import IO, Optional
 
 from ..errors import InputError
@@ -25,8 +27,8 @@ from .fields import COLUMNS, Rows, rows_to_batches
 from .jsonl import EXTENSION_FIELDS, jsonl_rows, read_jsonl
 from .lines import blocks
 
-__all__ = ["COLUMNS", "EXTENSION_FIELDS", "csv_rows", "header_columns", "jsonl_rows", "read_csv",
-           "read_jsonl", "read_tsv", "tsv_rows"]
+__all__ = ["COLUMNS", "EXTENSION_FIELDS", "csv_delimiter", "csv_rows", "header_columns",
+           "jsonl_rows", "read_csv", "read_jsonl", "read_tsv", "tsv_rows"]
 
 
 def read_tsv(stream: IO[bytes], source: str, report: Report,
@@ -55,6 +57,18 @@ def header_columns(fields: list[str]) -> Optional[dict[str, int]]:
     if "loc" not in names or any("://" in f for f in fields):
         return None
     return {name: i for i, name in reversed(list(enumerate(names)))}
+
+
+def csv_delimiter(line: str) -> Optional[str]:
+    """The separator with which ``line`` is a CSV header (``,``, ``;`` or a tab), or None."""
+    for delimiter in (",", ";", "\t"):
+        try:
+            fields = next(csv.reader([line], delimiter=delimiter))
+        except (csv.Error, StopIteration):
+            continue
+        if header_columns(fields) is not None:
+            return delimiter
+    return None
 
 
 class _Layout:
@@ -122,7 +136,13 @@ def csv_rows(stream: IO[bytes], source: str, report: Report) -> Iterator[Rows]:
     """The CSV list's rows (a quoted field may span lines: a row's number is its first line)."""
     layout = _Layout(source, report)
     lines = (s + "\n" for block in blocks(stream, source, "a CSV list") for s in block.lines)
-    reader = csv.reader(lines, strict=True)
+    head = []  # the blank lines and the header, to find its separator
+    for text in lines:
+        head.append(text)
+        if text.strip():
+            break
+    delimiter = csv_delimiter(head[-1]) if head else None
+    reader = csv.reader(chain(head, lines), delimiter=delimiter or ",", strict=True)
     split: list[list[str]] = []
     numbers: list[int] = []
     line = 0  # lines consumed before the current row
@@ -135,7 +155,8 @@ def csv_rows(stream: IO[bytes], source: str, report: Report) -> Iterator[Rows]:
             if not header:
                 if not layout.header(fields, start):
                     raise InputError(source, start, "a CSV list needs a header line naming its "
-                                     "columns: loc (or url), lastmod, changefreq, priority")
+                                     "columns, separated by ',' or ';': loc (or url), lastmod, "
+                                     "changefreq, priority")
                 header = True
                 continue
             split.append(fields)

@@ -197,16 +197,11 @@ def _json_kind(text: str) -> str:
 
 def _list_kind(text: str) -> str:
     """'tsv', 'csv' or 'text', from the first non-blank line: a tab makes it TSV; a CSV header
-    naming a loc (or url) column makes it CSV; anything else is one URL per line."""
-    import csv
-
-    from .columns import header_columns  # (readers import detect's neighbours only)
+    naming a loc (or url) column, separated by commas or semicolons, makes it CSV; anything
+    else is one URL per line."""
+    from .columns import csv_delimiter  # (readers import detect's neighbours only)
 
     first = text.split("\n", 1)[0].rstrip("\r")
     if "\t" in first:
         return "tsv"
-    try:
-        fields = next(csv.reader([first]))
-    except (csv.Error, StopIteration):
-        return "text"
-    return "csv" if header_columns(fields) is not None else "text"
+    return "csv" if csv_delimiter(first) is not None else "text"

@@ -20,9 +20,9 @@ from .lines import MAX_JSON_LINE, blocks
 
 __all__ = ["EXTENSION_FIELDS", "JSON_FIELDS", "jsonl_rows", "read_jsonl"]
 
-# The fields of the sitemap extensions (extensions/jsonform.py); the last three: npm sitemap's
+# The fields of the sitemap extensions (extensions/jsonform.py); from "img" on: npm sitemap's
 EXTENSION_FIELDS = ("images", "videos", "news", "alternates", "mobile", "foreign",
-                    "img", "video", "links")
+                    "img", "video", "links", "androidLink", "ampLink")
 JSON_FIELDS = frozenset(COLUMNS) | {"url", "sitemap"}
 _KNOWN = JSON_FIELDS | frozenset(EXTENSION_FIELDS)
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -195,18 +195,27 @@ def _json_rows(part: list[str], numbers: Sequence[int], source: str,
         problems += [(i, "sitemap", f"sitemap dropped: {json.dumps(s)[:40]} is not true or "
                       "false") for i, s in enumerate(sitemaps) if s not in (None, True, False)]
     if not keys.isdisjoint(EXTENSION_FIELDS):
-        rows.extensions = _extensions(objs, problems)
+        rows.extensions = _extensions(objs, told, problems)
     _unknown(objs, keys, source, told, problems)
     return rows
 
 
-def _extensions(objs: list[dict[str, Any]], problems: list[Problem]) -> list[Any]:
-    """Each row's extensions (EMPTY for none); an item that cannot be read is a problem."""
+def _extensions(objs: list[dict[str, Any]], told: set[str], problems: list[Problem]
+                ) -> list[Any]:
+    """Each row's extensions (EMPTY for none); an item that cannot be read is a problem, and
+    so is a value left out, and a member we do not read (once per file)."""
     from ..extensions.jsonform import from_json  # (only rows with extensions)
     column = []
     for i, obj in enumerate(objs):
-        ext, errors = from_json(obj)
+        notes: list[tuple[str, str]] = []
+        ext, errors = from_json(obj, notes)
         problems += [(i, "extension", f"extension dropped: {e}") for e in errors]
+        for what, message in notes:
+            if what == "field":
+                if message in told:
+                    continue
+                told.add(message)
+            problems.append((i, what, message))
         column.append(ext)
     return column
 
