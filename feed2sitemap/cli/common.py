@@ -208,9 +208,11 @@ def summary_lines(summary: Summary) -> list[str]:
     lines += [f"removed {path}: a temporary of an interrupted run" for path in summary.cleaned]
     lines += [f"kept {path}: the replaced index listed it, the new one does not (not written "
               "by feed2sitemap, so not removed)" for path in summary.left]
-    if len(files) == 1:
-        head = (f"{verb(files[0].unchanged)} {count(summary.urls, what)} to {files[0].path} "
+    if len(files) == 1 and files[0].unchanged:
+        head = (f"unchanged: {files[0].path} already holds these {count(summary.urls, what)} "
                 f"({sizes(files[0])})")
+    elif len(files) == 1:
+        head = f"wrote {count(summary.urls, what)} to {files[0].path} ({sizes(files[0])})"
     else:
         all_same = len(summary.unchanged) == len(files)
         head = (f"{'unchanged:' if all_same else 'wrote'} {count(summary.urls, what)} in "
@@ -296,6 +298,15 @@ def _skipped_text(report: Report) -> str:
     return f"skipped {report.total_skipped:,}: " + ", ".join(parts)
 
 
+def _dry(line: str) -> str:
+    """A summary line of a dry run: what would have been done."""
+    if line.startswith("dry run"):
+        return line
+    verb, _, rest = line.partition(" ")
+    done = {"wrote": "written", "removed": "removed", "kept": "kept"}.get(verb)
+    return f"dry run: would have {done} {rest}" if done else f"dry run: {line}"
+
+
 def say_summary(summary: Summary, quiet: bool, verbose: bool = False) -> None:
     lines = [] if quiet else summary_lines(summary)
     if quiet and summary.removals is not None and summary.removals.total:
@@ -303,8 +314,7 @@ def say_summary(summary: Summary, quiet: bool, verbose: bool = False) -> None:
     if verbose and summary.removals is not None:
         lines += _removed_names(summary.removals)
     for line in lines + removal_lines(summary, quiet):
-        dry = summary.dry_run and not line.startswith("dry run")
-        say(("dry run: would have " + line) if dry else line)
+        say(_dry(line) if summary.dry_run else line)
     if summary.indexnow is not None:
         import json
 
