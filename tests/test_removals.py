@@ -218,3 +218,26 @@ def _prune_as_nobody(home: Path) -> None:
         assert done.returncode == 0, done.stderr
     assert sorted(_listed(Path(out))) == sorted(pages[1:])
     assert all(p.stat().st_uid == 65534 for p in home.iterdir())
+
+
+def test_a_removal_rewrites_only_the_part_it_leaves(tmp_path: Path) -> None:
+    """Parts after the one that loses a URL keep their URLs and bytes (not rewritten); new
+    pages go after the last part."""
+    pages = _pages(200)
+    out = tmp_path / "site" / "sitemap.xml"
+    out.parent.mkdir()
+    assert run(str(_write_list(tmp_path / "all.txt", pages)), "-o", str(out), "--base-url",
+               BASE, "--max-urls", "50").returncode == 0
+    before = _snapshot(out.parent)
+    feed_like = _write_list(tmp_path / "new.txt", [f"{BASE}new"])
+    done = _in_place(out, str(feed_like), "--remove", "-", "--max-urls", "50",
+                     input=f"{pages[10]}\n".encode())
+    assert done.returncode == 0, done.stderr
+    after = _snapshot(out.parent)
+    assert after["sitemap-2.xml"] == before["sitemap-2.xml"]
+    assert after["sitemap-3.xml"] == before["sitemap-3.xml"]
+    assert after["sitemap-4.xml"] == before["sitemap-4.xml"]
+    part1 = re.findall(r"<loc>([^<]*)</loc>", (out.parent / "sitemap-1.xml").read_text())
+    assert part1 == [p for p in pages[:50] if p != pages[10]]
+    assert _listed(out) == [p for p in pages if p != pages[10]] + [f"{BASE}new"]
+    assert run("check", str(out), "--follow", "--base-url", BASE).returncode == 0

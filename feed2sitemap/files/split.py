@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from bisect import bisect_right
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Container, Iterable, Iterator
 from itertools import accumulate
 from typing import IO, NamedTuple, Optional
 
@@ -41,12 +41,15 @@ class _Overflow(Exception):
 def write_records(batches: Iterable[Batch], fmt: Format, profile: Profile, open_part: Opener,
                   gzip_level: Optional[int], report: Report,
                   before_split: Optional[Callable[[], None]] = None,
-                  files: Optional[list[FileInfo]] = None) -> list[FileInfo]:
+                  files: Optional[list[FileInfo]] = None,
+                  parts_of: Optional[Container[Optional[str]]] = None) -> list[FileInfo]:
     """Write the batches' records into as many files as the limits need; return the files.
 
     ``open_part(n)`` opens file number n (1-based). ``before_split`` is called when a second file
     is about to be needed, the first one complete; it raises if the destination cannot take
-    more than one. Each file is appended to ``files`` as it is opened.
+    more than one. Each file is appended to ``files`` as it is opened. ``parts_of``: the
+    sources that are parts of the earlier output (an update in place); each of them begins a
+    new file, so a part that loses URLs shrinks and the parts after it stay as they were.
     """
     max_urls = profile.max_sitemaps if fmt is INDEX else profile.max_urls
     parts = _Parts(fmt, max_urls, profile.max_bytes, open_part, gzip_level,
@@ -54,7 +57,8 @@ def write_records(batches: Iterable[Batch], fmt: Format, profile: Profile, open_
     # (a batch no longer than one entry may be cannot hold an entry longer than that)
     max_block = parts.room if fmt.max_entry is None else min(parts.room, fmt.max_entry)
     try:
-        for batch in batches:
+        for batch in batches if parts_of is None else _by_part(batches, parts_of, parts,
+                                                                before_split):
             # A batch is formatted at once: one join and one encode give its exact size, and
             # while the whole batch fits the open file (nearly always) it is written in one
             # piece. Only the batch that crosses a file boundary is measured entry by entry.
@@ -68,6 +72,30 @@ def write_records(batches: Iterable[Batch], fmt: Format, profile: Profile, open_
     finally:
         parts.abandon()
     return parts.files
+
+
+def _by_part(batches: Iterable[Batch], parts_of: Container[Optional[str]], parts: _Parts,
+             before_split: Optional[Callable[[], None]]) -> Iterator[Batch]:
+    """The batches cut where a row of another part of the earlier output begins; the open
+    file is closed there (once it has entries), so that part begins a file of its own."""
+    last: Optional[str] = None
+    for batch in batches:
+        n = len(batch.locs)
+        sources = batch.sources or [batch.source] * n
+        cuts = []
+        for i, source in enumerate(sources):
+            if source != last and source in parts_of:
+                if last is not None:
+                    cuts.append(i)
+                last = source
+        bounds = [0, *cuts, n]
+        for start, end in zip(bounds, bounds[1:], strict=False):
+            if end == start:
+                continue
+            if start in cuts and parts.raw is not None and parts.count:
+                parts.next_file(before_split)
+            yield batch if (start, end) == (0, n) else batch.without(
+                [*range(start), *range(end, n)])
 
 
 class _Parts:
@@ -227,7 +255,8 @@ def _bounds(profile: Profile, conj: str = "and") -> str:
 
 def write_output(batches: Iterable[Batch], fmt: Format, profile: Profile, out: OutputSet,
                  report: Report, *, gzip_level: Optional[int], base_url: Optional[str],
-                 always_index: bool = False) -> Written:
+                 always_index: bool = False,
+                 parts_of: Optional[Container[Optional[str]]] = None) -> Written:
     """Write the records to ``out``: one file, or parts plus an index when they do not fit.
     Nothing written at all (every entry too large) returns no files; the caller decides."""
 
@@ -252,7 +281,7 @@ def write_output(batches: Iterable[Batch], fmt: Format, profile: Profile, out: O
     try:
         try:
             write_records(batches, fmt, profile, out.open_temp, gzip_level, report,
-                          before_split, files)
+                          before_split, files, parts_of)
         except _Overflow:
             # a stream: the first file is complete (closing tag written); give it, then fail.
             del files[1:]

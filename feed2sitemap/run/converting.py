@@ -131,7 +131,8 @@ def convert(inputs: Sequence[Source], output: Destination, *,
                                           changes, news)
         stream = apply_defaults(stream, defaults.changefreq, defaults.priority)
         summary = write_to(out, stream, fmt, gzip_level, writing, limits, report, base_url,
-                           ", ".join(source_name(s) for s in inputs), channel)
+                           ", ".join(source_name(s) for s in inputs), channel,
+                           reader.base if base_name is not None else None)
         summary.merge = counts
         summary.removals = removals
         summary.dry_run = publish.dry_run

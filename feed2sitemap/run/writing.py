@@ -7,7 +7,7 @@ import contextlib
 import io
 import itertools
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Optional, Union
 
@@ -169,7 +169,10 @@ def _first(batches: Iterator[Batch]) -> Iterator[Batch]:
 
 def write_to(out: OutputSet, batches: Iterable[Batch], fmt: Format, gzip_level: Optional[int],
              writing: WriteOptions, limits: Limits, report: Report, base_url: Optional[str],
-             source_name: Optional[str], channel: Channel) -> Summary:
+             source_name: Optional[str], channel: Channel,
+             parts_of: Optional[Container[Optional[str]]] = None) -> Summary:
+    """Write the batches to ``out`` (see files/split.py's write_output; ``parts_of``: the
+    earlier output's parts in an update in place, each kept to a file of its own)."""
     it = _one_kind(batches)
     first = next(it, None)
     if first is None:
@@ -188,7 +191,8 @@ def write_to(out: OutputSet, batches: Iterable[Batch], fmt: Format, gzip_level: 
     prof = output_profile(profile_of(limits.profile, None, None), fmt.limits, out.path is None,
                           limits.max_urls, limits.max_bytes)
     written = write_output(stream, fmt, prof, out, report, gzip_level=gzip_level,
-                           base_url=base_url, always_index=writing.index == "always")
+                           base_url=base_url, always_index=writing.index == "always",
+                           parts_of=parts_of)
     if not written.parts:  # every entry was skipped on the way (larger than a whole file)
         raise _nothing_to_write(source_name, report)
     prev = out.previous
