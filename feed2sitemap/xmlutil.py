@@ -19,13 +19,17 @@ __all__ = ["ENTITIES_REFUSED", "EntitiesForbidden", "MarkupGuard", "XMLRefused",
 # Bounds on what a parser must hold for hostile XML, far above any real sitemap or feed (the
 # deepest we have seen is about 12 levels, the most namespaces about 40): see MarkupGuard.
 MAX_DEPTH = 1_000  # open elements: expat keeps a stack entry (and the name) for each
-MAX_NAMESPACES = 1_000  # namespace declarations per document: every one is kept and searched
+MAX_NAMESPACES = 1_000  # distinct (prefix, URI) bindings per document: each is kept and searched
 MAX_ATTRIBUTES = 1_000  # attributes on one element (where a handler sees them)
 MAX_NAME = 1_024  # characters of an element or attribute name, a prefix or a namespace URI
 MAX_VALUE = 64 * 1024  # characters of a value (a <loc>, a link, a date)
 # expat buffers a whole tag before it calls a handler, so the raw bytes are watched: a stretch
-# this long with no "<" or ">" is refused before expat sees it (twice MAX_VALUE: escaping).
+# this long with no "<" or ">" is refused before expat sees it (twice MAX_VALUE: escaping),
+# unless the caller knows it is text nobody keeps, which expat streams (MarkupGuard.scan).
 MAX_TOKEN = 2 * MAX_VALUE
+
+NAMESPACES_REFUSED = (f"more than {MAX_NAMESPACES:,} namespace declarations (distinct "
+                      "prefix and URI pairs)")
 
 _ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "'": "&apos;", '"': "&quot;"}
 
@@ -88,21 +92,24 @@ class MarkupGuard:
     """The bounds above, checked on the raw bytes a chunk at a time and from a few rare events,
     the same for every expat pass (sitemap reader, feed fast path, check).
 
-    ``scan`` sees each chunk before expat: it refuses over MAX_TOKEN bytes without "<" or ">".
+    ``scan`` sees each chunk before expat: it refuses over MAX_TOKEN bytes without "<" or ">",
+    unless ``free()`` says they are text the reader does not keep (expat streams text; it holds
+    only a tag, comment or PI whole, and ``free`` must say False while it holds one).
     A parser without a Python start handler (the sitemap reader's) calls ``scan_counting``,
     which also counts the "<" that may open an element: its depth is that count less the end
     tags seen, made exact by ``uncount`` for the "<" of comments, CDATA and PIs.
     """
 
-    __slots__ = ("opens", "namespaces", "_run", "_tail")
+    __slots__ = ("opens", "bindings", "_run", "_tail")
 
     def __init__(self) -> None:
         self.opens = 0
-        self.namespaces = 0
+        # every (prefix, URI) declared: a feed may declare the same ones on each of its items
+        self.bindings: set[tuple[str | None, str | None]] = set()
         self._run = 0  # bytes since the last "<" or ">"
         self._tail = b""  # the chunk's last byte when it is "<": the next one says what it opens
 
-    def scan(self, chunk: bytes) -> None:
+    def scan(self, chunk: bytes, free: Callable[[], bool] | None = None) -> None:
         first = min((i for i in (chunk.find(b"<"), chunk.find(b">")) if i != -1), default=-1)
         if first == -1:
             self._run += len(chunk)
@@ -110,7 +117,7 @@ class MarkupGuard:
             self._run += first
             if self._run <= MAX_TOKEN:
                 self._run = len(chunk) - 1 - max(chunk.rfind(b"<"), chunk.rfind(b">"))
-        if self._run > MAX_TOKEN:
+        if self._run > MAX_TOKEN and (free is None or not free()):
             raise XMLTooComplex(f"more than {MAX_TOKEN:,} bytes without markup (a value, tag "
                                 "or attribute that long is refused, not held)")
 
@@ -134,12 +141,12 @@ class MarkupGuard:
 
     def namespace(self, prefix: str | None, uri: str | None) -> None:
         """A StartNamespaceDeclHandler: called only where a namespace is declared."""
-        self.namespaces += 1
-        if self.namespaces > MAX_NAMESPACES:
-            raise XMLTooComplex(f"more than {MAX_NAMESPACES:,} namespace declarations")
         if len(prefix or "") > MAX_NAME or len(uri or "") > MAX_NAME:
             raise XMLTooComplex(f"a namespace prefix or URI longer than {MAX_NAME:,} "
                                 "characters")
+        self.bindings.add((prefix, uri))
+        if len(self.bindings) > MAX_NAMESPACES:
+            raise XMLTooComplex(NAMESPACES_REFUSED)
 
     def element(self, name: str, attrs: Any) -> None:
         """Where a start handler runs anyway: the name's length and the number of attributes."""

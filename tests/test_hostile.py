@@ -193,6 +193,89 @@ def test_attribute_count_and_name_lengths_are_bounded(what: str, tmp_path: Path,
     assert_check_refused(checked(tmp_path, "names.rss", data), "too-complex", message)
 
 
+# --- issue 36: real feeds past the bounds ---------------------------------------------------------
+
+PODCAST_NS = (b' xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"'
+              b' xmlns:content="http://purl.org/rss/1.0/modules/content/"')
+
+
+def _both_modes(tmp_path: Path, out: Path, name: str, data: bytes,
+                monkeypatch: pytest.MonkeyPatch) -> list[Result]:
+    results = []
+    for mode in ("", "1"):
+        monkeypatch.setenv("FEED2SITEMAP_REFERENCE", mode)
+        out.write_bytes(b"the earlier, good sitemap")
+        result = converted(tmp_path, out, name, data)
+        results.append(result)
+        if result.code == 0:
+            (tmp_path / f"out-{mode or 'fast'}.xml").write_bytes(out.read_bytes())
+    return results
+
+
+def test_the_same_namespaces_declared_on_every_item_are_read(
+        tmp_path: Path, out: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a podcast feed declares its two namespaces again on each of its episodes: 4,000 of them
+    # were refused as "more than 1,000 namespace declarations"
+    items = b"".join(b"<item" + PODCAST_NS + b"><link>https://e.example/%d</link>"
+                     b"<itunes:duration>1:00</itunes:duration></item>\n" % i
+                     for i in range(2000))
+    data = b'<?xml version="1.0"?>\n<rss version="2.0"' + PODCAST_NS + b"><channel>\n" \
+        + items + b"</channel></rss>"
+    for result in _both_modes(tmp_path, out, "podcast.rss", data, monkeypatch):
+        assert result.code == 0, result.stderr
+    fast = (tmp_path / "out-fast.xml").read_bytes()
+    assert fast.count(b"<loc>") == 2000
+    assert (tmp_path / "out-1.xml").read_bytes() == fast
+
+
+def test_distinct_namespace_bindings_past_the_cap_are_refused(
+        tmp_path: Path, out: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # each item binds the prefix to a namespace of its own: 2,000 bindings, none kept in scope
+    items = b"".join(b'<item xmlns:p="urn:x:%d"><link>https://e.example/%d</link></item>\n'
+                     % (i, i) for i in range(2000))
+    data = b'<?xml version="1.0"?>\n<rss version="2.0"><channel>\n' + items \
+        + b"</channel></rss>"
+    for result in _both_modes(tmp_path, out, "bomb.rss", data, monkeypatch):
+        assert_refused(result, "bomb.rss:1003:", "more than 1,000 namespace declarations")
+        untouched(out)
+
+
+ATOM = (b'<?xml version="1.0" encoding="utf-8"?>\n<feed xmlns="http://www.w3.org/2005/Atom">'
+        b"<title>t</title><link href='https://e.example/'/>\n")
+
+
+def test_a_long_escaped_html_content_is_read(tmp_path: Path, out: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    # 1 MB of escaped HTML in an Atom <content> (no "<" in it): refused as "more than 131,072
+    # bytes without markup" before; the text is not kept, so it streams past the bound
+    html = b"&lt;p&gt;Lorem ipsum dolor sit amet, &amp;c.&lt;/p&gt;\n" * 20_000
+    entries = b"".join(b"<entry><title>p%d</title><link href='https://e.example/%d'/>"
+                       b"<updated>2024-01-0%dT00:00:00Z</updated><content type='html'>%s"
+                       b"</content><summary>%s</summary></entry>\n" % (i, i, i + 1, html, html)
+                       for i in range(3))
+    data = ATOM + entries + b"</feed>"
+    for result in _both_modes(tmp_path, out, "long.atom", data, monkeypatch):
+        assert result.code == 0, result.stderr
+        assert result.peak_mb < 200
+    fast = (tmp_path / "out-fast.xml").read_bytes()
+    assert fast.count(b"<loc>") == 3
+    assert b"<lastmod>2024-01-03T00:00:00+00:00</lastmod>" in fast
+    assert (tmp_path / "out-1.xml").read_bytes() == fast
+
+
+@pytest.mark.parametrize("what", ["link", "title", "updated"])
+def test_a_long_kept_value_is_still_refused(what: str, tmp_path: Path, out: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    long = b"a" * 1_000_000
+    value = {"link": b"<link>https://e.example/" + long + b"</link>",
+             "title": b"<title>" + long + b"</title><link>https://e.example/</link>",
+             "updated": b"<pubDate>" + long + b"</pubDate><link>https://e.example/</link>"}[what]
+    data = RSS + value + b"</item></channel></rss>"
+    for result in _both_modes(tmp_path, out, "long.rss", data, monkeypatch):
+        assert_refused(result, "long.rss:2:", "more than 131,072 bytes without markup")
+        untouched(out)
+
+
 # --- 5. a corrupt second gzip member -------------------------------------------------------------
 
 @pytest.mark.parametrize("tail", [b"\x1f\x8b\x08\x00garbage", b"\x1f\x8b\x08\x00" + b"\xff" * 40])

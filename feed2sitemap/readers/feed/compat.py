@@ -352,6 +352,10 @@ for _kind, _keys in {
 }.items():
     KIND.update(dict.fromkeys(_keys.split(), _kind))
 ROOTS = {"rss", "rdf_rdf", "feed"}
+# Text constructs no reader keeps (a news sitemap keeps the title): their text streams past
+# xmlutil.MAX_TOKEN, where that of the others (and of links and dates) is refused.
+FREE_TEXT = frozenset(k for k, kind in KIND.items() if kind == "text") - {
+    "title", "dc_title", "media_title"}
 # Attributes of an Atom <link> that feedparser stores under their own names, untouched.
 LINK_ATTRS = frozenset({"rel", "type", "href", "hreflang", "title", "length"})
 _USERLAND = "backend.userland.com/rss"  # any URI containing this is RSS 0.91's namespace

@@ -19,10 +19,11 @@ from functools import cache
 from typing import Any, Optional
 from xml.parsers import expat
 
-from ...xmlutil import MAX_ATTRIBUTES, MarkupGuard, XMLTooComplex, forbid_entities
+from ...xmlutil import MAX_ATTRIBUTES, MAX_TOKEN, MarkupGuard, XMLTooComplex, forbid_entities
 from .compat import (
     END_KEYS,
     ENTRY,
+    FREE_TEXT,
     HTML_TYPES,
     KIND,
     PLAIN,
@@ -134,10 +135,11 @@ class _Pass:
         self.stable = ""  # a base that joined with itself stays the same
         self.self_joins: dict[str, str] = {}
         self.entries = FeedEntries()
-        # Depths (or 0) of the open entry, source, image, leaf or text construct (``in_text``);
-        # the deepest of them, and the deepest but the leaf or text construct.
+        # Depths (or 0) of the open entry, source, image, leaf or text construct (``in_text``:
+        # its key, "" for a leaf); the deepest of them, and the deepest but the leaf or text
+        # construct.
         self.entry = self.source = self.image = self.inside = self.deepest = self.outer = 0
-        self.in_text = False
+        self.in_text = ""
         self.content_attrs: dict[str, str] = {}  # the open text construct's
         self.collecting = False  # the character data handler is set (in a leaf)
         self.link_text: Text | None = None  # the text of the open <link> read as text
@@ -162,14 +164,20 @@ class _Pass:
         p.EndElementHandler = self.end
         p.StartNamespaceDeclHandler = self.declare_namespace
         p.EndNamespaceDeclHandler = self.end_namespace
-        feed = Feeder(self).feed
+        feeder = Feeder(self)
+        feed = feeder.feed
+
+        def free() -> bool:  # in a text construct no reader keeps, expat holding no tag
+            return (self.inside != 0 and self.in_text in FREE_TEXT
+                    and feeder.fed - p.CurrentByteIndex <= MAX_TOKEN)
+
         p.StartDoctypeDeclHandler = dtd.start
         p.EndDoctypeDeclHandler = dtd.end
         try:
             for body in chunks:
                 for i in range(0, len(body), CHUNK):
                     piece = body[i : i + CHUNK]
-                    guard.scan(piece)
+                    guard.scan(piece, free)
                     feed(piece)
                     guard.depth(len(self.stack) - 1)
                     dtd.parsed(piece)
@@ -244,14 +252,14 @@ class _Pass:
     def on_text(self, key: str, attrs: dict[str, str]) -> None:
         self.outer = self.deepest
         self.inside = self.deepest = len(self.stack)
-        self.in_text = True
+        self.in_text = key
         self.content_attrs = attrs
 
     def open_leaf(self, text: Text | None = None) -> None:
         """An element read as text: no element may start inside; its text is collected."""
         self.outer = self.deepest
         self.inside = self.deepest = len(self.stack)
-        self.in_text = False
+        self.in_text = ""
         if text is not None:
             self.collecting = True
             self.parser.CharacterDataHandler = text.append

@@ -28,6 +28,8 @@ from ...errors import InputError
 from ...model.rules import parsed_utc
 from ...xmlutil import (
     MAX_NAMESPACES,
+    MAX_TOKEN,
+    NAMESPACES_REFUSED,
     MarkupGuard,
     XMLTooComplex,
     declared_encoding,
@@ -36,9 +38,11 @@ from ...xmlutil import (
     forbid_entities_in,
 )
 from .compat import (
+    FREE_TEXT,
     FastPathUnsupported,
     FeedEntries,
     FeedEntry,
+    Namespaces,
     _known,
     guid_is_link,
     headers,
@@ -188,9 +192,9 @@ def read_feed_entries(data: bytes, base_url: str | None = None, *,
                 return FeedRead(entries, fast=True)
         except FastPathUnsupported:
             pass
-    _guard_whole(data)
     if not _guard_elements(data, base_url):  # not well-formed: declarations cannot be told
-        forbid_entities_in(data)  # from text, so "<!ENTITY" anywhere is refused (in C)
+        _guard_whole(data)  # from text, so the bounds hold on the bytes, and "<!ENTITY"
+        forbid_entities_in(data)  # anywhere is refused (in C)
     try:
         entries, parsed = feedparser_entries(data, base_url)
     except Exception as exc:  # noqa: BLE001 - whatever it is, it is this input's fault
@@ -211,12 +215,13 @@ def _malformed(parsed: Any, base_url: str | None) -> Malformed | None:
                      isinstance(bozo, feedparser.CharacterEncodingOverride))
 
 
-_XMLNS = rb"xmlns(?::[^\s=>]*)?\s*="
+_XMLNS = rb"xmlns(?::([^\s=>]*))?\s*=\s*(?:\"([^\"]*)|'([^']*))?"
 
 
 def _guard_whole(data: bytes) -> None:
     """The pass's bounds on tag size and namespace declarations (counted on the bytes), for a
-    feed feedparser is about to read (often one where the pass stopped early)."""
+    feed feedparser is about to read that expat cannot (not well-formed, or an encoding only
+    feedparser reads): no text is told from a tag, so none streams past MAX_TOKEN."""
     guard = MarkupGuard()
     start = 0
     try:
@@ -224,10 +229,11 @@ def _guard_whole(data: bytes) -> None:
             guard.scan(data[start : start + (1 << 16)])
     except XMLTooComplex as exc:
         raise XMLTooComplex(str(exc), data.count(b"\n", 0, start) + 1) from None
-    for n, m in enumerate(re.finditer(_XMLNS, data), 1):
-        if n > MAX_NAMESPACES:
-            raise XMLTooComplex(f"more than {MAX_NAMESPACES:,} namespace declarations",
-                                data.count(b"\n", 0, m.start()) + 1)
+    bindings = set()
+    for m in re.finditer(_XMLNS, data):
+        bindings.add(m.groups())
+        if len(bindings) > MAX_NAMESPACES:
+            raise XMLTooComplex(NAMESPACES_REFUSED, data.count(b"\n", 0, m.start()) + 1)
 
 
 def _guard_elements(data: bytes, base_url: str | None) -> bool:
@@ -243,22 +249,42 @@ def _guard_elements(data: bytes, base_url: str | None) -> bool:
     p.namespace_prefixes = True
     forbid_entities(p)
     p.SkippedEntityHandler = lambda *_: None  # an undefined entity is feedparser's call
-    p.StartNamespaceDeclHandler = guard.namespace
-    depth = 0
+    namespaces = Namespaces()
+    free_names: dict[str, bool] = {}  # expat name -> a text construct in FREE_TEXT
+    depth = free = i = 0  # free: the depth of the open text construct in FREE_TEXT, or 0
+
+    def declare(prefix: str | None, uri: str | None) -> None:
+        guard.namespace(prefix, uri)
+        if uri and namespaces.declare(prefix, uri):
+            free_names.clear()
 
     def start(name: str, attrs: dict[str, str]) -> None:
-        nonlocal depth
+        nonlocal depth, free
         depth += 1
         guard.element(name, attrs)
+        if not free:
+            known = free_names.get(name)
+            if known is None:
+                key = namespaces.key(name)
+                known = free_names[name] = key in FREE_TEXT
+            if known:
+                free = depth
 
     def end(name: str) -> None:
-        nonlocal depth
+        nonlocal depth, free
+        if depth == free:
+            free = 0
         depth -= 1
 
+    def streams() -> bool:  # the fast pass's rule (_Pass.run)
+        return free != 0 and i - p.CurrentByteIndex <= MAX_TOKEN
+
+    p.StartNamespaceDeclHandler = declare
     p.StartElementHandler, p.EndElementHandler = start, end
     parse = defused_parse(p, encoding)  # (every byte feedparser is about to read)
     try:
         for i in range(0, len(body), CHUNK):
+            guard.scan(body[i : i + CHUNK], streams)
             parse(body[i : i + CHUNK], False)
             guard.depth(depth)
         parse(b"", True)
