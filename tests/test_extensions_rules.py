@@ -31,6 +31,7 @@ from feed2sitemap.extensions import (
     now,
     sanitize,
 )
+from feed2sitemap.extensions.model import NEWS_NS, VIDEO_NS
 from feed2sitemap.extensions.rules import is_hreflang, is_news_language
 
 PAGE = "https://example.com/watch"
@@ -55,6 +56,8 @@ def test_a_complete_video_passes() -> None:
     ({"content_loc": PAGE}, ("content_loc", "item")),  # the page itself
     ({"content_loc": "not a url"}, ("content_loc", "item")),
     ({"description": "x" * 2_049}, ("description", "excess")),
+    ({"title": "x" * 101}, ("title", "excess")),
+    ({"allow_embed": "true"}, ("allow_embed", "field")),
     ({"tags": tuple(map(str, range(33)))}, ("tags", "excess")),
     ({"duration": 0}, ("duration", "field")),
     ({"duration": 28_801}, ("duration", "field")),
@@ -64,6 +67,9 @@ def test_a_complete_video_passes() -> None:
     ({"restriction": Restriction("block", ("US",))}, ("restriction", "field")),
     ({"restriction": Restriction("allow", ("USA",))}, ("restriction", "field")),
     ({"platform": Platform("allow", ("web", "car"))}, ("platform", "field")),
+    # the schema takes countries in capitals, platforms in small letters: written so
+    ({"restriction": Restriction("deny", ("ie", "GB"))}, ("restriction", "value")),
+    ({"platform": Platform("allow", ("WEB", "tv"))}, ("platform", "value")),
     ({"uploader": "u" * 256}, ("uploader", "field")),
 ])
 def test_each_video_rule(changes: dict[str, Any], expected: tuple[str, str]) -> None:
@@ -72,13 +78,56 @@ def test_each_video_rule(changes: dict[str, Any], expected: tuple[str, str]) -> 
 
 @pytest.mark.parametrize("changes", [
     {"duration": 1}, {"duration": 28_800}, {"rating": 0.0}, {"rating": 5.0},
-    {"description": "x" * 2_048}, {"tags": tuple(map(str, range(32)))},
+    {"description": "x" * 2_048}, {"tags": tuple(map(str, range(32)))}, {"title": "x" * 100},
     {"content_loc": None, "player_loc": "https://example.com/player"},
-    {"restriction": Restriction("deny", ("ie", "GB"))},
-    {"platform": Platform("allow", ("WEB", "tv"))}, {"uploader": "u" * 255},
+    {"restriction": Restriction("deny", ("IE", "GB"))}, {"allow_embed": "Yes"},
+    {"platform": Platform("allow", ("web", "tv"))}, {"uploader": "u" * 255},
 ])
 def test_values_at_the_limits_pass(changes: dict[str, Any]) -> None:
     assert video_problems(**changes) == set()
+
+
+def _v(name: str, text: str = "", *attributes: tuple[str, str],
+       children: tuple[Any, ...] = ()) -> Foreign:
+    return Foreign(VIDEO_NS, name, attributes, (text,) if text else children)
+
+
+SHOW = (_v("show_title", "S"), _v("video_type", "clip"))
+
+
+@pytest.mark.parametrize("extra, kept, fields", [
+    ((_v("tvshow", children=SHOW + (_v("season_number", "0"),)),), 1, ["tvshow.season_number"]),
+    ((_v("tvshow", children=SHOW[1:]),), 0, ["tvshow.show_title"]),
+    ((_v("tvshow", children=SHOW[::-1]),), 0, ["tvshow.show_title"]),
+    ((_v("price", "1.99", ("currency", "USD")), _v("price", "2", ("currency", "usd"))), 1,
+     ["price"]),
+    ((_v("price", "1.99"),), 0, ["price"]),
+    ((_v("category", "c"), _v("category", "d")), 1, ["category"]),
+    ((_v("category", "c" * 257),), 0, ["category"]),
+    ((_v("gallery_loc", "https://e.example/", ("lang", "en")),), 0, ["gallery_loc"]),
+    ((Foreign(NEWS_NS, "genres", (), ("Blog",)),), 0, ["genres"]),  # not a video's
+    ((_v("id", "x", ("type", "url")), _v("content_segment_loc", "u", ("duration", "12"))), 2,
+     []),
+])
+def test_deprecated_video_children_are_held_to_googles_schema(
+        extra: tuple[Foreign, ...], kept: int, fields: list[str]) -> None:
+    ext = Extensions(videos=(replace(VIDEO, extra=extra),))
+    assert [p.field for p in check_extensions(ext, PAGE)] == fields
+    assert len(sanitize(ext, PAGE)[0].videos[0].extra) == kept
+
+
+@pytest.mark.parametrize("element, ok", [
+    (Foreign(NEWS_NS, "genres", (), ("PressRelease, Blog",)), True),
+    (Foreign(NEWS_NS, "genres", (), ("Advertisement",)), False),
+    (Foreign(NEWS_NS, "access", (), ("Subscription",)), True),
+    (Foreign(NEWS_NS, "access", (), ("free",)), False),
+    (Foreign(NEWS_NS, "stock_tickers", (), ("NASDAQ:A, NYSE:B",)), True),
+    (Foreign(NEWS_NS, "stock_tickers", (), ("A",)), False),
+])
+def test_deprecated_news_children_are_held_to_googles_schema(element: Foreign, ok: bool
+                                                             ) -> None:
+    news = News("Times", "en", date(2024, 3, 5), "T", (element,))
+    assert (check_extensions(Extensions(news=(news,))) == []) is ok
 
 
 def test_a_bad_content_loc_beside_a_good_player_drops_only_the_field() -> None:

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime
 from functools import cache
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 # record.Lastmod, spelt out: model/record.py imports model/extensions.py, which names these types
 Lastmod = Union[date, datetime]
@@ -184,7 +184,8 @@ class Problem:
     attribute name, "" for the item as a whole), the ``reason``, and the ``line`` where it was
     read when the reader knows it. ``drops`` says what the converter leaves out for it:
     "field" (the value alone), "item" (the whole image, video, …), "excess" (what is past a
-    limit) or "none" (a warning only)."""
+    limit), "value" (the value is written as ``value``, the form the schema takes: en-US as
+    en) or "none" (a warning only)."""
 
     kind: str
     field: str
@@ -192,6 +193,7 @@ class Problem:
     index: Optional[int] = None
     line: Optional[int] = None
     drops: str = "field"
+    value: Any = None
 
     def message(self) -> str:
         what = self.kind if self.index is None else f"{self.kind}[{self.index}]"
