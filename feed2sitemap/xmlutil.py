@@ -111,15 +111,15 @@ class MarkupGuard:
 
     def scan(self, chunk: bytes, free: Callable[[], bool] | None = None) -> None:
         first = min((i for i in (chunk.find(b"<"), chunk.find(b">")) if i != -1), default=-1)
-        if first == -1:
-            self._run += len(chunk)
-        else:
-            self._run += first
-            if self._run <= MAX_TOKEN:
-                self._run = len(chunk) - 1 - max(chunk.rfind(b"<"), chunk.rfind(b">"))
+        self._run += len(chunk) if first == -1 else first
         if self._run > MAX_TOKEN and (free is None or not free()):
             raise XMLTooComplex(f"more than {MAX_TOKEN:,} bytes without markup (a value, tag "
                                 "or attribute that long is refused, not held)")
+        if first != -1:  # the run ended at that markup: the chunk's tail begins the next one
+            self._run = len(chunk) - 1 - max(chunk.rfind(b"<"), chunk.rfind(b">"))
+            if self._run > MAX_TOKEN and (free is None or not free()):
+                raise XMLTooComplex(f"more than {MAX_TOKEN:,} bytes without markup (a value, "
+                                    "tag or attribute that long is refused, not held)")
 
     def scan_counting(self, chunk: bytes) -> None:
         """``scan``, and the "<" that may open an element counted in ``opens``."""

@@ -12,7 +12,7 @@ well-formedness and each entry's position, then by the converter's own feed poli
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any, Optional
 
 from ..errors import InputError
@@ -218,8 +218,8 @@ def check_feed(stream: IO[bytes], f: FileCheck, base_url: str | None,
         f.error("encoding", 1, 1, f"{exc}; checking stopped here")
         return
     starts: list[tuple[int, int]] = []
-    parser, guard = _entry_starts(encoding, starts)
-    early = list(parse_xml(xml, parser, guard, f, utf8))
+    parser, guard, free = _entry_starts(encoding, starts)
+    early = list(parse_xml(xml, parser, guard, f, utf8, free=free))
     if any(d.rule in _FATAL for d in early):
         yield from early
         return
@@ -245,27 +245,32 @@ def check_feed(stream: IO[bytes], f: FileCheck, base_url: str | None,
     yield from sorted([*early, *f.pop_all()], key=lambda d: (d.line, d.column))
 
 
-def _entry_starts(encoding: str | None,
-                  starts: list[tuple[int, int]]) -> tuple[Any, MarkupGuard]:
-    """An expat parser (with the converter's bounds) that notes where each entry begins."""
+def _entry_starts(encoding: str | None, starts: list[tuple[int, int]]
+                  ) -> tuple[Any, MarkupGuard, Callable[[], bool]]:
+    """An expat parser (with the converter's bounds) that notes where each entry begins, and
+    whether it is inside a text construct no reader keeps (content, summary, …: its text may
+    run past the markup bound, as the converter lets it; the feed is read whole, and bounded,
+    before this pass)."""
+    from ..readers.feed.compat import FREE_TEXT
+
+    free_names = {key.rpartition("_")[2] for key in FREE_TEXT}
     guard = MarkupGuard()
     p = safe_expat_parser(" ", guard, encoding)
-    depth = 0
+    names: list[str] = []
 
     def start(name: str, attrs: dict[str, str]) -> None:
-        nonlocal depth
-        depth += 1
-        guard.depth(depth)
+        local = name.rpartition(" ")[2]
+        names.append(local.lower())
+        guard.depth(len(names))
         guard.element(name, attrs)
-        if name.rpartition(" ")[2] in _FEED_ENTRIES:
+        if local in _FEED_ENTRIES:
             starts.append((p.CurrentLineNumber, p.CurrentColumnNumber + 1))
 
     def end(name: str) -> None:
-        nonlocal depth
-        depth -= 1
+        names.pop()
 
     p.StartElementHandler, p.EndElementHandler = start, end
-    return p, guard
+    return p, guard, lambda: bool(names) and names[-1] in free_names
 
 
 def _check_entries(f: FileCheck, entries: Sequence[FeedEntry],

@@ -89,10 +89,11 @@ def _bad_utf8_at(data: bytes, i: int) -> bool:
 
 def parse_xml(stream: IO[bytes], parser: Any, guard: MarkupGuard, f: FileCheck,
               utf8: bool, feed: Callable[[bytes, bool], Any] | None = None,
-              ) -> Iterator[Diagnostic]:
+              free: Callable[[], bool] | None = None) -> Iterator[Diagnostic]:
     """Feed ``stream`` to ``parser`` chunk by chunk, yielding the diagnostics that are final.
 
-    ``feed`` stands for ``parser.Parse`` (xmlfast.py: the same bytes, offsets and positions).
+    ``feed`` stands for ``parser.Parse`` (xmlfast.py: the same bytes, offsets and positions);
+    ``free`` says when text may run past the markup bound (MarkupGuard.scan).
     """
     feed = feed or parser.Parse
     doctype: list[tuple[int, int]] = []  # where the DOCTYPE began, once seen
@@ -114,7 +115,7 @@ def parse_xml(stream: IO[bytes], parser: Any, guard: MarkupGuard, f: FileCheck,
         while True:
             prev, chunk = chunk, stream.read(CHUNK)
             total += len(chunk)
-            guard.scan(chunk)
+            guard.scan(chunk, free)
             feed(chunk, not chunk)
             yield from f.pop_safe()
             if not chunk:
