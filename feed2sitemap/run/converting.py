@@ -13,11 +13,13 @@ Report. Options come grouped (model/options.py) and are checked before any input
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import NamedTuple, Optional, Union
 
 from ..errors import IndexNowError, OptionError
+from ..files.naming import split_name
 from ..files.safety import find_base
 from ..model.batch import Batch
 from ..model.filters import MAX_REMOVALS, Filters, Threshold
@@ -132,7 +134,8 @@ def convert(inputs: Sequence[Source], output: Destination, *,
         stream = apply_defaults(stream, defaults.changefreq, defaults.priority)
         summary = write_to(out, stream, fmt, gzip_level, writing, limits, report, base_url,
                            ", ".join(source_name(s) for s in inputs), channel,
-                           reader.base if base_name is not None else None)
+                           _OwnParts(reader.base, out_path) if base_name is not None
+                           and reader.base is not None and out_path is not None else None)
         summary.merge = counts
         summary.removals = removals
         summary.dry_run = publish.dry_run
@@ -156,6 +159,22 @@ def convert(inputs: Sequence[Source], output: Destination, *,
         finally:
             changes.close()
     return summary
+
+
+class _OwnParts:
+    """The earlier output's parts named as this run names its own (STEM-N.EXT): each begins a
+    file of its own (files/split.py), so a part that loses URLs is the only one rewritten.
+    Parts of another naming (a partitioned job's STEM-P-K) are all replaced anyway: their URLs
+    are packed into full parts. (A live view: the reader adds the parts as it reads them.)"""
+
+    def __init__(self, base: set[Optional[str]], out_path: str) -> None:
+        stem, ext = split_name(os.path.basename(out_path))
+        self.base = base
+        self.pattern = re.compile(re.escape(stem) + r"-[1-9][0-9]*" + re.escape(ext))
+
+    def __contains__(self, source: object) -> bool:
+        return (isinstance(source, str) and source in self.base
+                and self.pattern.fullmatch(os.path.basename(source)) is not None)
 
 
 class _Removing(NamedTuple):
