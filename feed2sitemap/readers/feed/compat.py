@@ -578,15 +578,6 @@ def clean(text: str) -> str:
     return text.translate(CP1252) if _C1.search(text) else text
 
 
-_SCHEME = re.compile("[A-Za-z][A-Za-z0-9+.-]*:")
-
-
-def guid_is_link(text: str) -> bool:
-    """Whether a permalink guid's text can be a page: an absolute URL or a path (with a "/").
-    A UUID or a slug is an identifier; resolved, it would be a page nobody made."""
-    return "/" in text or _SCHEME.match(text) is not None
-
-
 _AMP_NAME = re.compile("&([A-Za-z0-9_]+);")
 
 

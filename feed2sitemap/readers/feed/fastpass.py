@@ -36,7 +36,6 @@ from .compat import (
     Namespaces,
     clean,
     entry_date,
-    guid_is_link,
     join_base,
     link_text,
     map_content_type,
@@ -83,19 +82,13 @@ Text = list[str]  # an element's text as expat gave it, in pieces: joined only i
 
 
 def _finish(alt: str | None, link: str | tuple[str, Text] | None, updated: Text | None,
-            published: Text | None, line: int, resolve: Callable[[str, str], str],
-            declared: bool) -> FeedEntry:
-    """The entry's record: what feedparser computes on the way, done once, only if used.
-    ``declared``: the feed has an xml:base."""
+            published: Text | None, line: int,
+            resolve: Callable[[str, str], str]) -> FeedEntry:
+    """The entry's record: what feedparser computes on the way, done once, only if used."""
     if alt is None and isinstance(link, tuple):  # a permalink guid: pop() resolves and cleans it
         base, pieces = link
         text = "".join(pieces).strip()
-        if guid_is_link(text):
-            link = clean(resolve(base, text))
-        elif declared and text:  # the policy judges the guid as resolved against xml:base alone
-            raise FastPathUnsupported("a guid that is no URL under an xml:base")
-        else:
-            link = ""
+        link = clean(resolve(base, text) if text else text)
     when = entry_date(clean("".join(updated).strip())) if updated is not None else None
     if when is None and published is not None:
         when = entry_date(clean("".join(published).strip()), epoch_is_unknown=False)
@@ -115,7 +108,7 @@ class _Pass:
                  "entry", "source", "image", "inside", "in_text", "deepest", "outer",
                  "content_attrs", "collecting", "link_text", "rel",
                  "alt", "link", "updated", "published", "line", "encoding", "closed",
-                 "bound", "tag", "declared")
+                 "bound", "tag")
 
     def __init__(self, encoding: str, base: str, shift: int) -> None:
         p = self.parser = expat.ParserCreate(encoding, " ")
@@ -130,7 +123,6 @@ class _Pass:
         self.html_types: dict[str, bool] = {}  # a link's type -> feedparser takes it as HTML
         # feedparser's basestack above a falsy bottom: depths below are len(stack), the root's 2
         self.base = base
-        self.declared = False  # an xml:base was read
         self.stack = [""]
         self.stable = ""  # a base that joined with itself stays the same
         self.self_joins: dict[str, str] = {}
@@ -205,7 +197,6 @@ class _Pass:
                 self.guard.element("", attrs)  # new attribute names: their lengths
                 new = self.attributes.new_base(attrs)
                 if new is not None:
-                    self.declared = True
                     self.base = join_base(self.base, new)
                     self.stack.append(self.base)
                     return
@@ -368,7 +359,7 @@ class _Pass:
             self.entry = 0
             self.closed = self.parser.CurrentByteIndex
             self.entries.append(_finish(self.alt, self.link, self.updated, self.published,
-                                        self.line, self.resolve, self.declared))
+                                        self.line, self.resolve))
         elif depth == self.source:
             self.source = 0
         elif depth == self.image:

@@ -44,7 +44,6 @@ from .compat import (
     FeedEntry,
     Namespaces,
     _known,
-    guid_is_link,
     headers,
     prepare,
 )
@@ -306,30 +305,6 @@ def _page_url(entry: dict[str, Any]) -> str | None:
     return link if isinstance(link, str) else None
 
 
-def _from_guid(entry: dict[str, Any], link: str | None) -> bool:
-    """Whether the entry's page is its permalink guid (an RSS <link> is an alternate link)."""
-    if not link or not dict.get(entry, "guidislink") or link != dict.get(entry, "id"):
-        return False
-    return _page_url({"links": dict.get(entry, "links")}) is None
-
-
-def _guid_pages(result: Any, data: bytes, base_url: str | None) -> list[str | None]:
-    """Each entry's page, "" where it is a permalink guid that is no URL (guid_is_link, on the
-    guid's text before ``base_url`` resolved it: feedparser is asked again without it)."""
-    entries = result["entries"]
-    pages = [_page_url(e) for e in entries]
-    guided = [i for i, (e, page) in enumerate(zip(entries, pages, strict=True))
-              if _from_guid(e, page)]
-    if guided and base_url:
-        import feedparser
-
-        entries = feedparser.parse(io.BytesIO(data))["entries"]
-    for i in guided:
-        if not guid_is_link(dict.get(entries[i], "id") or ""):
-            pages[i] = ""
-    return pages
-
-
 _NAME_REF = rb"&([A-Za-z0-9_]+);"  # (what feedparser's rewrite of an RSS <link> matches)
 
 
@@ -366,11 +341,12 @@ def feedparser_entries(data: bytes, base_url: str | None = None) -> tuple[FeedEn
     entries = FeedEntries(
         # (dict.get: FeedParserDict's get of updated_parsed falls back to published_parsed)
         FeedEntry(
-            page if kept is None else kept(page),
+
+            _page_url(e) if kept is None else kept(_page_url(e)),
             parsed_utc(_known(dict.get(e, "updated_parsed")) or dict.get(e, "published_parsed")),
             0,
         )
-        for e, page in zip(result["entries"], _guid_pages(result, data, base_url), strict=True)
+        for e in result["entries"]
     )
     site = dict.get(result.get("feed") or {}, "link")
     entries.site = site if isinstance(site, str) else None

@@ -75,8 +75,7 @@ def read_feed(stream: IO[bytes], source: str, report: Report,
             kept = []
             for n, (link, lastmod, line) in enumerate(part, start + 1):
                 if not link:
-                    report.skip("no link", source, line or None, f"feed entry {n} has no link "
-                                "(nor a permalink guid that is a URL or a path)")
+                    report.skip("no link", source, line or None, f"feed entry {n} has no link")
                     continue
                 locs.append(link)
                 lastmods.append(lastmod)

@@ -27,7 +27,6 @@ from .compat import (
     FeedEntry,
     clean,
     entry_date,
-    guid_is_link,
     link_text,
     map_content_type,
 )
@@ -210,9 +209,7 @@ def by_entry(run: Run, base: str, resolve: Callable[[str, str], str], lines: lis
             alt, link = _atom_link(f[ATOM], base, resolve, html_types)
         if alt is None and link is None and (f[ID] or f[GUID] and _permalink(f[GUID_ATTRS])):
             text = _value(f[ID] or f[GUID])  # a permalink guid (or Atom id) is the link
-            if text and not guid_is_link(text):  # (the handlers' case: xml:base may matter)
-                raise NotPlain("a guid that is no URL")
-            link = clean(resolve(base, text)) if text else ""
+            link = clean(resolve(base, text) if text else text)
         when = entry_date(clean(_value(f[UPDATED]))) if f[UPDATED] else None
         if when is None and f[PUBLISHED]:
             when = entry_date(clean(_value(f[PUBLISHED])), epoch_is_unknown=False)
