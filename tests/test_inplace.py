@@ -533,3 +533,40 @@ def test_running_the_command_in_process_leaves_sigpipe_alone(tmp_path: Path) -> 
     with pytest.raises(SystemExit):
         main([str(tmp_path / "urls.txt"), "-o", str(tmp_path / "s.xml"), "-q"])
     assert signal.getsignal(signal.SIGPIPE) == before
+
+
+# issue 36, item 8: an in-place rewrite keeps the file's stylesheet instruction
+
+
+STYLE = '<?xml-stylesheet type="text/xsl" href="/sitemap.xsl"?>'
+
+
+def test_a_stylesheet_instruction_is_kept_when_the_sitemap_grows_in_place(
+        tmp_path: Path) -> None:
+    (tmp_path / "sitemap.xml").write_text(
+        f'<?xml version="1.0" encoding="UTF-8"?>\n{STYLE}\n<!-- by hand -->\n'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+        'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="'
+        'http://www.sitemaps.org/schemas/sitemap/0.9 '
+        'http://www.sitemaps.org/schemas/sitemap/0.9/sitemap.xsd">\n'
+        f"<url><loc>{BASE}a</loc></url>\n</urlset>\n")
+    (tmp_path / "feed.xml").write_bytes(feed(range(2)))
+    done = run("sitemap.xml", "feed.xml", "-o", "sitemap.xml", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert b"not kept from the earlier file: comments, xsi:schemaLocation" in done.stderr
+    assert (tmp_path / "sitemap.xml").read_text().splitlines()[1] == STYLE
+    check_clean(tmp_path / "sitemap.xml")
+    # split in place under a byte limit: every file keeps it, and the sizes stay exact
+    (tmp_path / "more.txt").write_bytes(urls(40))
+    done = run("sitemap.xml", "more.txt", "-o", "sitemap.xml", "--base-url", BASE,
+               "--max-bytes", "1000", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    files = sorted(tmp_path.glob("sitemap*.xml"))
+    assert len(files) > 3
+    for path in files:
+        data = path.read_bytes()
+        assert data.decode().splitlines()[1] == STYLE and len(data) <= 1000
+        said = re.search(rf"/{re.escape(path.name)}: \d+ \w+, ([\d,]+) bytes", done.stderr.decode())
+        assert said and int(said[1].replace(",", "")) == len(data), done.stderr
+    check_clean(tmp_path / "sitemap.xml")
+    assert len(site_urls(tmp_path / "sitemap.xml")) == 43

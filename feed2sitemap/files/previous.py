@@ -8,12 +8,18 @@ the output is the user's, even when its name looks like a part (a hand-made site
 never replaced, never removed. Two records of an interrupted run are also ours: its temporaries
 (``.NAME.``, 8 random characters, ``.tmp``) and its journal (``.NAME.pending``), which names the
 parts it was creating before its index could list them.
+
+The output's own stylesheet instruction (``<?xml-stylesheet?>``) is kept by the next run: the
+file at the path keeps the one it had, parts take the one the earlier parts had (or, when the
+set first splits, the one of the single sitemap). Comments and ``xsi:schemaLocation`` are not
+kept; ``dropped`` says so, for the run to tell the user.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 from typing import Optional
 
 from ..errors import Feed2SitemapError
@@ -52,7 +58,8 @@ def part_relpath(loc: str, base_prefix: Optional[str]) -> Optional[str]:
 class Previous:  # (internal: a plain class, as a dataclass's __init__ is compiled at start-up)
     """The earlier run's files beside output ``name`` in ``directory`` (see module docstring)."""
 
-    __slots__ = ("directory", "name", "listed", "others", "pending", "leftovers")
+    __slots__ = ("directory", "name", "listed", "others", "pending", "leftovers", "styles",
+                 "dropped")
 
     def __init__(self, directory: str, name: str) -> None:
         self.directory = directory
@@ -62,6 +69,9 @@ class Previous:  # (internal: a plain class, as a dataclass's __init__ is compil
         self.others: list[str] = []  # listed files feed2sitemap did not name
         self.pending: list[str] = []  # parts an interrupted run was creating
         self.leftovers: list[str] = []  # an interrupted run's temporaries
+        # "urlset"/"index": the stylesheet instructions of the earlier files of that kind
+        self.styles: dict[str, str] = {}
+        self.dropped: list[str] = []  # what the earlier output had that is not written again
 
     def owns(self, name: str) -> bool:
         return name in self.listed or name in self.pending
@@ -86,6 +96,12 @@ def previous_output(path: str, base_prefix: Optional[str]) -> Previous:
     name = os.path.basename(path)
     prev = Previous(directory, name)
     _read_index(prev, path, base_prefix, _MAX_DEPTH)
+    if prev.listed:  # an index: the parts' stylesheet, from the first of them
+        with contextlib.suppress(OSError):
+            first = os.path.join(directory, next(iter(prev.listed)))
+            if not leaves(first, directory):
+                with open(first, "rb") as raw:
+                    _read_prolog(prev, open_input(raw, first)[1], top=False)
     prev.pending = _read_journal(journal_path(directory, name), name)
     # (the patterns are compiled only for names that may match: a first run has none)
     prefix = temp_prefix(name)
@@ -109,6 +125,8 @@ def _read_index(prev: Previous, path: str, base_prefix: Optional[str], depth: in
                        if batch.is_sitemap for i, loc in enumerate(batch.locs)]
     except (OSError, Feed2SitemapError):
         return
+    if depth == _MAX_DEPTH:
+        _read_prolog(prev, head, top=True)
     ours = ours_pattern(prev.name)
     for loc, lastmod in entries:
         rel = part_relpath(loc.strip(), base_prefix)
@@ -122,6 +140,36 @@ def _read_index(prev: Previous, path: str, base_prefix: Optional[str], depth: in
         if ("-index" in rel[len(split_name(prev.name)[0]):] and depth > 1
                 and not leaves(nested, prev.directory)):
             _read_index(prev, nested, base_prefix, depth - 1)
+
+
+# what may come before the root element (the XML declaration, instructions, comments)
+_PROLOG_ITEM = re.compile(r"\s*(<\?.*?\?>|<!--.*?-->)", re.S)
+_ROOT = re.compile(r"\s*<(?:[\w.-]+:)?(urlset|sitemapindex)\b([^>]*)")
+
+
+def _read_prolog(prev: Previous, head: bytes, top: bool) -> None:
+    """Note the stylesheet instructions before the root of a file of the earlier output (from
+    its first bytes, ``head``) and, for the file at the path, what a rewrite does not keep."""
+    text = head.decode("utf-8", "replace").lstrip("\ufeff")
+    pos, styles = 0, ""
+    while m := _PROLOG_ITEM.match(text, pos):
+        item, pos = m.group(1), m.end()
+        if item.startswith("<?xml-stylesheet") and _printable(item):
+            styles += item + "\n"
+    root = _ROOT.match(text, pos)
+    if root is None:
+        return
+    kind = "urlset" if root.group(1) == "urlset" else "index"
+    prev.styles.setdefault(kind, styles)
+    if top:
+        if "<!--" in text:  # (in the first bytes: a comment further on goes unnamed)
+            prev.dropped.append("comments")
+        if "schemaLocation" in root.group(2):
+            prev.dropped.append("xsi:schemaLocation")
+
+
+def _printable(text: str) -> bool:
+    return "".join(text.split()).isprintable() and "\ufffd" not in text
 
 
 def _read_journal(path: str, name: str) -> list[str]:

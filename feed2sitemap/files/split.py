@@ -18,7 +18,8 @@ from ..model.batch import Batch, batched
 from ..model.limits import UNLIMITED, Profile
 from ..model.record import Lastmod, lastmod_key, make_record
 from ..model.report import Report
-from ..writers import INDEX, FeedFormat, Format
+from ..writers import INDEX, FeedFormat, Format, UrlsetFormat
+from ..writers.xml import IndexFormat, styled
 from .naming import part_names, url_segment
 from .outputs import BinaryOut, FileInfo, OutputSet
 
@@ -51,7 +52,7 @@ def write_records(batches: Iterable[Batch], fmt: Format, profile: Profile, open_
     sources that are parts of the earlier output (an update in place); each of them begins a
     new file, so a part that loses URLs shrinks and the parts after it stay as they were.
     """
-    max_urls = profile.max_sitemaps if fmt is INDEX else profile.max_urls
+    max_urls = profile.max_sitemaps if isinstance(fmt, IndexFormat) else profile.max_urls
     parts = _Parts(fmt, max_urls, profile.max_bytes, open_part, gzip_level,
                    [] if files is None else files)
     # (a batch no longer than one entry may be cannot hold an entry longer than that)
@@ -278,6 +279,10 @@ def write_output(batches: Iterable[Batch], fmt: Format, profile: Profile, out: O
                 "index")
 
     files: list[FileInfo] = []
+    fmt = _styled(fmt, out)
+    if out.previous.dropped:
+        report.note(f"not kept from the earlier file: {', '.join(out.previous.dropped)} (a "
+                    "stylesheet instruction is kept)", out.display)
     try:
         try:
             write_records(batches, fmt, profile, out.open_temp, gzip_level, report,
@@ -334,7 +339,8 @@ def write_indexes(files: list[FileInfo], name: str, profile: Profile, out: Outpu
         listed = len(level)
         records = batched(make_record(base + url_segment(n), info.newest, is_sitemap=True)
                           for info, n in zip(level, names, strict=True))
-        level = write_records(records, INDEX, profile, out.open_temp, gzip_level, report)
+        level = write_records(records, _styled(INDEX, out), profile, out.open_temp, gzip_level,
+                              report)
         indexes += level
         if len(level) == 1:
             return indexes, all_names + [name]
@@ -344,6 +350,17 @@ def write_indexes(files: list[FileInfo], name: str, profile: Profile, out: Outpu
         depth += 1
         names = part_names(name, len(level), "index" if depth == 1 else f"index{depth}")
         all_names += names
+
+
+def _styled(fmt: Format, out: OutputSet) -> Format:
+    """``fmt`` with the stylesheet instruction the earlier file of its kind had, else the one
+    the earlier output had (files/previous.py)."""
+    styles = out.previous.styles
+    if isinstance(fmt, UrlsetFormat):
+        return styled(fmt, styles.get("urlset", styles.get("index", "")))
+    if isinstance(fmt, IndexFormat):
+        return styled(fmt, styles.get("index", styles.get("urlset", "")))
+    return fmt
 
 
 def _keep_listed_lastmods(files: list[FileInfo], names: list[str], out: OutputSet) -> None:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Iterator, Sequence
 from datetime import date, datetime
-from typing import Any, Optional
+from typing import Any, Optional, TypeVar
 
 from ..backends import fast
 from ..model.batch import Batch
@@ -12,10 +13,12 @@ from ..model.record import format_lastmod
 from ..xmlutil import escape_specials, escape_uris, needs_escaping, xml_escape
 from .base import Format
 
-__all__ = ["INDEX", "URLSET"]
+__all__ = ["INDEX", "URLSET", "styled"]
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
+
+F = TypeVar("F", "UrlsetFormat", "IndexFormat")
 
 
 def _priority(value: float) -> str:
@@ -33,6 +36,7 @@ class UrlsetFormat(Format):
     name = "xml"
     extension = ".xml"
     carries_extensions = True
+    prolog = ""  # what comes between the declaration and the root: a stylesheet instruction
 
     def __init__(self, xmlns: str = "", prefixes: Optional[dict[str, str]] = None) -> None:
         self.xmlns = xmlns
@@ -52,10 +56,10 @@ class UrlsetFormat(Format):
                 kinds |= ext.kinds()
                 foreign.update(dict.fromkeys(ext.foreign_namespaces()))
         xmlns, prefixes = declarations(kinds, foreign)
-        return UrlsetFormat(xmlns, prefixes)
+        return styled(UrlsetFormat(xmlns, prefixes), self.prolog)
 
     def header(self) -> str:
-        return f'{DECLARATION}<urlset xmlns="{NS}"{self.xmlns}>\n'
+        return f'{DECLARATION}{self.prolog}<urlset xmlns="{NS}"{self.xmlns}>\n'
 
     def footer(self) -> str:
         return "</urlset>\n"
@@ -148,9 +152,10 @@ def _elements(column: Optional[list[Any]], name: str, text: Callable[[Any], str]
 class IndexFormat(Format):
     name = "index"
     extension = ".xml"
+    prolog = ""
 
     def header(self) -> str:
-        return f'{DECLARATION}<sitemapindex xmlns="{NS}">\n'
+        return f'{DECLARATION}{self.prolog}<sitemapindex xmlns="{NS}">\n'
 
     def footer(self) -> str:
         return "</sitemapindex>\n"
@@ -158,6 +163,16 @@ class IndexFormat(Format):
     def entries(self, batch: Batch) -> list[str]:
         return [f"<sitemap><loc>{loc}</loc>{lm}</sitemap>\n" for loc, lm, _, _ in
                 _columns(batch)]
+
+
+def styled(fmt: F, prolog: str) -> F:
+    """``fmt`` with ``prolog`` (complete lines: an earlier file's stylesheet instruction) before
+    its root element; the header's size counts it, as the splitter measures headers."""
+    if prolog == fmt.prolog:
+        return fmt
+    fmt = copy.copy(fmt)
+    fmt.prolog = prolog
+    return fmt
 
 
 URLSET = UrlsetFormat()
