@@ -118,6 +118,16 @@ def test_base_url_with_query_or_fragment_is_refused(tmp_path: Path, base: str) -
     assert not out.exists()
 
 
+def test_changefreq_in_another_case_is_lower_cased_with_a_warning() -> None:
+    data = b"loc,changefreq\nhttps://e.example/a,Daily\nhttps://e.example/b,sometimes\n"
+    result = run("-", input=data)
+    out, err = result.stdout.decode(), result.stderr.decode()
+    assert result.returncode == 0, err
+    assert out.count("<changefreq>daily</changefreq>") == 1 and out.count("<changefreq>") == 1
+    assert "<stdin>:2: warning: changefreq 'Daily' lower-cased to 'daily'" in err
+    assert "warnings: 2 bad changefreq" in err
+
+
 def test_nothing_to_write_exits_1() -> None:
     code, out, err = invoke("-", input=b"\n\nnope\n")
     assert code == 1 and out == ""
