@@ -108,6 +108,26 @@ def test_bad_usage_exits_2(args: list[str]) -> None:
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize("base", ["https://e.example/?q=1", "https://e.example/blog/#frag"])
+def test_base_url_with_query_or_fragment_is_refused(tmp_path: Path, base: str) -> None:
+    out = tmp_path / "s.xml"
+    result = run("-", "-o", str(out), "--base-url", base, input=URLS)
+    err = result.stderr.decode()
+    assert result.returncode == 2 and err.count("\n") == 1, err
+    assert "--base-url" in err and "query or fragment" in err
+    assert not out.exists()
+
+
+def test_changefreq_in_another_case_is_lower_cased_with_a_warning() -> None:
+    data = b"loc,changefreq\nhttps://e.example/a,Daily\nhttps://e.example/b,sometimes\n"
+    result = run("-", input=data)
+    out, err = result.stdout.decode(), result.stderr.decode()
+    assert result.returncode == 0, err
+    assert out.count("<changefreq>daily</changefreq>") == 1 and out.count("<changefreq>") == 1
+    assert "<stdin>:2: warning: changefreq 'Daily' lower-cased to 'daily'" in err
+    assert "warnings: 2 bad changefreq" in err
+
+
 def test_nothing_to_write_exits_1() -> None:
     code, out, err = invoke("-", input=b"\n\nnope\n")
     assert code == 1 and out == ""

@@ -110,7 +110,7 @@ def test_tsv_header_in_any_order_with_an_unknown_column_reported_once() -> None:
     (b"https://a.example/\tyesterday\n", "lastmod", "lastmod dropped: not a W3C"),
     (b"https://a.example/\t2024-01-01T10:00\n", "lastmod", "time without a timezone"),
     (b"https://a.example/\t2024-02-30\n", "lastmod", "lastmod dropped"),
-    (b"https://a.example/\t\tDaily\n", "changefreq", "changefreq dropped"),
+    (b"https://a.example/\t\tsometimes\n", "changefreq", "changefreq dropped"),
     (b"https://a.example/\t\t\t1.5\n", "priority", "priority 1.5 is outside 0.0-1.0"),
     (b"https://a.example/\t\t\thigh\n", "priority", "not a decimal number"),
 ])

@@ -241,12 +241,27 @@ def test_index_command_from_parts_without_manifests(tmp_path: Path) -> None:
     parts = sorted(str(stage / m.name) for m in manifests)
     result = run("index", *parts, "-o", str(tmp_path / "sitemap.xml"), "--base-url", BASE)
     assert result.returncode == 0, result.stderr
-    assert b"wrote 120 URLs in" in result.stderr
+    err = result.stderr.decode()
+    assert "wrote 1 index file listing 120 URLs in 5 files (5 moved into place)" in err
+    assert "wrote " + str(tmp_path / "sitemap-0-1.xml") not in err
     index = list(read(tmp_path / "sitemap.xml"))
     by_name = {m.name: m for m in manifests}
     assert {r.loc: r.lastmod for r in index} == {BASE + n: m.newest for n, m in by_name.items()}
     check = run("check", "--follow", str(tmp_path / "sitemap.xml"))
     assert check.returncode == 0 and b"0 errors, 0 warnings" in check.stderr
+
+
+def test_index_command_says_it_left_parts_in_place(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    for p, urls in enumerate([b"https://example.com/a\n", b"https://example.com/b\n"]):
+        assert run("-", "-o", str(site / f"sitemap-{p}-1.xml"), input=urls).returncode == 0
+    parts = [str(site / f"sitemap-{p}-1.xml") for p in range(2)]
+    result = run("index", *parts, "-o", str(site / "sitemap.xml"), "--base-url", BASE)
+    err = result.stderr.decode()
+    assert result.returncode == 0, err
+    assert f"left in place {parts[0]}: 1 URL" in err and "wrote " + parts[0] not in err
+    assert "wrote 1 index file listing 2 URLs in 2 files (2 left in place)" in err
 
 
 def test_index_command_from_a_manifest_file(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ import re
 import signal
 import sys
 import time
+from collections import Counter
 from typing import TYPE_CHECKING, Any, Optional
 
 import click
@@ -193,8 +194,8 @@ def summary_lines(summary: Summary) -> list[str]:
     files = summary.files
     what = "sitemap" if summary.of_sitemaps else "URL"
 
-    def verb(unchanged: Optional[bool]) -> str:
-        return "unchanged" if unchanged else "wrote"
+    def verb(f: FileInfo) -> str:
+        return summary.placed.get(f.path or "") or ("unchanged" if f.unchanged else "wrote")
 
     def sizes(f: FileInfo) -> str:
         gzipped = (f", {f.compressed_size:,} bytes gzipped" if f.compressed_size is not None
@@ -204,7 +205,7 @@ def summary_lines(summary: Summary) -> list[str]:
     if len(files) > 1:
         for f in files:
             noun = "sitemap" if f in summary.indexes else what
-            lines.append(f"{verb(f.unchanged)} {f.path}: {count(f.count, noun)}, {sizes(f)}")
+            lines.append(f"{verb(f)} {f.path}: {count(f.count, noun)}, {sizes(f)}")
     lines += [f"removed {path}: a temporary of an interrupted run" for path in summary.cleaned]
     lines += [f"kept {path}: the replaced index listed it, the new one does not (not written "
               "by feed2sitemap, so not removed)" for path in summary.left]
@@ -213,6 +214,8 @@ def summary_lines(summary: Summary) -> list[str]:
                 f"({sizes(files[0])})")
     elif len(files) == 1:
         head = f"wrote {count(summary.urls, what)} to {files[0].path} ({sizes(files[0])})"
+    elif summary.placed:
+        head = _index_head(summary, what)
     else:
         all_same = len(summary.unchanged) == len(files)
         head = (f"{'unchanged:' if all_same else 'wrote'} {count(summary.urls, what)} in "
@@ -234,6 +237,16 @@ def summary_lines(summary: Summary) -> list[str]:
     if summary.merge is not None and (summary.merge.base is not None or summary.merge.copies):
         lines.append(_merge_text(summary.merge, summary.removals))
     return lines
+
+
+def _index_head(summary: Summary, what: str) -> str:
+    """The index command's line: the index files it wrote, and what it did with the parts."""
+    done = Counter(summary.placed.values())
+    unchanged = all(f.unchanged for f in summary.indexes)
+    return (f"{'unchanged:' if unchanged else 'wrote'} "
+            f"{count(len(summary.indexes), 'index file')} listing {count(summary.urls, what)} in "
+            f"{count(len(summary.parts), 'file')} ("
+            + ", ".join(f"{n:,} {verb}" for verb, n in sorted(done.items())) + ")")
 
 
 def _merge_text(m: Optional[MergeCounts], removals: Optional[Removals] = None) -> str:

@@ -58,9 +58,21 @@ CHANGEFREQS = ("always", "hourly", "daily", "weekly", "monthly", "yearly", "neve
 CHANGEFREQ_SET = frozenset(CHANGEFREQS)
 
 
+class Fixed(ValueError):
+    """A value not written as the protocol says but clear: the reader keeps ``value`` and
+    warns with the message (which says what was kept)."""
+
+    def __init__(self, message: str, value: object) -> None:
+        super().__init__(message)
+        self.value = value
+
+
 def parse_changefreq(text: str) -> str:
     value = text.strip()
     if value not in CHANGEFREQ_SET:
+        if value.lower() in CHANGEFREQ_SET:
+            raise Fixed(f"changefreq {value!r} lower-cased to {value.lower()!r} (the protocol's "
+                        "values are lower-case)", value.lower())
         raise ValueError(f"changefreq {value[:40]!r} is not one of {', '.join(CHANGEFREQS)}")
     return value
 

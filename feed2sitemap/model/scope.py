@@ -50,10 +50,13 @@ def scope_of(url: str, *, directory: bool = True) -> Scope:
 
 def base_of(base_url: object) -> tuple[str, Scope, Optional[str]]:
     """`base_url` as the directory it names, that scope, and a note when it was read as other
-    than written (base_directory); OptionError when it is no http(s) URL."""
+    than written (base_directory); OptionError when it is no http(s) URL, or has a query or
+    fragment (an index joins part names to it, so it must name a directory)."""
     try:
         if not isinstance(base_url, str):
             raise ValueError(f"must be an http(s) URL (a str), not {type(base_url).__name__}")
+        if "?" in base_url or "#" in base_url:
+            raise ValueError(f"must name a directory, without a query or fragment: {base_url!r}")
         directory, note = base_directory(base_url)
         return directory, scope_of(directory), note
     except ValueError as exc:

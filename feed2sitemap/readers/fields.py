@@ -22,6 +22,7 @@ from ..model.report import Report
 from ..model.rules import (
     COMMON_CHANGEFREQS,
     COMMON_PRIORITIES,
+    Fixed,
     canonical_lastmod,
 )
 
@@ -84,10 +85,10 @@ def parse_column(raw: Sequence[Optional[str]], parse: Callable[[str], Any], what
         try:
             values[text] = parse(text)  # type: ignore[arg-type]  # (None is in values)
         except ValueError as exc:
-            values[text] = None
+            values[text] = getattr(exc, "value", None)
             bad.append((text, exc))
     for text, problem in bad:
-        problems.extend((i, what, f"{what} dropped: {problem}")
+        problems.extend((i, what, _message(what, problem))
                         for i, value in enumerate(raw) if value == text)
     column = list(map(values.__getitem__, raw))
     return column if column.count(None) < len(column) else None
@@ -108,9 +109,15 @@ def _parse_each(raw: Sequence[Optional[str]], parse: Callable[[str], Any], what:
             try:
                 value = parse(text)
             except ValueError as exc:
-                problems.append((i, what, f"{what} dropped: {exc}"))
+                value = getattr(exc, "value", None)
+                problems.append((i, what, _message(what, exc)))
         column.append(value)
     return column if any(v is not None for v in column) else None
+
+
+def _message(what: str, problem: ValueError) -> str:
+    """A problem's warning: the value was dropped, or (rules.Fixed) read as the message says."""
+    return str(problem) if isinstance(problem, Fixed) else f"{what} dropped: {problem}"
 
 
 def canonical_texts(raw: list[Optional[str]], parsed: list[Any]) -> Optional[list[Optional[str]]]:

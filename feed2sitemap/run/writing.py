@@ -47,6 +47,9 @@ class Summary:
     # files the replaced index listed that feed2sitemap did not write: kept, though the new
     # index no longer lists them
     left: list[str] = field(default_factory=list)
+    # the index command: what it did with each part (it writes none), by the part's path:
+    # "moved into place", "left in place" or "unchanged"
+    placed: dict[str, str] = field(default_factory=dict)
     dry_run: bool = False  # nothing was written: the files are what would have been
     robots: Optional[bool] = None  # robots.txt changed (True) or was already right (False)
     indexnow: Optional[Submitted] = None  # what was submitted (or, dry, would be)

@@ -312,7 +312,10 @@ def _commit(listed: Sequence[PartManifest], out: OutputSet, name: str, prof: Pro
     moving = [(f, n) for f, n in zip(every, all_names, strict=True) if n not in kept]
     out.commit([f for f, _ in moving], [n for _, n in moving], kept, report)
     prev = out.previous
+    placed = {f.path or "": "left in place" if n in kept else
+              "unchanged" if f.unchanged else "moved into place"
+              for f, n in zip(files, names, strict=True)}
     return Summary(files, indexes, out.removed, report, unchanged=out.unchanged,
                    cleaned=out.cleaned, not_removed=out.not_removed,
                    left=[p for p in (os.path.join(prev.directory, n) for n in prev.others)
-                         if os.path.isfile(p)])
+                         if os.path.isfile(p)], placed=placed)

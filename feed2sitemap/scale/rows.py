@@ -12,6 +12,7 @@ from ..errors import OptionError
 from ..model.batch import Batch
 from ..model.record import Lastmod, parse_changefreq, parse_lastmod
 from ..model.report import Report
+from ..model.rules import Fixed
 
 __all__ = ["partition_batch"]
 
@@ -107,6 +108,9 @@ def _fields(batch: Batch, cols: dict[str, list[Any]], report: Report) -> Batch:
                 continue
             try:
                 out[i] = parse(v)
+            except Fixed as exc:
+                out[i] = exc.value
+                report.warn(kind, *batch.where(i), str(exc))
             except (ValueError, TypeError) as exc:
                 report.warn(kind, *batch.where(i), f"{exc}; {col} dropped")
     return Batch._trusted(batch.locs, batch.source, batch.lines,
