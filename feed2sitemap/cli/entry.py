@@ -31,6 +31,14 @@ def _hold() -> None:
 _hold()  # as this module is imported (only the console script imports it), and by main()
 
 
+def _cwd_gone() -> bool:
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return True
+    return False
+
+
 def main() -> None:
     _hold()
     # The cyclic collector's young generation holds 10,000 objects rather than 700: a run makes
@@ -65,6 +73,12 @@ def main() -> None:
                 pass
             signal.signal(signal.SIGPIPE, signal.SIG_DFL)
             os.kill(os.getpid(), signal.SIGPIPE)
+        if isinstance(exc, OSError) and _cwd_gone():
+            # A relative name cannot be resolved in a deleted directory (a run with only
+            # stdin, stdout and absolute names still works there, so this is not refused early)
+            sys.stderr.write("feed2sitemap: the working directory no longer exists; cd to one "
+                             "that does and run again; nothing was written\n")
+            raise SystemExit(1) from None
         code = common.signal_code(exc)  # a signal outside the command, which says what it wrote
         if code is None:
             raise

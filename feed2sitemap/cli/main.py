@@ -177,6 +177,10 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
         raise click.UsageError("--news-language needs --news-name (a news sitemap)")
     if merge_copies + keep_first + no_dedupe > 1:
         raise click.UsageError("--merge, --keep-first and --no-dedupe exclude each other")
+    reads_stdin = not inputs or "-" in inputs or "-" in remove_files
+    if reads_stdin and not quiet and sys.stdin is not None and sys.stdin.isatty():
+        say("reading URLs or a feed from standard input (Ctrl-D to end; feed2sitemap --help "
+            "for inputs)")
     display = None if quiet or not sys.stderr.isatty() else ProgressLine()
     report = Report(strict=strict,
                     on_message=None if quiet else display.say if display else say)
@@ -272,10 +276,28 @@ def index_command(sources: tuple[str, ...], output: str, base_url: str, profile:
     say_summary(summary, quiet)
 
 
+class _Terminal(io.FileIO):
+    """stdin on a terminal, where Ctrl-D ends one read, not the input: the readers read again
+    after an empty read (a file's end is for good), and each read waited for one more Ctrl-D."""
+
+    ended = False
+
+    def readinto(self, buf: Any) -> int:
+        n = 0 if self.ended else super().readinto(buf)
+        self.ended = not n
+        return n or 0
+
+
 def _stdin() -> Any:
     """stdin as a binary stream named "<stdin>" for messages (click's test runner gives a
     nameless one)."""
+    if sys.stdin is None:
+        raise click.UsageError("stdin (-) is closed: name an INPUT")
     stream = sys.stdin.buffer
+    if stream.isatty():
+        terminal = _Terminal(stream.fileno(), closefd=False)
+        terminal.name = "<stdin>"
+        stream = io.BufferedReader(terminal)
     if getattr(stream, "name", None) != "<stdin>":
         with contextlib.suppress(AttributeError):
             setattr(stream, "name", "<stdin>")  # noqa: B010  (IO.name is read-only to mypy)
