@@ -112,14 +112,15 @@ class MarkupGuard:
     def scan(self, chunk: bytes, free: Callable[[], bool] | None = None) -> None:
         first = min((i for i in (chunk.find(b"<"), chunk.find(b">")) if i != -1), default=-1)
         self._run += len(chunk) if first == -1 else first
+        self._bounded(free)
+        if first != -1:  # the run ended at that markup: the chunk's tail begins the next one
+            self._run = len(chunk) - 1 - max(chunk.rfind(b"<"), chunk.rfind(b">"))
+            self._bounded(free)
+
+    def _bounded(self, free: Callable[[], bool] | None) -> None:
         if self._run > MAX_TOKEN and (free is None or not free()):
             raise XMLTooComplex(f"more than {MAX_TOKEN:,} bytes without markup (a value, tag "
                                 "or attribute that long is refused, not held)")
-        if first != -1:  # the run ended at that markup: the chunk's tail begins the next one
-            self._run = len(chunk) - 1 - max(chunk.rfind(b"<"), chunk.rfind(b">"))
-            if self._run > MAX_TOKEN and (free is None or not free()):
-                raise XMLTooComplex(f"more than {MAX_TOKEN:,} bytes without markup (a value, "
-                                    "tag or attribute that long is refused, not held)")
 
     def scan_counting(self, chunk: bytes) -> None:
         """``scan``, and the "<" that may open an element counted in ``opens``."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Optional
 
 from ..errors import RemovalsRefused
@@ -75,8 +76,7 @@ def counted(batches: Iterable[Batch], base: Container[Optional[str]], removals: 
     """Count the earlier output's rows going by: as read (``earlier``), or as they reach the
     merge (``reached``)."""
     for batch in batches:
-        n = sum(base_rows(batch, base)) if batch.sources is not None else (
-            len(batch.locs) if batch.source in base else 0)
+        n = sum(base_rows(batch, base))
         if reached:
             removals.reached += n
         else:
@@ -93,15 +93,16 @@ def filter_urls(batches: Iterable[Batch], filters: Filters, report: Optional[Rep
     report = report if report is not None else Report()
     why = filters.why_left_out
     for batch in batches:
-        drop = [i for i, loc in enumerate(batch.locs) if why(loc) is not None]
+        reasons = list(map(why, batch.locs))
+        drop = [i for i, reason in enumerate(reasons) if reason is not None]
         if not drop:
             yield batch
             continue
-        from_base = base_rows(batch, base) if removals is not None else None
+        from_base = base_rows(batch, base)
         for i in drop:
-            reason = why(batch.locs[i]) or ""
+            reason = reasons[i] or ""
             report.excluded[reason] += 1
-            if from_base is not None and removals is not None and from_base[i]:
+            if removals is not None and from_base[i]:
                 removals.note(batch.locs[i], reason)
         rest = batch.without(drop)
         if rest.locs:
@@ -149,21 +150,16 @@ def guarded(merged: Iterable[Batch], removals: Removals, allowed: Threshold = MA
     """The merged batches, once ``guard`` has let the run go on (checked when the first one
     is asked for: the merge has read every input by then, and nothing is written yet); with
     ``pruner``, without the URLs no input lists."""
-    checked = False
-    for batch in merged:
-        if not checked:
-            if pruner is not None:
-                removals.reasons["--prune"] = pruner.count()
-            guard(removals, allowed, output)
-            checked = True
+    batches = iter(merged)
+    first = next(batches, None)  # (the merge reads every input before its first batch)
+    if pruner is not None:
+        removals.reasons["--prune"] = pruner.count()
+    guard(removals, allowed, output)
+    for batch in chain([first], batches) if first is not None else ():
         if pruner is not None:
             batch = pruner.apply(batch, removals)
         if batch.locs:
             yield batch
-    if not checked:
-        if pruner is not None:
-            removals.reasons["--prune"] = pruner.count()
-        guard(removals, allowed, output)
 
 
 def guard(removals: Removals, allowed: Threshold = MAX_REMOVALS,

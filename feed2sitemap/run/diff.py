@@ -121,8 +121,8 @@ def _compare(locs: Sequence[str], lastmods: Sequence[Optional[Lastmod]], exts: S
             continue
         if was is _NEW:
             kind = "added"
-        elif lastmod != was[0] and _key(lastmod) != _key(was[0]):
-            kind = "newer" if _key(lastmod) > _key(was[0]) else "older"
+        elif lastmod != was[0] and (new := _key(lastmod)) != (old := _key(was[0])):
+            kind = "newer" if new > old else "older"
         elif ext != was[1]:
             kind = "extensions"
         else:
