@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import NamedTuple, Optional, Union
 
-from ..errors import IndexNowError, OptionError
+from ..errors import OptionError
 from ..files.naming import split_name
 from ..files.safety import find_base
 from ..model.batch import Batch
@@ -147,17 +147,8 @@ def convert(inputs: Sequence[Source], output: Destination, *,
         out.close()
     if changes is not None and publish.indexnow is not None:
         assert out_path is not None  # (check_publish: the output is among the inputs)
-        from ..web.pending import pending_path  # (only a run that submits)
-
-        try:
-            summary.indexnow = submit(publish.indexnow, changes,
-                                      pending_path(out_path, web.cache_dir), publish.dry_run)
-        except IndexNowError as exc:
-            exc.summary = summary  # the files are written: the command says so, then this
-            exc.args = (f"{exc}. The sitemap files are written.",)
-            raise
-        finally:
-            changes.close()
+        summary.indexnow = submit(publish.indexnow, changes, out_path, web.cache_dir,
+                                  publish.dry_run, summary)
     return summary
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import chain
 from typing import TYPE_CHECKING, Optional
@@ -55,30 +55,36 @@ def check_publish(publish: Publish, out_path: Optional[str], base_url: Optional[
                               "indexnow_key_location")
 
 
-def submit(indexnow: IndexNow, changes: Iterable[str], pending: Optional[str],
-           dry_run: bool) -> Submitted:
-    """Submit the URLs an earlier run could not (kept at ``pending``), then ``changes``. What
-    a failure that may pass leaves unsent is kept at ``pending`` for the next run (the error
-    says so); a refusal (a wrong key or request) keeps nothing: retrying would not help."""
-    from ..web.pending import clear_pending, read_pending, save_pending
+def submit(indexnow: IndexNow, changes: Changes, out_path: str, cache_dir: Optional[str],
+           dry_run: bool, summary: Summary) -> Submitted:
+    """Submit the URLs an earlier run could not (kept in the pending file, web/pending.py),
+    then ``changes`` (closed after). What a failure that may pass leaves unsent is kept there
+    for the next run (the error says so); a refusal (a wrong key or request) keeps nothing:
+    retrying would not help. The error carries ``summary``: the files are written."""
+    from ..web.pending import clear_pending, pending_path, read_pending, save_pending
 
-    earlier = read_pending(pending) if pending is not None else []
+    pending = pending_path(out_path, cache_dir)
+    earlier = read_pending(pending)
     kept = set(earlier)
     urls = chain(earlier, (url for url in changes if url not in kept))
     try:
         done = indexnow.submit(urls, dry_run=dry_run)
     except IndexNowError as exc:
-        if pending is not None and exc.transient and not dry_run:
+        note = ""
+        if exc.transient and not dry_run:
             try:
-                n = save_pending(pending, exc.unsent)
-                exc.args = (f"{exc}; {n:,} kept in {pending} for the next run",)
+                note = f"; {save_pending(pending, exc.unsent):,} kept in {pending} for the next run"
             except OSError as why:
-                exc.args = (f"{exc}; they could not be kept for the next run ({pending}: "
-                            f"{why.strerror})",)
-        elif pending is not None and not dry_run:
+                note = (f"; they could not be kept for the next run ({pending}: "
+                        f"{why.strerror})")
+        elif not dry_run:
             clear_pending(pending)
+        exc.args = (f"{exc}{note}. The sitemap files are written.",)
+        exc.summary = summary  # the command says what was written, then this
         raise
-    if pending is not None and not dry_run:
+    finally:
+        changes.close()
+    if not dry_run:
         clear_pending(pending)
     return done
 
