@@ -24,11 +24,11 @@ SITE = "https://example.com/"
 
 
 def _split(public: Path, n: int, tmp_path: Path) -> list[Path]:
-    """The converter's split set of ``n`` URLs, 2 a part: the index last, as a shell lists it."""
+    """The converter's split set of ``n`` URLs, 4 a part: the index last, as a shell lists it."""
     src = tmp_path / "urls.txt"
     src.write_bytes(b"".join(b"%sp/%d\n" % (SITE.encode(), i) for i in range(n)))
     public.mkdir(exist_ok=True)
-    assert run(str(src), "-o", str(public / "sitemap.xml"), "--max-urls", "2",
+    assert run(str(src), "-o", str(public / "sitemap.xml"), "--max-urls", "4",
                "--base-url", SITE).returncode == 0
     return sorted(public.glob("sitemap*.xml"))
 
@@ -40,7 +40,7 @@ def _diags(stdout: bytes) -> list[tuple[str, str, int, str]]:
 
 def test_an_index_given_with_its_parts_checks_each_file_once(tmp_path: Path) -> None:
     public = tmp_path / "public"
-    files = _split(public, 5, tmp_path)
+    files = _split(public, 9, tmp_path)
     assert [f.name for f in files] == ["sitemap-1.xml", "sitemap-2.xml", "sitemap-3.xml",
                                        "sitemap.xml"]
     # what the hook passed for a regenerated set, the index again, and a part spelt another way
@@ -48,15 +48,15 @@ def test_an_index_given_with_its_parts_checks_each_file_once(tmp_path: Path) -> 
     result = run("check", "--follow", "--fail-on", "warning", "--format", "json",
                  *map(str, files), *again)
     assert (result.returncode, json.loads(result.stdout)) == (0, [])
-    assert b"4 files checked, 5 URLs, 3 sitemaps listed in indexes, 0 errors, 0 warnings" \
+    assert b"4 files checked, 9 URLs, 3 sitemaps listed in indexes, 0 errors, 0 warnings" \
         in result.stderr
     # a true duplicate in another file still names the part it is in
     extra = tmp_path / "extra.txt"
-    extra.write_bytes(f"{SITE}p/3\n{SITE}q\n".encode())
+    extra.write_bytes(f"{SITE}p/5\n{SITE}q\n".encode())
     result = run("check", "--follow", "--format", "json", *map(str, files), str(extra))
     assert result.returncode == 0
     assert _diags(result.stdout) == [("extra.txt", "duplicate-across-files", 1,
-                                      f"{SITE}p/3 is already listed in "
+                                      f"{SITE}p/5 is already listed in "
                                       f"{public / 'sitemap-2.xml'} on line 4")]
     # the parts are found through the index: robots.txt need name the index only
     robots = tmp_path / "robots.txt"
@@ -120,12 +120,12 @@ def test_the_pre_commit_hook_refuses_a_commit_that_leaves_a_dangling_part(
                                env=git_env, capture_output=True, text=True, timeout=120)
     assert installed.returncode == 0, installed.stderr
     public = repo / "public"
-    _split(public, 5, tmp_path)
+    _split(public, 9, tmp_path)
     git("add", "-A")
     done = git("commit", "-q", "-m", "first set")
     assert done.returncode == 0, done.stdout + done.stderr
     # regenerated with more URLs: a new part beside the changed ones
-    assert [p.name for p in _split(public, 7, tmp_path)][-2:] == ["sitemap-4.xml",
+    assert [p.name for p in _split(public, 13, tmp_path)][-2:] == ["sitemap-4.xml",
                                                                   "sitemap.xml"]
     git("add", "-A")
     done = git("commit", "-q", "-m", "regenerated")

@@ -221,15 +221,15 @@ def test_stdout_overflow_gives_a_complete_first_sitemap_and_exits_1() -> None:
 
 
 def test_split_summary_names_each_file(tmp_path: Path) -> None:
-    data = b"".join(b"https://e.example/%d\n" % i for i in range(5))
-    result = run("-", "-o", str(tmp_path / "s.xml"), "--max-urls", "2", "--base-url",
+    data = b"".join(b"https://e.example/%d\n" % i for i in range(7))
+    result = run("-", "-o", str(tmp_path / "s.xml"), "--max-urls", "3", "--base-url",
                  "https://e.example/", input=data)
     assert result.returncode == 0, result.stderr
     err = result.stderr.decode()
-    for name, count in [("s-1.xml", 2), ("s-2.xml", 2), ("s-3.xml", 1)]:
+    for name, count in [("s-1.xml", 3), ("s-2.xml", 3), ("s-3.xml", 1)]:
         assert f"wrote {tmp_path / name}: {count} URL{'s' if count > 1 else ''}, " in err
     assert f"wrote {tmp_path / 's.xml'}: 3 sitemaps" in err
-    assert "wrote 5 URLs in 3 files and 1 index file" in err
+    assert "wrote 7 URLs in 3 files and 1 index file" in err
 
 
 def test_output_file_gets_normal_permissions(tmp_path: Path) -> None:

@@ -315,14 +315,14 @@ def test_the_library_lists_parts_by_encoded_urls_that_lead_back_to_them(
         tmp_path: Path) -> None:
     out = tmp_path / "carte été?.xml"
     robots = tmp_path / "robots.txt"
-    convert([io.BytesIO(_urls(5))], str(out), base_url=SITE,
-            limits=Limits(max_urls=2), publish=Publish(robots=str(robots)))
+    convert([io.BytesIO(_urls(9))], str(out), base_url=SITE,
+            limits=Limits(max_urls=4), publish=Publish(robots=str(robots)))
     assert _locs(out) == [f"{SITE}carte%20%C3%A9t%C3%A9%3F-{k}.xml" for k in (1, 2, 3)]
     assert robots.read_text() == f"Sitemap: {SITE}carte%20%C3%A9t%C3%A9%3F.xml\n"
     # in place: the old parts are read through the index and the set grows
-    convert([str(out), io.BytesIO(_urls(2, 5))], str(out), base_url=SITE,
-            limits=Limits(max_urls=2), publish=Publish(robots=str(robots)))
-    assert _all_urls(tmp_path) == {f"{SITE}p{i}" for i in range(7)}
+    convert([str(out), io.BytesIO(_urls(4, 9))], str(out), base_url=SITE,
+            limits=Limits(max_urls=4), publish=Publish(robots=str(robots)))
+    assert _all_urls(tmp_path) == {f"{SITE}p{i}" for i in range(13)}
     assert len(_locs(out)) == 4
 
 

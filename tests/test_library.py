@@ -110,10 +110,10 @@ def test_writing_no_records_is_the_callers_error_not_bad_input() -> None:
 
 
 def test_write_takes_the_same_limits_as_convert(tmp_path: Path) -> None:
-    records = [Record(f"https://e.example/{i}") for i in range(5)]
+    records = [Record(f"https://e.example/{i}") for i in range(7)]
     summary = write(records, tmp_path / "s.xml", base_url="https://e.example/",
-                    limits=Limits(max_urls=2))
-    assert [f.count for f in summary.parts] == [2, 2, 1] and len(summary.indexes) == 1
+                    limits=Limits(max_urls=3))
+    assert [f.count for f in summary.parts] == [3, 3, 1] and len(summary.indexes) == 1
 
 
 def test_problems_come_as_values_with_source_line_and_url(tmp_path: Path) -> None:
@@ -183,7 +183,7 @@ RECORDS = st.lists(st.builds(
 @pytest.mark.slow
 @settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(RECORDS, st.sampled_from([None, 3]), st.booleans())
+@given(RECORDS, st.sampled_from([None, 5]), st.booleans())  # (20 records: 4 parts, 5 listed)
 def test_any_valid_records_written_pass_the_sitemaps_org_schema(
         schemas: dict[str, xmlschema.XMLSchema], tmp_path_factory: pytest.TempPathFactory,
         records: list[Record], max_urls: int | None, compress: bool) -> None:

@@ -63,7 +63,7 @@ def test_new_parts_take_the_mode_and_group_of_the_output_they_join(site: Path,
     prefix = as_user(user)
     if os.geteuid() != 0:
         pytest.skip("needs root, to give the output a group and owner of its own")
-    (site / "urls.txt").write_bytes(urls(5))
+    (site / "urls.txt").write_bytes(urls(9))
     if user:  # nobody writes the set; it may keep only its own owner and group
         import pwd
 
@@ -77,31 +77,31 @@ def test_new_parts_take_the_mode_and_group_of_the_output_they_join(site: Path,
     os.chown(index, *owner)
     index.chmod(0o640)
     # then the split, under umask 077: the new parts are as readable as the index, no more
-    convert(site, "urls.txt", "-o", "sitemap.xml", "--base-url", BASE, "--max-urls", "2",
+    convert(site, "urls.txt", "-o", "sitemap.xml", "--base-url", BASE, "--max-urls", "4",
             prefix=prefix)
     parts = sorted(site.glob("sitemap-*.xml"))
     assert len(parts) == 3
     for path in [index, *parts]:
         assert metadata(path) == (0o640, *owner), path
     # a part added later takes them too
-    (site / "urls.txt").write_bytes(urls(7))
-    convert(site, "urls.txt", "-o", "sitemap.xml", "--base-url", BASE, "--max-urls", "2",
+    (site / "urls.txt").write_bytes(urls(13))
+    convert(site, "urls.txt", "-o", "sitemap.xml", "--base-url", BASE, "--max-urls", "4",
             prefix=prefix)
     assert metadata(site / "sitemap-4.xml") == (0o640, *owner)
 
 
 def test_the_mode_taken_is_never_looser_than_the_outputs(site: Path) -> None:
-    (site / "urls.txt").write_bytes(urls(5))
+    (site / "urls.txt").write_bytes(urls(9))
     convert(site, "urls.txt", "-o", "sitemap.xml")
     (site / "sitemap.xml").chmod(0o600)
-    convert(site, "urls.txt", "-o", "sitemap.xml", "--base-url", BASE, "--max-urls", "2",
+    convert(site, "urls.txt", "-o", "sitemap.xml", "--base-url", BASE, "--max-urls", "4",
             umask=0o022)
     assert {stat.S_IMODE(p.stat().st_mode) for p in site.glob("sitemap*.xml")} == {0o600}
 
 
 def test_a_first_run_follows_the_umask(site: Path) -> None:
-    (site / "urls.txt").write_bytes(urls(5))
-    convert(site, "urls.txt", "-o", "sitemap.xml", "--base-url", BASE, "--max-urls", "2",
+    (site / "urls.txt").write_bytes(urls(9))
+    convert(site, "urls.txt", "-o", "sitemap.xml", "--base-url", BASE, "--max-urls", "4",
             umask=0o027)
     assert {stat.S_IMODE(p.stat().st_mode) for p in site.glob("sitemap*.xml")} == {0o640}
 

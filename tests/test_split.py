@@ -185,8 +185,8 @@ def test_stale_parts_of_a_larger_run_are_removed(tmp_path: Path) -> None:
 
 
 def test_failed_run_leaves_the_earlier_output_set_untouched(tmp_path: Path) -> None:
-    prof = PROFILES["sitemaps"].lowered(max_urls=2)
-    write(urls(5), tmp_path / "s.xml", base_url=BASE, limits=Limits(profile=prof))
+    prof = PROFILES["sitemaps"].lowered(max_urls=3)
+    write(urls(7), tmp_path / "s.xml", base_url=BASE, limits=Limits(profile=prof))
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
 
     def failing() -> object:
@@ -208,18 +208,18 @@ def test_entry_larger_than_a_whole_file_is_skipped_and_reported(tmp_path: Path) 
 
 def test_a_part_lastmod_in_the_index_counts_only_the_entries_written_to_it(
         tmp_path: Path) -> None:
-    # one batch across three parts (two URLs each), with an entry too large for any file: the
-    # newest lastmod of all is the skipped entry's, and each part's is its own entries'
+    # one batch across three parts (three URLs, three, one), with an entry too large for any
+    # file: the newest lastmod of all is the skipped entry's, and each part's is its own entries'
     day = [date(2024, 1, d) for d in range(1, 8)]
     records = [Record(f"{BASE}{i}", day[i]) for i in range(3)]
     records.append(Record(BASE + "x" * 1000, date(2025, 1, 1)))
-    records += [Record(f"{BASE}{i}", day[i]) for i in (6, 5, 4)]
-    limit = exact_size(URLSET, records[:2]) + 400  # (room for the index, not the long one)
+    records += [Record(f"{BASE}{i}", day[i]) for i in (6, 5, 4, 3)]
+    limit = exact_size(URLSET, records[:3]) + 400  # (room for the index, not the long one)
     report = Report()
     write(records, tmp_path / "s.xml", base_url=BASE, report=report,
-          limits=Limits(max_urls=2, max_bytes=limit))
+          limits=Limits(max_urls=3, max_bytes=limit))
     assert report.skipped["entry too large"] == 1
-    assert [r.lastmod for r in read(tmp_path / "s.xml")] == [day[1], day[6], day[5]]
+    assert [r.lastmod for r in read(tmp_path / "s.xml")] == [day[2], day[6], day[3]]
 
 
 def test_index_files_obey_the_byte_limit_too(tmp_path: Path) -> None:
@@ -230,9 +230,13 @@ def test_index_files_obey_the_byte_limit_too(tmp_path: Path) -> None:
         assert os.path.getsize(info.path or "") <= 400
 
 
-def test_max_urls_lowers_urls_per_sitemap_not_sitemaps_per_index(tmp_path: Path) -> None:
-    summary = write(urls(5), tmp_path / "s.xml", base_url=BASE, limits=Limits(max_urls=1))
-    assert len(summary.parts) == 5 and len(summary.indexes) == 1
+def test_max_urls_limits_the_entries_of_the_index_too(tmp_path: Path) -> None:
+    summary = write(urls(4), tmp_path / "s.xml", base_url=BASE, limits=Limits(max_urls=2))
+    assert len(summary.parts) == 2 and len(summary.indexes) == 1
+    # five parts would need an index of five: no index of indexes for a limit the user chose
+    with pytest.raises(LimitError, match=r"5 sitemap files .* raise `max_urls` to at least 3"):
+        write(urls(5), tmp_path / "t.xml", base_url=BASE, limits=Limits(max_urls=1))
+    assert not (tmp_path / "t.xml").exists()
 
 
 def test_limits_that_let_an_index_list_one_sitemap_are_an_error(tmp_path: Path) -> None:

@@ -10,12 +10,14 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
-from feed2sitemap import read
+from feed2sitemap import Limits, Publish, convert, read
+from feed2sitemap.model.limits import PROFILES
 
 from .conftest import run
 
@@ -310,7 +312,7 @@ def test_robots_txt_as_input_reads_its_sitemaps(server: Server, tmp_path: Path) 
 
 
 def test_robots_lines_name_what_was_written_and_keep_everything_else(tmp_path: Path) -> None:
-    (tmp_path / "urls.txt").write_text("".join(f"{SITE}p/{i}\n" for i in range(5)))
+    (tmp_path / "urls.txt").write_text("".join(f"{SITE}p/{i}\n" for i in range(4)))
     robots = tmp_path / "robots.txt"
     original = (b"User-agent: *\r\nDisallow: /tmp/\r\n"
                 b"Sitemap: https://example.com/news.xml\r\n"
@@ -325,9 +327,15 @@ def test_robots_lines_name_what_was_written_and_keep_everything_else(tmp_path: P
     code, _, err = web(*args, "--max-urls", "2", "--max-bytes", "100000", cwd=tmp_path)
     assert code == 0, err
     assert robots.read_bytes() == original  # an index now, at the same URL: still right
+    # limits that would need an index of indexes stop the run, robots.txt left as it was
+    code, _, err = web(*args, "--max-urls", "1", cwd=tmp_path)
+    assert code == 1 and "raise --max-urls" in err, err
+    assert robots.read_bytes() == original
     # past the sitemaps one index may list, the index splits: the -index-N files are named
-    code, _, err = web(*args, "--max-urls", "1", "--max-bytes", "350", cwd=tmp_path)
-    assert code == 0, err
+    (tmp_path / "urls.txt").write_text("".join(f"{SITE}p/{i}\n" for i in range(5)))
+    convert([tmp_path / "urls.txt"], str(tmp_path / "sitemap.xml"), base_url=SITE,
+            limits=Limits(profile=replace(PROFILES["sitemaps"], max_urls=2, max_sitemaps=2)),
+            publish=Publish(robots=str(robots)))
     lines = robots.read_bytes().split(b"\r\n")
     assert lines[:3] == [b"User-agent: *", b"Disallow: /tmp/",
                          b"Sitemap: https://example.com/news.xml"]

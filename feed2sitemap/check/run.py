@@ -16,10 +16,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Union
 
-from ..errors import InputError, OptionError
+from ..errors import InputError
 from ..files.naming import url_segment
 from ..model.limits import Profile, profile_of
-from ..model.scope import Scope, scope_of
+from ..model.scope import Scope, base_of
 from ..model.urls import normalize_url
 from ..readers.detect import open_input, sniff
 from ..web.fetch import fetch, is_url, redact
@@ -144,10 +144,7 @@ def identity(source: str | os.PathLike[str]) -> object:
 
 
 def _scope(base_url: str | None) -> Scope | None:
-    try:
-        return scope_of(base_url) if base_url is not None else None
-    except ValueError as exc:
-        raise OptionError(str(exc), "base_url") from None
+    return base_of(base_url)[1] if base_url is not None else None
 
 
 def _file_check(name: str, path: str | None, profile: str | Profile, scope: Scope | None,

@@ -11,6 +11,7 @@ import os
 from bisect import bisect_right
 from collections.abc import Callable, Container, Iterable, Iterator
 from itertools import accumulate
+from math import isqrt
 from typing import IO, NamedTuple, Optional
 
 from ..errors import LimitError, OutputError
@@ -324,11 +325,14 @@ def write_indexes(files: list[FileInfo], name: str, profile: Profile, out: Outpu
                   names: Optional[list[str]] = None) -> tuple[list[FileInfo], list[str]]:
     """The index files for ``files`` and the names of all (parts first, ``name`` last).
 
-    An index lists at most max_sitemaps sitemaps and obeys the byte limit too: when the parts
-    are more than one index can list, the index splits the same way (STEM-index-1.EXT …, then
-    STEM-index2-1.EXT …) until one file, the one at PATH, lists the rest. ``names`` are the
-    parts' names (default STEM-1.EXT …; a partitioned run's parts have their own).
+    An index obeys the limits of every file: at most max_urls entries (a lowered profile) and
+    max_bytes. Only past the protocol's max_sitemaps parts, which no limit can avoid, does the
+    index split the same way (STEM-index-1.EXT …, then STEM-index2-1.EXT …) until one file, the
+    one at PATH, lists the rest: an index listing indexes is legal for no schema, so lowered
+    limits that would need one are a LimitError instead. ``names`` are the parts' names
+    (default STEM-1.EXT …; a partitioned run's parts have their own).
     """
+    _check_index_entries(files, profile, out.display)
     names = part_names(name, len(files)) if names is None else names
     level, all_names, indexes = files, list(names), []
     # percent-encoded: a name is the user's choice of -o, and may hold anything but "/"
@@ -347,9 +351,25 @@ def write_indexes(files: list[FileInfo], name: str, profile: Profile, out: Outpu
         if len(level) >= listed:
             raise LimitError("the limits let an index file list only one sitemap; raise "
                              "`max_urls` or `max_bytes`")
+        if depth == 0 and listed <= profile.max_sitemaps:
+            raise LimitError(f"{out.display}: an index listing the {listed:,} sitemap files "
+                             f"needs more than `max_bytes` ({profile.max_bytes:,}) allows per "
+                             "file, and an index cannot list indexes: raise `max_bytes`")
         depth += 1
         names = part_names(name, len(level), "index" if depth == 1 else f"index{depth}")
         all_names += names
+
+
+def _check_index_entries(files: list[FileInfo], profile: Profile, display: str) -> None:
+    """A LimitError when a lowered max_urls cannot list the parts in one index, with the
+    least max_urls that can when the parts are split by count (URLs <= max_urls ** 2)."""
+    parts, most = len(files), profile.max_urls
+    if parts <= most or most >= profile.max_sitemaps:
+        return
+    least = max(most + 1, isqrt(sum(f.count for f in files) - 1) + 1)
+    raise LimitError(f"{display}: the {parts:,} sitemap files need an index of {parts:,} "
+                     f"entries, more than `max_urls` ({most:,}) allows per file, and an index "
+                     f"cannot list indexes: raise `max_urls` to at least {least:,}")
 
 
 def _styled(fmt: Format, out: OutputSet) -> Format:

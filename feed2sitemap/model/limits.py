@@ -18,7 +18,8 @@ class Profile:
     max_bytes: int  # uncompressed UTF-8 bytes per file, indexes too, declaration to closing tag
     max_loc: int  # a <loc> must be shorter than this many characters
     min_loc: int = LOC_MIN  # the sitemaps.org XSD's tLoc
-    # sitemaps per index file (--max-urls does not lower it: no tree of indexes for small parts)
+    # sitemaps per index file; only past it does an index split into a tree of indexes (a lower
+    # max_urls lowers an index's entries too, but a tree for it is refused: files/split.py)
     max_sitemaps: int = 50_000
 
     def lowered(self, max_urls: Optional[int] = None, max_bytes: Optional[int] = None) -> Profile:

@@ -26,7 +26,7 @@ from ..model.limits import Profile, profile_of
 from ..model.options import Limits, WriteOptions
 from ..model.record import Lastmod, lastmod_key
 from ..model.report import Progress, Report
-from ..model.scope import scope_of
+from ..model.scope import base_of
 from ..readers.detect import open_input, sniff
 from ..readers.sitemap import read_sitemap
 from ..run.converting import Summary
@@ -198,10 +198,7 @@ def open_index_output(output: str, base_url: str, *, progress: Optional[Progress
     """The output set of an index step: its directory locked, the replaced index read. A
     distributed run takes it before its workers start, so that no other run writes there
     meanwhile."""
-    try:
-        prefix = scope_of(base_url).prefix
-    except ValueError as exc:
-        raise OptionError(str(exc), "base_url") from None
+    prefix = base_of(base_url)[1].prefix
     if not output:
         raise OptionError("the index step writes a file: give an output path")
     return OutputSet(output, progress=progress, atomic=atomic, base_prefix=prefix,

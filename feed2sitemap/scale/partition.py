@@ -29,7 +29,7 @@ from ..model.limits import profile_of
 from ..model.options import Defaults, Limits, WriteOptions
 from ..model.record import Lastmod, Record, format_lastmod, parse_lastmod
 from ..model.report import Report
-from ..model.scope import Scope, scope_of
+from ..model.scope import Scope, base_of
 from ..pipeline.merging import DEFAULT_MEMORY_LIMIT, MergeCounts
 from ..pipeline.removals import filter_urls
 from ..pipeline.steps import (
@@ -71,10 +71,7 @@ def _scope(base_url: Optional[str], scope_check: bool) -> Optional[Scope]:
             raise OptionError("a partitioned run needs it for its scope check (or `scope_check` "
                               "False)", parameter="base_url")
         return None
-    try:
-        return scope_of(base_url)
-    except ValueError as exc:
-        raise OptionError(str(exc), parameter="base_url") from None
+    return base_of(base_url)[1]
 
 
 def prepare_batches(batches: Iterable[Batch], report: Report, *, base_url: Optional[str],
