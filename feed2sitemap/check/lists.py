@@ -104,7 +104,7 @@ class _Collected(Report):
         self.found: list[tuple[str, Optional[int], str]] = []
 
     def warn(self, kind: str, source: Optional[str], line: Optional[int], text: str,
-             url: Optional[str] = None) -> None:
+             url: Optional[str] = None, count: int = 1) -> None:
         self.found.append((kind, line, text))
 
     skip = warn

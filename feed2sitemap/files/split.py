@@ -16,6 +16,7 @@ from typing import IO, NamedTuple, Optional
 
 from ..errors import LimitError, OutputError
 from ..model.batch import Batch, batched
+from ..model.lastmods import newest_of
 from ..model.limits import UNLIMITED, Profile
 from ..model.record import Lastmod, lastmod_key, make_record
 from ..model.report import Report
@@ -229,17 +230,6 @@ class _Parts:
             self.raw.close()
         if self.body is not None:
             self.body.close()
-
-
-def newest_of(lastmods: Iterable[Optional[Lastmod]]) -> Optional[Lastmod]:
-    """The newest of the lastmods (the first of equal instants); None when there is none."""
-    present = list(filter(None, lastmods))  # (no date or datetime is false)
-    if not present:
-        return None
-    try:  # in C: all dates, or all datetimes (aware, so compared as instants)
-        return max(present)
-    except TypeError:  # both: a date is its midnight UTC
-        return max(present, key=lastmod_key)
 
 
 class Written(NamedTuple):

@@ -16,7 +16,7 @@ from itertools import compress
 from operator import itemgetter
 from typing import Optional, Union, cast
 
-__all__ = ["lastmod_key", "parse_common_lastmods", "parse_lastmod_column"]
+__all__ = ["lastmod_key", "newest_of", "parse_common_lastmods", "parse_lastmod_column"]
 
 # (Years 0xxx, and the two days whose time may leave 1000-9999 in UTC, go one by one.)
 @cache  # (compiled when first used: most runs need none of it, start-up time)
@@ -121,6 +121,18 @@ def lastmod_key(value: Union[date, datetime]) -> datetime:
     if isinstance(value, datetime):
         return value
     return datetime(value.year, value.month, value.day, tzinfo=timezone.utc)
+
+
+def newest_of(lastmods: Iterable[Optional[Union[date, datetime]]]
+              ) -> Optional[Union[date, datetime]]:
+    """The newest of the lastmods (the first of equal instants); None when there is none."""
+    present = list(filter(None, lastmods))  # (no date or datetime is false)
+    if not present:
+        return None
+    try:  # in C: all dates, or all datetimes (aware, so compared as instants)
+        return max(present)
+    except TypeError:  # both: a date is its midnight UTC
+        return max(present, key=lastmod_key)
 
 
 def parse_lastmod_column(raw: Sequence[Optional[str]]) -> Optional[list[Union[date, datetime]]]:

@@ -31,6 +31,7 @@ class Report:
         self.hosts_off_scope: Counter[str] = Counter()
         self.excluded: Counter[str] = Counter()  # left out by the user's rules, by rule
         self._messages: Counter[str] = Counter()
+        self._held: Optional[list[tuple[Optional[str], int, str]]] = None  # (hold)
         # for the summary: the site the first input stated and which input; the scope used and
         # where it came from ("--base-url", "the site link of FILE", "guessed from the first URL")
         self.site: Optional[str] = None
@@ -58,9 +59,36 @@ class Report:
         where = source or "<input>"
         if line is not None:
             where += f":{line}"
-        self.on_message(f"{where}: {action}: {text}")
+        self._say(source, line, f"{where}: {action}: {text}")
         if n == MESSAGES_PER_KIND:
-            self.on_message(f"{where}: further '{kind}' messages are counted, not shown")
+            self._say(source, line, f"{where}: further '{kind}' messages are counted, not shown")
+
+    def _say(self, source: Optional[str], line: Optional[int], message: str) -> None:
+        if self._held is not None:
+            self._held.append((source, -1 if line is None else line, message))
+        elif self.on_message is not None:
+            self.on_message(message)
+
+    def hold(self) -> None:
+        """Hold the messages until ``release``, which gives them in input order. The steps of
+        a run each report a whole batch in turn, so a later step's skip of line 2 would come
+        after an earlier step's warning of line 9."""
+        if self._held is None:
+            self._held = []
+
+    def release(self, stop: bool = False) -> None:
+        """Give the held messages, each file's in the order of its lines (the files in the
+        order they came); with ``stop``, hold no more."""
+        held = self._held
+        if held is None:
+            return
+        self._held = None if stop else []
+        if self.on_message is None:
+            return
+        files: dict[Optional[str], int] = {}
+        held.sort(key=lambda m: (files.setdefault(m[0], len(files)), m[1]))
+        for _, _, message in held:
+            self.on_message(message)
 
     def _counted_only(self, kind: str) -> bool:
         """Whether the next problem of ``kind`` is only counted (no ``on_problem`` wants it)."""
@@ -68,8 +96,7 @@ class Report:
 
     def note(self, text: str, source: Optional[str] = None) -> None:
         """Something the user should know that is no problem (not counted, even with strict)."""
-        if self.on_message is not None:
-            self.on_message(f"{source}: note: {text}" if source else f"note: {text}")
+        self._say(source, None, f"{source}: note: {text}" if source else f"note: {text}")
 
     def skip(self, kind: str, source: Optional[str], line: Optional[int], text: str,
              url: Optional[str] = None) -> None:
@@ -78,10 +105,11 @@ class Report:
         self.skipped[kind] += 1
 
     def warn(self, kind: str, source: Optional[str], line: Optional[int], text: str,
-             url: Optional[str] = None) -> None:
-        """Something was wrong but the record (perhaps without a field) was kept."""
+             url: Optional[str] = None, count: int = 1) -> None:
+        """Something was wrong but the record (perhaps without a field) was kept. ``count``:
+        one message said for that many records (the first's place and URL given)."""
         self._emit("warning", kind, source, line, text, url)
-        self.warnings[kind] += 1
+        self.warnings[kind] += count
 
     def warn_rows(self, kind: str, source: Optional[str], text: str, rows: Sequence[int],
                   lines: Sequence[Optional[int]], urls: Sequence[str]) -> None:

@@ -9,20 +9,21 @@ given); read ``report.problems`` or pass ``Report(on_problem=...)`` to see them.
 from __future__ import annotations
 
 from collections.abc import Container, Iterable, Iterator
-from datetime import datetime
+from datetime import datetime, timedelta
 from itertools import repeat
 from typing import Optional
 
 from ..backends import fast
 from ..model.batch import Batch, bad_values, check_shape
-from ..model.record import check_changefreq, check_priority
+from ..model.lastmods import lastmod_key, newest_of
+from ..model.record import check_changefreq, check_priority, format_lastmod
 from ..model.report import Report
 from ..model.scope import Scope, scope_of
 from ..model.urls import normalize_locs, shown
 from .merging import DEFAULT_MEMORY_LIMIT, MergeCounts, ReferenceStore, Store
 
-__all__ = ["apply_defaults", "check_fields", "check_length", "dedupe", "merge", "news_only",
-           "normalize", "within_scope"]
+__all__ = ["apply_defaults", "check_fields", "check_length", "dedupe", "future_lastmods",
+           "in_input_order", "merge", "news_only", "normalize", "within_scope"]
 
 
 def check_fields(batches: Iterable[Batch], report: Optional[Report] = None) -> Iterator[Batch]:
@@ -232,6 +233,48 @@ def _with_defaults(batches: Iterable[Batch], changefreq: Optional[str],
             priorities = [priority] * n if priorities is None else [
                 priority if v is None else v for v in priorities]
         yield batch.replaced(changefreqs=changefreqs, priorities=priorities)
+
+
+# A lastmod this far past the clock is in the future; nearer, a zone ahead or a clock's skew
+CLOCK_SKEW = timedelta(days=1)
+
+
+def future_lastmods(batches: Iterable[Batch], at: datetime,
+                    report: Optional[Report] = None) -> Iterator[Batch]:
+    """The batches as they are, their lastmods later than ``at`` (plus a day) counted and said
+    in one warning at the end, naming the first. They are kept: sitemaps.org forbids none, and
+    the page's own date is the user's to fix (``check`` says "lastmod-future" too)."""
+    report = report if report is not None else Report()
+    limit = at + CLOCK_SKEW
+    count, first = 0, None
+    for batch in batches:
+        lastmods = batch.lastmods or []
+        newest = newest_of(lastmods)
+        if newest is not None and lastmod_key(newest) > limit:  # (rare: one C pass else)
+            late = [i for i, lm in enumerate(lastmods) if lm and lastmod_key(lm) > limit]
+            if first is None:
+                first = (*batch.where(late[0]), batch.locs[late[0]],
+                         format_lastmod(lastmods[late[0]] or newest))
+            count += len(late)
+        yield batch
+    if first is not None:
+        source, line, loc, text = first
+        are = "lastmod is" if count == 1 else "lastmods are"
+        report.warn("lastmod in the future", source, line, f"{count:,} {are} in the future "
+                    f"(first: {shown(loc, 200)}, {text}); kept", url=loc, count=count)
+
+
+def in_input_order(batches: Iterable[Batch], report: Report) -> Iterator[Batch]:
+    """The batches, the messages the steps before gave about each held and given in input
+    order before it goes on (Report.hold). The last step of the data path; what the writer
+    says of a batch comes out with the next one's."""
+    report.hold()
+    try:
+        for batch in batches:
+            report.release()
+            yield batch
+    finally:
+        report.release(stop=True)
 
 
 def news_only(batches: Iterable[Batch], at: datetime,

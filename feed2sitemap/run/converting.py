@@ -16,6 +16,7 @@ import os
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
+from datetime import datetime, timezone
 from typing import NamedTuple, Optional, Union
 
 from ..errors import OptionError
@@ -34,6 +35,8 @@ from ..pipeline.steps import (
     apply_defaults,
     check_length,
     dedupe,
+    future_lastmods,
+    in_input_order,
     merge,
     news_only,
     normalize,
@@ -144,6 +147,7 @@ def convert(inputs: Sequence[Source], output: Destination, *,
             summary.robots = robots(publish.robots, summary, out_path, base_url,
                                     writing.lock_timeout)
     finally:
+        report.release(stop=True)  # (a failed write leaves the data path's step suspended)
         out.close()
     if changes is not None and publish.indexnow is not None:
         assert out_path is not None  # (check_publish: the output is among the inputs)
@@ -232,7 +236,9 @@ def _steps(reader: Reading, inputs: Sequence[Source], base_name: Optional[str],
         from ..extensions.news import now  # (the clock, or SOURCE_DATE_EPOCH)
 
         stream = news_only(stream, now(), report)
-    return stream, counts, removals
+    # (the clock, as check's: SOURCE_DATE_EPOCH, a build's date, would make pages' dates late)
+    stream = future_lastmods(stream, datetime.now(timezone.utc), report)
+    return in_input_order(stream, report), counts, removals
 
 
 def _inputs(inputs: Sequence[Source]) -> list[Source]:

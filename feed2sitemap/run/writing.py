@@ -237,16 +237,27 @@ def _site_url(site_url: Optional[str], base_url: Optional[str], first_loc: str) 
 
 def _without_extensions(batches: Iterable[Batch], fmt: str,
                         report: Report) -> Iterator[Batch]:
-    """The batches less their extensions, each URL that had any counted as a warning."""
+    """The batches less their extensions; the URLs that had any counted, and said in one
+    warning at the end naming the first (a text list of a site with images would otherwise
+    say it for every page)."""
+    count, first = 0, None
+    kinds: set[str] = set()
     for batch in batches:
         if batch.extensions is not None:
-            for i, ext in enumerate(batch.extensions):
-                if ext:
-                    report.warn("extensions left out", *batch.where(i),
-                                f"{fmt} output cannot carry {', '.join(sorted(ext.kinds()))} "
-                                f"of {batch.locs[i][:200]}", url=batch.locs[i])
+            had = [i for i, ext in enumerate(batch.extensions) if ext]
+            for i in had:
+                kinds.update(batch.extensions[i].kinds())
+            if had and first is None:
+                first = (*batch.where(had[0]), batch.locs[had[0]])
+            count += len(had)
             batch = batch.without_extensions()
         yield batch
+    if first is not None:
+        source, line, loc = first
+        report.warn("extensions left out", source, line,
+                    f"{fmt} output cannot carry {', '.join(sorted(kinds))}: left out of "
+                    f"{count:,} URL{'' if count == 1 else 's'} (first: {loc[:200]})", url=loc,
+                    count=count)
 
 
 def _nothing_to_write(source_name: Optional[str], report: Report) -> InputError:

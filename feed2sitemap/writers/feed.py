@@ -119,12 +119,14 @@ class RssFormat(FeedFormat):
     extension = ".rss"
 
     # <lastBuildDate> is optional in RSS 2.0; when no entry of the file has a lastmod it is left
-    # out and its fixed-width slot filled with spaces (whitespace between elements means nothing).
+    # out and its fixed-width slot holds a comment of the same width saying so (a line of
+    # spaces looked like a fault to whoever read the file).
     _SLOT = len("<lastBuildDate></lastBuildDate>") + len(rfc822_time(UNKNOWN_UPDATED))
+    _NO_DATE = f"<!-- {'no lastBuildDate here: none of the items has a date':<{_SLOT - 9}} -->"
 
     def file_header(self, newest: Lastmod | None) -> str:
         stamp = (f"<lastBuildDate>{rfc822_time(newest)}</lastBuildDate>" if newest is not None
-                 else " " * self._SLOT)
+                 else self._NO_DATE)
         return (f'{DECLARATION}<rss version="2.0">\n<channel>\n'
                 f"<title>{xml_escape(self.title)}</title>\n"
                 f"<link>{xml_escape(self.link)}</link>\n"
