@@ -578,6 +578,17 @@ def clean(text: str) -> str:
     return text.translate(CP1252) if _C1.search(text) else text
 
 
+_HTTP_URL = re.compile("https?://", re.IGNORECASE)
+
+
+def guid_is_url(text: str) -> bool:
+    """Whether a permalink guid (or Atom id) can be an entry's page, judged on its text as the
+    feed wrote it (stripped), before any base: an absolute http(s) URL, or a path from "/". A
+    UUID, a slug or a tag: URI is an identifier; resolved, it would be a page nobody made.
+    (Both paths judge the raw text, so an xml:base cannot make them disagree.)"""
+    return text.startswith("/") or _HTTP_URL.match(text) is not None
+
+
 _AMP_NAME = re.compile("&([A-Za-z0-9_]+);")
 
 

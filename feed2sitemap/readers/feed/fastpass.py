@@ -36,6 +36,7 @@ from .compat import (
     Namespaces,
     clean,
     entry_date,
+    guid_is_url,
     join_base,
     link_text,
     map_content_type,
@@ -88,7 +89,7 @@ def _finish(alt: str | None, link: str | tuple[str, Text] | None, updated: Text 
     if alt is None and isinstance(link, tuple):  # a permalink guid: pop() resolves and cleans it
         base, pieces = link
         text = "".join(pieces).strip()
-        link = clean(resolve(base, text) if text else text)
+        link = clean(resolve(base, text)) if guid_is_url(text) else ""
     when = entry_date(clean("".join(updated).strip())) if updated is not None else None
     if when is None and published is not None:
         when = entry_date(clean("".join(published).strip()), epoch_is_unknown=False)

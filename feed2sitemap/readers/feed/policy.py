@@ -44,6 +44,7 @@ from .compat import (
     FeedEntry,
     Namespaces,
     _known,
+    guid_is_url,
     headers,
     prepare,
 )
@@ -305,6 +306,41 @@ def _page_url(entry: dict[str, Any]) -> str | None:
     return link if isinstance(link, str) else None
 
 
+def _from_guid(entry: dict[str, Any], page: str | None) -> bool:
+    """Whether feedparser took the entry's page from its permalink guid (or Atom id)."""
+    if not page or not dict.get(entry, "guidislink") or page != dict.get(entry, "id"):
+        return False
+    return _page_url({"links": dict.get(entry, "links")}) is None
+
+
+_XML_BASE_CODECS = ("utf-8", "utf-16-le", "utf-16-be")  # (ASCII's kin, and UTF-16's)
+
+
+def _guid_pages(result: Any, data: bytes, base_url: str | None) -> list[str | None]:
+    """Each entry's page, "" where feedparser took it from a permalink guid whose text, as the
+    feed wrote it, is no URL (guid_is_url). feedparser gives the guid resolved against the
+    document's URL and xml:base; for its text it reads the feed again without either (each
+    xml:base renamed, the same length: the entries are the same)."""
+    entries = result["entries"]
+    pages = [_page_url(e) for e in entries]
+    guided = [i for i, (e, page) in enumerate(zip(entries, pages, strict=True))
+              if _from_guid(e, page)]
+    renamed = [("xml:base".encode(c), "xml:xbse".encode(c)) for c in _XML_BASE_CODECS]
+    if guided and (base_url or any(name in data for name, _ in renamed)):
+        import feedparser
+
+        for name, other in renamed:
+            data = data.replace(name, other)
+        entries = feedparser.parse(io.BytesIO(data))["entries"]
+        if len(entries) != len(pages):  # (never seen: then resolved is all there is)
+            entries = result["entries"]
+    for i in guided:
+        text = dict.get(entries[i], "id")
+        if not guid_is_url(text if isinstance(text, str) else ""):
+            pages[i] = ""
+    return pages
+
+
 _NAME_REF = rb"&([A-Za-z0-9_]+);"  # (what feedparser's rewrite of an RSS <link> matches)
 
 
@@ -341,12 +377,11 @@ def feedparser_entries(data: bytes, base_url: str | None = None) -> tuple[FeedEn
     entries = FeedEntries(
         # (dict.get: FeedParserDict's get of updated_parsed falls back to published_parsed)
         FeedEntry(
-
-            _page_url(e) if kept is None else kept(_page_url(e)),
+            page if kept is None else kept(page),
             parsed_utc(_known(dict.get(e, "updated_parsed")) or dict.get(e, "published_parsed")),
             0,
         )
-        for e in result["entries"]
+        for e, page in zip(result["entries"], _guid_pages(result, data, base_url), strict=True)
     )
     site = dict.get(result.get("feed") or {}, "link")
     entries.site = site if isinstance(site, str) else None

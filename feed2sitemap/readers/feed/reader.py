@@ -75,7 +75,8 @@ def read_feed(stream: IO[bytes], source: str, report: Report,
             kept = []
             for n, (link, lastmod, line) in enumerate(part, start + 1):
                 if not link:
-                    report.skip("no link", source, line or None, f"feed entry {n} has no link")
+                    report.skip("no link", source, line or None, f"feed entry {n} has no link "
+                                "(nor a guid that is an http(s) URL or a path from /)")
                     continue
                 locs.append(link)
                 lastmods.append(lastmod)

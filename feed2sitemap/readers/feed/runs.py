@@ -27,6 +27,7 @@ from .compat import (
     FeedEntry,
     clean,
     entry_date,
+    guid_is_url,
     link_text,
     map_content_type,
 )
@@ -209,7 +210,7 @@ def by_entry(run: Run, base: str, resolve: Callable[[str, str], str], lines: lis
             alt, link = _atom_link(f[ATOM], base, resolve, html_types)
         if alt is None and link is None and (f[ID] or f[GUID] and _permalink(f[GUID_ATTRS])):
             text = _value(f[ID] or f[GUID])  # a permalink guid (or Atom id) is the link
-            link = clean(resolve(base, text) if text else text)
+            link = clean(resolve(base, text)) if guid_is_url(text) else ""
         when = entry_date(clean(_value(f[UPDATED]))) if f[UPDATED] else None
         if when is None and f[PUBLISHED]:
             when = entry_date(clean(_value(f[PUBLISHED])), epoch_is_unknown=False)
