@@ -230,12 +230,18 @@ PAGES = [
     "<template>t</template><noscript>n</noscript></main>",
     "<main><p>caf\u00e9 \u00a0 na\u00efve</p><time itemprop=dateModified datetime=2020-02-02>"
     "</time></main>",
+    "<body>be<!-- x -->fore<nav>n</nav>af<script>s</script>ter<ul>\n <li>one</li>\n <li>two"
+    "</li></ul><table><tr><td>a</td> <td>b</td></tr></table><footer><img src=f.png></footer>"
+    "<img src=b.png></body>",
+    "<main>one</main><div><main>two <main>nested</main></main></div><article>no</article>",
+    '<html lang="fr"><meta property="article:modified_time" content="2024-13-45">'
+    '<img src="data:image/png;base64,xx"><img src=" spaced.png ">text',
 ]
 
 
 def _facts(page: Facts) -> tuple[object, ...]:
     return (page.lang, page.noindex, page.canonical, page.alternates, page.dates,
-            page.region, page.fingerprint, page.images)
+            page.region, page.fingerprint, page.main_images)
 
 
 def test_both_parsers_find_the_same_facts(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -249,7 +255,7 @@ def test_both_parsers_find_the_same_facts(monkeypatch: pytest.MonkeyPatch) -> No
     first = parse_page(PAGES[0].encode())
     assert (first.noindex, first.canonical, first.lang) == (True, "/x/", "en")
     second = parse_page(PAGES[1].encode())
-    assert (second.region, second.images) == ("article", ["a.png"])
+    assert (second.region, second.main_images) == ("article", ["a.png"])
 
 
 def test_the_fingerprint_is_of_the_main_content_only(mode: str) -> None:

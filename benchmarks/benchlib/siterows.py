@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .running import Runner, Scenario, Side
-from .words import BASE_URL, SEED, blurb
+from .words import BASE_URL, SEED, sentence
 
 FLOOR_SITE = r'''
 import os, sys
@@ -30,11 +30,11 @@ with open(out, "w") as f:
 def _page(rng: random.Random, i: int) -> str:
     nav = "".join(f'<li><a href="/section/{k}/">Section {k}</a></li>' for k in range(40))
     body, size = [], 0
-    while size < 26_000:
-        p = blurb(rng)
-        if rng.random() < 0.3:
-            p += f' <a href="/posts/{rng.randrange(10_000)}/">more</a> <em>{blurb(rng)[:40]}</em>'
-        if rng.random() < 0.05:
+    while size < 26_000:  # paragraphs of a few sentences, some with a link, a stress, an image
+        p = " ".join(sentence(rng, rng.randrange(8, 20)) + "." for _ in range(rng.randrange(2, 6)))
+        if rng.random() < 0.5:
+            p += f' <a href="/posts/{rng.randrange(10_000)}/">more</a> <em>{sentence(rng, 4)}</em>'
+        if rng.random() < 0.1:
             p = f'<img src="/img/{rng.randrange(999)}.jpg" alt="">' + p
         body.append(f"<p>{p}</p>\n")
         size += len(p)

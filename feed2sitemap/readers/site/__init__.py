@@ -146,7 +146,7 @@ class _Site:
             alternates.append(Alternate(facts.lang, url))  # each version lists itself too
         images: tuple[Image, ...] = ()
         if self.options.images:
-            srcs = [src for src in facts.images if self.short(rel, "image", src)]
+            srcs = [src for src in facts.main_images if self.short(rel, "image", src)]
             images = tuple(Image(u) for u in dict.fromkeys(urljoin(url, s) for s in srcs))
         return Extensions(images=images, alternates=tuple(alternates))
 

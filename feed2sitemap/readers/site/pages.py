@@ -1,17 +1,16 @@
 """What one HTML page says: whether it may be indexed, its canonical URL, its own dates, its
 language versions, the images of its main content and a fingerprint of that content.
 
-One set of handlers (``Facts``, in lxml's parser-target form: start, end, data, comment,
-close) is fed by the standard library's html.parser, or, when lxml is installed (the
-``[html]`` extra), by libxml2's HTML parser: 4,000 pages of 25 KB a second a core against
-700 (benchmarks/bench.py, row site). Both see the same events on well-formed pages and the
-handlers track only the elements they need, so the two give the same facts
-(tests/test_site_input.py holds them to it); the reference mode uses html.parser.
+The standard library's html.parser feeds its events to ``Facts``, which tracks only the
+elements it needs; when lxml is installed (the ``[html]`` extra) libxml2 parses the page into
+a tree and the same facts are taken from it in C, 5x faster (about 1,400 against 290 pages of
+29 KB a second a core on the site-dir row's pages; benchmarks/bench.py). The two give the same
+facts (tests/test_site_input.py holds them to it); the reference mode uses html.parser.
 
 The main content is ``<main>``, else the ``<article>`` elements, else the body without nav,
 header and footer; script, style, template, noscript, title and comments are never content.
-Its fingerprint is the SHA-256 of its words joined by single spaces: text between the same
-two tags is one run (a parser may hand it over in pieces), runs are separated by a space.
+Its fingerprint is the SHA-256 of its text content (as the DOM's textContent) with white
+space collapsed: a new footer, a build stamp or a rehashed asset name changes nothing in it.
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ import codecs
 import hashlib
 import json
 import re
+from functools import cache
 from html.parser import HTMLParser
 from typing import Any, Optional
 from urllib.parse import urljoin
@@ -55,7 +55,8 @@ def canonical_elsewhere(url: str, canonical: Optional[str]) -> Optional[str]:
 
 
 class Facts:
-    """The handlers, and what they found (see the module's docstring)."""
+    """What a page says; filled by html.parser's events (start, end, data) or from lxml's tree
+    (_tree_facts). The text of each region is kept whole: a page is at most MAX_PAGE_BYTES."""
 
     def __init__(self) -> None:
         self.lang: Optional[str] = None
@@ -63,74 +64,70 @@ class Facts:
         self.canonical: Optional[str] = None
         self.alternates: list[tuple[str, str]] = []  # (hreflang, href) as written
         self.dates: dict[str, str] = {}  # where found → the first text there
+        self.saw = {"main": False, "article": False}
+        self.text: dict[str, list[str]] = {"main": [], "article": [], "body": []}
+        self.images: dict[str, list[str]] = {"main": [], "article": [], "body": []}
         self._json: Optional[list[str]] = None  # the JSON-LD script being read
         self._json_texts: list[str] = []
         self._json_size = 0
         self._open: list[str] = []  # the tracked elements open, innermost last
         self._depth = dict.fromkeys(_TRACKED, 0)
-        self._run: list[str] = []
-        self.saw = {"main": False, "article": False}
-        self._hash = {k: hashlib.sha256() for k in ("main", "article", "body")}
-        self._images: dict[str, list[str]] = {"main": [], "article": [], "body": []}
+        self._regions = ["body"]  # where text read now belongs
 
-    def _regions(self) -> list[str]:
-        if self._hidden():
-            return []
+    def _track(self) -> None:
         d = self._depth
-        out = ["main"] if d["main"] else []
-        if d["article"]:
-            out.append("article")
-        if not (d["nav"] or d["header"] or d["footer"]):
-            out.append("body")
-        return out
-
-    def _hidden(self) -> bool:
-        d = self._depth
-        return bool(d["script"] or d["style"] or d["template"] or d["noscript"] or d["title"])
-
-    def _flush(self) -> None:
-        if not self._run:
-            return
-        words = " ".join("".join(self._run).split())
-        self._run.clear()
-        if words:
-            data = (words + " ").encode("utf-8", "surrogatepass")
-            for region in self._regions():
-                self._hash[region].update(data)
+        hidden = any(d[tag] for tag in _HIDDEN)
+        self._regions = [] if hidden else [r for r, inside in (
+            ("main", d["main"]), ("article", d["article"]),
+            ("body", not (d["nav"] or d["header"] or d["footer"]))) if inside]
 
     def start(self, tag: str, attrib: Any) -> None:
-        self._flush()
         if tag in _TRACKED:
             self._open.append(tag)
             self._depth[tag] += 1
+            self._track()
             if tag in self.saw:
                 self.saw[tag] = True
-            if tag == "script" and str(attrib.get("type") or "").strip().lower() == \
-                    "application/ld+json":
+            if tag == "script" and _is_json_ld(attrib):
                 self._json = []
         elif tag == "meta":
-            self._meta(attrib)
+            self.meta(attrib)
         elif tag == "link":
-            self._link(attrib)
+            self.link(attrib)
         elif tag == "img":
-            src = (attrib.get("src") or "").strip()
-            if src and not src.startswith("data:"):
-                for region in self._regions():
-                    if len(self._images[region]) < MAX_IMAGES + 1:
-                        self._images[region].append(src)
+            self.image(attrib, self._regions)
         elif tag == "html" and self.lang is None and attrib.get("lang"):
             self.lang = str(attrib["lang"]).strip()
         if attrib.get("itemprop") == "dateModified":
-            self._date("itemprop dateModified", attrib.get("content") or attrib.get("datetime"))
+            self.date("itemprop dateModified", attrib.get("content") or attrib.get("datetime"))
 
-    def _meta(self, attrib: Any) -> None:
+    def end(self, tag: str) -> None:
+        if tag not in _TRACKED or tag not in self._open:
+            return  # (an end tag with no start: nothing to close)
+        while self._open:
+            top = self._open.pop()
+            self._depth[top] -= 1
+            if top == "script" and self._json is not None:
+                self.json_ld("".join(self._json))
+                self._json = None
+            if top == tag:
+                break
+        self._track()
+
+    def data(self, text: str) -> None:
+        if self._json is not None:
+            self._json.append(text)
+        for region in self._regions:
+            self.text[region].append(text)
+
+    def meta(self, attrib: Any) -> None:
         content = str(attrib.get("content") or "")
         if says_noindex(str(attrib.get("name") or ""), content):
             self.noindex = True
         if str(attrib.get("property") or "").strip() == "article:modified_time":
-            self._date("article:modified_time", content)
+            self.date("article:modified_time", content)
 
-    def _link(self, attrib: Any) -> None:
+    def link(self, attrib: Any) -> None:
         rel = str(attrib.get("rel") or "").lower().split()
         href = attrib.get("href")
         if href is None:
@@ -140,46 +137,32 @@ class Facts:
         elif "alternate" in rel and attrib.get("hreflang"):
             self.alternates.append((str(attrib["hreflang"]).strip(), str(href).strip()))
 
-    def _date(self, where: str, text: Optional[str]) -> None:
+    def image(self, attrib: Any, regions: list[str]) -> None:
+        src = str(attrib.get("src") or "").strip()
+        if not src or src.startswith("data:"):  # (an image inlined as a data: URI has none)
+            return
+        for region in regions:
+            if len(self.images[region]) <= MAX_IMAGES:
+                self.images[region].append(src)
+
+    def date(self, where: str, text: Optional[str]) -> None:
         if text and text.strip() and where not in self.dates:
             self.dates[where] = text.strip()
 
-    def end(self, tag: str) -> None:
-        self._flush()
-        if tag not in _TRACKED or tag not in self._open:
-            return  # (an end tag with no start: nothing to close)
-        while self._open:
-            top = self._open.pop()
-            self._depth[top] -= 1
-            if top == "script" and self._json is not None:
-                self._end_json()
-            if top == tag:
-                break
-
-    def data(self, text: str) -> None:
-        if self._json is not None and self._depth["script"]:
-            if self._json_size < MAX_JSON_LD:
-                self._json.append(text)
-                self._json_size += len(text)
-        elif not self._hidden():
-            self._run.append(text)
-
-    def comment(self, text: str) -> None:
-        self._flush()
-
-    def _end_json(self) -> None:
-        assert self._json is not None
-        self._json_texts.append("".join(self._json))
-        self._json = None
+    def json_ld(self, text: str) -> None:
+        """A JSON-LD script's text: kept up to MAX_JSON_LD a page, all scripts together."""
+        text = text[:MAX_JSON_LD - self._json_size]
+        self._json_size += len(text)
+        self._json_texts.append(text)
 
     def close(self) -> Facts:
-        self._flush()
         if self._json is not None:
-            self._end_json()
+            self.json_ld("".join(self._json))
+            self._json = None
         for text in self._json_texts:
             found = _date_modified(text)
             if found is not None:
-                self._date("JSON-LD dateModified", found)
+                self.date("JSON-LD dateModified", found)
                 break
         return self
 
@@ -190,11 +173,17 @@ class Facts:
 
     @property
     def fingerprint(self) -> str:
-        return self._hash[self.region].hexdigest()
+        """The SHA-256 of the main content's text, white space collapsed (hexadecimal)."""
+        words = " ".join("".join(self.text[self.region]).split())
+        return hashlib.sha256(words.encode("utf-8", "surrogatepass")).hexdigest()
 
     @property
-    def images(self) -> list[str]:
-        return self._images[self.region]
+    def main_images(self) -> list[str]:
+        return self.images[self.region]
+
+
+def _is_json_ld(attrib: Any) -> bool:
+    return str(attrib.get("type") or "").strip().lower() == "application/ld+json"
 
 
 def _date_modified(text: str) -> Optional[str]:
@@ -236,9 +225,6 @@ class _Plain(HTMLParser):
     def handle_data(self, data: str) -> None:
         self.facts.data(data)
 
-    def handle_comment(self, data: str) -> None:
-        self.facts.comment(data)
-
 
 def decode(data: bytes) -> str:
     """A page's text: UTF-8 (with or without a byte order mark) unless its first 1,024 bytes
@@ -260,21 +246,71 @@ def decode(data: bytes) -> str:
 def parse_page(data: bytes) -> Facts:
     """The facts of one page (bytes, at most MAX_PAGE_BYTES); never raises for bad HTML."""
     text = decode(data)
-    facts = Facts()
-    if fast("HTML pages"):
+    parser = _lxml_parser() if fast("HTML pages") else None
+    if parser is not None:
+        from lxml import etree
+
         try:
-            from lxml import etree
-        except ImportError:
-            pass
-        else:
-            parser = etree.HTMLParser(target=facts, no_network=True, recover=True)
-            try:
-                parser.feed(text)
-                parser.close()  # (which calls facts.close())
-                return facts
-            except etree.LxmlError:  # (an empty document, after recovery)
-                return facts.close()
+            root = etree.fromstring(text.encode("utf-8", "surrogatepass"), parser)
+        except (etree.LxmlError, ValueError):
+            root = None
+        return _tree_facts(root, text)
+    facts = Facts()
     plain = _Plain(facts)
     plain.feed(text)
     plain.close()
+    return facts.close()
+
+
+@cache
+def _lxml_parser() -> Any:
+    """lxml's HTML parser (made once: 40 µs, a tenth of a page's time), None without lxml."""
+    try:
+        from lxml import etree
+    except ImportError:
+        return None
+    return etree.HTMLParser(encoding="utf-8", no_network=True, recover=True)
+
+
+def _tree_facts(root: Any, text: str) -> Facts:
+    """The facts of a page parsed into lxml's tree (``text``, its source), found in one pass
+    over the elements that matter: the handlers' events cost a microsecond each in Python,
+    and a page has thousands. Hidden elements are emptied (their tails stay) and, for the
+    body, so are nav, header and footer; a region's text is then its text content."""
+    facts = Facts()
+    if root is None:  # (an empty page, or only a comment)
+        return facts.close()
+    if root.get("lang"):
+        facts.lang = str(root.get("lang")).strip()
+    from lxml import etree
+
+    found: dict[str, list[Any]] = {"main": [], "article": [], "empty": [], "chrome": []}
+    for el in root.iter("meta", "link", "main", "article", *_HIDDEN, *_CHROME):
+        tag = el.tag
+        if tag == "meta":
+            facts.meta(el.attrib)
+        elif tag == "link":
+            facts.link(el.attrib)
+        elif tag in _HIDDEN:
+            if tag == "script" and _is_json_ld(el.attrib):
+                facts.json_ld(el.text or "")
+            found["empty"].append(el)
+        else:
+            found["chrome" if tag in _CHROME else tag].append(el)
+    if "dateModified" in text:
+        for el in root.iterfind('.//*[@itemprop="dateModified"]'):
+            facts.date("itemprop dateModified", el.get("content") or el.get("datetime"))
+    facts.saw.update(main=bool(found["main"]), article=bool(found["article"]))
+    region = facts.region
+    if region == "body":
+        found["empty"] += found["chrome"]
+    for el in found["empty"]:
+        el.clear(keep_tail=True)
+    tops = [root] if region == "body" else [
+        el for el in found[region] if next(el.iterancestors(region), None) is None]
+    for top in tops:
+        facts.text[region].append(etree.tostring(top, method="text", encoding=str,
+                                                 with_tail=False))
+        for img in top.iter("img"):
+            facts.image(img.attrib, [region])
     return facts.close()
