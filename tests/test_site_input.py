@@ -267,3 +267,17 @@ def test_the_fingerprint_is_of_the_main_content_only(mode: str) -> None:
     body = "<body><nav>n1</nav><p>text <!-- build 1 --></p><script>s1</script></body>"
     again = body.replace("n1", "n2").replace("build 1", "build 2").replace("s1", "s2")
     assert parse_page(body.encode()).fingerprint == parse_page(again.encode()).fingerprint
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a directory of mode 000")
+def test_a_directory_that_cannot_be_read_is_said(tmp_path: Path) -> None:
+    public = tmp_path / "public"
+    _write(public, "index.html", _page())
+    _write(public, "locked/a.html", _page())
+    (public / "locked").chmod(0)
+    try:
+        code, err = _convert(str(public), "-o", str(tmp_path / "s.xml"), "--base-url", SITE)
+    finally:
+        (public / "locked").chmod(0o755)
+    assert code == 0, err
+    assert f"{public}/locked/: skipped: cannot read the directory: Permission denied" in err

@@ -52,11 +52,11 @@ class SiteOptions:
                 raise OptionError(f"choose one of {', '.join(choices)}, not "
                                   f"{getattr(self, name)!r}", name)
         if (self.lastmod_from == "content") != (self.state is not None):
-            raise OptionError("`lastmod_from=content` keeps its fingerprints in a state file: "
-                              "give both, or neither", "state")
+            raise OptionError("goes with `lastmod_from` content, which keeps its fingerprints "
+                              "in that file: give both, or neither", "state")
         if self.source is not None and self.lastmod_from != "git":
             raise OptionError("names the sources in a repository: it goes with "
-                              "`lastmod_from=git`", "source")
+                              "`lastmod_from` git", "source")
 
 
 @dataclass(frozen=True)

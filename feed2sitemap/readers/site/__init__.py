@@ -66,7 +66,7 @@ class _Site:
         self.options = options
         self.wanted = wanted
         self.lastmods: Optional[LastmodSource] = None
-        self.robots = _own_robots(root)
+        self.robots = _own_robots(root, prefix)
 
     def where(self, rel: str) -> str:
         return f"{self.name}/{rel}"
@@ -77,6 +77,10 @@ class _Site:
             url = url_of(entry.rel, self.prefix)
             if self.wanted(url):
                 return url, self.outside_lastmod(entry.rel, ""), EMPTY
+        if entry.why.startswith("unreadable"):
+            self.report.skip("unreadable directory", self.where(entry.rel), None,
+                             f"cannot read the directory: {entry.why.partition(': ')[2]}")
+            return None
         if entry.why:
             self.report.exclude(entry.why, self.where(entry.rel))
             return None
@@ -173,8 +177,11 @@ class _Site:
                               extensions=extensions)
 
 
-def _own_robots(root: str) -> Optional[Robots]:
-    """The rules of the site's robots.txt, at its root, if there is one."""
+def _own_robots(root: str, prefix: str) -> Optional[Robots]:
+    """The rules of the site's robots.txt, at its root, if there is one and the site is its
+    host's (a robots.txt served below the host's root is no robots.txt: RFC 9309)."""
+    if prefix.count("/") > 3:
+        return None
     path = os.path.join(root, "robots.txt")
     try:
         data = read_regular(path, MAX_ROBOTS_BYTES)

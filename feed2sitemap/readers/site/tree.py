@@ -71,9 +71,12 @@ class Entry(NamedTuple):
 def walk(root: str) -> Iterator[Entry]:
     """Every file of the site in name order, directory by directory. Dot-directories (.git,
     .well-known) are not walked: each is one entry; symbolic links to directories are not
-    followed (a loop, or a way out of the site)."""
+    followed (a loop, or a way out of the site); one that cannot be read is an entry whose
+    ``why`` starts with "unreadable"."""
     skip = len(os.path.join(root, ""))
-    for top, dirs, files in os.walk(root):
+    failed: list[OSError] = []
+    for top, dirs, files in os.walk(root, onerror=failed.append):
+        yield from _failures(failed, root, skip)
         rel_top = top[skip:].replace(os.sep, "/")
         rel_top = rel_top + "/" if rel_top else ""
         hidden = sorted(d for d in dirs if d.startswith("."))
@@ -95,6 +98,16 @@ def walk(root: str) -> Iterator[Entry]:
             else:
                 why = ""
             yield Entry(rel, os.path.join(top, name), why)
+    yield from _failures(failed, root, skip)
+
+
+def _failures(failed: list[OSError], root: str, skip: int) -> Iterator[Entry]:
+    """The directories os.walk could not read (told as they come), as entries."""
+    for exc in failed:
+        where = str(exc.filename or root)
+        rel = where[skip:].replace(os.sep, "/")
+        yield Entry(rel + "/" if rel else "", where, f"unreadable: {exc.strerror}")
+    failed.clear()
 
 
 def read_regular(path: str, limit: int) -> bytes | None:
