@@ -48,7 +48,8 @@ _HELP = {"help_option_names": ["-h", "--help"]}
               help="Input format; auto looks at the first bytes (and a list's first line).")
 @click.option("--base-url", metavar="URL",
               help="Public URL of the output's directory: only URLs under it are kept, and "
-                   "split parts are listed in the index under it.")
+                   "split parts are listed in the index under it. A site directory input is "
+                   "served there.")
 @click.option("--input-url", metavar="URL",
               help="The inputs' own URL (a feed saved from the web): relative links resolve "
                    "against it before --base-url.")
@@ -112,7 +113,8 @@ _HELP = {"help_option_names": ["-h", "--help"]}
               help="Leave out URLs whose path (and query) matches GLOB: * within a segment, "
                    "** across (/tags/**, *.pdf). Repeatable.")
 @click.option("--include", multiple=True, metavar="GLOB",
-              help="Keep only URLs whose path (and query) matches one GLOB. Repeatable.")
+              help="Keep only URLs whose path (and query) matches one GLOB. Repeatable. In a "
+                   "site directory it also brings in the other files it matches (*.pdf).")
 @click.option("--max-removals", default="10%", show_default=True, metavar="N|P%",
               help="Refuse (exit 1, nothing changed) a run that would take more of the "
                    "earlier output's URLs out than N, or P% of them.")

@@ -63,6 +63,7 @@ class _Site:
         self.name = name.rstrip("/" + os.sep) or name
         self.report = report
         self.prefix = prefix
+        self.origin = prefix[:prefix.index("/", prefix.index("//") + 2)]  # scheme://host
         self.options = options
         self.wanted = wanted
         self.lastmods: Optional[LastmodSource] = None
@@ -98,7 +99,7 @@ class _Site:
             self.report.exclude("canonical elsewhere", self.where(entry.rel))
             return None
         lastmod = self.page_date(entry.rel, facts)
-        if lastmod is None:
+        if lastmod is None and self.lastmods is not None:
             lastmod = self.outside_lastmod(entry.rel, facts.fingerprint)
         return url, lastmod, self.extensions(url, facts, entry.rel)
 
@@ -137,12 +138,20 @@ class _Site:
         text = self.lastmods.lastmod(rel, fingerprint)
         return None if text is None else parse_lastmod(text)
 
-    def extensions(self, url: str, facts: Facts, rel: str) -> Extensions:
+    def join(self, url: str, link: str) -> str:
+        """``link`` resolved against the page's ``url`` (urljoin, 10 µs, for the rare forms)."""
+        if link.startswith(("https://", "http://")):
+            return link
+        if link.startswith("/") and not link.startswith("//"):
+            return self.origin + link
         from urllib.parse import urljoin
 
+        return urljoin(url, link)
+
+    def extensions(self, url: str, facts: Facts, rel: str) -> Extensions:
         from ...extensions.model import Alternate, Image
 
-        alternates = [Alternate(lang, urljoin(url, href)) for lang, href in facts.alternates
+        alternates = [Alternate(lang, self.join(url, href)) for lang, href in facts.alternates
                       if self.short(rel, "alternate", href)]
         langs = {a.hreflang.lower() for a in alternates}
         if alternates and facts.lang and facts.lang.lower() not in langs and \
@@ -151,7 +160,7 @@ class _Site:
         images: tuple[Image, ...] = ()
         if self.options.images:
             srcs = [src for src in facts.main_images if self.short(rel, "image", src)]
-            images = tuple(Image(u) for u in dict.fromkeys(urljoin(url, s) for s in srcs))
+            images = tuple(Image(u) for u in dict.fromkeys(self.join(url, s) for s in srcs))
         return Extensions(images=images, alternates=tuple(alternates))
 
     def short(self, rel: str, what: str, link: str) -> bool:
