@@ -261,8 +261,8 @@ def _check_sites(inputs: Sequence[Source], base_url: Optional[str],
     if not sites and reading.site != SiteOptions():
         changed = [f.name for f in fields(SiteOptions)
                    if getattr(reading.site, f.name) != getattr(SiteOptions(), f.name)]
-        raise OptionError("goes with a site directory among the inputs (a built site: "
-                          "feed2sitemap public/ --base-url URL)", changed[0])
+        raise OptionError("goes with a site directory among the inputs (a built site, read "
+                          "as served at `base_url`)", changed[0])
 
 
 def _inputs(inputs: Sequence[Source]) -> list[Source]:
