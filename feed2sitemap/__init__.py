@@ -24,7 +24,15 @@ if TYPE_CHECKING:
     from .model.batch import Batch, batched, unbatched
     from .model.filters import Filters, Threshold
     from .model.limits import PROFILES, Profile
-    from .model.options import Channel, Defaults, Limits, NewsSitemap, ReadOptions, WriteOptions
+    from .model.options import (
+        Channel,
+        Defaults,
+        Limits,
+        NewsSitemap,
+        ReadOptions,
+        SiteOptions,
+        WriteOptions,
+    )
     from .model.record import CHANGEFREQS, Record
     from .model.report import Progress, Report, Submitted
     from .model.scope import Scope
@@ -48,7 +56,7 @@ _WHERE = {
     "UnsupportedFormat": "errors", "IndexNow": "web.indexnow", "Submitted": "model.report",
     "PROFILES": "model.limits", "Profile": "model.limits", "MergeCounts": "pipeline.merging",
     "Channel": "model.options", "Defaults": "model.options", "Limits": "model.options",
-    "ReadOptions": "model.options", "WriteOptions": "model.options",
+    "ReadOptions": "model.options", "WriteOptions": "model.options", "SiteOptions": "model.options",
     "NewsSitemap": "model.options", "FileInfo": "files.outputs", "Publish": "run.publish",
     "Web": "run.reading", "read": "run.reading", "read_batches": "run.reading",
     "CHANGEFREQS": "model.record", "Record": "model.record", "Progress": "model.report",
@@ -59,8 +67,8 @@ __all__ = [
     "CHANGEFREQS", "PROFILES", "Batch", "Channel", "Defaults", "Diff", "Feed2SitemapError",
     "FileInfo", "Filters", "IndexNow", "InputError", "LimitError", "Limits", "MergeCounts",
     "NewsSitemap", "OptionError", "OutputError", "Problem", "Profile", "Progress", "Publish",
-    "ReadOptions", "Record", "Removals", "RemovalsRefused", "Report", "Scope", "Submitted",
-    "Summary", "Threshold", "UnsupportedFormat", "Web", "WriteOptions", "__version__",
+    "ReadOptions", "Record", "Removals", "RemovalsRefused", "Report", "Scope", "SiteOptions",
+    "Submitted", "Summary", "Threshold", "UnsupportedFormat", "Web", "WriteOptions", "__version__",
     "batched", "convert", "diff", "read", "read_batches", "unbatched", "write", "write_batches",
 ]
 

@@ -22,6 +22,7 @@ from .feedrows import feed_rows
 from .results import machine, print_report, python_of
 from .running import Runner, Scenario, run_scenario
 from .scenarios import FULL, QUICK, build_scenarios, select
+from .siterows import ensure_site_data, site_rows
 from .words import BASE_URL
 
 HERE = Path(__file__).resolve().parent.parent
@@ -68,7 +69,8 @@ def main(argv: list[str] | None = None, description: str = "") -> int:
             for s in [*build_scenarios(cmd, fpy, d, a.out_dir, r, yardstick=False,
                                        node_modules=a.node_modules),
                       *feed_rows(cmd, fpy, a.data_dir, a.out_dir, r, a.quick, log,
-                                 yardstick=False, make=False)]:
+                                 yardstick=False, make=False),
+                      *site_rows(cmd, fpy, a.data_dir, a.out_dir, r, a.quick)]:
                 print(f"{s.name:<14} {s.what}")
             return 0
         t0 = time.perf_counter()
@@ -108,9 +110,12 @@ def run_all(a: argparse.Namespace, sizes: dict[str, int], repeat: int, cmd: list
         big = "merge-lastmods-10m" in only
         scenarios = select([*build_scenarios(cmd, fpy, d, a.out_dir, r, big=big,
                                              node_modules=a.node_modules),
-                            *feed_rows(cmd, fpy, a.data_dir, a.out_dir, r, a.quick, log)], only)
+                            *feed_rows(cmd, fpy, a.data_dir, a.out_dir, r, a.quick, log),
+                            *site_rows(cmd, fpy, a.data_dir, a.out_dir, r, a.quick)], only)
         if any(s.name == EXT_NAME for s in scenarios):
             ensure_ext_data(a.data_dir, a.quick, log)
+        if any(s.name == "site-dir" for s in scenarios):
+            ensure_site_data(a.data_dir, r, a.quick, log)
     for s in scenarios:
         run_scenario(s, r, repeat, log, once=ONCE_IN_QUICK if a.quick else frozenset())
     dask_rows = (dask_scenario(cmd, fpy, a.data_dir, a.out_dir, tmp, r.run, a.quick,

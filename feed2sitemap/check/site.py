@@ -2,8 +2,9 @@
 
 A URL robots.txt disallows for Googlebot is never crawled; a sitemap robots.txt does not name
 is found only if someone submits it by hand. Under --site, every URL under --base-url is mapped
-to the file a static server would answer with ("/a/" -> a/index.html, "/a" -> a, a/index.html
-or a.html); no file is a 404. A page marked noindex or canonical elsewhere should not be in a
+to the file a static server would answer with, by the mapping a site directory given as an
+input uses (readers/site/tree.py: "/a/" -> a/index.html or a.html, "/a" -> a, a/index.html or
+a.html); no file is a 404. A page marked noindex or canonical elsewhere should not be in a
 sitemap, and HTML pages no sitemap lists are counted at the end. Only the head of a page is
 read (up to 64 KiB), with two regular expressions rather than an HTML parser: a site of 100,000
 pages takes seconds.
@@ -14,50 +15,22 @@ from __future__ import annotations
 import html
 import os
 import re
-import stat
 from collections.abc import Iterator
-from urllib.parse import unquote, urljoin, urlsplit
+from urllib.parse import urlsplit
 
 from ..errors import InputError, OptionError
 from ..model.limits import MAX_ROBOTS_BYTES
-from ..model.urls import normalize_url
+from ..readers.robots import AGENT, Robots
+from ..readers.site.pages import canonical_elsewhere, says_noindex
+from ..readers.site.tree import HTML, candidates, read_regular, walk
 
-__all__ = ["HEAD_BYTES", "Page", "Robots", "Site", "load_robots"]
+__all__ = ["AGENT", "HEAD_BYTES", "Page", "Robots", "Site", "load_robots"]
 
 HEAD_BYTES = 64 * 1024
 SHOWN = 5  # unlisted pages named in the message; the rest are counted
-_HTML = (".html", ".htm")
 _TAG = re.compile(rb"<(meta|link)\b([^>]*)>", re.I)
 _ATTR = re.compile(rb"""([A-Za-z_:][-\w:.]*)\s*=\s*("[^"]*"|'[^']*'|[^\s"'=<>`]+)""")
 _HEAD_END = re.compile(rb"</head\b|<body\b", re.I)
-# pages a sitemap has no business listing: error pages every static generator writes
-_NOT_PAGES = {"404.html", "50x.html", "500.html"}
-AGENT = "Googlebot"
-
-
-class Robots:
-    """The rules of one robots.txt, and the sitemaps its Sitemap: lines name."""
-
-    def __init__(self, text: str, where: str) -> None:
-        import urllib.robotparser  # (urllib.request with it: 50 ms no other check needs)
-
-        self.where = where
-        self._parser = urllib.robotparser.RobotFileParser()
-        self._parser.parse(text.splitlines())
-        self.sitemaps = [s.strip() for s in self._parser.site_maps() or []]
-
-    def disallowed(self, url: str) -> bool:
-        return not self._parser.can_fetch(AGENT, url)
-
-    def lists(self, file_name: str, url: str | None) -> bool:
-        """Whether a Sitemap: line names this sitemap: its public URL when known (from
-        --base-url), else any URL whose last segment is the file's name."""
-        # robotparser decodes the Sitemap: lines' escapes, and names are percent-encoded in
-        # them (naming.url_segment): a name with a space is listed as "%20"
-        if url is not None:
-            return unquote(url) in self.sitemaps
-        name = os.path.basename(file_name)
-        return any(s.rstrip("/").rpartition("/")[2] == name for s in self.sitemaps)
 
 
 def load_robots(robots_txt: str) -> Robots:
@@ -95,19 +68,12 @@ class Page:
         self.canonical: str | None = None
         self.regular = True  # False: a FIFO, socket or device, never read
         try:
-            # without blocking, and judged by what was opened: a FIFO named *.html would wait
-            # for a writer for ever (issue 35, item 26)
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+            head = read_regular(path, HEAD_BYTES)
         except OSError:
             return
-        with os.fdopen(fd, "rb") as f:
-            self.regular = stat.S_ISREG(os.fstat(fd).st_mode)
-            if not self.regular:
-                return
-            try:
-                head = f.read(HEAD_BYTES)
-            except OSError:
-                return
+        if head is None:
+            self.regular = False
+            return
         if b"noindex" not in head and b"canonical" not in head:
             return
         end = _HEAD_END.search(head)
@@ -115,8 +81,7 @@ class Page:
             attrs = {k.lower(): html.unescape(v.strip(b"\"'").decode("utf-8", "replace"))
                      for k, v in _ATTR.findall(m.group(2))}
             if m.group(1).lower() == b"meta":
-                if attrs.get(b"name", "").lower() in ("robots", "googlebot") and \
-                        "noindex" in attrs.get(b"content", "").lower():
+                if says_noindex(attrs.get(b"name", ""), attrs.get(b"content", "")):
                     self.noindex = True
             elif "canonical" in attrs.get(b"rel", "").lower().split() and b"href" in attrs:
                 self.canonical = attrs[b"href"].strip()
@@ -134,15 +99,7 @@ class Site:
 
     def candidates(self, url: str) -> list[str]:
         """The files a static server might answer ``url`` with, most likely first."""
-        rel = urlsplit(url[len(self.prefix) - 1:]).path.lstrip("/")
-        segments = [unquote(s) for s in rel.split("/")]
-        if any(s in (".", "..") or "\\" in s or "\0" in s for s in segments) or \
-                any(not s for s in segments[:-1]):
-            return []
-        rel = "/".join(segments)
-        if not rel or rel.endswith("/"):
-            return [rel + "index.html"]
-        return [rel, rel + "/index.html", rel + ".html"]
+        return candidates(urlsplit(url[len(self.prefix) - 1:]).path)
 
     def file_of(self, url: str) -> tuple[str | None, list[str]]:
         """The file of ``url`` (relative) or None, and the names looked for."""
@@ -154,34 +111,22 @@ class Site:
         return None, names
 
     def page(self, rel: str) -> Page | None:
-        return Page(os.path.join(self.root, *rel.split("/"))) if rel.endswith(_HTML) else None
+        return Page(os.path.join(self.root, *rel.split("/"))) if rel.endswith(HTML) else None
 
     def canonical_elsewhere(self, url: str, page: Page) -> str | None:
         """The page's canonical URL when it is another than ``url``."""
-        if page.canonical is None or page.canonical == url:  # the usual case, at no cost
-            return None
-        try:
-            canonical = normalize_url(urljoin(url, page.canonical))
-        except ValueError:
-            return page.canonical
-        return None if canonical == url else canonical
+        return canonical_elsewhere(url, page.canonical)
 
     def unlisted(self) -> Iterator[str]:
-        """HTML pages of the site no sitemap listed (noindex pages and error pages left
-        out), in name order, streamed directory by directory."""
-        skip = len(os.path.join(self.root, ""))
-        for top, dirs, files in os.walk(self.root):
-            dirs.sort()
-            rel_top = top[skip:].replace(os.sep, "/")
-            rel_top = rel_top + "/" if rel_top else ""
-            for name in sorted(files):
-                rel = rel_top + name
-                if not name.endswith(_HTML) or rel in self.listed or rel in _NOT_PAGES:
-                    continue
-                page = Page(os.path.join(top, name))
-                if not page.regular:
-                    self.not_regular += 1
-                    if self.not_regular <= SHOWN:
-                        self.not_regular_names.append(rel)
-                elif not page.noindex:
-                    yield rel
+        """HTML pages of the site no sitemap listed (noindex pages, error pages and what lies
+        in dot-directories left out), in name order, streamed directory by directory."""
+        for rel, path, why in walk(self.root):
+            if why or rel in self.listed:
+                continue
+            page = Page(path)
+            if not page.regular:
+                self.not_regular += 1
+                if self.not_regular <= SHOWN:
+                    self.not_regular_names.append(rel)
+            elif not page.noindex:
+                yield rel

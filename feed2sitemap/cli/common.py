@@ -234,6 +234,13 @@ def summary_lines(summary: Summary) -> list[str]:
     if report.scope is not None:
         lines.append(f"scope: {report.scope} ({report.scope_from})")
     lines.append(head)
+    for rule, n in report.excluded.most_common():
+        names = report.excluded_names.get(rule, [])
+        more = n - len(names)
+        if not names:
+            continue
+        lines.append(f"excluded, {rule}: {', '.join(names)}"
+                     + (f" and {more:,} more" if more > 0 else ""))
     if summary.merge is not None and (summary.merge.base is not None or summary.merge.copies):
         lines.append(_merge_text(summary.merge, summary.removals))
     return lines

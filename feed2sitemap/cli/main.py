@@ -13,7 +13,17 @@ from ..errors import IndexNowError
 from ..model.filters import Filters, read_remove_files
 from ..model.limits import DEFAULT_ENDPOINT, PROFILES
 from ..model.options import FORMATS as INPUT_FORMATS
-from ..model.options import Channel, Defaults, Limits, NewsSitemap, ReadOptions, WriteOptions
+from ..model.options import (
+    LASTMOD_FROM,
+    PRETTY_URLS,
+    Channel,
+    Defaults,
+    Limits,
+    NewsSitemap,
+    ReadOptions,
+    SiteOptions,
+    WriteOptions,
+)
 from ..model.record import CHANGEFREQS
 from ..model.report import Progress, Report
 from ..readers.feed.reader import DEFAULT_MAX_FEED_BYTES
@@ -38,10 +48,30 @@ _HELP = {"help_option_names": ["-h", "--help"]}
               help="Input format; auto looks at the first bytes (and a list's first line).")
 @click.option("--base-url", metavar="URL",
               help="Public URL of the output's directory: only URLs under it are kept, and "
-                   "split parts are listed in the index under it.")
+                   "split parts are listed in the index under it. A site directory input is "
+                   "served there.")
 @click.option("--input-url", metavar="URL",
               help="The inputs' own URL (a feed saved from the web): relative links resolve "
                    "against it before --base-url.")
+@click.option("--pretty-urls", type=click.Choice(PRETTY_URLS), default="keep",
+              show_default=True,
+              help="Site directory: the URL of page.html: keep /page.html (every static "
+                   "server answers it), strip to /page or slash /page/ (as your host serves "
+                   "it). dir/index.html is always /dir/.")
+@click.option("--images", is_flag=True,
+              help="Site directory: list the images of each page's main content.")
+@click.option("--lastmod-from", type=click.Choice(LASTMOD_FROM), default="page",
+              show_default=True,
+              help="Site directory: the lastmod of a page without dates of its own (its "
+                   "article:modified_time, JSON-LD or itemprop dateModified): none (page), "
+                   "its file's last commit (git), or the run that saw its main content change "
+                   "(content, needs --state). Never the file's time: a checkout stamps all "
+                   "files alike.")
+@click.option("--state", metavar="FILE",
+              help="--lastmod-from content: the file that keeps each page's fingerprint.")
+@click.option("--source", metavar="DIR",
+              help="--lastmod-from git: the source tree in the repository the pages were "
+                   "built from.")
 @click.option("--changefreq", type=click.Choice(CHANGEFREQS),
               help="changefreq for URLs whose input gave none.")
 @click.option("--priority", type=click.FloatRange(0.0, 1.0),
@@ -83,12 +113,14 @@ _HELP = {"help_option_names": ["-h", "--help"]}
               help="Leave out URLs whose path (and query) matches GLOB: * within a segment, "
                    "** across (/tags/**, *.pdf). Repeatable.")
 @click.option("--include", multiple=True, metavar="GLOB",
-              help="Keep only URLs whose path (and query) matches one GLOB. Repeatable.")
+              help="Keep only URLs whose path (and query) matches one GLOB. Repeatable. In a "
+                   "site directory it also brings in the other files it matches (*.pdf).")
 @click.option("--max-removals", default="10%", show_default=True, metavar="N|P%",
               help="Refuse (exit 1, nothing changed) a run that would take more of the "
                    "earlier output's URLs out than N, or P% of them.")
 @click.option("-v", "--verbose", is_flag=True,
-              help="Name each URL removed from the earlier output.")
+              help="Name each URL removed from the earlier output, and each file of a site "
+                   "directory left out.")
 @click.option("--title", help="Feed output: channel title (default: the site's host).")
 @click.option("--site-url", metavar="URL",
               help="Feed output: channel link (default: --base-url, else the first URL's site).")
@@ -157,10 +189,10 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
                     verbose: bool, **o: Any) -> None:
     """Turn RSS/Atom feeds, URL lists and sitemaps into sitemaps.
 
-    INPUT is a file, an http(s) URL, a robots.txt (its Sitemap: lines) or - for stdin (the
-    default), plain or gzip-compressed. Messages go to
-    stderr. Exit status: 0 success (warnings allowed), 1 bad data or nothing to write,
-    2 bad usage, 130/143/129 interrupted (Ctrl-C, SIGTERM, SIGHUP).
+    INPUT is a file, an http(s) URL, a robots.txt (its Sitemap: lines), a built site's
+    directory (served at --base-url) or - for stdin (the default), plain or gzip-compressed.
+    Messages go to stderr. Exit status: 0 success (warnings allowed), 1 bad data or nothing to
+    write, 2 bad usage, 130/143/129 interrupted (Ctrl-C, SIGTERM, SIGHUP).
 
     Several inputs are read in order and a URL's copies are merged (newest lastmod wins); with
     one input the first copy wins. Grow a sitemap from a feed in place:
@@ -184,6 +216,7 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
     display = None if quiet or not sys.stderr.isatty() else ProgressLine()
     report = Report(strict=strict,
                     on_message=None if quiet else display.say if display else say)
+    report.name_each = verbose
     mode = ("merge" if merge_copies else "first" if keep_first else "none" if no_dedupe
             else "auto")
     progress = click.get_current_context().meta.setdefault(PROGRESS_KEY, Progress())
@@ -206,7 +239,9 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
             publish=Publish(robots, indexnow, dry_run),
             news=None if news_name is None else NewsSitemap(news_name, news_language),
             reading=ReadOptions(o["from_format"], o["max_feed_bytes"], o["follow"],
-                                o["input_url"]),
+                                o["input_url"], SiteOptions(
+                                    o["pretty_urls"], o["images"], o["lastmod_from"],
+                                    o["state"], o["source"])),
             writing=WriteOptions(o["to"], o["gzip"], o["gzip_level"], o["index"],
                                  not no_atomic, o["lock_timeout"]),
             limits=Limits(o["profile"], o["max_urls"], o["max_bytes"]),

@@ -13,6 +13,9 @@ from .rules import news_language
 
 # --from's choices: each names a reader (readers.READERS)
 FORMATS = ("feed", "text", "sitemap", "jsonfeed", "tsv", "csv", "jsonl")
+# a site directory's choices (readers/site/)
+PRETTY_URLS = ("keep", "strip", "slash")
+LASTMOD_FROM = ("page", "git", "content")
 
 
 def check_format(name: str) -> str:
@@ -29,19 +32,51 @@ def _positive(value: object, parameter: str) -> None:
 
 
 @dataclass(frozen=True)
+class SiteOptions:
+    """How a built site directory is read (readers/site/): which URL of ``page.html`` is
+    named (``pretty_urls``: keep /page.html, strip to /page, or slash /page/); whether the
+    images of each page's main content are listed (``images``); where a page without dates of
+    its own gets its lastmod (``lastmod_from``: "page", none; "git", the last commit of its
+    file or, with ``source``, of the source file in that repository; "content", the run that
+    saw its main content change, remembered in the ``state`` file)."""
+
+    pretty_urls: str = "keep"
+    images: bool = False
+    lastmod_from: str = "page"
+    state: Optional[str] = None
+    source: Optional[str] = None
+
+    def __post_init__(self) -> None:
+        for name, choices in (("pretty_urls", PRETTY_URLS), ("lastmod_from", LASTMOD_FROM)):
+            if getattr(self, name) not in choices:
+                raise OptionError(f"choose one of {', '.join(choices)}, not "
+                                  f"{getattr(self, name)!r}", name)
+        if (self.lastmod_from == "content") != (self.state is not None):
+            raise OptionError("goes with `lastmod_from` content, which keeps its fingerprints "
+                              "in that file: give both, or neither", "state")
+        if self.source is not None and self.lastmod_from != "git":
+            raise OptionError("names the sources in a repository: it goes with "
+                              "`lastmod_from` git", "source")
+
+
+@dataclass(frozen=True)
 class ReadOptions:
     """How the inputs are read: ``from_format`` "auto" (sniffed) or one of FORMATS;
     ``max_feed_bytes``, the most a feed (read whole) may hold; ``follow``, read the parts an
-    index lists; ``input_url``, the inputs' own URL, the base of relative links."""
+    index lists; ``input_url``, the inputs' own URL, the base of relative links; ``site``,
+    how a directory (a built site) is read."""
 
     from_format: str = "auto"
     max_feed_bytes: int = DEFAULT_MAX_FEED_BYTES
     follow: bool = False
     input_url: Optional[str] = None
+    site: SiteOptions = SiteOptions()
 
     def __post_init__(self) -> None:
         check_format(self.from_format)
         _positive(self.max_feed_bytes, "max_feed_bytes")
+        if not isinstance(self.site, SiteOptions):
+            raise OptionError(f"must be a SiteOptions, not {type(self.site).__name__}", "site")
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from ..errors import InputError, Problem
 
 # Past this many messages of one kind, further ones are only counted (the summary has them all)
 MESSAGES_PER_KIND = 50
+NAMES_SHOWN = 5  # files named per reason a site's file is left out (Report.exclude)
 
 
 class Report:
@@ -30,6 +31,8 @@ class Report:
         self.warnings: Counter[str] = Counter()
         self.hosts_off_scope: Counter[str] = Counter()
         self.excluded: Counter[str] = Counter()  # left out by the user's rules, by rule
+        self.excluded_names: dict[str, list[str]] = {}  # the first files of each (exclude)
+        self.name_each = False  # exclude: a message for every file, not only the first few
         self._messages: Counter[str] = Counter()
         self._held: Optional[list[tuple[Optional[str], int, str]]] = None  # (hold)
         # for the summary: the site the first input stated and which input; the scope used and
@@ -103,6 +106,17 @@ class Report:
         """A record was left out of the output."""
         self._emit("skipped", kind, source, line, text, url)
         self.skipped[kind] += 1
+
+    def exclude(self, reason: str, name: str) -> None:
+        """A file of a site left out by a rule (not HTML, noindex...): no problem, so never
+        an error, even with strict; counted under ``reason``, the first NAMES_SHOWN names kept
+        for the summary, every one said as it goes with ``name_each``."""
+        self.excluded[reason] += 1
+        names = self.excluded_names.setdefault(reason, [])
+        if len(names) < NAMES_SHOWN:
+            names.append(name)
+        if self.name_each and self.on_message is not None:
+            self.on_message(f"{name}: left out: {reason}")
 
     def warn(self, kind: str, source: Optional[str], line: Optional[int], text: str,
              url: Optional[str] = None, count: int = 1) -> None:

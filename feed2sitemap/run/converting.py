@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
+from dataclasses import fields, replace
 from datetime import datetime, timezone
 from typing import NamedTuple, Optional, Union
 
@@ -25,7 +25,15 @@ from ..files.safety import find_base
 from ..model.batch import Batch
 from ..model.filters import MAX_REMOVALS, Filters, Threshold
 from ..model.limits import Profile, profile_of
-from ..model.options import Channel, Defaults, Limits, NewsSitemap, ReadOptions, WriteOptions
+from ..model.options import (
+    Channel,
+    Defaults,
+    Limits,
+    NewsSitemap,
+    ReadOptions,
+    SiteOptions,
+    WriteOptions,
+)
 from ..model.report import Progress, Report
 from ..model.scope import Scope, base_of
 from ..model.urls import normalize_url
@@ -42,6 +50,7 @@ from ..pipeline.steps import (
     normalize,
     within_scope,
 )
+from ..web.fetch import is_url
 from .publish import Changes, Publish, check_publish, robots, submit
 from .reading import Reading, Source, Web, source_name
 from .writing import Destination, Summary, dest_path, open_output, settings_of, write_to
@@ -113,6 +122,7 @@ def convert(inputs: Sequence[Source], output: Destination, *,
             input_url = normalize_url(reading.input_url)
         except ValueError as exc:
             raise OptionError(str(exc), "input_url") from None
+    _check_sites(inputs, base_url, reading)
     out_path = dest_path(output)
     fmt, gzip_level = settings_of(out_path, writing, base_url, output, report)
     own_input = find_base(inputs, out_path)
@@ -131,6 +141,7 @@ def convert(inputs: Sequence[Source], output: Destination, *,
         base_name = own_input if dedupe_mode == "merge" and out.path is not None else None
         if base_name is not None:
             reader.base = {base_name}
+        reader.filters = removing.filters
         stream, counts, removals = _steps(reader, inputs, base_name, dedupe_mode, report,
                                           progress, prof, scope_check, scope, removing,
                                           changes, news)
@@ -139,6 +150,9 @@ def convert(inputs: Sequence[Source], output: Destination, *,
                            ", ".join(source_name(s) for s in inputs), channel,
                            _OwnParts(reader.base, out_path) if base_name is not None
                            and reader.base is not None and out_path is not None else None)
+        if not publish.dry_run:  # (a content lastmod's state is written once all is)
+            for lastmods in reader.lastmod_sources:
+                lastmods.close()
         summary.merge = counts
         summary.removals = removals
         summary.dry_run = publish.dry_run
@@ -239,6 +253,22 @@ def _steps(reader: Reading, inputs: Sequence[Source], base_name: Optional[str],
     # (the clock, as check's: SOURCE_DATE_EPOCH, a build's date, would make pages' dates late)
     stream = future_lastmods(stream, datetime.now(timezone.utc), report)
     return in_input_order(stream, report), counts, removals
+
+
+def _check_sites(inputs: Sequence[Source], base_url: Optional[str],
+                 reading: ReadOptions) -> None:
+    """A site directory is read as served at `base_url`, which it needs; the site options
+    need a site directory."""
+    sites = [s for s in inputs if isinstance(s, (str, os.PathLike)) and not is_url(s)
+             and os.path.isdir(s)]
+    if sites and base_url is None:
+        raise OptionError(f"{source_name(sites[0])} is a site directory: its pages' URLs are "
+                          "the files' paths under `base_url`; give it", "base_url")
+    if not sites and reading.site != SiteOptions():
+        changed = [f.name for f in fields(SiteOptions)
+                   if getattr(reading.site, f.name) != getattr(SiteOptions(), f.name)]
+        raise OptionError("goes with a site directory among the inputs (a built site, read "
+                          "as served at `base_url`)", changed[0])
 
 
 def _inputs(inputs: Sequence[Source]) -> list[Source]:

@@ -9,12 +9,13 @@ import io
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import IO, Optional, Union
+from typing import IO, Any, Optional, Union
 
 from ..errors import InputError, OptionError
 from ..files.outputs import OutputSet
 from ..files.safety import same_file
 from ..model.batch import Batch, unbatched
+from ..model.filters import Filters
 from ..model.options import NewsSitemap, ReadOptions
 from ..model.record import Record
 from ..model.report import Report
@@ -119,6 +120,8 @@ class Reading:
         self.scope_check = scope_check
         self.news = news
         self.base: Optional[set[Optional[str]]] = None  # sources of the output's old version
+        self.filters = Filters()  # the run's: an --include brings a site's other files in
+        self.lastmod_sources: list[Any] = []  # of site directories: closed after the run
 
     def all(self, inputs: Sequence[Source]) -> Iterator[Batch]:
         for source in inputs:
@@ -170,6 +173,10 @@ class Reading:
             with contextlib.closing(fetched.stream):
                 # relative links resolve against the document's own URL, after redirects
                 yield from self._stream(fetched.stream, name, kinds, part, fetched.url)
+        elif isinstance(source, (str, os.PathLike)) and os.path.isdir(source):
+            if kinds is not None:
+                kinds.append("site")
+            yield from self._site(os.fspath(source), name)
         elif isinstance(source, (str, os.PathLike)):
             try:
                 raw: IO[bytes] = open(source, "rb")
@@ -179,6 +186,24 @@ class Reading:
                 yield from self._stream(raw, name, kinds, part, self.base_url)
         else:
             yield from self._stream(source, name, kinds, part, self.base_url)
+
+    def _site(self, root: str, name: str) -> Iterator[Batch]:
+        """A built site directory, served at the base URL (readers/site/)."""
+        from ..readers.site import read_site  # (a site run's modules only: start-up time)
+
+        prefix = self.base_prefix
+        if prefix is None and self.base_url is not None:
+            prefix = base_of(self.base_url)[1].prefix
+        if prefix is None:
+            raise OptionError(f"{name} is a site directory: give the URL it is served at",
+                              "base_url")
+        include = self.filters.include
+
+        def wanted(url: str) -> bool:
+            return bool(include) and self.filters.why_left_out(url) is None
+
+        yield from read_site(root, name, self.report, prefix, self.options.site,
+                             wanted=wanted, opened=self.lastmod_sources)
 
     def _stream(self, raw: IO[bytes], name: str, kinds: Optional[list[str]], part: bool,
                 base_url: Optional[str]) -> Iterator[Batch]:

@@ -1,0 +1,199 @@
+"""A built site directory as an input: each HTML page is its URL (tree.py), with what the page
+says of itself (pages.py): left out when it says noindex or names another URL as canonical,
+dated by its own dates, else by ``--lastmod-from`` (lastmod.py), never by the file's time (a
+CI checkout gives every file the time of the checkout). The site's own robots.txt, at its
+root, leaves out what it disallows for Googlebot. Every file that is no page is counted in the
+report by why (``Report.exclude``), the first few by name.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from typing import Optional
+
+from ...model.batch import BATCH, Batch
+from ...model.extensions import EMPTY, Extensions
+from ...model.limits import MAX_ROBOTS_BYTES, PROFILES
+from ...model.options import SiteOptions
+from ...model.record import Lastmod, parse_lastmod
+from ...model.report import Report
+from ..robots import Robots
+from .lastmod import LastmodSource, lastmod_source
+from .pages import MAX_PAGE_BYTES, Facts, canonical_elsewhere, parse_page
+from .tree import Entry, read_regular, url_of, walk
+
+__all__ = ["read_site"]
+
+MAX_LOC = PROFILES["sitemaps"].max_loc  # (2,048, a <loc>'s bound; images' and alternates')
+DATES = ("article:modified_time", "JSON-LD dateModified", "itemprop dateModified")
+
+
+def read_site(root: str, name: str, report: Report, prefix: str,
+              options: SiteOptions = SiteOptions(), *,
+              wanted: Optional[Callable[[str], bool]] = None,
+              opened: Optional[list[LastmodSource]] = None) -> Iterator[Batch]:
+    """The pages of the site in ``root`` served at ``prefix`` (ending in "/"), in batches.
+    ``wanted(url)`` brings in a file that is no HTML page (--include); a lastmod source is
+    appended to ``opened``, to be closed once the run has succeeded."""
+    site = _Site(root, name, report, prefix, options, wanted)
+    if options.lastmod_from != "page":
+        site.lastmods = lastmod_source(options.lastmod_from, root, source=options.source,
+                                       state=options.state)
+        if opened is not None:
+            opened.append(site.lastmods)
+    rows: list[tuple[str, Optional[Lastmod], Extensions]] = []
+    for entry in walk(root):
+        row = site.row(entry)
+        if row is not None:
+            rows.append(row)
+        if len(rows) == BATCH:
+            yield site.batch(rows)
+            rows = []
+    if rows:
+        yield site.batch(rows)
+    for warning in site.lastmods.warnings if site.lastmods is not None else ():
+        report.warn("lastmod source", name, None, warning)
+
+
+class _Site:
+    def __init__(self, root: str, name: str, report: Report, prefix: str,
+                 options: SiteOptions, wanted: Optional[Callable[[str], bool]]) -> None:
+        self.root = root
+        self.name = name.rstrip("/" + os.sep) or name
+        self.report = report
+        self.prefix = prefix
+        self.origin = prefix[:prefix.index("/", prefix.index("//") + 2)]  # scheme://host
+        self.options = options
+        self.wanted = wanted
+        self.lastmods: Optional[LastmodSource] = None
+        self.robots = _own_robots(root, prefix)
+
+    def where(self, rel: str) -> str:
+        return f"{self.name}/{rel}"
+
+    def row(self, entry: Entry) -> Optional[tuple[str, Optional[Lastmod], Extensions]]:
+        """The page's row, or None when it is left out (and counted)."""
+        if entry.why == "not HTML" and self.wanted is not None:
+            url = url_of(entry.rel, self.prefix)
+            if self.wanted(url):
+                return url, self.outside_lastmod(entry.rel, ""), EMPTY
+        if entry.why.startswith("unreadable"):
+            self.report.skip("unreadable directory", self.where(entry.rel), None,
+                             f"cannot read the directory: {entry.why.partition(': ')[2]}")
+            return None
+        if entry.why:
+            self.report.exclude(entry.why, self.where(entry.rel))
+            return None
+        url = url_of(entry.rel, self.prefix, self.options.pretty_urls)
+        if self.robots is not None and self.robots.disallowed(url):
+            self.report.exclude("disallowed by robots.txt", self.where(entry.rel))
+            return None
+        facts = self.read(entry)
+        if facts is None:
+            return None
+        if facts.noindex:
+            self.report.exclude("noindex", self.where(entry.rel))
+            return None
+        if canonical_elsewhere(url, facts.canonical) is not None:
+            self.report.exclude("canonical elsewhere", self.where(entry.rel))
+            return None
+        lastmod = self.page_date(entry.rel, facts)
+        if lastmod is None and self.lastmods is not None:
+            lastmod = self.outside_lastmod(entry.rel, facts.fingerprint)
+        return url, lastmod, self.extensions(url, facts, entry.rel)
+
+    def read(self, entry: Entry) -> Optional[Facts]:
+        where = self.where(entry.rel)
+        try:
+            data = read_regular(entry.path, MAX_PAGE_BYTES)
+        except OSError as exc:
+            self.report.skip("unreadable page", where, None, f"cannot read: {exc.strerror}")
+            return None
+        if data is None:
+            self.report.skip("not a regular file", where, None, "not a regular file (a FIFO, "
+                             "a socket or a device): not read")
+            return None
+        if len(data) > MAX_PAGE_BYTES:
+            self.report.warn("page cut", where, None, f"larger than {MAX_PAGE_BYTES:,} bytes: "
+                             "only that much was read")
+            data = data[:MAX_PAGE_BYTES]
+        return parse_page(data)
+
+    def page_date(self, rel: str, facts: Facts) -> Optional[Lastmod]:
+        """The page's own date, the first of DATES that is a W3C Datetime."""
+        for kind in DATES:
+            text = facts.dates.get(kind)
+            if text is None:
+                continue
+            try:
+                return parse_lastmod(text)
+            except ValueError as exc:
+                self.report.warn("bad page date", self.where(rel), None, f"{kind}: {exc}")
+        return None
+
+    def outside_lastmod(self, rel: str, fingerprint: str) -> Optional[Lastmod]:
+        if self.lastmods is None:
+            return None
+        text = self.lastmods.lastmod(rel, fingerprint)
+        return None if text is None else parse_lastmod(text)
+
+    def join(self, url: str, link: str) -> str:
+        """``link`` resolved against the page's ``url`` (urljoin, 10 µs, for the rare forms)."""
+        if link.startswith(("https://", "http://")):
+            return link
+        if link.startswith("/") and not link.startswith("//"):
+            return self.origin + link
+        from urllib.parse import urljoin
+
+        return urljoin(url, link)
+
+    def extensions(self, url: str, facts: Facts, rel: str) -> Extensions:
+        from ...extensions.model import Alternate, Image
+
+        alternates = [Alternate(lang, self.join(url, href)) for lang, href in facts.alternates
+                      if self.short(rel, "alternate", href)]
+        langs = {a.hreflang.lower() for a in alternates}
+        if alternates and facts.lang and facts.lang.lower() not in langs and \
+                all(a.href != url for a in alternates):
+            alternates.append(Alternate(facts.lang, url))  # each version lists itself too
+        images: tuple[Image, ...] = ()
+        if self.options.images:
+            srcs = [src for src in facts.main_images if self.short(rel, "image", src)]
+            images = tuple(Image(u) for u in dict.fromkeys(self.join(url, s) for s in srcs))
+        return Extensions(images=images, alternates=tuple(alternates))
+
+    def short(self, rel: str, what: str, link: str) -> bool:
+        """Whether ``link`` is short enough for a sitemap (a <loc>'s bound); else said."""
+        if len(link) < MAX_LOC:
+            return True
+        self.report.warn(f"bad {what}s extension", self.where(rel), None,
+                         f"an {what} URL of {len(link):,} characters (at most {MAX_LOC - 1:,}): "
+                         "left out")
+        return False
+
+    def batch(self, rows: list[tuple[str, Optional[Lastmod], Extensions]]) -> Batch:
+        from ..urlext import held_to_rules
+
+        locs = [r[0] for r in rows]
+        lastmods = [r[1] for r in rows]
+        lines = [None] * len(rows)
+        column = [r[2] for r in rows]
+        extensions = held_to_rules(column, locs, lines, self.name, self.report) \
+            if any(column) else None
+        return Batch._trusted(locs, self.name, None,
+                              lastmods if any(m is not None for m in lastmods) else None,
+                              extensions=extensions)
+
+
+def _own_robots(root: str, prefix: str) -> Optional[Robots]:
+    """The rules of the site's robots.txt, at its root, if there is one and the site is its
+    host's (a robots.txt served below the host's root is no robots.txt: RFC 9309)."""
+    if prefix.count("/") > 3:
+        return None
+    path = os.path.join(root, "robots.txt")
+    try:
+        data = read_regular(path, MAX_ROBOTS_BYTES)
+    except OSError:
+        return None
+    return None if data is None else Robots(data.decode("utf-8-sig", "replace"), path)
