@@ -1,0 +1,1 @@
+"""A built site's directory as input: its pages, and where their lastmods come from."""
