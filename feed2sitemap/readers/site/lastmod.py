@@ -303,6 +303,7 @@ def _read_state(path: str) -> Optional[dict[str, tuple[str, str]]]:
     except OSError as exc:
         raise InputError(path, None, f"cannot read the state file: {exc.strerror}") from None
     pages: dict[str, tuple[str, str]] = {}
+    valid: set[str] = set()  # the lastmods parsed once (most pages share a few run times)
     number = 0
     with f:
         try:
@@ -310,7 +311,7 @@ def _read_state(path: str) -> Optional[dict[str, tuple[str, str]]]:
                 if number == 1:
                     _check_header(path, line)
                     continue
-                rel, fingerprint, lastmod = _entry(path, number, line)
+                rel, fingerprint, lastmod = _entry(path, number, line, valid)
                 if rel in pages:
                     raise _damaged(path, number, f"{rel} is listed twice")
                 pages[rel] = (fingerprint, lastmod)
@@ -340,7 +341,7 @@ def _check_header(path: str, line: str) -> None:
                                 f"version {STATE_VERSION}")
 
 
-def _entry(path: str, number: int, line: str) -> tuple[str, str, str]:
+def _entry(path: str, number: int, line: str, valid: set[str]) -> tuple[str, str, str]:
     try:
         value = json.loads(line)
     except ValueError as exc:
@@ -348,7 +349,9 @@ def _entry(path: str, number: int, line: str) -> tuple[str, str, str]:
     if (isinstance(value, list) and len(value) == 3 and all(isinstance(v, str) for v in value)
             and value[0] and value[1]):
         try:
-            parse_lastmod(value[2])
+            if value[2] not in valid:
+                parse_lastmod(value[2])
+                valid.add(value[2])
             return value[0], value[1], value[2]
         except ValueError:
             pass
