@@ -119,7 +119,7 @@ def test_git_outside_a_repository_or_without_git(tmp_path: Path,
     with pytest.raises(OptionError, match="no such directory"):
         lastmod_source("git", str(tmp_path), source=str(tmp_path / "missing"))
     monkeypatch.setenv("PATH", str(tmp_path))
-    with pytest.raises(OptionError, match="git is not installed"):
+    with pytest.raises(OptionError, match="git: not installed"):
         lastmod_source("git", str(tmp_path))
 
 

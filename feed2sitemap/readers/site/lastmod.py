@@ -110,8 +110,8 @@ class GitLastmods(LastmodSource):
         self.listings: dict[str, list[str]] = {}
         done = _git(["rev-parse", "--show-toplevel", "--is-shallow-repository"], tree)
         if done.returncode != 0:
-            raise OptionError(f"{tree} is not in a git work tree ({_said(done.stderr)}): "
-                              "`lastmod_from` git dates pages by their commits", "lastmod_from")
+            raise OptionError(f"git: {tree} is not in a git work tree (git says: "
+                              f"{_said(done.stderr)})", "lastmod_from")
         top, shallow = os.fsdecode(done.stdout).rstrip("\n").rsplit("\n", 1)
         # the tree's path from the top, as log names files ("" at the top)
         self.prefix = os.path.relpath(os.path.realpath(tree), top).replace(os.sep, "/")
@@ -179,8 +179,8 @@ def _git(args: list[str], cwd: str) -> subprocess.CompletedProcess[bytes]:
 
 
 def _no_git() -> OptionError:
-    return OptionError("git dates pages by their commits, and git is not installed (not "
-                       "found on PATH)", "lastmod_from")
+    return OptionError("git: not installed (not found on PATH), and it is git that dates "
+                       "pages by their commits", "lastmod_from")
 
 
 def _said(stderr: bytes) -> str:
@@ -203,7 +203,13 @@ def _log(top: str, pathspec: str) -> dict[str, int]:
             raise _no_git() from None
         assert process.stdout is not None
         with process.stdout:
-            dates = _dates(_tokens(process.stdout))
+            try:
+                dates = _dates(_tokens(process.stdout))
+            except ValueError:  # (a time that is not one: a setting this module did not pin)
+                process.kill()
+                process.wait()
+                raise OptionError(f"git log in {top} printed what it was not asked for",
+                                  "lastmod_from") from None
         if process.wait() != 0:
             errors.seek(0)
             said = errors.read()
