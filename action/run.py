@@ -33,12 +33,13 @@ def main() -> int:
         return fail("indexnow-key needs diff-against: the deployed sitemap tells which URLs "
                     "are new or updated", 2)
     sitemap = given["sitemap"]
+    said: list[str] = []
     if given["site-dir"]:
         sitemap = given["output"] or os.path.join(given["site-dir"], "sitemap.xml")
-        code = build(given, sitemap)
+        code, said = build(given, sitemap)
         if code:
-            summarize([f"The sitemap could not be built from {given['site-dir']} "
-                       f"(exit status {code}): see the step's log."])
+            summarize([f"The sitemap could not be built from {cell(given['site-dir'])} (exit "
+                       f"status {code}):", "", "```text", *said[:SHOWN], "```"])
             return fail("the sitemap could not be built", code)
     stats = CheckStats()
     found: list[Diagnostic] = []  # the first SHOWN; stats counts them all
@@ -57,21 +58,28 @@ def main() -> int:
               "removed": "" if compared is None else compared.counts["removed"]}
     with open(os.environ.get("GITHUB_OUTPUT", os.devnull), "a", encoding="utf-8") as f:
         f.writelines(f"{name}={value}\n" for name, value in counts.items())
-    summarize(summary(sitemap, stats, found, compared, given["diff-against"], submitted))
+    lines = summary(sitemap, stats, found, compared, given["diff-against"], submitted)
+    if said:  # the build's warnings and counts of pages left out, shallow clones included
+        lines += ["", "Built:", "", "```text", *said[:SHOWN], "```"]
+    summarize(lines)
     strict = given["strict"].lower() in ("true", "yes", "1")
     if stats.errors or (strict and stats.warnings):
         return fail(f"{sitemap}: errors: {stats.errors:,}, warnings: {stats.warnings:,}", 1)
     return 1 if submitted is not None and submitted.startswith("failed") else 0
 
 
-def build(given: dict[str, str], sitemap: str) -> int:
-    """Run the converter on the site directory; its messages go to the step's log."""
+def build(given: dict[str, str], sitemap: str) -> tuple[int, list[str]]:
+    """Run the converter on the site directory: its exit status and messages (in the log
+    too)."""
     command = [sys.executable, "-m", "feed2sitemap", given["site-dir"], "-o", sitemap]
     for option in ["base-url", "lastmod-from", "source", "state"]:
         if given[option]:
             command += ["--" + option, given[option]]
     print("$ " + " ".join(command[2:]), flush=True)
-    return subprocess.run(command, check=False).returncode
+    done = subprocess.run(command, check=False, stderr=subprocess.PIPE, text=True,
+                          errors="replace")
+    print(done.stderr, end="", file=sys.stderr)
+    return done.returncode, done.stderr.splitlines()
 
 
 def compare(deployed: str, sitemap: str) -> Diff | None:

@@ -88,6 +88,14 @@ def test_bad_inputs_and_an_unreadable_deployed_sitemap(tmp_path: Path) -> None:
     assert code == 1 and "IndexNow: failed" in summary
 
 
+def test_a_build_that_fails_is_said_in_the_summary(tmp_path: Path) -> None:
+    code, outputs, summary, log = action(tmp_path, site_dir=str(tmp_path / "missing"),
+                                         base_url="https://example.com/")
+    assert code == 1 and outputs == {}
+    assert "could not be built" in summary and "missing" in summary.split("```text")[1]
+    assert "::error::the sitemap could not be built" in log
+
+
 def test_a_site_directory_built_checked_and_counted(tmp_path: Path) -> None:
     site = tmp_path / "public"
     (site / "about").mkdir(parents=True)
