@@ -59,9 +59,9 @@ _KEPT_DIGITS = 16
 _GIT = ["git", "--no-pager", "--literal-pathspecs", "-c", "core.quotepath=off",
         "-c", "log.showRoot=true", "-c", "log.showSignature=false", "-c", "diff.relative=false"]
 
-_SHALLOW = ("{where} is in a shallow git clone: its history is cut short, so no page gets a "
-            "lastmod from git (rather than the newest commit's date on every page). Fetch the "
-            "whole history: with actions/checkout, set fetch-depth: 0; elsewhere, run "
+_SHALLOW = ("a shallow git clone: its history is cut short, so no page gets a lastmod from "
+            "git (rather than the newest commit's date on every page). Fetch the whole "
+            "history: with actions/checkout, set fetch-depth: 0; elsewhere, run "
             "git fetch --unshallow")
 
 
@@ -118,7 +118,7 @@ class GitLastmods(LastmodSource):
         self.prefix = "" if self.prefix == "." else self.prefix
         self.dates: dict[str, int] = {}
         if shallow == "true":
-            self.warnings.append(_SHALLOW.format(where=tree))
+            self.warnings.append(_SHALLOW)
         else:
             self.dates = _log(top, self.prefix or ".")
 
