@@ -20,6 +20,7 @@ from ..model.scope import Scope
 from ..model.urls import BadURL, normalize_url
 
 if TYPE_CHECKING:
+    from .facts import Facts
     from .site import Robots, Site
 
 __all__ = ["FOLLOW_DEPTH", "PROGRESS_EVERY", "CheckStats", "Diagnostic", "FileCheck",
@@ -195,6 +196,8 @@ class CheckStats:
     # the files checked, each once however it is reached (run.identity); parts fetched by URL
     checked: set[object] = field(default_factory=set, repr=False, compare=False)
     fetched_parts: int = field(default=0, repr=False, compare=False)
+    # what `report` gathers on the way (facts.py); None in a plain check
+    facts: Facts | None = field(default=None, repr=False, compare=False)
 
 
 class FileCheck:
@@ -234,6 +237,7 @@ class FileCheck:
         self.lastmod_verdicts: dict[str, tuple[str, str, str]] = {}
         self.priority_verdicts: dict[str, tuple[str, str, str]] = {}
         self.lastmod_days: dict[str, bool] = {}  # a day long past? (xmlfast.lastmods_fine)
+        self.bytes: int | None = None  # uncompressed bytes read (XML files)
 
     def _add(self, severity: str, rule: str, line: int, column: int, message: str) -> None:
         if severity == "error":

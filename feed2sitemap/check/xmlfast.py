@@ -210,6 +210,8 @@ def judge_run(f: FileCheck, text: str, ms: list[re.Match[str]], urls: list[tuple
         return lambda i: at(text, ms[i].start(1), *urls[i], ms[i].start(group) - len(tag))
 
     _column(f, lastmods, lastmods_fine, judge_lastmod, place(3, "<lastmod>"))
+    if f.stats.facts is not None:
+        f.stats.facts.lastmods(lastmods)
     _column(f, changefreqs, _changefreqs_fine, judge_changefreq, place(4, "<changefreq>"))
     _column(f, priorities, _priorities_fine, judge_priority, place(5, "<priority>"))
     loc_at = place(2, "<loc>")
