@@ -18,6 +18,10 @@ from .common import PROG, Command, count, prepare_process
 _MD_ROWS = 100  # lastmod bars listed in Markdown (the busiest; the HTML draws them all)
 
 
+class _Progress(CheckProgressLine):
+    WHAT = "report"
+
+
 @click.command("report", cls=Command, context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("files", nargs=-1, required=True, metavar="SITEMAP|URL...",
                 type=click.Path(allow_dash=True))
@@ -57,7 +61,7 @@ def report_command(files: tuple[str, ...], follow: bool, robots_txt: str | None,
         raise click.UsageError("--follow needs the index as a file or URL: its parts are "
                                "found beside it, and stdin (-) has no directory")
     fmt = fmt or _format_of(output)
-    display = CheckProgressLine() if sys.stderr.isatty() else None
+    display = _Progress() if sys.stderr.isatty() else None
     sources = [sys.stdin.buffer if name == "-" else name for name in files]
     made = report(sources, profile=profile, base_url=base_url, follow=follow, robots=robots_txt,
                   progress=None if display is None else

@@ -25,7 +25,7 @@ td.name{word-break:break-all;max-width:36em}
 .part td.name{padding-left:2em}.bad{color:#b00}.warn{color:#a60}.ok{color:#070}
 .error td.sev{color:#b00}.warning td.sev{color:#a60}
 svg{display:block}svg.meter{display:inline-block;vertical-align:middle}.muted{color:#777}
-td{white-space:nowrap}td.name{white-space:normal}
+td{white-space:nowrap}td.name,td.msg{white-space:normal}
 """
 _CSP = "default-src 'none'; style-src 'unsafe-inline'"
 
@@ -169,7 +169,7 @@ def _problems(d: dict[str, Any]) -> str:
         rows.append(f'<tr class="{_e(p["severity"])}" data-rule="{_e(p["rule"])}">'
                     f'<td class="sev">{_e(p["severity"])}</td><td>{_e(p["rule"])}</td>'
                     f'<td class="n count">{_n(p["count"])}</td><td class="name">'
-                    f'{_e(p["file"])}:{p["line"]}</td><td>{_e(p["message"])}</td></tr>')
+                    f'{_e(p["file"])}:{p["line"]}</td><td class="msg">{_e(p["message"])}</td></tr>')
     return ('<h2>Problems</h2><p class="muted">As check lists them (past 50 of a rule in a file, '
             'check counts them in its totals only).</p>' + "\n".join(rows) + "</table>")
 
