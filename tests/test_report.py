@@ -242,3 +242,11 @@ def test_progress_line_on_a_terminal_only(small_set: Path) -> None:
     assert b"\r\x1b[K" in screen[screen.rindex(b"entries read in"):]
     piped = run("report", "--follow", str(small_set), env=dict(os.environ, **env))
     assert b"entries read" not in piped.stderr and b"\r" not in piped.stderr
+
+
+def test_baidu_profile_limits(tmp_path: Path) -> None:
+    (tmp_path / "s.xml").write_bytes(_urlset("<url><loc>https://e.example/a</loc></url>\n"))
+    data = _json("--profile", "baidu", str(tmp_path / "s.xml"))
+    assert data["profile"]["name"] == "baidu" and data["profile"]["max_bytes"] < 52_428_800
+    assert "of the limit" in _cli("--profile", "baidu", "--format", "html",
+                                  str(tmp_path / "s.xml"))[1]

@@ -14,6 +14,7 @@ import click
 from ..model.limits import PROFILES
 from .check import CheckProgressLine
 from .common import PROG, Command, count, prepare_process
+from .report_html import FILES_SHOWN, render_html
 
 _MD_ROWS = 100  # lastmod bars listed in Markdown (the busiest; the HTML draws them all)
 
@@ -70,7 +71,7 @@ def report_command(files: tuple[str, ...], follow: bool, robots_txt: str | None,
         display.clear()
     data = made.as_dict()
     title = ", ".join(f["name"] for f in data["files"] if f["listed_in"] is None)
-    text = {"html": _html, "markdown": _markdown, "json": _json}[fmt](data, title)
+    text = {"html": render_html, "markdown": _markdown, "json": _json}[fmt](data, title)
     if output is None or output == "-":
         click.echo(text, nl=False)
     else:
@@ -91,12 +92,6 @@ def _format_of(output: str | None) -> str:
     if name.endswith((".html", ".htm")):
         return "html"
     return "json" if name.endswith(".json") else "markdown"
-
-
-def _html(data: dict[str, Any], title: str) -> str:
-    from .report_html import render_html
-
-    return render_html(data, title)
 
 
 def _json(data: dict[str, Any], title: str) -> str:
@@ -128,7 +123,7 @@ def _markdown(d: dict[str, Any], title: str) -> str:
              "per file).", "",
              "| file | kind | entries | of limit | bytes | of limit | stored | HTTP |"
              " errors | warnings |", "|---|---|---:|---:|---:|---:|---:|---|---:|---:|"]
-    for f in d["files"]:
+    for f in d["files"][:FILES_SHOWN]:
         http = f["http"] or {}
         limit = p["max_sitemaps"] if f["kind"] == "index" else p["max_urls"]
         shown = "; ".join(f"{k}: {_cell(http[k])}" for k in ("status", "etag", "last_modified")
@@ -138,6 +133,10 @@ def _markdown(d: dict[str, Any], title: str) -> str:
                      f"{_n(f['bytes'])} | {_pct(f['bytes'], p['max_bytes'])} | "
                      f"{_n(f['stored'])}{' gzip' if f['gzip'] else ''} | {shown} | "
                      f"{f['errors']:,} | {f['warnings']:,} |")
+    rest = d["files"][FILES_SHOWN:]
+    if rest:
+        lines.append(f"| {len(rest):,} more files | | {sum(f['entries'] for f in rest):,} | | | "
+                     "| | | | |")
     lines += _md_lastmods(d) + _md_extensions(d) + _md_problems(d)
     if d["robots"] is not None:
         lines += ["", f"#### robots.txt ({_cell(d['robots']['file'])})", "",

@@ -12,7 +12,9 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-__all__ = ["render_html"]
+__all__ = ["FILES_SHOWN", "render_html"]
+
+FILES_SHOWN = 1_000  # file rows drawn; the rest summed in one row (the JSON has them all)
 
 _CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:2em auto;max-width:72em;padding:0 1em;
@@ -23,7 +25,7 @@ th,td{padding:.2em .6em;border-bottom:1px solid #eee;text-align:left;vertical-al
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 td.name{word-break:break-all;max-width:36em}
 .part td.name{padding-left:2em}.bad{color:#b00}.warn{color:#a60}.ok{color:#070}
-.error td.sev{color:#b00}.warning td.sev{color:#a60}
+.error td.sev{color:#b00}.warning td.sev{color:#a60}.info td.sev{color:#06c}
 svg{display:block}svg.meter{display:inline-block;vertical-align:middle}.muted{color:#777}
 td{white-space:nowrap}td.name,td.msg{white-space:normal}
 """
@@ -65,7 +67,7 @@ def _files(d: dict[str, Any]) -> str:
     rows = ['<table><tr><th>file</th><th>kind</th><th class="n">entries</th><th>of the '
             'limit</th><th class="n">bytes</th><th>of the limit</th><th class="n">stored</th>'
             '<th>HTTP</th><th class="n">errors</th><th class="n">warnings</th></tr>']
-    for i, f in enumerate(d["files"]):
+    for i, f in enumerate(d["files"][:FILES_SHOWN]):
         stored = _n(f["stored"]) + (" gzip" if f["gzip"] else "")
         limit = p["max_sitemaps"] if f["kind"] == "index" else p["max_urls"]
         rows.append(
@@ -76,6 +78,10 @@ def _files(d: dict[str, Any]) -> str:
             f'</td><td>{_meter(f["bytes"], p["max_bytes"])}</td><td class="n">{stored}</td>'
             f'<td>{_http(f["http"])}</td><td class="n">{_n(f["errors"])}</td>'
             f'<td class="n">{_n(f["warnings"])}</td></tr>')
+    rest = d["files"][FILES_SHOWN:]
+    if rest:
+        rows.append(f'<tr><td class="name">{len(rest):,} more files</td><td></td><td class="n">'
+                    f'{sum(f["entries"] for f in rest):,}</td><td colspan="7"></td></tr>')
     return "\n".join(rows) + "</table>"
 
 
