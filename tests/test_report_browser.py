@@ -107,7 +107,7 @@ def test_renders_with_charts_the_numbers_of_check_and_no_request(
     assert f"{number('urls')} URLs" in summary and f"{number('errors')} errors" in summary
     assert f"{number('warnings')} warnings" in summary and number("files") == "3"
     shown = {row.get_attribute("data-rule"): int(row.find_element(
-        By.CSS_SELECTOR, "td.count").text.replace(",", ""))
+        By.CSS_SELECTOR, "td.listed").text.replace(",", ""))
         for row in browser.find_elements(By.CSS_SELECTOR, "tr[data-rule]")}
     assert shown == dict(Counter(d["rule"] for d in diags))
     assert {"priority", "lastmod-format"} <= set(shown) and len(shown) >= 3

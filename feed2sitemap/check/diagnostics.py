@@ -244,6 +244,8 @@ class FileCheck:
             self.stats.errors += 1
         else:
             self.stats.warnings += 1
+        if self.stats.facts is not None:  # (report: all of them, shown or not)
+            self.stats.facts.problems[severity, rule] += 1
         shown = capped(self._per_rule, rule, rule, severity, message)
         if shown is not None:
             d = Diagnostic(self.name, line, column, severity, rule, shown)

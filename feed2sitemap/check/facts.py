@@ -11,19 +11,42 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from ..model.rules import XML_SPACE
 
 if TYPE_CHECKING:
     from ..model.extensions import Extensions
-    from .diagnostics import FileCheck
 
 __all__ = ["EXTENSION_KINDS", "Facts", "FileFacts", "MAX_DAYS", "Tap"]
 
 MAX_DAYS = 1 << 16  # distinct lastmod days kept: 179 years of days
 EXTENSION_KINDS = ("images", "videos", "news", "alternates")
 GZIP_MAGIC = b"\x1f\x8b"
+
+
+class _Totals(Protocol):
+    @property
+    def errors(self) -> int: ...
+    @property
+    def warnings(self) -> int: ...
+
+
+class _File(Protocol):
+    """What is read of diagnostics.FileCheck (named so: that module imports this one)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def listed_in(self) -> str | None: ...
+    @property
+    def is_index(self) -> bool: ...
+    @property
+    def entries(self) -> int: ...
+    @property
+    def bytes(self) -> int | None: ...
+    @property
+    def stats(self) -> _Totals: ...
 
 
 class Tap:
@@ -69,6 +92,9 @@ class Facts:
         self.dated = 0  # URLs with a lastmod
         self.with_ext: Counter[str] = Counter()  # URLs with at least one of a kind
         self.items: Counter[str] = Counter()  # the items of a kind
+        # every problem of a rule in the files by (severity, rule): check lists the first 50
+        # of a rule in a file, these count them all
+        self.problems: Counter[tuple[str, str]] = Counter()
         self._tap: Tap | None = None  # the current file's
         self.format = ""  # the current file's (detect.sniff), set by run._dispatch
         self._http: dict[str, Any] | None = None
@@ -76,7 +102,7 @@ class Facts:
 
     # -- called by the checks
 
-    def begin(self, f: FileCheck) -> None:
+    def begin(self, f: _File) -> None:
         self._tap = None
         self.format = ""
         self._http = None
@@ -90,7 +116,7 @@ class Facts:
         facts = getattr(body, "facts", None)
         self._http = facts() if facts is not None else None
 
-    def end(self, f: FileCheck) -> None:
+    def end(self, f: _File) -> None:
         tap = self._tap
         kind = self.format or ("unreadable" if tap is None else "unknown")
         if f.is_index:

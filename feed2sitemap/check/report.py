@@ -22,8 +22,9 @@ with the URLs.
   reciprocity), ``reciprocal``, ``not_reciprocal`` (the target, read in the run, does not link
   back), ``outside`` (the target is in no file read), ``complete`` (false past the limit);
 - ``problems``: per rule, as ``check --format json`` lists them: ``severity``, ``rule``,
-  ``count`` (the diagnostics listed; past 50 of a rule in a file check counts them only) and
-  the first one's ``file``, ``line``, ``column``, ``message``;
+  ``count`` (the diagnostics listed: past 50 of a rule in a file check counts them only),
+  ``total`` (all of them, as check's summary counts them), and the first one's ``file``,
+  ``line``, ``column``, ``message``;
 - ``robots``: null, or ``file`` (the robots.txt) and ``listed`` ({name: true/false} for each
   file named by the user).
 """
@@ -53,8 +54,9 @@ _SEVERITIES = {"error": 0, "warning": 1, "info": 2}
 class RuleCount:
     severity: str
     rule: str
-    count: int
+    count: int  # the diagnostics listed (as check --format json lists them)
     first: Diagnostic
+    total: int = 0  # every problem of the rule, listed or only counted
 
 
 @dataclass
@@ -98,7 +100,7 @@ class SiteReport:
                            for k in EXTENSION_KINDS},
             "hreflang": self.hreflang,
             "problems": [{"severity": r.severity, "rule": r.rule, "count": r.count,
-                          "file": r.first.file, "line": r.first.line,
+                          "total": r.total, "file": r.first.file, "line": r.first.line,
                           "column": r.first.column, "message": r.first.message}
                          for r in self.problems],
             "robots": self.robots,
@@ -133,14 +135,20 @@ def report(sources: Sequence[Source], *, profile: str | Profile = "sitemaps",
             unlisted.add(d.file)
     assert stats.facts is not None
     files = stats.facts.files
+    hreflang = _reciprocity(stats)
+    for r in rules.values():
+        # (robots-unlisted and the like are never capped: listed = all)
+        r.total = max(r.count, stats.facts.problems[r.severity, r.rule])
+        if r.rule == "hreflang-reciprocal":
+            r.total = hreflang["not_reciprocal"]
     problems = sorted(rules.values(), key=lambda r: (_SEVERITIES.get(r.severity, 3),
-                                                     -r.count, r.rule))
+                                                     -r.total, r.rule))
     listed = None
     if stats.robots is not None:
         tops = [f.name for f in files if f.listed_in is None]
         listed = {"file": stats.robots.where, "listed": {n: n not in unlisted for n in tops}}
-    return SiteReport(profile_of(profile), stats, files, stats.facts, _reciprocity(stats),
-                      problems, listed)
+    return SiteReport(profile_of(profile), stats, files, stats.facts, hreflang, problems,
+                      listed)
 
 
 def _reciprocity(stats: CheckStats) -> dict[str, Any]:

@@ -178,9 +178,9 @@ def _md_extensions(d: dict[str, Any]) -> list[str]:
 def _md_problems(d: dict[str, Any]) -> list[str]:
     if not d["problems"]:
         return ["", "#### Problems", "", "None."]
-    lines = ["", "#### Problems", "", "| severity | rule | count | first at | message |",
-             "|---|---|---:|---|---|"]
-    lines += [f"| {p['severity']} | {_cell(p['rule'])} | {p['count']:,} | "
+    lines = ["", "#### Problems", "", "| severity | rule | count | listed by check | first at "
+             "| message |", "|---|---|---:|---:|---|---|"]
+    lines += [f"| {p['severity']} | {_cell(p['rule'])} | {p['total']:,} | {p['count']:,} | "
               f"{_cell(p['file'])}:{p['line']} | {_cell(p['message'])} |"
               for p in d["problems"]]
     return lines

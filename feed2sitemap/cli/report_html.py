@@ -3,7 +3,8 @@ loaded (its Content-Security-Policy forbids any load), every value from the inpu
 
 Numbers a test or a script may read carry an id or a data-rule attribute: ``urls``,
 ``sitemaps``, ``files``, ``errors``, ``warnings``, ``dated``, ``undated``; each problem row's
-``data-rule`` with its count in ``td.count``; each file row's ``data-file`` index with its
+``data-rule`` with its count in ``td.count`` and the diagnostics check lists in
+``td.listed``; each file row's ``data-file`` index with its
 entries in ``td.entries``.
 """
 
@@ -169,15 +170,16 @@ def _extensions(d: dict[str, Any]) -> str:
 def _problems(d: dict[str, Any]) -> str:
     if not d["problems"]:
         return '<h2>Problems</h2><p class="ok">None.</p>'
-    rows = ['<table><tr><th>severity</th><th>rule</th><th class="n">count</th><th>first at'
-            '</th><th>message</th></tr>']
+    rows = ['<table><tr><th>severity</th><th>rule</th><th class="n">count</th><th class="n">'
+            'listed by check</th><th>first at</th><th>message</th></tr>']
     for p in d["problems"]:
         rows.append(f'<tr class="{_e(p["severity"])}" data-rule="{_e(p["rule"])}">'
                     f'<td class="sev">{_e(p["severity"])}</td><td>{_e(p["rule"])}</td>'
-                    f'<td class="n count">{_n(p["count"])}</td><td class="name">'
+                    f'<td class="n count">{_n(p["total"])}</td><td class="n listed">'
+                    f'{_n(p["count"])}</td><td class="name">'
                     f'{_e(p["file"])}:{p["line"]}</td><td class="msg">{_e(p["message"])}</td></tr>')
-    return ('<h2>Problems</h2><p class="muted">As check lists them (past 50 of a rule in a file, '
-            'check counts them in its totals only).</p>' + "\n".join(rows) + "</table>")
+    return ('<h2>Problems</h2><p class="muted">By rule: all of them, and those check lists (past '
+            '50 of a rule in a file it counts them only).</p>' + "\n".join(rows) + "</table>")
 
 
 def _robots(d: dict[str, Any]) -> str:
