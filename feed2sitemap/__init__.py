@@ -10,6 +10,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from .check.report import SiteReport, report
     from .errors import (
         Feed2SitemapError,
         InputError,
@@ -61,15 +62,17 @@ _WHERE = {
     "Web": "run.reading", "read": "run.reading", "read_batches": "run.reading",
     "CHANGEFREQS": "model.record", "Record": "model.record", "Progress": "model.report",
     "Report": "model.report", "Scope": "model.scope", "Summary": "run.writing",
-    "write": "run.writing", "write_batches": "run.writing",
+    "write": "run.writing", "write_batches": "run.writing", "report": "check.report",
+    "SiteReport": "check.report",
 }
 __all__ = [
     "CHANGEFREQS", "PROFILES", "Batch", "Channel", "Defaults", "Diff", "Feed2SitemapError",
     "FileInfo", "Filters", "IndexNow", "InputError", "LimitError", "Limits", "MergeCounts",
     "NewsSitemap", "OptionError", "OutputError", "Problem", "Profile", "Progress", "Publish",
     "ReadOptions", "Record", "Removals", "RemovalsRefused", "Report", "Scope", "SiteOptions",
-    "Submitted", "Summary", "Threshold", "UnsupportedFormat", "Web", "WriteOptions", "__version__",
-    "batched", "convert", "diff", "read", "read_batches", "unbatched", "write", "write_batches",
+    "SiteReport", "Submitted", "Summary", "Threshold", "UnsupportedFormat", "Web", "WriteOptions",
+    "__version__", "batched", "convert", "diff", "read", "read_batches", "report", "unbatched",
+    "write", "write_batches",
 ]
 
 

@@ -15,12 +15,15 @@ as no earlier one can follow. The value rules are the converter's own (model.rul
   plain <url> entries (off in the reference mode)
 - lists.py: URL lists (text, TSV, CSV, JSON Lines), JSON Feeds, RSS/Atom feeds
 - locs.py: the rules on one location, and on lastmod, changefreq, priority
+- facts.py, report.py: report(), the facts a run gathers for `feed2sitemap report`
 - site.py: a robots.txt's rules (``CheckStats.robots``) and a built site (``CheckStats.site``)
 """
 
 from .diagnostics import CheckStats, Diagnostic, FileCheck
+from .report import SiteReport, report
 from .run import check, follow_order, hreflang_diagnostics, iter_check, site_diagnostics
 from .site import Robots, Site, load_robots
 
-__all__ = ["CheckStats", "Diagnostic", "FileCheck", "Robots", "Site", "check", "follow_order",
-           "hreflang_diagnostics", "iter_check", "load_robots", "site_diagnostics"]
+__all__ = ["CheckStats", "Diagnostic", "FileCheck", "Robots", "Site", "SiteReport", "check",
+           "follow_order", "hreflang_diagnostics", "iter_check", "load_robots", "report",
+           "site_diagnostics"]

@@ -20,6 +20,7 @@ from ..model.scope import Scope
 from ..model.urls import BadURL, normalize_url
 
 if TYPE_CHECKING:
+    from .facts import Facts
     from .site import Robots, Site
 
 __all__ = ["FOLLOW_DEPTH", "PROGRESS_EVERY", "CheckStats", "Diagnostic", "FileCheck",
@@ -195,6 +196,8 @@ class CheckStats:
     # the files checked, each once however it is reached (run.identity); parts fetched by URL
     checked: set[object] = field(default_factory=set, repr=False, compare=False)
     fetched_parts: int = field(default=0, repr=False, compare=False)
+    # what `report` gathers on the way (facts.py); None in a plain check
+    facts: Facts | None = field(default=None, repr=False, compare=False)
 
 
 class FileCheck:
@@ -234,12 +237,15 @@ class FileCheck:
         self.lastmod_verdicts: dict[str, tuple[str, str, str]] = {}
         self.priority_verdicts: dict[str, tuple[str, str, str]] = {}
         self.lastmod_days: dict[str, bool] = {}  # a day long past? (xmlfast.lastmods_fine)
+        self.bytes: int | None = None  # uncompressed bytes read (XML files)
 
     def _add(self, severity: str, rule: str, line: int, column: int, message: str) -> None:
         if severity == "error":
             self.stats.errors += 1
         else:
             self.stats.warnings += 1
+        if self.stats.facts is not None:  # (report: all of them, shown or not)
+            self.stats.facts.problems[severity, rule] += 1
         shown = capped(self._per_rule, rule, rule, severity, message)
         if shown is not None:
             d = Diagnostic(self.name, line, column, severity, rule, shown)

@@ -165,6 +165,8 @@ def _check_rows(rows: Rows, f: FileCheck) -> None:
             rows.priorities[i]
         if lastmod is not None:
             judge_lastmod(f, lastmod, line, 1)
+            if f.stats.facts is not None:
+                f.stats.facts.lastmods([lastmod])
         if changefreq is not None:  # taken stripped, as the converter does
             judge_changefreq(f, changefreq, line, 1, stripped=True)
         if priority is not None:

@@ -236,6 +236,9 @@ def _check_file(source: Source, f: FileCheck, base_url: str | None) -> Iterator[
     """The diagnostics of one file, the last ones once it is read."""
     # A file that cannot be read is bad data like any other (an error diagnostic):
     # in CI it is a sitemap the site does not have.
+    facts = f.stats.facts
+    if facts is not None:
+        facts.begin(f)
     try:
         if is_url(source):
             assert isinstance(source, str)
@@ -244,10 +247,12 @@ def _check_file(source: Source, f: FileCheck, base_url: str | None) -> Iterator[
             if f.follow_dir is not None:  # relative to where the index was found
                 f.follow_dir = fetched.url
             with contextlib.closing(fetched.stream):
-                yield from _dispatch(fetched.stream, f, base_url)
+                if facts is not None:
+                    facts.fetched(fetched.stream)
+                yield from _dispatch(_tap(fetched.stream, f), f, base_url)
         elif isinstance(source, (str, os.PathLike)):
             with open(source, "rb") as raw:
-                yield from _dispatch(raw, f, base_url)
+                yield from _dispatch(_tap(raw, f), f, base_url)
         else:
             yield from _dispatch(source, f, base_url)
     except OSError as exc:
@@ -257,6 +262,14 @@ def _check_file(source: Source, f: FileCheck, base_url: str | None) -> Iterator[
         f.is_index = False
         f.error("unreadable", 1, 1, exc.reason)
     yield from f.pop_all()
+    if facts is not None:
+        facts.end(f)
+
+
+def _tap(raw: IO[bytes], f: FileCheck) -> IO[bytes]:
+    """``raw``, its bytes counted for `report` (facts.py) when it asks."""
+    facts = f.stats.facts
+    return raw if facts is None else facts.tap(raw)
 
 
 def _dispatch(raw: IO[bytes], f: FileCheck,
@@ -280,6 +293,8 @@ def _dispatch(raw: IO[bytes], f: FileCheck,
             f.error("empty-set" if not head else "format", 1, 1, exc.reason)
             return
         kind = "sitemap"  # the XML check names the wrong root or the syntax error
+    if f.stats.facts is not None:
+        f.stats.facts.format = kind
     if kind == "text":
         yield from check_text(stream, f)
     elif kind in ("tsv", "csv", "jsonl"):

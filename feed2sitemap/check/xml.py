@@ -140,6 +140,7 @@ def parse_xml(stream: IO[bytes], parser: Any, guard: MarkupGuard, f: FileCheck,
         f.error("encoding", 1, 1, f"{str(exc)[:200]}; checking stopped here")
     except InputError as exc:  # a gzip stream that breaks off, a read error
         f.error("input", *here(), exc.reason)
+    f.bytes = total
     yield from f.pop_all()
 
 
@@ -367,6 +368,8 @@ class _Schema:
                       truncated=self.length > MAX_VALUE)
         elif self.field == "lastmod":
             judge_lastmod(f, text, line, col)
+            if f.stats.facts is not None and self.entry_tag == "url":
+                f.stats.facts.lastmods([text])
         elif self.field == "changefreq":
             judge_changefreq(f, text, line, col)
         elif self.field == "priority":
@@ -379,6 +382,8 @@ class _Schema:
         self.ext_any = False
         ext, problems, lines = self.children.finish()
         f, page = self.f, self.page
+        if f.stats.facts is not None:
+            f.stats.facts.extensions(ext)
         if ext.alternates and page is not None:  # for hreflang-reciprocal, after the last file
             links = f.stats.hreflang
             listed = [(alt.hreflang, alt.href, lines.get(("alternates", i), line))

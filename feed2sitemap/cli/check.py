@@ -14,7 +14,9 @@ from .common import PROG, Command, ProgressLine, count, prepare_process
 
 
 class CheckProgressLine(ProgressLine):
-    """The converter's progress line, counting what check has read."""
+    """The converter's progress line, counting what check (or report) has read."""
+
+    WHAT = "check"
 
     def update_check(self, urls: int, files: int) -> None:
         now = time.monotonic()
@@ -22,8 +24,8 @@ class CheckProgressLine(ProgressLine):
         if elapsed < self.DELAY or now - self.drawn_at < 0.25:
             return
         self.drawn_at = now
-        sys.stderr.write(f"\r\x1b[K{PROG} check: {urls:,} entries read in {count(files, 'file')}"
-                         f", {urls / elapsed:,.0f}/s")
+        sys.stderr.write(f"\r\x1b[K{PROG} {self.WHAT}: {urls:,} entries read in "
+                         f"{count(files, 'file')}, {urls / elapsed:,.0f}/s")
         sys.stderr.flush()
         self.shown = True
 

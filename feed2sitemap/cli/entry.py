@@ -50,6 +50,10 @@ def main() -> None:
         from .check import run_check as command
 
         args = args[1:]
+    elif args[:1] == ["report"]:  # nor does the report, which is a check run
+        from .report import run_report as command
+
+        args = args[1:]
     else:
         from .main import main as command  # type: ignore[assignment]
     from . import common

@@ -200,8 +200,9 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
     it no longer lists: feed2sitemap sitemap.xml pages.txt -o sitemap.xml --prune
 
     Validate sitemaps, indexes, URL lists and feeds: feed2sitemap check FILE...; compare two:
-    feed2sitemap diff OLD NEW; list a partitioned job's parts in an index: feed2sitemap index
-    (see their --help; a file so named is given as ./check, ./diff or ./index).
+    feed2sitemap diff OLD NEW; list a partitioned job's parts in an index: feed2sitemap index;
+    picture a sitemap set: feed2sitemap report SITEMAP -o report.html (see their --help; a
+    file so named is given as ./check, ./diff, ./index or ./report).
     """
     if inputs.count("-") + remove_files.count("-") > 1:
         raise click.UsageError("stdin (-) can be read only once")
@@ -351,7 +352,8 @@ def __getattr__(name: str) -> Any:
 def main(argv: Optional[list[str]] = None) -> None:
     """Entry point: `feed2sitemap check ...` validates, `feed2sitemap index ...` lists a
     partitioned job's parts, `feed2sitemap diff ...` compares two sitemaps; anything else
-    converts (a file named "check", "index" or "diff" is given as ./check, ./index, ./diff)."""
+    converts (a file named "check", "index", "diff" or "report" is given as ./check, ./index,
+    ./diff, ./report)."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["check"]:
         from .check import run_check  # (a conversion does not import check's command)
@@ -365,5 +367,9 @@ def main(argv: Optional[list[str]] = None) -> None:
         from .diff import diff_command  # (only this command needs it)
 
         diff_command.main(args[1:], prog_name=f"{PROG} diff")
+    elif args[:1] == ["report"]:
+        from .report import report_command
+
+        report_command.main(args[1:], prog_name=f"{PROG} report")
     else:
         convert_command.main(args, prog_name=PROG)

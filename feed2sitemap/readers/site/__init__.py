@@ -1,4 +1,3 @@
-<<<<<<< HEAD
 """A built site directory as an input: each HTML page is its URL (tree.py), with what the page
 says of itself (pages.py): left out when it says noindex or names another URL as canonical,
 dated by its own dates, else by ``--lastmod-from`` (lastmod.py), never by the file's time (a
@@ -198,6 +197,3 @@ def _own_robots(root: str, prefix: str) -> Optional[Robots]:
     except OSError:
         return None
     return None if data is None else Robots(data.decode("utf-8-sig", "replace"), path)
-=======
-"""A built site's directory as input: its pages, and where their lastmods come from."""
->>>>>>> s5-dates

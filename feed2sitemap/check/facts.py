@@ -1,0 +1,151 @@
+"""What `feed2sitemap report` gathers while a check run reads the files (``CheckStats.facts``):
+each file's counts and sizes, the lastmods by day, the extensions per URL. The checks call it
+where they already hold the values (xml.py, xmlfast.py, lists.py, run.py), so the report costs
+one pass, the check's own.
+
+Memory does not grow with the URLs: one entry per file, per distinct lastmod day (at most
+``MAX_DAYS``; days past that are counted as ``other_days``), per extension kind.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import IO, TYPE_CHECKING, Any, Protocol
+
+from ..model.rules import XML_SPACE
+
+if TYPE_CHECKING:
+    from ..model.extensions import Extensions
+
+__all__ = ["EXTENSION_KINDS", "Facts", "FileFacts", "MAX_DAYS", "Tap"]
+
+MAX_DAYS = 1 << 16  # distinct lastmod days kept: 179 years of days
+EXTENSION_KINDS = ("images", "videos", "news", "alternates")
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+class _Totals(Protocol):
+    @property
+    def errors(self) -> int: ...
+    @property
+    def warnings(self) -> int: ...
+
+
+class _File(Protocol):
+    """What is read of diagnostics.FileCheck (named so: that module imports this one)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def listed_in(self) -> str | None: ...
+    @property
+    def is_index(self) -> bool: ...
+    @property
+    def entries(self) -> int: ...
+    @property
+    def bytes(self) -> int | None: ...
+    @property
+    def stats(self) -> _Totals: ...
+
+
+class Tap:
+    """A stream's reads, counted: the bytes as stored (or as sent), and whether they are gzip.
+    (The readers need ``read`` only: detect.open_input wraps it.)"""
+
+    def __init__(self, raw: IO[bytes]) -> None:
+        self.raw = raw
+        self.count = 0
+        self.head = b""
+
+    def read(self, n: int = -1) -> bytes:
+        data = self.raw.read(n)
+        if len(self.head) < 2:
+            self.head += data[:2 - len(self.head)]
+        self.count += len(data)
+        return data
+
+
+@dataclass
+class FileFacts:
+    """One file of the run, as read."""
+
+    name: str
+    listed_in: str | None  # the index that listed it; None for a file named by the user
+    kind: str  # "index", "urlset", the list's or feed's format (detect.sniff), "unreadable"
+    entries: int  # URLs, or for an index the sitemaps it lists
+    bytes: int | None  # uncompressed bytes (XML files; None when not known)
+    stored: int | None  # bytes as stored on disk or sent by the server
+    gzip: bool
+    errors: int
+    warnings: int
+    http: dict[str, Any] | None = None  # status, headers: for a file fetched by URL
+
+
+class Facts:
+    """The run's facts, filled by the checks as they read."""
+
+    def __init__(self) -> None:
+        self.files: list[FileFacts] = []
+        self.days: Counter[str] = Counter()  # "YYYY-MM-DD" (as written, in its own zone)
+        self.other_days = 0  # lastmods past MAX_DAYS distinct days
+        self.dated = 0  # URLs with a lastmod
+        self.with_ext: Counter[str] = Counter()  # URLs with at least one of a kind
+        self.items: Counter[str] = Counter()  # the items of a kind
+        # every problem of a rule in the files by (severity, rule): check lists the first 50
+        # of a rule in a file, these count them all
+        self.problems: Counter[tuple[str, str]] = Counter()
+        self._tap: Tap | None = None  # the current file's
+        self.format = ""  # the current file's (detect.sniff), set by run._dispatch
+        self._http: dict[str, Any] | None = None
+        self._before = (0, 0)
+
+    # -- called by the checks
+
+    def begin(self, f: _File) -> None:
+        self._tap = None
+        self.format = ""
+        self._http = None
+        self._before = (f.stats.errors, f.stats.warnings)
+
+    def tap(self, raw: IO[bytes]) -> IO[bytes]:
+        tap = self._tap = Tap(raw)
+        return tap  # type: ignore[return-value]  # (read is all the readers ask)
+
+    def fetched(self, body: Any) -> None:
+        facts = getattr(body, "facts", None)
+        self._http = facts() if facts is not None else None
+
+    def end(self, f: _File) -> None:
+        tap = self._tap
+        kind = self.format or ("unreadable" if tap is None else "unknown")
+        if f.is_index:
+            kind = "index"
+        elif kind == "sitemap":
+            kind = "urlset"
+        errors, warnings = self._before
+        self.files.append(FileFacts(
+            f.name, f.listed_in, kind, f.entries, f.bytes, tap.count if tap else None,
+            tap is not None and tap.head == GZIP_MAGIC, f.stats.errors - errors,
+            f.stats.warnings - warnings, self._http))
+
+    def lastmods(self, values: list[str | None]) -> None:
+        """The lastmods of a run of entries (None: an entry without one)."""
+        days = [v.strip(XML_SPACE)[:10] for v in values if v is not None]
+        self.dated += len(days)
+        counts = self.days
+        if len(counts) < MAX_DAYS:
+            counts.update(days)
+            return
+        for day in days:  # (full: only the days already kept are counted by day)
+            if day in counts:
+                counts[day] += 1
+            else:
+                self.other_days += 1
+
+    def extensions(self, ext: Extensions) -> None:
+        for kind in EXTENSION_KINDS:
+            n = len(getattr(ext, kind))
+            if n:
+                self.with_ext[kind] += 1
+                self.items[kind] += n
