@@ -30,6 +30,7 @@ class Report:
         self.warnings: Counter[str] = Counter()
         self.hosts_off_scope: Counter[str] = Counter()
         self.excluded: Counter[str] = Counter()  # left out by the user's rules, by rule
+        self.dropped_tags: Counter[str] = Counter()  # deprecated extension tags left out
         self._messages: Counter[str] = Counter()
         # for the summary: the site the first input stated and which input; the scope used and
         # where it came from ("--base-url", "the site link of FILE", "guessed from the first URL")

@@ -21,7 +21,8 @@ from ..model.scope import Scope, scope_of
 from ..model.urls import normalize_locs, shown
 from .merging import DEFAULT_MEMORY_LIMIT, MergeCounts, ReferenceStore, Store
 
-__all__ = ["apply_defaults", "check_fields", "check_length", "dedupe", "merge", "news_only",
+__all__ = ["apply_defaults", "check_fields", "check_length", "dedupe", "drop_deprecated", "merge",
+           "news_only",
            "normalize", "within_scope"]
 
 
@@ -232,6 +233,23 @@ def _with_defaults(batches: Iterable[Batch], changefreq: Optional[str],
             priorities = [priority] * n if priorities is None else [
                 priority if v is None else v for v in priorities]
         yield batch.replaced(changefreqs=changefreqs, priorities=priorities)
+
+
+def drop_deprecated(batches: Iterable[Batch], report: Report) -> Iterator[Batch]:
+    """Leave out the extension tags search engines no longer read (extensions/deprecated.py:
+    image caption, video price, news keywords, ...), each counted by tag in
+    ``report.dropped_tags``."""
+    from ..extensions.deprecated import without_deprecated  # (only when asked)
+
+    for batch in batches:
+        exts = batch.extensions
+        if exts is not None:
+            kept = [without_deprecated(ext, report.dropped_tags) if ext else None
+                    for ext in exts]
+            if any(e is not None for e in kept):
+                batch = batch.replaced(extensions=[
+                    ext if new is None else new for ext, new in zip(exts, kept, strict=True)])
+        yield batch
 
 
 def news_only(batches: Iterable[Batch], at: datetime,
