@@ -196,3 +196,4 @@ def test_atom_output_without_dates_is_warned_about(tmp_path: Path) -> None:
     dated.write_text("https://example.com/a\t2024-01-01\n")
     ok = run(str(dated), "-o", str(tmp_path / "dated.atom"))
     assert ok.returncode == 0 and b"no date" not in ok.stderr
+    assert b"without a date" not in ok.stderr  # (not even counted as 0)

@@ -273,7 +273,8 @@ def _undated(batches: Iterable[Batch], report: Report) -> Iterator[Batch]:
                         "leaves the date out (entries without a date are counted in the "
                         "summary)", url=batch.locs[i])
             n -= 1
-        report.warnings[UNDATED] += n
+        if n:
+            report.warnings[UNDATED] += n
         yield batch
 
 
