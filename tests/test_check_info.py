@@ -7,11 +7,15 @@ from __future__ import annotations
 import json
 import os
 import re
+from datetime import datetime, timezone
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from feed2sitemap import convert
+from feed2sitemap.backends import ENV
+from feed2sitemap.check import check
 from feed2sitemap.cli.check import check_command
 from feed2sitemap.model.options import WriteOptions
 from feed2sitemap.model.report import Report
@@ -197,3 +201,21 @@ def test_atom_output_without_dates_is_warned_about(tmp_path: Path) -> None:
     ok = run(str(dated), "-o", str(tmp_path / "dated.atom"))
     assert ok.returncode == 0 and b"no date" not in ok.stderr
     assert b"without a date" not in ok.stderr  # (not even counted as 0)
+
+
+def test_the_fast_path_counts_as_the_handlers_do(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    # 3,000 entries over several chunks, one in ten taken by the handlers (an image)
+    image = "<image:image><image:loc>https://example.com/i.jpg</image:loc></image:image>"
+    path = sitemap(tmp_path / "s.xml", *(url(i, "2026-11-30", (
+        "<changefreq>daily</changefreq>" if i % 7 else "") + (image if i % 10 == 3 else ""))
+        for i in range(3000)))
+    said = []
+    for reference in ("", "1"):
+        monkeypatch.setenv(ENV, reference)
+        said.append(check(path, now=datetime(2026, 12, 1, tzinfo=timezone.utc)))
+    assert said[0] == said[1]
+    assert [(d.rule, d.line) for d in said[0]] == [("lastmod-shared", 3),
+                                                   ("changefreq-priority", 4)]
+    assert said[0][0].message.startswith("3,000 of the 3,000 lastmods")
+    assert said[0][1].message.startswith("URLs of this file: 2,571 with <changefreq>;")
