@@ -219,3 +219,19 @@ def test_the_fast_path_counts_as_the_handlers_do(tmp_path: Path,
                                                    ("changefreq-priority", 4)]
     assert said[0][0].message.startswith("3,000 of the 3,000 lastmods")
     assert said[0][1].message.startswith("URLs of this file: 2,571 with <changefreq>;")
+
+
+def test_a_stamp_after_many_other_dates_is_found_in_bounded_memory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a sitemap sorted by date: 2,000 distinct old dates (more than the 1,024 counted), then
+    # 20,000 pages with the build's stamp: a bound on the count, said as such, on both paths
+    old = (url(i, f"20{10 + i // 336:02d}-{i // 28 % 12 + 1:02d}-{i % 28 + 1:02d}T00:00:00Z")
+           for i in range(2000))
+    path = sitemap(tmp_path / "s.xml", *old, *(url(i, "2026-11-30T08:00:00Z")
+                                               for i in range(2000, 22000)))
+    for reference in ("", "1"):
+        monkeypatch.setenv(ENV, reference)
+        (note,) = check(path, now=datetime(2026, 12, 1, tzinfo=timezone.utc))
+        assert note.rule == "lastmod-shared" and note.line == 3
+        assert re.match(r"at least (19,9\d\d|20,000) of the 22,000 lastmods in this file are "
+                        r"'2026-11-30T08:00:00Z'", note.message), note.message

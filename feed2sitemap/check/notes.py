@@ -4,9 +4,13 @@ its first place, after the file's other diagnostics; SOURCES names the guidance 
 
 - ``lastmod-shared``: at least SHARED_SHARE of a urlset's lastmods (SHARED_MIN of them at
   least) are one value: a build's time stamp, not the pages' own dates. Counted per file
-  (a set's parts are written at different times). The values are counted exactly, up to
-  TRACKED distinct ones a file (as locs.py remembers verdicts); a legal file holds at most
-  50,000 URLs, so no value that could reach the share is ever left uncounted.
+  (a set's parts are written at different times). At most TRACKED values are counted, by
+  Misra and Gries' frequent-items summary: a value with more than 1/(TRACKED+1) of the
+  lastmods is never lost, and its count is low by at most that share (exact while no more
+  than TRACKED distinct values were met, the usual: a stamp, or a site's few dates). The
+  note says "at least" when the count is a bound. Memory stays flat: counting every distinct
+  value of a 50,000-URL file kept some 3 MB a file alive (freed, but between the run's
+  remembered URLs).
 - ``changefreq-priority``: URLs with <changefreq> or <priority>, one note a file.
 - ``ext-deprecated``: each extension tag Google no longer reads (extensions/deprecated.py),
   one note per tag a file.
@@ -33,7 +37,7 @@ SOURCES = {
 }
 SHARED_MIN = 100
 SHARED_SHARE = 0.9
-TRACKED = 1 << 16
+TRACKED = 1024
 
 
 class Notes:
@@ -56,11 +60,14 @@ class Notes:
     def lastmod_values(self, values: list[str]) -> None:
         """The lastmods of some URLs (stripped)."""
         self.dated += len(values)
-        counts = self.lastmods
-        if len(counts) < TRACKED:
-            counts.update(values)
-        else:  # (only the values already there: see the module's docstring)
-            counts.update(v for v in values if v in counts)
+        top = self.lastmods
+        top.update(values)
+        if len(top) > TRACKED:
+            # Misra-Gries (merged as Agarwal et al. merge such summaries): every count lowered
+            # by the (TRACKED+1)-th largest, the values at 0 let go; a value held by many
+            # outlives any number of others
+            cut = sorted(top.values(), reverse=True)[TRACKED]
+            self.lastmods = Counter({v: n - cut for v, n in top.items() if n > cut})
 
     def field_at(self, line: int, col: int) -> None:
         """A <changefreq> or <priority> is at ``line``, ``col`` (the first is kept)."""
@@ -81,8 +88,9 @@ class Notes:
         """The file's notes, each given to ``note`` (rule, line, column, message)."""
         if self.dated >= SHARED_MIN and self.first_lastmod is not None:
             value, n = self.lastmods.most_common(1)[0]
+            bound = "" if self.lastmods.total() == self.dated else "at least "
             if n >= SHARED_SHARE * self.dated:
-                note("lastmod-shared", *self.first_lastmod, f"{n:,} of the {self.dated:,} "
+                note("lastmod-shared", *self.first_lastmod, f"{bound}{n:,} of the {self.dated:,} "
                      f"lastmods in this file are {value[:40]!r}: a build's time stamp, not "
                      "the pages' dates; search engines learn to ignore such dates (Google "
                      "Search Central: lastmod must match the page's last change)")
