@@ -235,3 +235,13 @@ def test_a_stamp_after_many_other_dates_is_found_in_bounded_memory(
         assert note.rule == "lastmod-shared" and note.line == 3
         assert re.match(r"at least (19,9\d\d|20,000) of the 22,000 lastmods in this file are "
                         r"'2026-11-30T08:00:00Z'", note.message), note.message
+
+
+def test_distinct_lastmods_leave_no_note_and_no_traceback(tmp_path: Path) -> None:
+    # 1,025 values met once each: the bounded summary lets them all go at once
+    path = sitemap(tmp_path / "s.xml", *(url(i, f"2020-01-01T00:{i // 60 % 60:02d}:{i % 60:02d}"
+                                             f"+{i // 3600:02d}:00") for i in range(1025)))
+    for reference in ("", "1"):
+        done = run("check", str(path), env={**os.environ, ENV: reference})
+        assert (done.returncode, done.stdout) == (0, b""), done.stderr
+        assert done.stderr.endswith(b"1,025 URLs, 0 errors, 0 warnings\n")

@@ -38,6 +38,7 @@ SOURCES = {
 SHARED_MIN = 100
 SHARED_SHARE = 0.9
 TRACKED = 1024
+LONGEST = 64  # characters of a lastmod kept (a date and time with a fraction: 35 or so)
 
 
 class Notes:
@@ -60,6 +61,8 @@ class Notes:
     def lastmod_values(self, values: list[str]) -> None:
         """The lastmods of some URLs (stripped)."""
         self.dated += len(values)
+        if max(map(len, values)) > LONGEST:  # (a hostile file's: 1,024 of them, not 1 GB)
+            values = [v[:LONGEST] for v in values]
         top = self.lastmods
         top.update(values)
         if len(top) > TRACKED:
@@ -86,11 +89,12 @@ class Notes:
 
     def finish(self, note: Callable[[str, int, int, str], None]) -> None:
         """The file's notes, each given to ``note`` (rule, line, column, message)."""
-        if self.dated >= SHARED_MIN and self.first_lastmod is not None:
-            value, n = self.lastmods.most_common(1)[0]
+        # (the summary may hold nothing: all the values met equally often, let go at once)
+        for value, n in self.lastmods.most_common(1):
             bound = "" if self.lastmods.total() == self.dated else "at least "
-            if n >= SHARED_SHARE * self.dated:
-                note("lastmod-shared", *self.first_lastmod, f"{bound}{n:,} of the {self.dated:,} "
+            if self.dated >= SHARED_MIN and n >= SHARED_SHARE * self.dated:
+                note("lastmod-shared", *(self.first_lastmod or (1, 1)), f"{bound}{n:,} of the "
+                     f"{self.dated:,} "
                      f"lastmods in this file are {value[:40]!r}: a build's time stamp, not "
                      "the pages' dates; search engines learn to ignore such dates (Google "
                      "Search Central: lastmod must match the page's last change)")
