@@ -61,7 +61,7 @@ class Notes:
     def lastmod_values(self, values: list[str]) -> None:
         """The lastmods of some URLs (stripped)."""
         self.dated += len(values)
-        if max(map(len, values)) > LONGEST:  # (a hostile file's: 1,024 of them, not 1 GB)
+        if max(map(len, values)) > LONGEST:  # (a hostile file: 1,024 of 64 KiB would be 64 MB)
             values = [v[:LONGEST] for v in values]
         top = self.lastmods
         top.update(values)
