@@ -63,7 +63,7 @@ XML_CASES: list[tuple[str, bytes, list[tuple[str, int]]]] = [
     ("valid with all fields and CDATA",
      urlset("<url><loc><![CDATA[http://example.com/?a=1&b=2]]></loc>"
             "<lastmod>2005-01-01T12:00:00+01:00</lastmod><changefreq>daily</changefreq>"
-            "<priority>0.5</priority></url>"), []),
+            "<priority>0.5</priority></url>"), [("changefreq-priority", 3)]),
     ("entities decode before judging", urlset(U.format("?a=1&amp;b=2")), []),
     ("not well-formed", urlset(U.format("a"), U.format("?a=1&b=2")), [("not-well-formed", 4)]),
     ("missing namespace", urlset(U.format("a"), ns=""), [("namespace", 2)]),
@@ -79,7 +79,8 @@ XML_CASES: list[tuple[str, bytes, list[tuple[str, int]]]] = [
     ("element inside loc", urlset("<url><loc>http://example.com/<b/></loc></url>"),
      [("unexpected-element", 3)]),
     ("order", urlset("<url><loc>http://example.com/</loc><priority>0.5</priority>",
-                     "<lastmod>2005-01-01</lastmod></url>"), [("order", 4)]),
+                     "<lastmod>2005-01-01</lastmod></url>"),
+     [("order", 4), ("changefreq-priority", 3)]),
     ("loc after lastmod", urlset("<url><lastmod>2005-01-01</lastmod>",
                                  "<loc>http://example.com/</loc></url>"), [("order", 4)]),
     ("duplicate element", urlset("<url><loc>http://example.com/</loc>",
@@ -98,9 +99,11 @@ XML_CASES: list[tuple[str, bytes, list[tuple[str, int]]]] = [
      (HEAD + f'<urlset xmlns="{NS}" {XSI} xsi:schemaLocation="{NS} x.xsd">' + U.format("a")
       + "</urlset>").encode(), []),
     ("extensions after the fields", urlset(f"<url {IMG}><loc>http://example.com/</loc>"
-                                           f"<priority>1</priority>{IMAGE}</url>"), []),
+                                           f"<priority>1</priority>{IMAGE}</url>"),
+     [("changefreq-priority", 3)]),
     ("extension before a field", urlset(f"<url {IMG}><loc>http://example.com/</loc>{IMAGE}",
-                                        "<priority>1</priority></url>"), [("order", 4)]),
+                                        "<priority>1</priority></url>"),
+     [("order", 4), ("changefreq-priority", 4)]),
     ("extension after the first url", urlset(U.format("a"), f"<image:x {IMG}/>"),
      [("order", 4)]),
     ("changefreq in an index", urlset("<sitemap><loc>http://example.com/s.xml</loc>",
@@ -143,15 +146,20 @@ XML_CASES: list[tuple[str, bytes, list[tuple[str, int]]]] = [
      urlset("<url><loc>http://example.com/</loc><lastmod>2027-01-01</lastmod></url>"),
      [("lastmod-future", 3)]),
     ("changefreq case", urlset("<url><loc>http://example.com/</loc>"
-                               "<changefreq>Daily</changefreq></url>"), [("changefreq", 3)]),
+                               "<changefreq>Daily</changefreq></url>"),
+     [("changefreq", 3), ("changefreq-priority", 3)]),
     ("changefreq spaces", urlset("<url><loc>http://example.com/</loc>"
-                                 "<changefreq> daily</changefreq></url>"), [("changefreq", 3)]),
+                                 "<changefreq> daily</changefreq></url>"),
+     [("changefreq", 3), ("changefreq-priority", 3)]),
     ("priority too high", urlset("<url><loc>http://example.com/</loc>"
-                                 "<priority>1.1</priority></url>"), [("priority", 3)]),
+                                 "<priority>1.1</priority></url>"),
+     [("priority", 3), ("changefreq-priority", 3)]),
     ("priority not a number", urlset("<url><loc>http://example.com/</loc>"
-                                      "<priority>high</priority></url>"), [("priority", 3)]),
+                                      "<priority>high</priority></url>"),
+     [("priority", 3), ("changefreq-priority", 3)]),
     ("priority with exponent", urlset("<url><loc>http://example.com/</loc>"
-                                      "<priority>1e-1</priority></url>"), [("priority", 3)]),
+                                      "<priority>1e-1</priority></url>"),
+     [("priority", 3), ("changefreq-priority", 3)]),
     ("duplicate loc", urlset(U.format("a"), U.format("b"), U.format("a")),
      [("duplicate-loc", 5)]),
     ("duplicate after normalisation", urlset(U.format("a"), "<url><loc>HTTP://EXAMPLE.com/a"
@@ -196,8 +204,11 @@ def test_diagnostics_are_sorted_by_position() -> None:
     data = urlset("<url><loc>http://a.b/</loc><priority>2</priority></url>",
                   "<url><lastmod>x</lastmod></url>", U.format("a b"))
     diags = run(data)
-    assert [(d.line, d.column) for d in diags] == sorted((d.line, d.column) for d in diags)
-    assert len(diags) == 6  # a.b is the scope: example.com is outside
+    problems = [d for d in diags if d.severity != "info"]
+    assert [(d.line, d.column) for d in problems] == sorted((d.line, d.column) for d in problems)
+    assert len(problems) == 6  # a.b is the scope: example.com is outside
+    # the file's notes come after its problems, each at its first place
+    assert [(d.rule, d.line) for d in diags[6:]] == [("changefreq-priority", 3)]
 
 
 @pytest.fixture
@@ -298,8 +309,11 @@ def test_converter_output_checks_clean() -> None:
     out = io.BytesIO()
     convert([io.BytesIO(urls.encode())], out, defaults=Defaults(changefreq="daily", priority=0.3))
     stats = CheckStats()
-    assert check(io.BytesIO(out.getvalue()), stats=stats) == []
-    assert stats.urls == 200
+    found = check(io.BytesIO(out.getvalue()), stats=stats)
+    # no problem; a note on the changefreq and priority the user asked for
+    assert [(d.severity, d.rule) for d in found] == [("info", "changefreq-priority")]
+    assert "200 with <changefreq>, 200 with <priority>" in found[0].message
+    assert stats.urls == 200 and stats.errors == stats.warnings == 0
 
 
 def test_split_output_checks_clean_with_follow(tmp_path: Path) -> None:

@@ -45,7 +45,9 @@ def test_every_list_format_reports_the_same_rules_by_line(data: bytes) -> None:
                               (3 + offset, "warning", "duplicate-loc"),
                               (3 + offset, "warning", "lastmod-future"),
                               (4 + offset, "error", "missing-loc"),
-                              (5 + offset, "error", "loc-chars")]
+                              (5 + offset, "error", "loc-chars"),
+                              # the file's note, after its problems, at its first place
+                              (1 + offset, "info", "changefreq-priority")]
 
 
 def test_jsonl_syntax_and_unknown_fields() -> None:

@@ -158,8 +158,8 @@ def test_check_fetches_a_url(server: Server) -> None:
     done = run("check", "--format", "json", url, server.url("/sitemap.xml.gz"), env=env())
     assert done.returncode == 1
     assert [(d["file"], d["rule"], d["line"]) for d in json.loads(done.stdout)] == [
-        (url, "priority", 3), (url, "duplicate-loc", 4)]
-    assert b"2 files checked, 3 URLs, 1 error, 1 warning" in done.stderr
+        (url, "priority", 3), (url, "duplicate-loc", 4), (url, "changefreq-priority", 3)]
+    assert b"2 files checked, 3 URLs, 1 error, 1 warning, 1 note" in done.stderr
     assert server.requests[0][2]["User-Agent"].startswith("feed2sitemap/")
     missing = server.url("/gone.xml")
     done = run("check", missing, env=env())

@@ -3,7 +3,10 @@
 Errors are what the sitemaps.org XSD rejects plus the protocol rules it cannot express (absolute
 http(s) URLs, characters a URI may not hold, a zone on every time, the profile's limits, UTF-8,
 no DTD). Warnings are what is legal but probably not meant, or what the converter would drop or
-change: duplicates, URLs outside the site, IRIs, dates in the future. Every file is streamed
+change: duplicates, URLs outside the site, IRIs, dates in the future. Notes (severity info)
+are what is legal but ignored or misread by search engines, once a file each (notes.py): a
+lastmod most URLs share, changefreq and priority, the extension tags Google deprecated,
+placeholder dates. Every file is streamed
 (feeds excepted: feedparser needs them whole); diagnostics come out sorted by position as soon
 as no earlier one can follow. The value rules are the converter's own (model.rules).
 
@@ -15,6 +18,7 @@ as no earlier one can follow. The value rules are the converter's own (model.rul
   plain <url> entries (off in the reference mode)
 - lists.py: URL lists (text, TSV, CSV, JSON Lines), JSON Feeds, RSS/Atom feeds
 - locs.py: the rules on one location, and on lastmod, changefreq, priority
+- notes.py: the counts behind the notes, and the guidance each follows (SOURCES)
 - facts.py, report.py: report(), the facts a run gathers for `feed2sitemap report`
 - site.py: a robots.txt's rules (``CheckStats.robots``) and a built site (``CheckStats.site``)
 """

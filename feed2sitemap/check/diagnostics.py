@@ -18,6 +18,7 @@ from ..model.limits import Profile
 from ..model.report import MESSAGES_PER_KIND
 from ..model.scope import Scope
 from ..model.urls import BadURL, normalize_url
+from .notes import Notes
 
 if TYPE_CHECKING:
     from .facts import Facts
@@ -39,7 +40,7 @@ class Diagnostic:
     file: str
     line: int
     column: int
-    severity: str  # "error" or "warning"
+    severity: str  # "error", "warning" or "info" (a note: notes.py)
     rule: str
     message: str
 
@@ -186,6 +187,7 @@ class CheckStats:
     sitemaps: int = 0  # the entries of indexes (sitemaps listed, not URLs)
     errors: int = 0
     warnings: int = 0
+    notes: int = 0
     # called every PROGRESS_EVERY entries (the command's progress line)
     progress: Callable[[CheckStats], None] | None = field(default=None, repr=False,
                                                           compare=False)
@@ -237,13 +239,16 @@ class FileCheck:
         self.lastmod_verdicts: dict[str, tuple[str, str, str]] = {}
         self.priority_verdicts: dict[str, tuple[str, str, str]] = {}
         self.lastmod_days: dict[str, bool] = {}  # a day long past? (xmlfast.lastmods_fine)
+        self.notes = Notes()  # the counts behind the file's notes, said once it is read
         self.bytes: int | None = None  # uncompressed bytes read (XML files)
 
     def _add(self, severity: str, rule: str, line: int, column: int, message: str) -> None:
         if severity == "error":
             self.stats.errors += 1
-        else:
+        elif severity == "warning":
             self.stats.warnings += 1
+        else:
+            self.stats.notes += 1
         if self.stats.facts is not None:  # (report: all of them, shown or not)
             self.stats.facts.problems[severity, rule] += 1
         shown = capped(self._per_rule, rule, rule, severity, message)
@@ -256,6 +261,10 @@ class FileCheck:
 
     def warn(self, rule: str, line: int, column: int, message: str) -> None:
         self._add("warning", rule, line, column, message)
+
+    def note(self, rule: str, line: int, column: int, message: str) -> None:
+        """A note (notes.py): said once per file and rule (or per tag), by Notes.finish."""
+        self._add("info", rule, line, column, message)
 
     def pop_safe(self) -> Iterator[Diagnostic]:
         heap = self._heap

@@ -163,14 +163,20 @@ def _check_rows(rows: Rows, f: FileCheck) -> None:
             check_loc(f, loc, line, 1)
         lastmod, changefreq, priority = rows.lastmods[i], rows.changefreqs[i], \
             rows.priorities[i]
+        notes = f.notes  # (what the converter would write into the sitemap)
         if lastmod is not None:
             judge_lastmod(f, lastmod, line, 1)
+            notes.lastmod_at(line, 1)
+            notes.lastmod_values([lastmod.strip()])
             if f.stats.facts is not None:
                 f.stats.facts.lastmods([lastmod])
         if changefreq is not None:  # taken stripped, as the converter does
             judge_changefreq(f, changefreq, line, 1, stripped=True)
         if priority is not None:
             judge_priority(f, priority, line, 1)
+        if changefreq is not None or priority is not None:
+            notes.field_at(line, 1)
+            notes.fields(changefreq is not None, priority is not None)
 
 
 def check_jsonfeed(stream: IO[bytes], f: FileCheck, base_url: Optional[str]) -> None:

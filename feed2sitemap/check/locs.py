@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +21,7 @@ from ..model.rules import (
     CHANGEFREQ_SET,
     CHANGEFREQS,
     LOC_MIN,
+    XML_SPACE,
     XSD_LOC_MAX,
     bad_bracket,
     bad_uri_char,
@@ -36,7 +37,8 @@ if TYPE_CHECKING:
     from .diagnostics import FileCheck
     from .site import Site
 
-__all__ = ["check_loc", "judge_changefreq", "judge_lastmod", "judge_priority", "priority_fine"]
+__all__ = ["PLACEHOLDER_DAYS", "check_loc", "judge_changefreq", "judge_lastmod", "judge_priority",
+           "priority_fine"]
 
 _HTTP = re.compile(r"https?://", re.I)
 _XML_WS = re.compile(r"[ \t\n\r]+")
@@ -248,6 +250,11 @@ def url_host(url: str) -> str:
         return ""
 
 
+# The dates generators write when they know none: the Unix epoch (also as 1969-12-31 in a zone
+# west of UTC), and 1900-01-01 (spreadsheets' and databases' day zero). Year 0001 (.NET's and
+# Go's zero time) is no date for the converter at all: "lastmod-dropped", a warning.
+PLACEHOLDER_DAYS = ("1970-01-01", "1900-01-01", "1969-12-31")
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _Verdict = tuple[str, str, str]  # (severity, rule, message); ("", "", "") when all is well
 _FINE: _Verdict = ("", "", "")
 _REMEMBERED = 1 << 16  # distinct values remembered per file: flat memory on any input
@@ -262,7 +269,9 @@ def _remember(verdicts: dict[str, _Verdict], text: str, verdict: _Verdict) -> _V
 
 def _report(f: FileCheck, verdict: _Verdict, line: int, col: int) -> None:
     severity, rule, message = verdict
-    if rule:
+    if severity == "info":  # a note: one a file, counted (notes.py)
+        f.notes.add(rule, "", line, col, message)
+    elif rule:
         (f.error if severity == "error" else f.warn)(rule, line, col, message)
 
 
@@ -292,6 +301,10 @@ def _lastmod_verdict(text: str, now: datetime) -> _Verdict:
                f"from it ({exc})"
     if instant is not None and instant > now:
         return "warning", "lastmod-future", f"lastmod {shown} is in the future"
+    if text.strip(XML_SPACE)[:10] in PLACEHOLDER_DAYS[:2] or instant == _EPOCH:
+        return "info", "lastmod-placeholder", f"lastmod {shown} is a placeholder (what " \
+            "generators write for an unknown date), not the page's date: search engines " \
+            "read it as one; leave lastmod out where the date is unknown"
     return _FINE
 
 

@@ -261,6 +261,7 @@ def _check_file(source: Source, f: FileCheck, base_url: str | None) -> Iterator[
     except InputError as exc:  # a URL that could not be fetched
         f.is_index = False
         f.error("unreadable", 1, 1, exc.reason)
+    f.notes.finish(f.note)
     yield from f.pop_all()
     if facts is not None:
         facts.end(f)

@@ -22,6 +22,7 @@ from xml.parsers import expat
 
 from ..backends import fast
 from ..errors import InputError
+from ..extensions.deprecated import deprecated_tags
 from ..extensions.news import in_window
 from ..extensions.rules import NEWS_PER_FILE, check_extensions
 from ..extensions.xmlin import UrlChildren, located
@@ -349,6 +350,9 @@ class _Schema:
         if depth == 3:
             self._end_field()
         elif depth == 2:
+            seen = self.seen
+            if "changefreq" in seen or "priority" in seen:
+                self.f.notes.fields("changefreq" in seen, "priority" in seen)
             if self.ext_any:
                 self._url_done(*self.entry_at)
             self.page = None
@@ -368,12 +372,17 @@ class _Schema:
                       truncated=self.length > MAX_VALUE)
         elif self.field == "lastmod":
             judge_lastmod(f, text, line, col)
+            if self.entry_tag == "url":
+                f.notes.lastmod_at(line, col)
+                f.notes.lastmod_values([text.strip(XML_SPACE)])
             if f.stats.facts is not None and self.entry_tag == "url":
                 f.stats.facts.lastmods([text])
         elif self.field == "changefreq":
             judge_changefreq(f, text, line, col)
+            f.notes.field_at(line, col)
         elif self.field == "priority":
             judge_priority(f, text, line, col)
+            f.notes.field_at(line, col)
 
     def _url_done(self, line: int, col: int) -> None:
         """Judge the extension elements of the <url> that ended, by the rules the converter
@@ -394,6 +403,12 @@ class _Schema:
         for p in problems + located(check_extensions(ext, page), lines):
             rule = f"ext-{p.kind}" if p.kind != "url" else "unknown-element"
             (f.warn if p.drops == "none" else f.error)(rule, p.line or line, col, p.message())
+        for tag, kind, i in deprecated_tags(ext):
+            why = "no longer in Google's News sitemap documentation" if kind == "news" else \
+                "deprecated by Google in 2022 (Search Central blog, 2022-05-06)"
+            f.notes.add("ext-deprecated", tag, lines.get((kind, i), line), col, f"<{tag}> is "
+                        f"{why}: search engines ignore it; the converter's --drop-deprecated "
+                        "leaves it out")
         if not ext.news:
             return
         self.news += 1

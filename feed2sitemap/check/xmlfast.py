@@ -31,7 +31,14 @@ from ..model.scope import scope_of
 from ..model.urls import normalize_locs
 from ..readers.sitemap import SITEMAP_NS
 from ..xmlutil import MarkupGuard
-from .locs import check_loc, judge_changefreq, judge_lastmod, judge_priority, priority_fine
+from .locs import (
+    PLACEHOLDER_DAYS,
+    check_loc,
+    judge_changefreq,
+    judge_lastmod,
+    judge_priority,
+    priority_fine,
+)
 
 if TYPE_CHECKING:
     from .diagnostics import FileCheck
@@ -212,6 +219,7 @@ def judge_run(f: FileCheck, text: str, ms: list[re.Match[str]], urls: list[tuple
         return lambda i: at(text, ms[i].start(1), *urls[i], ms[i].start(group) - len(tag))
 
     _column(f, lastmods, lastmods_fine, judge_lastmod, place(3, "<lastmod>"))
+    _notes(f, lastmods, changefreqs, priorities, place)
     if f.stats.facts is not None:
         f.stats.facts.lastmods(lastmods)
     _column(f, changefreqs, _changefreqs_fine, judge_changefreq, place(4, "<changefreq>"))
@@ -221,6 +229,28 @@ def judge_run(f: FileCheck, text: str, ms: list[re.Match[str]], urls: list[tuple
     if not _locs_fine(f, locs, lines):
         for i, loc in enumerate(locs):
             check_loc(f, loc, *loc_at(i), xsd=True)
+
+
+def _notes(f: FileCheck, lastmods: list[str | None], changefreqs: list[str | None],
+           priorities: list[str | None], place: Callable[[int, str], _Place]) -> None:
+    """What the run's entries add to the file's notes (notes.py), as the handlers add it."""
+    notes = f.notes
+    n = len(lastmods)
+    dated = lastmods if None not in lastmods else [v for v in lastmods if v is not None]
+    if dated:
+        if notes.first_lastmod is None:
+            notes.lastmod_at(*place(3, "<lastmod>")(lastmods.index(dated[0])))
+        notes.lastmod_values(cast("list[str]", dated))
+    changefreq, priority = n - changefreqs.count(None), n - priorities.count(None)
+    if not changefreq and not priority:
+        return
+    notes.fields(changefreq, priority)
+    if notes.first_field is None:
+        i = next(i for i in range(n) if changefreqs[i] is not None or priorities[i] is not None)
+        if changefreqs[i] is not None:
+            notes.field_at(*place(4, "<changefreq>")(i))
+        else:
+            notes.field_at(*place(5, "<priority>")(i))
 
 
 def _locs_fine(f: FileCheck, locs: list[str], lines: list[int]) -> bool:
@@ -301,4 +331,4 @@ def _long_past(day: str, now: datetime) -> bool:
         d = date.fromisoformat(day)
     except ValueError:  # February 30th: judge_lastmod says so
         return False
-    return d.year > 1000 and d < now.date() - timedelta(days=2)
+    return d.year > 1000 and d < now.date() - timedelta(days=2) and day not in PLACEHOLDER_DAYS

@@ -46,8 +46,9 @@ class CheckProgressLine(ProgressLine):
                    "index's URL directory (--base-url), else by name beside it; for an index "
                    "given by URL, fetched from its host. A part not found is an error. Each "
                    "file is checked once, as a part of its index if one given lists it.")
-@click.option("--fail-on", type=click.Choice(["error", "warning"]), default="error",
-              show_default=True, help="Exit 1 on errors only, or on warnings too.")
+@click.option("--fail-on", type=click.Choice(["error", "warning", "info"]), default="error",
+              show_default=True, help="Exit 1 on errors only, on warnings too, or on notes "
+                                      "(info: what search engines ignore) too.")
 @click.option("--robots", "robots_txt", metavar="FILE_OR_URL",
               help="The site's robots.txt: warn about URLs it disallows for Googlebot and "
                    "about FILEs it names in no Sitemap: line.")
@@ -63,9 +64,10 @@ def check_command(files: tuple[str, ...], profile: str, base_url: str | None, fm
     """Check sitemaps, sitemap indexes, URL lists and feeds against sitemaps.org's rules.
 
     FILE is a path, an http(s) URL or - for stdin, plain or gzip-compressed. Problems go to
-    stdout sorted by position, a summary to stderr. Exit status: 0 no errors (warnings
-    allowed, unless --fail-on warning), 1 errors (a missing or unreadable file is one), 2 bad
-    usage.
+    stdout sorted by position (a file's notes after its other problems), a summary to stderr.
+    Notes (severity info) say what is legal but ignored or misread by search engines, once a
+    file each. Exit status: 0 no errors (warnings and notes allowed, unless --fail-on warning
+    or info), 1 errors (a missing or unreadable file is one), 2 bad usage.
     """
     from ..check import (
         CheckStats,
@@ -120,10 +122,13 @@ def check_command(files: tuple[str, ...], profile: str, base_url: str | None, fm
         # index entries are sitemaps, not URLs: counted apart, and only when there are some
         listed = f", {count(stats.sitemaps, 'sitemap')} listed in indexes" \
             if stats.sitemaps else ""
+        # notes (info) only when there are some, as the sitemaps listed
+        notes = f", {count(stats.notes, 'note')}" if stats.notes else ""
         click.echo(f"{PROG} check: {count(stats.files, 'file')} checked, "
                    f"{count(stats.urls, 'URL')}{listed}, {count(stats.errors, 'error')}, "
-                   f"{count(stats.warnings, 'warning')}", err=True)
-    if stats.errors or (fail_on == "warning" and stats.warnings):
+                   f"{count(stats.warnings, 'warning')}{notes}", err=True)
+    if stats.errors or (fail_on != "error" and stats.warnings) or \
+            (fail_on == "info" and stats.notes):
         raise click.exceptions.Exit(1)
 
 

@@ -229,6 +229,9 @@ def summary_lines(summary: Summary) -> list[str]:
     if report.excluded:
         head += f"; {sum(report.excluded.values()):,} excluded (" + ", ".join(
             f"{n:,} {rule}" for rule, n in report.excluded.most_common()) + ")"
+    if report.dropped_tags:
+        head += f"; dropped {count(report.dropped_tags.total(), 'deprecated extension tag')} (" \
+            + ", ".join(f"{tag} ×{n:,}" for tag, n in report.dropped_tags.most_common()) + ")"
     if report.warnings:
         head += "; warnings: " + ", ".join(f"{n:,} {k}" for k, n in report.warnings.items())
     if report.scope is not None:

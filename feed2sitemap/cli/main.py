@@ -90,6 +90,11 @@ _HELP = {"help_option_names": ["-h", "--help"]}
               help="gzip compression level (default 6).")
 @click.option("--index", type=click.Choice(["auto", "always"]), default="auto",
               show_default=True, help="always: write an index even for a single part.")
+@click.option("--drop-deprecated", is_flag=True,
+              help="Leave out the extension tags search engines no longer read (image caption, "
+                   "title, geo_location, license; video category, gallery_loc, price, tvshow, "
+                   "player_loc's allow_embed and autoplay; news access, genres, keywords, "
+                   "stock_tickers, geo_locations), counted in the summary.")
 @click.option("--max-feed-bytes", type=click.IntRange(min=1), default=DEFAULT_MAX_FEED_BYTES,
               show_default=True, metavar="N",
               help="Refuse a feed larger than this (feeds are parsed whole).")
@@ -244,7 +249,8 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
                                     o["pretty_urls"], o["images"], o["lastmod_from"],
                                     o["state"], o["source"])),
             writing=WriteOptions(o["to"], o["gzip"], o["gzip_level"], o["index"],
-                                 not no_atomic, o["lock_timeout"]),
+                                 not no_atomic, o["lock_timeout"],
+                                 drop_deprecated=o["drop_deprecated"]),
             limits=Limits(o["profile"], o["max_urls"], o["max_bytes"]),
             defaults=Defaults(o["changefreq"], o["priority"]),
             channel=Channel(o["title"], o["site_url"], o["description"]),

@@ -98,7 +98,9 @@ class WriteOptions:
     """How the files are written: ``to``, the format (else from the output's name, else XML);
     ``gzip`` (else when the name ends .gz) at ``gzip_level``; ``index`` "auto" (when the URLs
     need parts) or "always"; ``atomic``, temporaries renamed over the old files when all
-    succeeded; ``lock_timeout``, seconds to wait for another run in the same directory."""
+    succeeded; ``lock_timeout``, seconds to wait for another run in the same directory;
+    ``drop_deprecated``, leave out the extension tags search engines no longer read (image
+    caption, video price, news keywords, ...: extensions/deprecated.py), counted."""
 
     to: Optional[str] = None
     gzip: Optional[bool] = None
@@ -106,6 +108,7 @@ class WriteOptions:
     index: str = "auto"
     atomic: bool = True
     lock_timeout: float = 60.0
+    drop_deprecated: bool = False
 
     def __post_init__(self) -> None:
         level = self.gzip_level

@@ -31,6 +31,7 @@ class Report:
         self.warnings: Counter[str] = Counter()
         self.hosts_off_scope: Counter[str] = Counter()
         self.excluded: Counter[str] = Counter()  # left out by the user's rules, by rule
+        self.dropped_tags: Counter[str] = Counter()  # deprecated extension tags left out
         self.excluded_names: dict[str, list[str]] = {}  # the first files of each (exclude)
         self.name_each = False  # exclude: a message for every file, not only the first few
         self._messages: Counter[str] = Counter()

@@ -22,8 +22,8 @@ from ..model.scope import Scope, scope_of
 from ..model.urls import normalize_locs, shown
 from .merging import DEFAULT_MEMORY_LIMIT, MergeCounts, ReferenceStore, Store
 
-__all__ = ["apply_defaults", "check_fields", "check_length", "dedupe", "future_lastmods",
-           "in_input_order", "merge", "news_only", "normalize", "within_scope"]
+__all__ = ["apply_defaults", "check_fields", "check_length", "dedupe", "drop_deprecated",
+           "future_lastmods", "in_input_order", "merge", "news_only", "normalize", "within_scope"]
 
 
 def check_fields(batches: Iterable[Batch], report: Optional[Report] = None) -> Iterator[Batch]:
@@ -235,6 +235,21 @@ def _with_defaults(batches: Iterable[Batch], changefreq: Optional[str],
         yield batch.replaced(changefreqs=changefreqs, priorities=priorities)
 
 
+def drop_deprecated(batches: Iterable[Batch], report: Report) -> Iterator[Batch]:
+    """Leave out the extension tags search engines no longer read (extensions/deprecated.py:
+    image caption, video price, news keywords, ...), each counted by tag in
+    ``report.dropped_tags``."""
+    from ..extensions.deprecated import without_deprecated  # (only when asked)
+
+    for batch in batches:
+        exts = batch.extensions
+        if exts is not None:
+            kept = [without_deprecated(ext, report.dropped_tags) if ext else None
+                    for ext in exts]
+            if any(e is not None for e in kept):
+                batch = batch.replaced(extensions=[
+                    ext if new is None else new for ext, new in zip(exts, kept, strict=True)])
+        yield batch
 # A lastmod this far past the clock is in the future; nearer, a zone ahead or a clock's skew
 CLOCK_SKEW = timedelta(days=1)
 

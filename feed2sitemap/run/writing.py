@@ -24,7 +24,7 @@ from ..model.scope import base_of, scope_of
 from ..model.urls import normalize_url
 from ..pipeline.merging import MergeCounts  # (a Summary field: typing.get_type_hints)
 from ..pipeline.removals import Removals
-from ..pipeline.steps import check_fields, check_length, normalize
+from ..pipeline.steps import check_fields, check_length, drop_deprecated, normalize
 from ..writers import INDEX, URLSET, FeedFormat, Format, UrlsetFormat, format_for_name, get_format
 
 Destination = Union[str, "os.PathLike[str]", IO[bytes]]
@@ -187,6 +187,10 @@ def write_to(out: OutputSet, batches: Iterable[Batch], fmt: Format, gzip_level: 
     stream: Iterable[Batch] = itertools.chain([first], it)
     if not fmt.carries_extensions:  # no place for images, videos, news, alternates
         stream = _without_extensions(stream, fmt.name, report)
+    elif writing.drop_deprecated:
+        stream = drop_deprecated(stream, report)
+    if fmt.name == "atom":
+        stream = _undated(stream, report)
     if isinstance(fmt, FeedFormat):
         fmt = fmt.for_site(_site_url(channel.site_url, base_url, first.locs[0]), channel.title,
                            channel.description)
@@ -258,6 +262,31 @@ def _without_extensions(batches: Iterable[Batch], fmt: str,
                     f"{fmt} output cannot carry {', '.join(sorted(kinds))}: left out of "
                     f"{count:,} URL{'' if count == 1 else 's'} (first: {loc[:200]})", url=loc,
                     count=count)
+
+
+UNDATED = "Atom entries without a date"
+
+
+def _undated(batches: Iterable[Batch], report: Report) -> Iterator[Batch]:
+    """Atom output: the entries with no lastmod, which get 1970-01-01T00:00:00Z (Atom requires
+    a date; writers/feed.py), warned about at the first and counted. Google reads that date as
+    the page's lastmod when the feed is submitted as a sitemap; RSS leaves it out."""
+    told = False
+    for batch in batches:
+        lastmods = batch.lastmods
+        n = len(batch.locs) if lastmods is None else lastmods.count(None)
+        if n and not told:
+            told = True
+            i = 0 if lastmods is None else lastmods.index(None)
+            report.warn(UNDATED, *batch.where(i), f"{batch.locs[i][:200]} has no date: Atom "
+                        "requires one, so it gets 1970-01-01T00:00:00Z, which search engines "
+                        "read as the page's date if the feed is submitted as a sitemap; -t rss "
+                        "leaves the date out (entries without a date are counted in the "
+                        "summary)", url=batch.locs[i])
+            n -= 1
+        if n:
+            report.warnings[UNDATED] += n
+        yield batch
 
 
 def _nothing_to_write(source_name: Optional[str], report: Report) -> InputError:

@@ -36,6 +36,7 @@ from ..pipeline.steps import (
     apply_defaults,
     check_fields,
     check_length,
+    drop_deprecated,
     merge,
     normalize,
     within_scope,
@@ -194,6 +195,8 @@ def write_partition(items: Items, directory: str, stem: str, partition: int, *,
     elif dedupe_mode == "first":
         stream = keep_first(stream, report)
     stream = apply_defaults(stream, defaults.changefreq, defaults.priority)
+    if writing.drop_deprecated:
+        stream = drop_deprecated(stream, report)
     temps: list[str] = []
 
     def open_part(k: int) -> tuple[Any, FileInfo]:
