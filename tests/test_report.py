@@ -125,7 +125,8 @@ def test_json_numbers_equal_checks(tmp_path: Path) -> None:
         dict(Counter((d["severity"], d["rule"]) for d in diags))
     totals = {p["rule"]: p["total"] for p in data["problems"]}
     assert totals["lastmod-format"] == 60 and totals["priority"] == 1
-    assert sum(p["total"] for p in data["problems"]) == data["errors"] + data["warnings"]
+    assert sum(p["total"] for p in data["problems"]) == \
+        data["errors"] + data["warnings"] + data["notes"]
     for p in data["problems"]:
         first = next(d for d in diags if d["rule"] == p["rule"])
         assert (p["file"], p["line"], p["column"]) == (first["file"], first["line"],

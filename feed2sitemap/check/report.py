@@ -5,7 +5,8 @@ with the URLs.
 ``SiteReport.as_dict()`` is the JSON form (``feed2sitemap report --format json``); its keys:
 
 - ``profile``: ``name``, ``max_urls``, ``max_bytes``, ``max_sitemaps`` (the limits per file);
-- ``urls``, ``sitemaps`` (entries of indexes), ``errors``, ``warnings``: the run's totals, as
+- ``urls``, ``sitemaps`` (entries of indexes), ``errors``, ``warnings``, ``notes``: the run's
+  totals, as
   ``check`` counts them in its summary line;
 - ``files``: one object per file in the order read (an index before its parts): ``name``,
   ``listed_in`` (the index that listed it, or null), ``kind`` ("index", "urlset", a list or
@@ -93,7 +94,7 @@ class SiteReport:
             "profile": {"name": p.name, "max_urls": p.max_urls, "max_bytes": p.max_bytes,
                         "max_sitemaps": p.max_sitemaps},
             "urls": stats.urls, "sitemaps": stats.sitemaps, "errors": stats.errors,
-            "warnings": stats.warnings,
+            "warnings": stats.warnings, "notes": stats.notes,
             "files": [vars(f) for f in self.files],
             "lastmods": self.lastmods(),
             "extensions": {k: {"urls": self.facts.with_ext[k], "items": self.facts.items[k]}

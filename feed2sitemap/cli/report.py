@@ -39,9 +39,9 @@ class _Progress(CheckProgressLine):
               help="html: one self-contained page; markdown: tables (for CI summaries); json: "
                    "for scripts (default: from the -o name: .html/.htm html, .json json, else "
                    "markdown).")
-@click.option("--fail-on", type=click.Choice(["error", "warning"]),
-              help="Exit 1 when check finds errors (or warnings too); the report is written "
-                   "anyway. Default: exit 0 once the report is made.")
+@click.option("--fail-on", type=click.Choice(["error", "warning", "info"]),
+              help="Exit 1 when check finds errors (or warnings, or notes too); the report is "
+                   "written anyway. Default: exit 0 once the report is made.")
 def report_command(files: tuple[str, ...], follow: bool, robots_txt: str | None, profile: str,
                    base_url: str | None, output: str | None, fmt: str | None,
                    fail_on: str | None) -> None:
@@ -79,11 +79,13 @@ def report_command(files: tuple[str, ...], follow: bool, robots_txt: str | None,
     stats = made.stats
     click.echo(f"{PROG} report: {count(stats.files, 'file')}, {count(stats.urls, 'URL')}, "
                f"{count(stats.errors, 'error')}, {count(stats.warnings, 'warning')}"
+               + (f", {count(stats.notes, 'note')}" if stats.notes else "")
                + (f"; written to {output}" if output not in (None, "-") else ""), err=True)
     unread = [f["name"] for f in data["files"] if f["listed_in"] is None
               and f["kind"] == "unreadable"]
     if unread or (fail_on is not None and stats.errors) or \
-            (fail_on == "warning" and stats.warnings):
+            (fail_on in ("warning", "info") and stats.warnings) or \
+            (fail_on == "info" and stats.notes):
         raise click.exceptions.Exit(1)
 
 
@@ -118,7 +120,8 @@ def _markdown(d: dict[str, Any], title: str) -> str:
     p = d["profile"]
     lines = [f"### Sitemap report: {_cell(title)}", "",
              f"{d['urls']:,} URLs in {len(d['files']):,} files, {d['sitemaps']:,} sitemaps "
-             f"listed in indexes; {d['errors']:,} errors, {d['warnings']:,} warnings "
+             f"listed in indexes; {d['errors']:,} errors, {d['warnings']:,} warnings, "
+             f"{d['notes']:,} notes "
              f"(limits, {p['name']}: {p['max_urls']:,} URLs and {p['max_bytes']:,} bytes "
              "per file).", "",
              "| file | kind | entries | of limit | bytes | of limit | stored | HTTP |"
