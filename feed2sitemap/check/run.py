@@ -18,6 +18,7 @@ from typing import IO, Union
 
 from ..errors import InputError, OptionError
 from ..files.naming import url_segment
+from ..files.store import is_store, open_store
 from ..model.limits import Profile, profile_of
 from ..model.scope import Scope, scope_of
 from ..model.urls import normalize_url
@@ -156,7 +157,7 @@ def _file_check(name: str, path: str | None, profile: str | Profile, scope: Scop
     or for a URL on its host (with ``follow``)."""
     follow_dir: Path | str | None = None
     if follow and path is not None:
-        follow_dir = path if is_url(path) else Path(path).parent
+        follow_dir = path if is_url(path) or is_store(path) else Path(path).parent
     # (a name or a Profile, as ``Limits.profile`` takes it)
     return FileCheck(name, profile_of(profile), scope, now or datetime.now(timezone.utc), stats,
                      follow_dir, follow_prefix=scope.prefix if scope else None)
@@ -248,6 +249,10 @@ def _check_file(source: Source, f: FileCheck, base_url: str | None) -> Iterator[
                 f.follow_dir = fetched.url
             with contextlib.closing(fetched.stream):
                 yield from _dispatch(fetched.stream, f, base_url)
+        elif is_store(source):
+            assert isinstance(source, str)
+            with open_store(source) as raw:
+                yield from _dispatch(raw, f, base_url)
         elif isinstance(source, (str, os.PathLike)):
             with open(source, "rb") as raw:
                 yield from _dispatch(raw, f, base_url)

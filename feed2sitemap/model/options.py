@@ -63,7 +63,8 @@ class WriteOptions:
     """How the files are written: ``to``, the format (else from the output's name, else XML);
     ``gzip`` (else when the name ends .gz) at ``gzip_level``; ``index`` "auto" (when the URLs
     need parts) or "always"; ``atomic``, temporaries renamed over the old files when all
-    succeeded; ``lock_timeout``, seconds to wait for another run in the same directory."""
+    succeeded; ``lock_timeout``, seconds to wait for another run in the same directory;
+    ``cache_control``, the Cache-Control header of objects written to object storage."""
 
     to: Optional[str] = None
     gzip: Optional[bool] = None
@@ -71,6 +72,7 @@ class WriteOptions:
     index: str = "auto"
     atomic: bool = True
     lock_timeout: float = 60.0
+    cache_control: Optional[str] = None
 
     def __post_init__(self) -> None:
         level = self.gzip_level
