@@ -18,7 +18,7 @@ from typing import IO, Union
 
 from ..errors import InputError, OptionError
 from ..files.naming import url_segment
-from ..files.store import is_store, open_store
+from ..files.store import is_store, open_store, shown
 from ..model.limits import Profile, profile_of
 from ..model.scope import Scope, scope_of
 from ..model.urls import normalize_url
@@ -68,7 +68,8 @@ def iter_check(source: Source, *, profile: str | Profile = "sitemaps", base_url:
         stats.checked.add(key)
     scope = _scope(base_url)
     if path is not None:
-        name = name or (redact(path) if is_url(path) else path)
+        name = name or (redact(path) if is_url(path) else shown(path) if is_store(path)
+                        else path)
     name = name or str(getattr(source, "name", "<stream>"))
     robots = stats.robots
     if robots is not None and path is not None:

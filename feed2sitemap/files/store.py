@@ -63,7 +63,8 @@ def _filesystem(url: str) -> tuple[Any, str]:
         raise OptionError(f"{shown(url)}: object storage needs the cloud extra: pip install "
                           "'feed2sitemap[cloud]'") from None
     try:
-        fs, path = fsspec.core.url_to_fs(url)
+        # (no listings cache: an object another run wrote must be seen at once)
+        fs, path = fsspec.core.url_to_fs(url, use_listings_cache=False)
         return fs, str(path)
     except ImportError:
         package = _PACKAGES.get(scheme, f"the fsspec package for {scheme}://")
