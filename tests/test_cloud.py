@@ -203,6 +203,9 @@ def test_messages_never_show_credentials(s3: Any, tmp: Path) -> None:
         assert done.returncode == 1, text
         assert SECRET.encode() not in text and KEY_ID.encode() not in text
         assert b"Traceback" not in text and b"X-Amz-Signature" not in text
+        assert len(done.stderr.splitlines()) == 1 or args[0] == "check"
+    assert cli(source, "-o", "s3://no-such-bucket-x/sitemap.xml").stderr == (
+        b"feed2sitemap: s3://no-such-bucket-x/sitemap.xml: cannot write: no such bucket\n")
 
 
 def test_without_the_extra_an_s3_url_names_it(tmp: Path) -> None:

@@ -118,13 +118,11 @@ class Bucket:
 
     def __init__(self, url: str, cache_control: Optional[str] = None) -> None:
         self.url = url
-        self.fs, path = _filesystem(url)
-        protocols = self.fs.protocol if isinstance(self.fs.protocol, tuple) else (
-            self.fs.protocol,)
-        if "s3" not in protocols:
+        if url.partition("://")[0].lower() not in ("s3", "s3a"):
             raise OptionError(f"{shown(url)}: writing is supported on s3:// only (runs take "
-                              "turns through S3's conditional write); this store is read only",
-                              "output")
+                              "turns through S3's conditional write); other stores are read "
+                              "only", "output")
+        self.fs, path = _filesystem(url)
         self.folder, _, self.name = path.rpartition("/")
         if not self.folder or not self.name:
             raise OptionError(f"{shown(url)}: names a bucket, not an object in it", "output")
@@ -165,15 +163,19 @@ class Bucket:
         """Hold the lock object beside the output for the block, waiting up to ``timeout``
         seconds for another run's; one older than STALE_LOCK is a dead run's, taken over."""
         key = self.key(self.lock_name)
+        bucket, name, _ = self.fs.split_path(key)
         stamp = f"{os.uname().nodename} {os.getpid()} {time.time():.0f}\n".encode()
         deadline = time.monotonic() + timeout
         while True:
             try:
-                self.fs.pipe_file(key, stamp, mode="create")
+                etag = self.fs.call_s3("put_object", Bucket=bucket, Key=name, Body=stamp,
+                                       IfNoneMatch="*")["ETag"]
                 break
             except FileExistsError:
                 if self._break_stale(key):
                     continue
+            except FileNotFoundError:
+                raise OutputError(f"{shown(self.url)}: cannot write: no such bucket") from None
             except Exception as exc:
                 raise self._fail(self.lock_name, "take the lock", exc) from None
             if time.monotonic() >= deadline:
@@ -183,9 +185,9 @@ class Bucket:
             time.sleep(0.2)
         try:
             yield
-        finally:
+        finally:  # (only our own lock: not one a run took over, had ours been stale)
             with contextlib.suppress(Exception):
-                self.fs.rm_file(key)
+                self.fs.call_s3("delete_object", Bucket=bucket, Key=name, IfMatch=etag)
 
     def _break_stale(self, key: str) -> bool:
         """Delete the lock at ``key`` if older than STALE_LOCK, only if it is still the same
