@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from feed2sitemap import convert
 from feed2sitemap.cli.check import check_command
 from feed2sitemap.cli.main import convert_command
-from feed2sitemap.errors import OutputError
+from feed2sitemap.errors import OptionError, OutputError
 from feed2sitemap.files import store
 
 from .conftest import command, run
@@ -219,3 +219,13 @@ def test_without_the_extra_an_s3_url_names_it(tmp: Path) -> None:
     assert done.stderr.strip().splitlines() == [
         b"feed2sitemap: s3://b/sitemap.xml: object storage needs the cloud extra: "
         b"pip install 'feed2sitemap[cloud]'"]
+
+
+def test_writers_that_cannot_publish_to_a_bucket_refuse_it() -> None:
+    from feed2sitemap import write
+    from feed2sitemap.model.record import Record
+
+    with pytest.raises(OptionError, match="written by convert"):
+        write([Record("https://ex.com/a")], "s3://b/sitemap.xml")
+    with pytest.raises(OptionError, match="s3:// only"):
+        convert(["https://ex.com/a"], "gs://b/sitemap.xml")
