@@ -160,6 +160,27 @@ def test_a_failed_upload_leaves_the_earlier_set_as_it_was(s3: Any, tmp: Path,
     assert objects(s3) == earlier
 
 
+def test_an_index_another_writer_changed_meanwhile_is_not_overwritten(
+        s3: Any, tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = f"s3://{s3.bucket}/sitemap.xml"
+    convert([urls(tmp, "a.txt", range(25))], out, base_url="https://ex.com/", limits=_limits())
+    earlier = objects(s3)
+    real = s3.put_file
+
+    def racing(lpath: str, rpath: str, **kw: Any) -> Any:
+        if rpath.endswith("/sitemap-1.xml"):  # a deploy script rewrites the index meanwhile
+            s3.pipe_file(f"{s3.bucket}/sitemap.xml", b"theirs")
+        return real(lpath, rpath, **kw)
+
+    monkeypatch.setattr(s3, "put_file", racing)
+    with pytest.raises(OutputError, match="another writer changed it since this run read it; "
+                                          "nothing was changed"):
+        convert([urls(tmp, "b.txt", range(100, 140))], out, base_url="https://ex.com/",
+                limits=_limits())
+    monkeypatch.undo()
+    assert objects(s3) == {**earlier, "sitemap.xml": b"theirs"}
+
+
 def _limits() -> Any:
     from feed2sitemap.model.options import Limits
 

@@ -128,6 +128,7 @@ class Bucket:
             raise OptionError(f"{shown(url)}: names a bucket, not an object in it", "output")
         self.extra = {"CacheControl": cache_control} if cache_control else {}
         self.lock_name = f".{self.name}.lock"
+        self.etag: Optional[str] = None  # the output's, as fetched: replaced only if still so
         self.journal = os.path.basename(journal_path("", self.name))
 
     def key(self, name: str) -> str:
@@ -150,6 +151,8 @@ class Bucket:
         got = []
         for name in names:
             try:
+                if name == self.name:
+                    self.etag = self.fs.info(self.key(name), refresh=True)["ETag"]
                 self.fs.get_file(self.key(name), os.path.join(directory, name))
                 got.append(name)
             except FileNotFoundError:
@@ -199,10 +202,11 @@ class Bucket:
                 return False
             bucket, name, _ = self.fs.split_path(key)
             self.fs.call_s3("delete_object", Bucket=bucket, Key=name, IfMatch=info["ETag"])
-            self.fs.invalidate_cache(key)
             return True
-        except Exception:  # gone meanwhile, or taken over by another run: try again
+        except FileNotFoundError:  # released meanwhile: try again at once
             return True
+        except Exception:  # taken over by another run meanwhile: wait for it
+            return False
 
     def publish(self, files: list[tuple[str, str]], owned: set[str], earlier: str,
                 removed: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
@@ -233,7 +237,10 @@ class Bucket:
                     self.fs.rm_file(self.key(self.journal))
             if not isinstance(exc, Exception):
                 raise
-            raise OutputError(f"{self.url_of(name)}: cannot upload: {_why(exc)}; " + (
+            why = _why(exc)
+            if name == self.name and "pre-condition" in str(exc):
+                why = "another writer changed it since this run read it"
+            raise OutputError(f"{self.url_of(name)}: cannot upload: {why}; " + (
                 f"replaced {', '.join(left)}, the rest left as it was" if left
                 else "nothing was changed")) from None
         gone, kept = self._remove([n for n in removed if n in owned and n != self.name])
@@ -242,14 +249,20 @@ class Bucket:
         return gone, kept
 
     def _put(self, local: str, name: str) -> None:
-        # one PUT below 100 MB (s3fs aborts a multipart upload that fails): never half written
-        self.fs.put_file(local, self.key(name), ContentType=content_type(name), **self.extra)
+        # one PUT below 100 MB (s3fs aborts a multipart upload that fails): never half written.
+        # The output only if it is still the one read (the lock keeps out our runs, not
+        # other writers): else the run is undone.
+        extra = dict(self.extra)
+        if name == self.name:
+            extra.update({"IfMatch": self.etag} if self.etag else {"IfNoneMatch": "*"})
+        self.fs.put_file(local, self.key(name), ContentType=content_type(name), **extra)
 
     def _put_bytes(self, name: str, data: bytes) -> None:
         try:
             self.fs.pipe_file(self.key(name), data)
         except Exception as exc:
-            raise self._fail(name, "upload", exc) from None
+            raise OutputError(f"{self.url_of(name)}: cannot upload: {_why(exc)}; nothing was "
+                              "changed") from None
 
     def _roll_back(self, done: list[str], earlier: str) -> list[str]:
         """Undo the uploads of ``done``, last first: the earlier bytes put back, or the new
