@@ -48,12 +48,16 @@ def to_store(convert: Callable[..., Summary], args: dict[str, Any]) -> Summary:
             if summary.dry_run:
                 summary.removed = [bucket.url_of(os.path.basename(p)) for p in summary.removed]
             else:
+                if args["progress"] is not None:  # (in place once uploaded, not before)
+                    args["progress"].written = False
                 unchanged = {os.path.basename(p) for p in summary.unchanged}
                 files = [(f.path, os.path.basename(f.path)) for f in summary.files
                          if f.path is not None and os.path.basename(f.path) not in unchanged]
                 summary.removed, summary.not_removed = bucket.publish(
                     files, set(prev.owned()), earlier,
                     [os.path.basename(p) for p in summary.removed])
+                if args["progress"] is not None:
+                    args["progress"].committed()
     for f in summary.files:
         if f.path is not None:
             f.path = bucket.url_of(os.path.basename(f.path))
