@@ -187,6 +187,7 @@ def _limits() -> Any:
     return Limits(max_urls=10)
 
 
+@pytest.mark.slow  # (two commands at once, ~3 s of CPU: the held lock is the default's check)
 def test_two_runs_at_once_take_turns(s3: Any, tmp: Path) -> None:
     out = f"s3://{s3.bucket}/sitemap.xml"
     assert grow(s3, urls(tmp, "a.txt", range(25))).returncode == 0
