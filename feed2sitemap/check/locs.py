@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import InputError
+from ..files.store import is_store
 from ..model.record import Record
 from ..model.rules import (
     CHANGEFREQ_SET,
@@ -31,7 +32,7 @@ from ..model.rules import (
 )
 from ..model.scope import scope_of
 from ..model.urls import normalize_url
-from ..run.follow import DEFAULT_MAX_PARTS, part_path
+from ..run.follow import DEFAULT_MAX_PARTS, StoreParts, part_path
 
 if TYPE_CHECKING:
     from .diagnostics import FileCheck
@@ -201,6 +202,9 @@ def _follow(f: FileCheck, norm: str, line: int, col: int) -> None:
         f.error("follow-outside", line, col, f"{norm[:200]} is not under {prefix}, "
                 "the index's directory")
         return
+    if is_store(f.follow_dir):
+        _follow_store(f, Record(norm, is_sitemap=True, source=f.name, line=line), col)
+        return
     if isinstance(f.follow_dir, str):
         _follow_url(f, norm, line, col)
         return
@@ -218,6 +222,17 @@ def _follow(f: FileCheck, norm: str, line: int, col: int) -> None:
         f.error("follow-missing", line, col, f"part {norm[:200]} is missing: no file {path}")
     else:
         f.parts.setdefault(Path(path))
+
+
+def _follow_store(f: FileCheck, record: Record, col: int) -> None:
+    """A part of an index in object storage: the object beside it, found as the converter
+    finds it (follow.StoreParts)."""
+    assert isinstance(f.follow_dir, str) and record.line is not None
+    parts = StoreParts(f.follow_dir.rpartition("/")[0], lambda where: (), f.index_dir)
+    try:
+        f.parts.setdefault(parts.locate(record))
+    except InputError as exc:
+        f.error("follow-missing", record.line, col, exc.reason)
 
 
 def _follow_url(f: FileCheck, norm: str, line: int, col: int) -> None:

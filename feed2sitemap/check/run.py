@@ -18,6 +18,7 @@ from typing import IO, Union
 
 from ..errors import InputError
 from ..files.naming import url_segment
+from ..files.store import is_store, open_store, shown
 from ..model.limits import Profile, profile_of
 from ..model.scope import Scope, base_of
 from ..model.urls import normalize_url
@@ -67,7 +68,8 @@ def iter_check(source: Source, *, profile: str | Profile = "sitemaps", base_url:
         stats.checked.add(key)
     scope = _scope(base_url)
     if path is not None:
-        name = name or (redact(path) if is_url(path) else path)
+        name = name or (redact(path) if is_url(path) else shown(path) if is_store(path)
+                        else path)
     name = name or str(getattr(source, "name", "<stream>"))
     robots = stats.robots
     if robots is not None and path is not None:
@@ -153,7 +155,7 @@ def _file_check(name: str, path: str | None, profile: str | Profile, scope: Scop
     or for a URL on its host (with ``follow``)."""
     follow_dir: Path | str | None = None
     if follow and path is not None:
-        follow_dir = path if is_url(path) else Path(path).parent
+        follow_dir = path if is_url(path) or is_store(path) else Path(path).parent
     # (a name or a Profile, as ``Limits.profile`` takes it)
     return FileCheck(name, profile_of(profile), scope, now or datetime.now(timezone.utc), stats,
                      follow_dir, follow_prefix=scope.prefix if scope else None)
@@ -250,6 +252,10 @@ def _check_file(source: Source, f: FileCheck, base_url: str | None) -> Iterator[
                 if facts is not None:
                     facts.fetched(fetched.stream)
                 yield from _dispatch(_tap(fetched.stream, f), f, base_url)
+        elif is_store(source):
+            assert isinstance(source, str)
+            with open_store(source) as raw:
+                yield from _dispatch(_tap(raw, f), f, base_url)
         elif isinstance(source, (str, os.PathLike)):
             with open(source, "rb") as raw:
                 yield from _dispatch(_tap(raw, f), f, base_url)

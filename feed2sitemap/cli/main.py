@@ -170,6 +170,9 @@ _HELP = {"help_option_names": ["-h", "--help"]}
 @click.option("--lock-timeout", type=click.FloatRange(min=0), default=60.0, show_default=True,
               metavar="SECONDS",
               help="How long to wait for another run writing in the output's directory.")
+@click.option("--cache-control", metavar="VALUE",
+              help="The Cache-Control header of the objects written to object storage "
+                   "(-o s3://...), e.g. \"max-age=3600\".")
 @click.option("--news-name", metavar="NAME",
               help="Write a Google News sitemap: the feeds' articles of the last two days, "
                    "NAME the publication (at most 1,000 URLs a file).")
@@ -249,7 +252,7 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
                                     o["pretty_urls"], o["images"], o["lastmod_from"],
                                     o["state"], o["source"])),
             writing=WriteOptions(o["to"], o["gzip"], o["gzip_level"], o["index"],
-                                 not no_atomic, o["lock_timeout"],
+                                 not no_atomic, o["lock_timeout"], o["cache_control"],
                                  drop_deprecated=o["drop_deprecated"]),
             limits=Limits(o["profile"], o["max_urls"], o["max_bytes"]),
             defaults=Defaults(o["changefreq"], o["priority"]),

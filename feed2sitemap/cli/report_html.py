@@ -59,7 +59,8 @@ def _summary(d: dict[str, Any]) -> str:
     return (f'<p><b id="urls">{_n(d["urls"])}</b> URLs in <b id="files">{len(d["files"]):,}'
             f'</b> files; <span id="sitemaps">{_n(d["sitemaps"])}</span> sitemaps listed in '
             f'indexes; {errors}</span> errors, <span id="warnings">{_n(d["warnings"])}</span>'
-            f' warnings, <span id="notes">{_n(d["notes"])}</span> notes. Limits ({_e(p["name"])}): {_n(p["max_urls"])} URLs and '
+            f' warnings, <span id="notes">{_n(d["notes"])}</span> notes. '
+            f'Limits ({_e(p["name"])}): {_n(p["max_urls"])} URLs and '
             f'{_n(p["max_bytes"])} bytes per file.</p>')
 
 

@@ -100,7 +100,8 @@ class WriteOptions:
     need parts) or "always"; ``atomic``, temporaries renamed over the old files when all
     succeeded; ``lock_timeout``, seconds to wait for another run in the same directory;
     ``drop_deprecated``, leave out the extension tags search engines no longer read (image
-    caption, video price, news keywords, ...: extensions/deprecated.py), counted."""
+    caption, video price, news keywords, ...: extensions/deprecated.py), counted;
+    ``cache_control``, the Cache-Control header of objects written to object storage."""
 
     to: Optional[str] = None
     gzip: Optional[bool] = None
@@ -108,6 +109,7 @@ class WriteOptions:
     index: str = "auto"
     atomic: bool = True
     lock_timeout: float = 60.0
+    cache_control: Optional[str] = None
     drop_deprecated: bool = False
 
     def __post_init__(self) -> None:

@@ -22,6 +22,7 @@ from typing import NamedTuple, Optional, Union
 from ..errors import OptionError
 from ..files.naming import split_name
 from ..files.safety import find_base
+from ..files.store import is_store
 from ..model.batch import Batch
 from ..model.filters import MAX_REMOVALS, Filters, Threshold
 from ..model.limits import Profile, profile_of
@@ -97,8 +98,13 @@ def convert(inputs: Sequence[Source], output: Destination, *,
     reason, raises RemovalsRefused before writing anything; ``summary.removals`` says what
     was taken out (pipeline/removals.py).
     """
+    call = dict(locals())  # (the call as made: a run to object storage repeats it, stored.py)
     # Everything that can be wrong with the options is found before any input is read.
     inputs = _inputs(inputs)
+    if is_store(dest_path(output)):  # fetched, updated here, and published
+        from .stored import to_store
+
+        return to_store(convert, {**call, "inputs": inputs})
     report = report if report is not None else Report(strict=strict)
     if news is not None:  # Google News: at most 1,000 <news:news> a sitemap
         from ..extensions.rules import NEWS_PER_FILE

@@ -14,6 +14,7 @@ from typing import Optional, Union
 from ..errors import InputError
 from ..files.previous import part_relpath
 from ..files.safety import leaves
+from ..files.store import shown, store_exists
 from ..model.batch import Batch
 from ..model.record import Record
 from ..model.report import Report
@@ -90,6 +91,32 @@ class LocalParts:
         if prefix is not None and sub != self.directory:
             prefix += os.path.relpath(sub, self.directory).replace(os.sep, "/") + "/"
         return LocalParts(sub, self.read_part, prefix)
+
+
+class StoreParts(LocalParts):
+    """The parts of an index in object storage: objects beside it (``directory``, a URL),
+    found by name as files are."""
+
+    def locate(self, index: Record) -> str:
+        assert self.directory is not None
+        rels = [r for r in (part_relpath(index.loc, self.base_prefix),
+                            part_relpath(index.loc, None)) if r is not None]
+        urls = [f"{self.directory}/{rel}" for rel in rels]
+        if not urls:
+            raise InputError(index.source, index.line,
+                             f"{index.loc[:200]} names no object of this folder (`follow`)")
+        found = next((u for u in urls if store_exists(u)), None)
+        if found is None:
+            raise InputError(index.source, index.line, f"part {index.loc[:200]} is missing: "
+                             f"no object {shown(urls[0])}; nothing was written")
+        return found
+
+    def below(self, where: str) -> StoreParts:
+        sub = where.rpartition("/")[0]
+        prefix = self.base_prefix
+        if prefix is not None and sub != self.directory:
+            prefix += sub[len(f"{self.directory}/"):] + "/"
+        return StoreParts(sub, self.read_part, prefix)
 
 
 class RemoteParts:

@@ -14,6 +14,7 @@ from typing import IO, Any, Optional, Union
 from ..errors import InputError, OptionError
 from ..files.outputs import OutputSet
 from ..files.safety import same_file
+from ..files.store import is_store, open_store, shown
 from ..model.batch import Batch, unbatched
 from ..model.filters import Filters
 from ..model.options import NewsSitemap, ReadOptions
@@ -24,7 +25,14 @@ from ..readers import WHOLE_READERS, reader, whole_reader
 from ..readers.detect import open_input, sniff
 from ..readers.feed.reader import read_feed
 from ..web.fetch import DEFAULT_MAX_FETCH_BYTES, DEFAULT_TIMEOUT, fetch, is_url, redact
-from .follow import DEFAULT_MAX_PARTS, LocalParts, Parts, RemoteParts, follow_index_batches
+from .follow import (
+    DEFAULT_MAX_PARTS,
+    LocalParts,
+    Parts,
+    RemoteParts,
+    StoreParts,
+    follow_index_batches,
+)
 
 Source = Union[str, "os.PathLike[str]", IO[bytes]]
 
@@ -32,7 +40,8 @@ Source = Union[str, "os.PathLike[str]", IO[bytes]]
 def source_name(source: Source) -> str:
     if isinstance(source, (str, os.PathLike)):
         name = os.fspath(source)
-        return redact(name) if is_url(name) else name  # (a password is never shown)
+        # (a password is never shown)
+        return redact(name) if is_url(name) else shown(name) if is_store(name) else name
     return str(getattr(source, "name", "<stream>"))
 
 
@@ -177,9 +186,13 @@ class Reading:
             if kinds is not None:
                 kinds.append("site")
             yield from self._site(os.fspath(source), name)
+        elif is_store(source):
+            assert isinstance(source, str)
+            with open_store(source) as raw:
+                yield from self._stream(raw, name, kinds, part, self.base_url)
         elif isinstance(source, (str, os.PathLike)):
             try:
-                raw: IO[bytes] = open(source, "rb")
+                raw = open(source, "rb")
             except OSError as exc:
                 raise InputError(name, None, f"cannot open: {exc.strerror}") from None
             with raw:
@@ -247,6 +260,10 @@ class Reading:
                                self.report, same_host=self.scope_check,
                                max_parts=self.web.max_parts,
                                skip_unreadable=self.web.skip_unreadable_parts)
+        if is_store(source):
+            assert isinstance(source, str)
+            return StoreParts(source.rpartition("/")[0], lambda where: self.read_part(
+                where, is_output), self.base_prefix)
         return LocalParts(None if path is None else os.path.dirname(path),
                           lambda where: self.read_part(where, is_output), self.base_prefix)
 

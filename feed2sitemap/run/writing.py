@@ -15,6 +15,7 @@ from ..errors import InputError, OptionError, UnsupportedFormat
 from ..files.naming import split_name
 from ..files.outputs import FileInfo, OutputSet
 from ..files.split import DEFAULT_GZIP_LEVEL, write_output
+from ..files.store import is_store
 from ..model.batch import Batch, batched
 from ..model.limits import output_profile, profile_of
 from ..model.options import Channel, Limits, WriteOptions
@@ -110,6 +111,9 @@ def open_output(dest: Destination, progress: Optional[Progress], base_url: Optio
             raise OptionError(f"must be a path or a binary stream (open(path, 'wb'), "
                               f"sys.stdout.buffer), not {type(dest).__name__}", "output")
         return OutputSet(None, dest, progress=progress)  # type: ignore[arg-type]
+    if is_store(path):
+        raise OptionError("object storage is written by convert() (and the command) only, "
+                          "not yet by write() or the Dask writers", "output")
     prefix = None
     if base_url is not None:
         with contextlib.suppress(ValueError):

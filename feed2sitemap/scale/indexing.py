@@ -22,6 +22,7 @@ from ..files.naming import ours_pattern, split_name
 from ..files.outputs import FileInfo, OutputSet
 from ..files.safety import same_file
 from ..files.split import DEFAULT_GZIP_LEVEL, newest_of, write_indexes
+from ..files.store import is_store
 from ..model.limits import Profile, profile_of
 from ..model.options import Limits, WriteOptions
 from ..model.record import Lastmod, lastmod_key
@@ -201,6 +202,9 @@ def open_index_output(output: str, base_url: str, *, progress: Optional[Progress
     prefix = base_of(base_url)[1].prefix
     if not output:
         raise OptionError("the index step writes a file: give an output path")
+    if is_store(output):
+        raise OptionError("the index step and the Dask writers do not write to object storage "
+                          "yet: write to a folder and copy it, or use the command", "output")
     return OutputSet(output, progress=progress, atomic=atomic, base_prefix=prefix,
                      lock_timeout=lock_timeout)
 
