@@ -5,7 +5,8 @@ An example is a line of an indented or fenced code block of README.md that runs
 ``feed2sitemap`` (at its start, after ``&&``, ``|`` or a CI step's ``run:``). The README's first
 command is run from its first ``feed2sitemap`` on (the venv and pip part is this test's setup).
 Each example runs in a fresh directory holding a copy of samples/, the samples under the names
-the README gives them (STAND_INS) and an empty ``public/`` (a site's build folder), after the
+the README gives them (STAND_INS) and ``public/``, a site's build folder (a copy of
+``samples/site``), after the
 examples above it in its block, as a reader types them. It must exit 0 (or its code in
 EXIT_CODES), and every sitemap it writes with ``-o`` must pass our own ``feed2sitemap check``.
 
@@ -40,6 +41,8 @@ SKIPS = [
     (lambda c: re.search(r"\bcurl\b|https?://", _BASE_URL.sub("", c)),
      "needs the network (a URL to fetch)"),
     (lambda c: "$(" in c, "needs a secret (a command substitution)"),
+    (lambda c: "s3://" in c, "needs a bucket (object storage)"),
+    (lambda c: "--lastmod-from git" in c, "needs the site's git history"),
 ]
 
 
@@ -118,7 +121,7 @@ def test_readme_example(tmp_path: Path, example: tuple[int, int, str]) -> None:
     shutil.copytree(ROOT / "samples", tmp_path / "samples")
     for name, sample in STAND_INS.items():
         shutil.copy(ROOT / "samples" / sample, tmp_path / name)
-    (tmp_path / "public").mkdir()
+    shutil.copytree(ROOT / "samples" / "site", tmp_path / "public")  # a site's build folder
     for n, b, earlier in EXAMPLES:  # the examples above it in its block, as typed
         if b == block and n < number and skip_reason(earlier, tmp_path) is None:
             r = shell(earlier, tmp_path)

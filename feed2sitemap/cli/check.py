@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import sys
 import time
 
@@ -17,6 +18,8 @@ class CheckProgressLine(ProgressLine):
     """The converter's progress line, counting what check (or report) has read."""
 
     WHAT = "check"
+    # the issue's "longer than a second": a check or a report has no output to watch grow
+    DELAY = float(os.environ.get("FEED2SITEMAP_PROGRESS_DELAY", "1"))
 
     def update_check(self, urls: int, files: int) -> None:
         now = time.monotonic()
