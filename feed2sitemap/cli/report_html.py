@@ -24,7 +24,7 @@ h1{font-size:1.5em}h2{font-size:1.2em;margin-top:2em;border-bottom:1px solid #cc
 table{border-collapse:collapse;margin:.5em 0}
 th,td{padding:.2em .6em;border-bottom:1px solid #eee;text-align:left;vertical-align:top}
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
-td.name{word-break:break-all;max-width:36em}
+td.name{overflow-wrap:anywhere;min-width:14em;max-width:36em}
 .part td.name{padding-left:2em}.bad{color:#b00}.warn{color:#a60}.ok{color:#070}
 .error td.sev{color:#b00}.warning td.sev{color:#a60}.info td.sev{color:#06c}
 svg{display:block}svg.meter{display:inline-block;vertical-align:middle}.muted{color:#777}
@@ -105,7 +105,8 @@ def _histogram(bars: list[list[Any]]) -> str:
     top = max(n for _, n in bars) or 1
     step = max(2.0, min(40.0, 800 / len(bars)))
     width, height = step * len(bars), 160
-    parts = [f'<svg id="lastmod-chart" width="{width + 60:.0f}" height="{height + 40}" '
+    # (room for the first label under a single bar)
+    parts = [f'<svg id="lastmod-chart" width="{max(width + 60, 160):.0f}" height="{height + 40}" '
              f'role="img" aria-label="lastmods over time">',
              f'<text x="0" y="12" font-size="11">{top:,}</text>']
     for i, (label, n) in enumerate(bars):
