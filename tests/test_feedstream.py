@@ -129,8 +129,10 @@ def by_guid_rule(data: bytes, records: list[dict]) -> list[dict]:
     out = []
     for record, e, r in zip(records, ours, raw, strict=True):
         alternate = any(link.get("rel", "alternate") == "alternate" for link in e.get("links", []))
-        if (e.get("guidislink") and e.get("link") and e.get("link") == e.get("id")
-                and not alternate and not re.match(r"(?i)https?://|/", r.get("id", ""))):
+        # (the link the guid gave, as written: a later <id> may have replaced the id)
+        from_guid = e.get("link") == e.get("id") or not e.get("links")
+        if (e.get("guidislink") and e.get("link") and from_guid and not alternate
+                and not re.match(r"(?i)https?://|/", r.get("link", ""))):
             record = {**record, "loc": ""}
         out.append(record)
     return out

@@ -307,8 +307,12 @@ def _page_url(entry: dict[str, Any]) -> str | None:
 
 
 def _from_guid(entry: dict[str, Any], page: str | None) -> bool:
-    """Whether feedparser took the entry's page from its permalink guid (or Atom id)."""
-    if not page or not dict.get(entry, "guidislink") or page != dict.get(entry, "id"):
+    """Whether feedparser took the entry's page from its permalink guid (or Atom id): its link
+    is the id, or the entry has no <link> at all (a later <id> or <guid> replaces the id, never
+    the link the first one gave; a <link> after the id replaces the link)."""
+    if not page or not dict.get(entry, "guidislink"):
+        return False
+    if page != dict.get(entry, "id") and dict.get(entry, "links"):
         return False
     return _page_url({"links": dict.get(entry, "links")}) is None
 
@@ -335,7 +339,7 @@ def _guid_pages(result: Any, data: bytes, base_url: str | None) -> list[str | No
         if len(entries) != len(pages):  # (never seen: then resolved is all there is)
             entries = result["entries"]
     for i in guided:
-        text = dict.get(entries[i], "id")
+        text = dict.get(entries[i], "link")  # (the guid's text: read again without a base)
         if not guid_is_url(text if isinstance(text, str) else ""):
             pages[i] = ""
     return pages
