@@ -133,6 +133,8 @@ def test_a_hugo_like_site_gives_its_pages_and_says_what_it_left_out(tmp_path: Pa
     checked = run("check", str(out), "--site", str(public), "--base-url", SITE)
     assert checked.returncode == 0, checked.stdout
     assert b"site-missing" not in checked.stdout and b"error" not in checked.stdout
+    # the pages the site's robots.txt disallows are left out by both: not "unlisted"
+    assert b"site-unlisted" not in checked.stdout, checked.stdout
 
 
 def test_include_brings_assets_in_and_v_names_each_file(tmp_path: Path) -> None:

@@ -21,8 +21,9 @@ from urllib.parse import urlsplit
 from ..errors import InputError, OptionError
 from ..model.limits import MAX_ROBOTS_BYTES
 from ..readers.robots import AGENT, Robots
+from ..readers.site import own_robots
 from ..readers.site.pages import canonical_elsewhere, says_noindex
-from ..readers.site.tree import HTML, candidates, read_regular, walk
+from ..readers.site.tree import HTML, candidates, read_regular, url_of, walk
 
 __all__ = ["AGENT", "HEAD_BYTES", "Page", "Robots", "Site", "load_robots"]
 
@@ -96,6 +97,8 @@ class Site:
         self.listed: set[str] = set()  # files (relative, "/"-separated) the sitemaps list
         self.not_regular = 0  # *.html entries that are no regular file (a FIFO…): not read
         self.not_regular_names: list[str] = []
+        # what the site's own robots.txt disallows is left out by the site input: not unlisted
+        self.robots = own_robots(root, prefix)
 
     def candidates(self, url: str) -> list[str]:
         """The files a static server might answer ``url`` with, most likely first."""
@@ -118,15 +121,19 @@ class Site:
         return canonical_elsewhere(url, page.canonical)
 
     def unlisted(self) -> Iterator[str]:
-        """HTML pages of the site no sitemap listed (noindex pages, error pages and what lies
-        in dot-directories left out), in name order, streamed directory by directory."""
+        """HTML pages of the site no sitemap listed (left out as the site input leaves them
+        out: noindex, canonical elsewhere, disallowed by the site's robots.txt, error pages,
+        dot-directories), in name order, streamed directory by directory."""
         for rel, path, why in walk(self.root):
             if why or rel in self.listed:
+                continue
+            url = url_of(rel, self.prefix)
+            if self.robots is not None and self.robots.disallowed(url):
                 continue
             page = Page(path)
             if not page.regular:
                 self.not_regular += 1
                 if self.not_regular <= SHOWN:
                     self.not_regular_names.append(rel)
-            elif not page.noindex:
+            elif not page.noindex and canonical_elsewhere(url, page.canonical) is None:
                 yield rel

@@ -67,7 +67,7 @@ class _Site:
         self.options = options
         self.wanted = wanted
         self.lastmods: Optional[LastmodSource] = None
-        self.robots = _own_robots(root, prefix)
+        self.robots = own_robots(root, prefix)
 
     def where(self, rel: str) -> str:
         return f"{self.name}/{rel}"
@@ -186,7 +186,7 @@ class _Site:
                               extensions=extensions)
 
 
-def _own_robots(root: str, prefix: str) -> Optional[Robots]:
+def own_robots(root: str, prefix: str) -> Optional[Robots]:
     """The rules of the site's robots.txt, at its root, if there is one and the site is its
     host's (a robots.txt served below the host's root is no robots.txt: RFC 9309)."""
     if prefix.count("/") > 3:
