@@ -130,7 +130,8 @@ def by_guid_rule(data: bytes, records: list[dict]) -> list[dict]:
     for record, e, r in zip(records, ours, raw, strict=True):
         alternate = any(link.get("rel", "alternate") == "alternate" for link in e.get("links", []))
         # (the link the guid gave, as written: a later <id> may have replaced the id)
-        from_guid = e.get("link") == e.get("id") or not e.get("links")
+        from_guid = e.get("link") == e.get("id") or \
+            all(link.get("href") != e.get("link") for link in e.get("links") or [])
         if (e.get("guidislink") and e.get("link") and from_guid and not alternate
                 and not re.match(r"(?i)https?://|/", r.get("link", ""))):
             record = {**record, "loc": ""}

@@ -307,12 +307,15 @@ def _page_url(entry: dict[str, Any]) -> str | None:
 
 
 def _from_guid(entry: dict[str, Any], page: str | None) -> bool:
-    """Whether feedparser took the entry's page from its permalink guid (or Atom id): its link
-    is the id, or the entry has no <link> at all (a later <id> or <guid> replaces the id, never
-    the link the first one gave; a <link> after the id replaces the link)."""
+    """Whether feedparser took the entry's page from its permalink guid (or Atom id): the page
+    is the id, or no <link> gave it (its href or text is recorded among the links; the id alone
+    cannot tell: a later <id> or <guid> replaces it, never the link the first one gave)."""
     if not page or not dict.get(entry, "guidislink"):
         return False
-    if page != dict.get(entry, "id") and dict.get(entry, "links"):
+    links = dict.get(entry, "links")
+    if page != dict.get(entry, "id") and any(
+            isinstance(link, dict) and link.get("href") == page
+            for link in (links if isinstance(links, list) else ())):
         return False
     return _page_url({"links": dict.get(entry, "links")}) is None
 
