@@ -134,3 +134,30 @@ def test_a_column_of_usual_texts_is_read_whole(texts: list[str]) -> None:
     got = parse_lastmod_column(texts)
     assert got is not None
     assert all(_same(g, parse_lastmod(t)) for g, t in zip(got, texts, strict=True))
+
+
+def test_newest_of_mixed_dates_and_times_is_the_plain_max_by_instant() -> None:
+    """newest_of finds each kind's newest in C; the plain rule is max by lastmod_key, the first
+    of equal instants (a date is its midnight UTC), which an index's lastmod and the
+    future-lastmod warning rely on."""
+    from datetime import date, datetime, timedelta, timezone
+    from random import Random
+
+    from feed2sitemap.model.lastmods import lastmod_key, newest_of
+
+    rng = Random(7)
+    for _ in range(3000):
+        values: list[date | datetime | None] = []
+        for _ in range(rng.randint(1, 8)):
+            day = rng.randint(1, 3)
+            kind = rng.random()
+            if kind < 0.4:
+                values.append(date(2024, 1, day))
+            elif kind < 0.5:
+                values.append(None)
+            else:
+                zone = timezone(timedelta(hours=rng.choice([0, 1, -2])))
+                values.append(datetime(2024, 1, day, rng.choice([0, 1, 23]), tzinfo=zone))
+        present = [v for v in values if v]
+        want = max(present, key=lastmod_key) if present else None
+        assert newest_of(values) is want, values

@@ -131,8 +131,13 @@ def newest_of(lastmods: Iterable[Optional[Union[date, datetime]]]
         return None
     try:  # in C: all dates, or all datetimes (aware, so compared as instants)
         return max(present)
-    except TypeError:  # both: a date is its midnight UTC
-        return max(present, key=lastmod_key)
+    except TypeError:  # both: a date is its midnight UTC (each kind's newest found in C)
+        times = [v for v in present if isinstance(v, datetime)]
+        day = max(v for v in present if not isinstance(v, datetime))
+        time = max(times)
+        if lastmod_key(day) != time:
+            return day if lastmod_key(day) > time else time
+        return day if present.index(day) < present.index(time) else time
 
 
 def parse_lastmod_column(raw: Sequence[Optional[str]]) -> Optional[list[Union[date, datetime]]]:
