@@ -3,9 +3,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import sys
 from typing import Any
 
@@ -193,36 +191,15 @@ def _write(output: str, text: str) -> None:
     """Write the report to ``output`` as a whole (a temporary renamed over it), or through a
     device or pipe; an existing file keeps its mode and owner."""
     from ..errors import OutputError
-    from ..files.safety import (
-        deferred_signals,
-        is_special,
-        keep_metadata,
-        make_temp,
-        move_into_place,
-        real_target,
-    )
+    from ..files.safety import is_special, real_target, replace_file
 
     data = text.encode("utf-8")
     try:
         if is_special(output):
             with open(output, "wb") as f:
                 f.write(data)
-            return
-        target = real_target(output)
-        mask = os.umask(0)
-        os.umask(mask)
-        with deferred_signals():
-            temp = make_temp(os.path.dirname(os.path.abspath(target)),
-                             f".{os.path.basename(target)}.")
-            try:
-                with open(temp, "wb") as f:
-                    f.write(data)
-                keep_metadata(temp, target, 0o666 & ~mask)
-                move_into_place(temp, target)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(temp)
-                raise
+        else:
+            replace_file(real_target(output), data)
     except OSError as exc:
         raise OutputError(f"{output}: cannot write: {exc.strerror or exc}; nothing was "
                           "written") from None
