@@ -21,6 +21,7 @@ from typing import NamedTuple, Optional, Union
 
 from ..errors import OptionError
 from ..files.naming import split_name
+from ..files.outputs import OutputSet
 from ..files.safety import find_base
 from ..files.store import is_store
 from ..model.batch import Batch
@@ -52,6 +53,7 @@ from ..pipeline.steps import (
     within_scope,
 )
 from ..web.fetch import is_url
+from ..writers import Format
 from .publish import Changes, Publish, check_publish, robots, submit
 from .reading import Reading, Source, Web, source_name
 from .writing import Destination, Summary, dest_path, open_output, settings_of, write_to
@@ -99,13 +101,57 @@ def convert(inputs: Sequence[Source], output: Destination, *,
     was taken out (pipeline/removals.py).
     """
     call = dict(locals())  # (the call as made: a run to object storage repeats it, stored.py)
-    # Everything that can be wrong with the options is found before any input is read.
     inputs = _inputs(inputs)
     if is_store(dest_path(output)):  # fetched, updated here, and published
         from .stored import to_store
 
         return to_store(convert, {**call, "inputs": inputs})
     report = report if report is not None else Report(strict=strict)
+    # Everything that can be wrong with the options is found before any input is read.
+    plan = _plan(inputs, output, base_url, scope_check, dedupe_mode, report, reading, writing,
+                 limits, publish, news, filters, prune, max_removals)
+    out = open_output(output, progress, plan.base_url, writing, publish.dry_run)
+    changes = Changes() if publish.indexnow is not None else None
+    try:
+        summary = _run(plan, out, inputs, report, progress, reading, writing, defaults, channel,
+                       web, news, changes)
+        if publish.robots is not None and not publish.dry_run:
+            assert plan.out_path is not None and plan.base_url is not None  # (check_publish)
+            summary.robots = robots(publish.robots, summary, plan.out_path, plan.base_url,
+                                    writing.lock_timeout)
+    finally:
+        report.release(stop=True)  # (a failed write leaves the data path's step suspended)
+        out.close()
+    if changes is not None and publish.indexnow is not None:
+        assert plan.out_path is not None  # (check_publish: the output is among the inputs)
+        summary.indexnow = submit(publish.indexnow, changes, plan.out_path, web.cache_dir,
+                                  publish.dry_run, summary)
+    return summary
+
+
+class _Plan(NamedTuple):
+    """The run's options, checked, and what follows from them."""
+
+    base_url: Optional[str]
+    scope: Optional[Scope]
+    scope_check: bool
+    input_url: Optional[str]
+    out_path: Optional[str]
+    own_input: Optional[str]  # the input that is the output itself (an update in place)
+    fmt: Format
+    gzip_level: Optional[int]
+    limits: Limits
+    profile: Profile
+    dedupe_mode: str
+    filters: Filters
+    prune: bool
+    max_removals: Threshold
+
+
+def _plan(inputs: list[Source], output: Destination, base_url: Optional[str],
+          scope_check: bool, dedupe_mode: str, report: Report, reading: ReadOptions,
+          writing: WriteOptions, limits: Limits, publish: Publish, news: Optional[NewsSitemap],
+          filters: Filters, prune: bool, max_removals: Union[str, Threshold]) -> _Plan:
     if news is not None:  # Google News: at most 1,000 <news:news> a sitemap
         from ..extensions.rules import NEWS_PER_FILE
 
@@ -135,44 +181,50 @@ def convert(inputs: Sequence[Source], output: Destination, *,
     if dedupe_mode == "auto":  # (an update in place merges, to count what it adds and removes)
         dedupe_mode = "merge" if len(inputs) > 1 or own_input is not None else "first"
     check_publish(publish, out_path, base_url, own_input)
-    prof = profile_of(limits.profile, limits.max_urls, limits.max_bytes)
-    removing = _Removing.of(filters, prune, max_removals, own_input, dedupe_mode)
+    if not isinstance(filters, Filters):
+        raise OptionError(f"must be a Filters, not {type(filters).__name__}", "filters")
+    if isinstance(max_removals, str):
+        max_removals = Threshold.parse(max_removals)
+    elif not isinstance(max_removals, Threshold):
+        raise OptionError("must be a count or a percentage (\"25%\")", "max_removals")
+    if prune and (own_input is None or dedupe_mode != "merge"):
+        raise OptionError("needs the output among the inputs, merged (feed2sitemap "
+                          "sitemap.xml pages.txt -o sitemap.xml --prune): it removes "
+                          "pages of the earlier output that no other input lists", "prune")
+    profile = profile_of(limits.profile, limits.max_urls, limits.max_bytes)
+    return _Plan(base_url, scope, scope_check, input_url, out_path, own_input, fmt,
+                 gzip_level, limits, profile, dedupe_mode, filters, bool(prune), max_removals)
 
-    out = open_output(output, progress, base_url, writing, publish.dry_run)
-    changes = Changes() if publish.indexnow is not None else None
-    try:
-        reader = Reading(out, reading, report, input_url or base_url,
-                         None if scope is None else scope.prefix, web, scope_check, news)
-        # (a special file written through, out.path None, is no earlier version to merge with)
-        base_name = own_input if dedupe_mode == "merge" and out.path is not None else None
-        if base_name is not None:
-            reader.base = {base_name}
-        reader.filters = removing.filters
-        stream, counts, removals = _steps(reader, inputs, base_name, dedupe_mode, report,
-                                          progress, prof, scope_check, scope, removing,
-                                          changes, news)
-        stream = apply_defaults(stream, defaults.changefreq, defaults.priority)
-        summary = write_to(out, stream, fmt, gzip_level, writing, limits, report, base_url,
-                           ", ".join(source_name(s) for s in inputs), channel,
-                           _OwnParts(reader.base, out_path) if base_name is not None
-                           and reader.base is not None and out_path is not None else None)
-        if not publish.dry_run:  # (a content lastmod's state is written once all is)
-            for lastmods in reader.lastmod_sources:
-                lastmods.close()
-        summary.merge = counts
-        summary.removals = removals
-        summary.dry_run = publish.dry_run
-        if publish.robots is not None and not publish.dry_run:
-            assert out_path is not None and base_url is not None  # (check_publish)
-            summary.robots = robots(publish.robots, summary, out_path, base_url,
-                                    writing.lock_timeout)
-    finally:
-        report.release(stop=True)  # (a failed write leaves the data path's step suspended)
-        out.close()
-    if changes is not None and publish.indexnow is not None:
-        assert out_path is not None  # (check_publish: the output is among the inputs)
-        summary.indexnow = submit(publish.indexnow, changes, out_path, web.cache_dir,
-                                  publish.dry_run, summary)
+
+def _run(plan: _Plan, out: OutputSet, inputs: list[Source], report: Report,
+         progress: Optional[Progress], reading: ReadOptions, writing: WriteOptions,
+         defaults: Defaults, channel: Channel, web: Web, news: Optional[NewsSitemap],
+         changes: Optional[Changes]) -> Summary:
+    """Read, take through the steps, and write: the files in place when it returns."""
+    reader = Reading(out, reading, report, plan.input_url or plan.base_url,
+                     None if plan.scope is None else plan.scope.prefix, web,
+                     plan.scope_check, news)
+    # (a special file written through, out.path None, is no earlier version to merge with)
+    merging_base = plan.dedupe_mode == "merge" and out.path is not None
+    base_name = plan.own_input if merging_base else None
+    if base_name is not None:
+        reader.base = {base_name}
+    reader.filters = plan.filters
+    stream, counts, removals = _steps(reader, inputs, base_name, plan, report, progress,
+                                      changes, news)
+    stream = apply_defaults(stream, defaults.changefreq, defaults.priority)
+    own_parts = None
+    if base_name is not None and reader.base is not None and plan.out_path is not None:
+        own_parts = _OwnParts(reader.base, plan.out_path)
+    summary = write_to(out, stream, plan.fmt, plan.gzip_level, writing, plan.limits, report,
+                       plan.base_url, ", ".join(source_name(s) for s in inputs), channel,
+                       own_parts)
+    if not out.dry_run:  # (a content lastmod's state is written once all is)
+        for lastmods in reader.lastmod_sources:
+            lastmods.close()
+    summary.merge = counts
+    summary.removals = removals
+    summary.dry_run = out.dry_run
     return summary
 
 
@@ -192,33 +244,9 @@ class _OwnParts:
                 and self.pattern.fullmatch(os.path.basename(source)) is not None)
 
 
-class _Removing(NamedTuple):
-    """What the run takes out, by rule (``filters``) and, in place, by ``prune``."""
-
-    filters: Filters
-    prune: bool
-    max_removals: Threshold
-
-    @classmethod
-    def of(cls, filters: Filters, prune: bool, max_removals: Union[str, Threshold],
-           own_input: Optional[str], dedupe_mode: str) -> _Removing:
-        if not isinstance(filters, Filters):
-            raise OptionError(f"must be a Filters, not {type(filters).__name__}", "filters")
-        if isinstance(max_removals, str):
-            max_removals = Threshold.parse(max_removals)
-        elif not isinstance(max_removals, Threshold):
-            raise OptionError("must be a count or a percentage (\"25%\")", "max_removals")
-        if prune and (own_input is None or dedupe_mode != "merge"):
-            raise OptionError("needs the output among the inputs, merged (feed2sitemap "
-                              "sitemap.xml pages.txt -o sitemap.xml --prune): it removes "
-                              "pages of the earlier output that no other input lists", "prune")
-        return cls(filters, bool(prune), max_removals)
-
-
-def _steps(reader: Reading, inputs: Sequence[Source], base_name: Optional[str],
-           dedupe_mode: str, report: Report, progress: Optional[Progress], prof: Profile,
-           scope_check: bool, scope: Optional[Scope], removing: _Removing,
-           changes: Optional[Changes], news: Optional[NewsSitemap]
+def _steps(reader: Reading, inputs: Sequence[Source], base_name: Optional[str], plan: _Plan,
+           report: Report, progress: Optional[Progress], changes: Optional[Changes],
+           news: Optional[NewsSitemap]
            ) -> tuple[Iterator[Batch], Optional[MergeCounts], Optional[Removals]]:
     """The data path from the inputs to the batches to write. In an update in place
     (``base_name``), what leaves the earlier output is counted, and guarded."""
@@ -231,26 +259,27 @@ def _steps(reader: Reading, inputs: Sequence[Source], base_name: Optional[str],
     if progress is not None and progress.on_update is not None:
         stream = _counted(stream, progress)
     stream = normalize(stream, report)
-    stream = check_length(stream, prof.max_loc, report, prof.name, prof.min_loc)
-    if scope_check:
-        stream = within_scope(stream, report, scope)
-    if removing.filters:
-        stream = filter_urls(stream, removing.filters, report, base, removals)
-    pruner = Pruner() if removing.prune else None
+    stream = check_length(stream, plan.profile.max_loc, report, plan.profile.name,
+                          plan.profile.min_loc)
+    if plan.scope_check:
+        stream = within_scope(stream, report, plan.scope)
+    if plan.filters:
+        stream = filter_urls(stream, plan.filters, report, base, removals)
+    pruner = Pruner() if plan.prune else None
     if removals is not None:
         stream = counted(stream, base, removals, reached=True)
         if pruner is not None:
             stream = pruner.watch(stream, base)
     counts = None
-    if dedupe_mode == "merge":
+    if plan.dedupe_mode == "merge":
         counts = MergeCounts(base_name)
         if changes is not None:
             counts.on_change = changes.add
         stream = merge(stream, counts, base=reader.base)
         if removals is not None:
-            stream = guarded(stream, removals, removing.max_removals,
-                             base_name or "the output", pruner)
-    elif dedupe_mode == "first":
+            stream = guarded(stream, removals, plan.max_removals, base_name or "the output",
+                             pruner)
+    elif plan.dedupe_mode == "first":
         stream = dedupe(stream, report)
     if news is not None:  # earlier runs' articles age out; what is no article never was news
         from ..extensions.news import now  # (the clock, or SOURCE_DATE_EPOCH)
