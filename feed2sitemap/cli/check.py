@@ -11,7 +11,7 @@ import time
 import click
 
 from ..model.limits import PROFILES
-from .common import PROG, Command, ProgressLine, count, prepare_process
+from .common import PROG, ProgressLine, check_stdin, command, count, prepare_process
 
 
 class CheckProgressLine(ProgressLine):
@@ -33,7 +33,7 @@ class CheckProgressLine(ProgressLine):
         self.shown = True
 
 
-@click.command("check", cls=Command, context_settings={"help_option_names": ["-h", "--help"]})
+@command("check")
 @click.argument("files", nargs=-1, required=True, metavar="FILE...",
                 type=click.Path(allow_dash=True))  # (a directory: an unreadable file; a URL)
 @click.option("--profile", type=click.Choice(sorted(PROFILES)), default="sitemaps",
@@ -83,11 +83,7 @@ def check_command(files: tuple[str, ...], profile: str, base_url: str | None, fm
     )
     from ..model.scope import scope_of
 
-    if files.count("-") > 1:
-        raise click.UsageError("stdin (-) can be read only once")
-    if follow and "-" in files:
-        raise click.UsageError("--follow needs the index as a file or URL: its parts are "
-                               "found beside it, and stdin (-) has no directory")
+    check_stdin(files, follow)
     site = None
     if site_dir is not None:
         if base_url is None:

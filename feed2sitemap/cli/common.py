@@ -10,6 +10,7 @@ import signal
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Optional
 
 import click
@@ -25,6 +26,21 @@ if TYPE_CHECKING:
 
 PROG = "feed2sitemap"
 PROGRESS_KEY = "feed2sitemap.progress"
+_HELP = {"help_option_names": ["-h", "--help"]}
+
+
+def command(name: Optional[str] = None) -> Callable[[Callable[..., Any]], click.Command]:
+    """Every command's decorator: our Command class, and -h as well as --help."""
+    return click.command(name, cls=Command, context_settings=_HELP)
+
+
+def check_stdin(files: tuple[str, ...], follow: bool) -> None:
+    """check's and report's usage errors about stdin among the FILEs."""
+    if files.count("-") > 1:
+        raise click.UsageError("stdin (-) can be read only once")
+    if follow and "-" in files:
+        raise click.UsageError("--follow needs the index as a file or URL: its parts are "
+                               "found beside it, and stdin (-) has no directory")
 
 
 class Terminated(BaseException):

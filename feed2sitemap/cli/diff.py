@@ -14,7 +14,7 @@ from ..model.filters import Threshold
 from ..model.options import ReadOptions
 from ..model.report import Report
 from ..run.diff import KINDS, Diff, diff
-from .common import Command, count, say
+from .common import command, count, say
 
 _LABELS = {"added": "added", "removed": "removed", "newer": "lastmod newer",
            "older": "lastmod older", "extensions": "extensions changed"}
@@ -30,7 +30,7 @@ def _threshold(ctx: click.Context, param: click.Parameter, value: Optional[str]
         raise click.BadParameter(str(exc)) from None
 
 
-@click.command("diff", cls=Command, context_settings={"help_option_names": ["-h", "--help"]})
+@command("diff")
 @click.argument("old", metavar="OLD")
 @click.argument("new", metavar="NEW")
 @click.option("--follow", is_flag=True,

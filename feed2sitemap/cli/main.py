@@ -30,12 +30,10 @@ from ..readers.feed.reader import DEFAULT_MAX_FEED_BYTES
 from ..run.converting import Publish, Web, convert
 from ..web.fetch import DEFAULT_MAX_FETCH_BYTES, DEFAULT_TIMEOUT, MAX_TIME_FACTOR
 from ..writers import FORMATS
-from .common import PROG, PROGRESS_KEY, Command, ProgressLine, prepare_process, say, say_summary
-
-_HELP = {"help_option_names": ["-h", "--help"]}
+from .common import PROG, PROGRESS_KEY, ProgressLine, command, prepare_process, say, say_summary
 
 
-@click.command(cls=Command, context_settings=_HELP)
+@command()
 @click.argument("inputs", nargs=-1, metavar="[INPUT]...")
 @click.option("-o", "--output", metavar="FILE",
               help="Where to write (default: stdout). Replaced only when the run succeeds. "
@@ -275,7 +273,7 @@ def _filters(remove_files: tuple[str, ...], exclude: tuple[str, ...],
     return Filters(include, exclude, read_remove_files(files) if files else frozenset())
 
 
-@click.command("index", cls=Command, context_settings=_HELP)
+@command("index")
 @click.argument("sources", nargs=-1, required=True, metavar="MANIFEST_OR_PART...")
 @click.option("-o", "--output", metavar="FILE", required=True,
               help="The index to write (.gz: gzip-compressed); parts are moved beside it.")
@@ -377,8 +375,8 @@ def main(argv: Optional[list[str]] = None) -> None:
 
         diff_command.main(args[1:], prog_name=f"{PROG} diff")
     elif args[:1] == ["report"]:
-        from .report import report_command
+        from .report import run_report
 
-        report_command.main(args[1:], prog_name=f"{PROG} report")
+        run_report(args[1:])
     else:
         convert_command.main(args, prog_name=PROG)

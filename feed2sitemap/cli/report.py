@@ -11,7 +11,7 @@ import click
 
 from ..model.limits import PROFILES
 from .check import CheckProgressLine
-from .common import PROG, Command, count, prepare_process
+from .common import PROG, check_stdin, command, count, prepare_process
 from .report_html import FILES_SHOWN, render_html
 
 _MD_ROWS = 100  # lastmod bars listed in Markdown (the busiest; the HTML draws them all)
@@ -21,7 +21,7 @@ class _Progress(CheckProgressLine):
     WHAT = "report"
 
 
-@click.command("report", cls=Command, context_settings={"help_option_names": ["-h", "--help"]})
+@command("report")
 @click.argument("files", nargs=-1, required=True, metavar="SITEMAP|URL...",
                 type=click.Path(allow_dash=True))
 @click.option("--follow", is_flag=True,
@@ -54,11 +54,7 @@ def report_command(files: tuple[str, ...], follow: bool, robots_txt: str | None,
     """
     from ..check import report
 
-    if files.count("-") > 1:
-        raise click.UsageError("stdin (-) can be read only once")
-    if follow and "-" in files:
-        raise click.UsageError("--follow needs the index as a file or URL: its parts are "
-                               "found beside it, and stdin (-) has no directory")
+    check_stdin(files, follow)
     fmt = fmt or _format_of(output)
     display = _Progress() if sys.stderr.isatty() else None
     sources = [sys.stdin.buffer if name == "-" else name for name in files]
