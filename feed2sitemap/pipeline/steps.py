@@ -1,10 +1,7 @@
-"""Pipeline steps between readers and writers: each one function over batches (model/batch.py).
-
-A step takes an iterable of batches and yields batches; ``convert`` composes them in the
-order below. A library user holding records wraps them: ``batched(records)`` in,
-``unbatched(batches)`` out. ``report`` collects what a step skips (a fresh Report when not
-given); read ``report.problems`` or pass ``Report(on_problem=...)`` to see them.
-"""
+"""Pipeline steps between readers and writers: each one function over batches (model/batch.py),
+composed by ``convert`` in the order below. Records go in as ``batched(records)`` and come out
+as ``unbatched(batches)``; what a step skips is counted in ``report`` (a fresh Report when not
+given: read ``report.problems``, or pass ``Report(on_problem=...)``)."""
 
 from __future__ import annotations
 
@@ -58,11 +55,8 @@ def check_fields(batches: Iterable[Batch], report: Optional[Report] = None) -> I
 
 
 def normalize(batches: Iterable[Batch], report: Optional[Report] = None) -> Iterator[Batch]:
-    """Turn each loc into its normalised absolute http(s) URI; skip and report the others.
-
-    The rule is urls.normalize_url; each batch yielded carries the proof normalize_locs gives.
-    A fragment removed is counted: copies of one page then fold into one.
-    """
+    """Each loc as its normalised absolute http(s) URI (urls.normalize_url), the others
+    skipped and reported. A fragment removed is counted: copies of one page then fold into one."""
     report = report if report is not None else Report()
     for batch in batches:
         if batch.proven:  # a reader had it proven (the text reader, a block at a time)
@@ -119,13 +113,9 @@ def check_length(batches: Iterable[Batch], max_loc: int, report: Optional[Report
 
 def within_scope(batches: Iterable[Batch], report: Optional[Report] = None,
                  scope: Optional[Scope] = None) -> Iterator[Batch]:
-    """Keep the URLs of one site (sitemaps.org: a sitemap lists URLs of its own host only).
-
-    ``scope`` comes from `base_url` (scheme, host and directory); without it, the scheme and
-    host of the site the first input stated (a feed's own link, in ``report.site``) when the
-    first URL arrives, else of the first URL. ``report.scope`` names it for the summary. Run
-    after ``normalize``: both sides are in normalised form.
-    """
+    """Keep the URLs of one site (sitemaps.org: a sitemap lists URLs of its own host only):
+    ``scope`` (from `base_url`), else the site the first input states (_first_scope), named in
+    ``report.scope``. Run after ``normalize``: both sides are in normalised form."""
     report = report if report is not None else Report()
     off = report.hosts_off_scope
     for batch in batches:
@@ -177,10 +167,8 @@ def _first_scope(batch: Batch, report: Report) -> Scope:
 
 def dedupe(batches: Iterable[Batch], report: Optional[Report] = None) -> Iterator[Batch]:
     """One entry per URL: the first copy keeps its place, later copies are dropped and counted.
-
-    Remembers the 64-bit hash of each URL rather than the URL (about 60 bytes per URL, whatever
-    its length); two URLs colliding is a one-in-2**64 event per pair.
-    """
+    Only each URL's 64-bit hash is kept (about 60 bytes per URL, whatever its length); two URLs
+    colliding is a one-in-2**64 event per pair."""
     report = report if report is not None else Report()
     seen: set[int] = set()
     for batch in batches:
@@ -319,12 +307,10 @@ def news_only(batches: Iterable[Batch], at: datetime,
 def merge(batches: Iterable[Batch], counts: Optional[MergeCounts] = None, *,
           base: Optional[Container[Optional[str]]] = None,
           memory_limit: int = DEFAULT_MEMORY_LIMIT) -> Iterator[Batch]:
-    """One entry per URL, newest lastmod wins (the rules: merging.py).
-
-    Nothing is yielded until ``batches`` is exhausted: every URL is remembered, on temporary
-    files past ``memory_limit`` bytes. ``base`` holds the source names of the output's previous
-    version when it is also an input; ``counts`` is filled once the last batch is yielded.
-    """
+    """One entry per URL, newest lastmod wins (merging.py). Nothing is yielded until ``batches``
+    is exhausted: every URL is remembered, on temporary files past ``memory_limit`` bytes.
+    ``base``: the source names of the output's previous version when it is also an input;
+    ``counts`` is filled once the last batch is yielded."""
     kind = Store if fast("merge store") else ReferenceStore
     store = kind(base_mode=base is not None, memory_limit=memory_limit)
     try:
