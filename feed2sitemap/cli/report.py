@@ -12,7 +12,7 @@ import click
 from ..model.limits import PROFILES
 from .check import CheckProgressLine
 from .common import PROG, check_stdin, command, count, prepare_process
-from .report_html import FILES_SHOWN, render_html
+from .report_html import FILES_SHOWN, _n, render_html
 
 _MD_ROWS = 100  # lastmod bars listed in Markdown (the busiest; the HTML draws them all)
 
@@ -100,10 +100,6 @@ def _cell(value: object) -> str:
 
     text = escape(str(value), quote=False).replace("|", "\\|")
     return " ".join(text.split()) if "\n" in text or "\r" in text else text
-
-
-def _n(value: int | None) -> str:
-    return "" if value is None else f"{value:,}"
 
 
 def _pct(part: int | None, whole: int) -> str:
