@@ -75,7 +75,7 @@ def report_command(files: tuple[str, ...], follow: bool, robots_txt: str | None,
     if output is None or output == "-":
         click.echo(text, nl=False)
     else:
-        _write(output, text)
+        _write(output, text, fmt)
     stats = made.stats
     click.echo(f"{PROG} report: {count(stats.files, 'file')}, {count(stats.urls, 'URL')}, "
                f"{count(stats.errors, 'error')}, {count(stats.warnings, 'warning')}"
@@ -189,7 +189,11 @@ def _md_problems(d: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _write(output: str, text: str) -> None:
+_TYPES = {"html": "text/html; charset=utf-8", "markdown": "text/markdown; charset=utf-8",
+          "json": "application/json"}
+
+
+def _write(output: str, text: str, fmt: str) -> None:
     """Write the report to ``output`` as a whole (a temporary renamed over it), or through a
     device or pipe; an existing file keeps its mode and owner."""
     from ..errors import OutputError
@@ -201,8 +205,12 @@ def _write(output: str, text: str) -> None:
         move_into_place,
         real_target,
     )
+    from ..files.store import is_store, store_put
 
     data = text.encode("utf-8")
+    if is_store(output):  # (one PUT: a reader finds the earlier report or this one, whole)
+        store_put(output, data, _TYPES[fmt])
+        return
     try:
         if is_special(output):
             with open(output, "wb") as f:
