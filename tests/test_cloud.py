@@ -304,6 +304,7 @@ def test_report_remove_lists_and_robots_txt_in_a_bucket(s3: Any, tmp: Path) -> N
     assert b"https://ex.com/p4 is disallowed" in checked.stdout
     made = run("report", f"s3://{s3.bucket}/sitemap.xml", "-o", f"s3://{s3.bucket}/r.html")
     assert made.returncode == 0, made.stderr
+    assert made.stderr.endswith(f"; written to s3://{s3.bucket}/r.html\n".encode())
     assert s3.info(f"{s3.bucket}/r.html")["ContentType"] == "text/html; charset=utf-8"
     assert b"Made by feed2sitemap report" in s3.cat_file(f"{s3.bucket}/r.html")
 

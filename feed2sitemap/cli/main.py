@@ -224,6 +224,7 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
     """
     if inputs.count("-") + remove_files.count("-") > 1:
         raise click.UsageError("stdin (-) can be read only once")
+    on_disk(state=o["state"], source=o["source"], robots=robots)
     if news_language is not None and news_name is None:
         raise click.UsageError("--news-language needs --news-name (a news sitemap)")
     if merge_copies + keep_first + no_dedupe > 1:
@@ -241,7 +242,6 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
     progress = click.get_current_context().meta.setdefault(PROGRESS_KEY, Progress())
     if display is not None:
         progress.on_update = display.update
-    on_disk(state=o["state"], source=o["source"], robots=robots)
     indexnow = None
     if indexnow_key is not None:
         from ..web.indexnow import IndexNow  # (the runs that submit import it: start-up time)

@@ -80,7 +80,8 @@ def report_command(files: tuple[str, ...], follow: bool, robots_txt: str | None,
     click.echo(f"{PROG} report: {count(stats.files, 'file')}, {count(stats.urls, 'URL')}, "
                f"{count(stats.errors, 'error')}, {count(stats.warnings, 'warning')}"
                + (f", {count(stats.notes, 'note')}" if stats.notes else "")
-               + (f"; written to {output}" if output not in (None, "-") else ""), err=True)
+               + (f"; written to {_shown(output)}" if output not in (None, "-") else ""),
+               err=True)
     unread = [f["name"] for f in data["files"] if f["listed_in"] is None
               and f["kind"] == "unreadable"]
     if unread or (fail_on is not None and stats.errors) or \
@@ -187,6 +188,12 @@ def _md_problems(d: dict[str, Any]) -> list[str]:
               f"{_cell(p['file'])}:{p['line']} | {_cell(p['message'])} |"
               for p in d["problems"]]
     return lines
+
+
+def _shown(output: str) -> str:
+    from ..files.store import is_store, shown
+
+    return shown(output) if is_store(output) else output
 
 
 _TYPES = {"html": "text/html; charset=utf-8", "markdown": "text/markdown; charset=utf-8",
