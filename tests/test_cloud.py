@@ -6,10 +6,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 import uuid
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Optional
 
 import pytest
 from click.testing import CliRunner
@@ -251,3 +253,74 @@ def test_writers_that_cannot_publish_to_a_bucket_refuse_it() -> None:
         write([Record("https://ex.com/a")], "s3://b/sitemap.xml")
     with pytest.raises(OptionError, match="s3:// only"):
         convert(["https://ex.com/a"], "gs://b/sitemap.xml")
+
+
+def test_the_cache_in_a_bucket_makes_the_second_request_conditional(s3: Any, tmp: Path) -> None:
+    asked: list[Optional[str]] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            asked.append(self.headers.get("If-None-Match"))
+            if asked[-1] == '"v1"':
+                self.send_response(304)
+                self.end_headers()
+                return
+            data = b"https://ex.com/a\nhttps://ex.com/b\n"
+            self.send_response(200)
+            self.send_header("ETag", '"v1"')
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url, cache = f"http://127.0.0.1:{server.server_port}/list.txt", f"s3://{s3.bucket}/cache"
+    try:
+        first = cli(url, "-t", "text", "-o", str(tmp / "one.txt"), "--cache", cache)
+        assert first.returncode == 0, first.stderr
+        assert sorted(n.rpartition(".")[2] for n in objects(s3)) == ["body", "json"]
+        second = cli(url, "-t", "text", "-o", str(tmp / "two.txt"), "--cache", cache)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert second.returncode == 0, second.stderr
+    assert asked == [None, '"v1"'] and b"the cached copy was read" in second.stderr
+    assert (tmp / "two.txt").read_text() == (tmp / "one.txt").read_text()
+
+
+def test_report_remove_lists_and_robots_txt_in_a_bucket(s3: Any, tmp: Path) -> None:
+    assert grow(s3, urls(tmp, "a.txt", range(5))).returncode == 0
+    s3.pipe_file(f"{s3.bucket}/gone.txt", b"# gone\nhttps://ex.com/p3\n")
+    s3.pipe_file(f"{s3.bucket}/robots.txt", b"User-agent: *\nDisallow: /p4\n")
+    done = cli(urls(tmp, "b.txt", range(5)), "-o", str(tmp / "out.txt"), "-t", "text",
+               "--remove", f"s3://{s3.bucket}/gone.txt")
+    assert done.returncode == 0, done.stderr
+    assert "https://ex.com/p3" not in (tmp / "out.txt").read_text()
+    checked = cli("check", f"s3://{s3.bucket}/sitemap.xml", "--robots",
+                  f"s3://{s3.bucket}/robots.txt")
+    assert b"https://ex.com/p4 is disallowed" in checked.stdout
+    made = run("report", f"s3://{s3.bucket}/sitemap.xml", "-o", f"s3://{s3.bucket}/r.html")
+    assert made.returncode == 0, made.stderr
+    assert made.stderr.endswith(f"; written to s3://{s3.bucket}/r.html\n".encode())
+    assert s3.info(f"{s3.bucket}/r.html")["ContentType"] == "text/html; charset=utf-8"
+    assert b"Made by feed2sitemap report" in s3.cat_file(f"{s3.bucket}/r.html")
+
+
+@pytest.mark.parametrize("args", [
+    ("index", "s3://b/sitemap-1-1.xml", "-o", "index.xml", "--base-url", "https://ex.com/"),
+    ("index", "LIST", "-o", "s3://b/sitemap.xml", "--base-url", "https://ex.com/"),
+    ("check", "--site", "s3://b/site", "LIST", "--base-url", "https://ex.com/"),
+    ("LIST", "-o", "out.xml", "--lastmod-from", "content", "--state", "s3://b/state.json"),
+    ("LIST", "-o", "out.xml", "--base-url", "https://ex.com/", "--robots", "s3://b/robots.txt"),
+])
+def test_paths_that_stay_on_disk_refuse_a_bucket_in_one_line(args: tuple[str, ...],
+                                                             tmp: Path) -> None:
+    listed = urls(tmp, "a.txt", range(3))
+    done = run(*(listed if a == "LIST" else a for a in args), cwd=tmp)
+    url = next(a for a in args if a.startswith("s3://")).encode()
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [done.stderr.strip()] and url in done.stderr
+    assert b"disk" in done.stderr and sorted(os.listdir(tmp)) == ["a.txt"]

@@ -15,6 +15,8 @@ from typing import Any
 
 from bench_dask import dask_scenario  # (opt-in: --only dask)
 
+from .cloudrow import NAME as S3_NAME
+from .cloudrow import ensure_s3, s3_rows
 from .datasets import Data, ensure_data
 from .extbench import NAME as EXT_NAME
 from .extbench import ensure_ext_data
@@ -70,7 +72,8 @@ def main(argv: list[str] | None = None, description: str = "") -> int:
                                        node_modules=a.node_modules),
                       *feed_rows(cmd, fpy, a.data_dir, a.out_dir, r, a.quick, log,
                                  yardstick=False, make=False),
-                      *site_rows(cmd, fpy, a.data_dir, a.out_dir, r, a.quick)]:
+                      *site_rows(cmd, fpy, a.data_dir, a.out_dir, r, a.quick),
+                      *s3_rows(cmd, fpy, d.urls_ascii, d.n_urls, a.out_dir, r)]:
                 print(f"{s.name:<14} {s.what}")
             return 0
         t0 = time.perf_counter()
@@ -111,11 +114,15 @@ def run_all(a: argparse.Namespace, sizes: dict[str, int], repeat: int, cmd: list
         scenarios = select([*build_scenarios(cmd, fpy, d, a.out_dir, r, big=big,
                                              node_modules=a.node_modules),
                             *feed_rows(cmd, fpy, a.data_dir, a.out_dir, r, a.quick, log),
-                            *site_rows(cmd, fpy, a.data_dir, a.out_dir, r, a.quick)], only)
+                            *site_rows(cmd, fpy, a.data_dir, a.out_dir, r, a.quick),
+                            *s3_rows(cmd, fpy, d.urls_ascii, d.n_urls, a.out_dir, r)], only)
         if any(s.name == EXT_NAME for s in scenarios):
             ensure_ext_data(a.data_dir, a.quick, log)
         if any(s.name == "site-dir" for s in scenarios):
             ensure_site_data(a.data_dir, r, a.quick, log)
+        for s in scenarios:
+            if s.name == S3_NAME:
+                ensure_s3(s, cmd, fpy, r, log)
     for s in scenarios:
         run_scenario(s, r, repeat, log, once=ONCE_IN_QUICK if a.quick else frozenset())
     dask_rows = (dask_scenario(cmd, fpy, a.data_dir, a.out_dir, tmp, r.run, a.quick,

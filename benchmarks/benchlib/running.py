@@ -76,6 +76,7 @@ class Side:
     status: str = "ok"  # ok | unsupported | failed: ...
     out_urls: int | None = None
     out_bytes: int | None = None
+    prepare: Callable[[], None] | None = None  # before each run, untimed (a bucket emptied)
 
     @property
     def wall(self) -> float | None:
@@ -142,6 +143,8 @@ def run_scenario(s: Scenario, r: Runner, repeat: int, log: Callable[[str], None]
         for side in sides:
             if side.status != "ok" or (i > 0 and side.label in once):
                 continue
+            if side.prepare is not None:
+                side.prepare()
             run = r.run(side.argv, side.outdir)
             if side is s.ours and i == 0 and is_usage_error(run) and s.fallback:
                 s.note = "; ".join(filter(None, ["option unsupported; ran the fallback form",

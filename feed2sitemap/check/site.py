@@ -36,6 +36,7 @@ _HEAD_END = re.compile(rb"</head\b|<body\b", re.I)
 
 def load_robots(robots_txt: str) -> Robots:
     """Read a robots.txt from a file or an http(s) URL; InputError when it cannot be read."""
+    from ..files.store import is_store, open_store, shown
     from ..model.urls import request_url
     from ..web.fetch import fetch, is_url
 
@@ -49,6 +50,10 @@ def load_robots(robots_txt: str) -> Robots:
             data = fetched.stream.read(MAX_ROBOTS_BYTES)
         finally:
             fetched.stream.close()
+    elif is_store(robots_txt):
+        robots_txt = shown(robots_txt)
+        with open_store(robots_txt) as f:
+            data = f.read(MAX_ROBOTS_BYTES)
     else:
         try:
             with open(robots_txt, "rb") as f:

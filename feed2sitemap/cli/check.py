@@ -7,11 +7,13 @@ import json
 import os
 import sys
 import time
+from typing import Any
 
 import click
 
+from ..files.store import is_store
 from ..model.limits import PROFILES
-from .common import PROG, ProgressLine, check_stdin, command, count, prepare_process
+from .common import PROG, ProgressLine, check_stdin, command, count, on_disk, prepare_process
 
 
 class CheckProgressLine(ProgressLine):
@@ -31,6 +33,13 @@ class CheckProgressLine(ProgressLine):
                          f"{count(files, 'file')}, {urls / elapsed:,.0f}/s")
         sys.stderr.flush()
         self.shown = True
+
+
+class SiteDir(click.Path):
+    """A folder that must exist; a URL of object storage passes, for on_disk's one line."""
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        return value if is_store(value) else super().convert(value, param, ctx)
 
 
 @command("check")
@@ -56,7 +65,7 @@ class CheckProgressLine(ProgressLine):
               help="The site's robots.txt: warn about URLs it disallows for Googlebot and "
                    "about FILEs it names in no Sitemap: line.")
 @click.option("--site", "site_dir", metavar="DIR",
-              type=click.Path(exists=True, file_okay=False),
+              type=SiteDir(exists=True, file_okay=False),
               help="The built site (needs --base-url): warn about URLs with no file, pages "
                    "marked noindex or canonical elsewhere, and HTML pages no sitemap lists.")
 @click.option("-q", "--quiet", count=True,
@@ -85,6 +94,7 @@ def check_command(files: tuple[str, ...], profile: str, base_url: str | None, fm
 
     check_stdin(files, follow)
     site = None
+    on_disk(site_dir=site_dir)
     if site_dir is not None:
         if base_url is None:
             raise click.UsageError("--site needs --base-url: the URL the site is served at")

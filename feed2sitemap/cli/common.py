@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import click
 
 from ..errors import Feed2SitemapError, OptionError
+from ..files.store import is_store, shown
 from ..model.report import Progress, Report
 
 if TYPE_CHECKING:
@@ -139,6 +140,15 @@ def signal_code(exc: BaseException) -> Optional[int]:
     if isinstance(exc, Terminated):
         return 128 + exc.signum
     return None
+
+
+def on_disk(**paths: Optional[str]) -> None:
+    """Refuse, in a line, a URL of object storage given for a file or folder that is read and
+    written in place on this machine (the option's name as the keyword)."""
+    for option, path in paths.items():
+        if path is not None and is_store(path):
+            raise OptionError(f"{shown(path)}: must be on this machine's disk, not in object "
+                              "storage: give a local path", option)
 
 
 def say(text: str) -> None:

@@ -9,7 +9,8 @@ from typing import Any, Optional
 
 import click
 
-from ..errors import IndexNowError
+from ..errors import IndexNowError, InputError, OptionError
+from ..files.store import is_store, open_store, shown
 from ..model.filters import Filters, read_remove_files
 from ..model.limits import DEFAULT_ENDPOINT, PROFILES
 from ..model.options import FORMATS as INPUT_FORMATS
@@ -30,7 +31,16 @@ from ..readers.feed.reader import DEFAULT_MAX_FEED_BYTES
 from ..run.converting import Publish, Web, convert
 from ..web.fetch import DEFAULT_MAX_FETCH_BYTES, DEFAULT_TIMEOUT, MAX_TIME_FACTOR
 from ..writers import FORMATS
-from .common import PROG, PROGRESS_KEY, ProgressLine, command, prepare_process, say, say_summary
+from .common import (
+    PROG,
+    PROGRESS_KEY,
+    ProgressLine,
+    command,
+    on_disk,
+    prepare_process,
+    say,
+    say_summary,
+)
 
 
 @command()
@@ -212,6 +222,7 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
     """
     if inputs.count("-") + remove_files.count("-") > 1:
         raise click.UsageError("stdin (-) can be read only once")
+    on_disk(state=o["state"], source=o["source"], robots=robots)
     if news_language is not None and news_name is None:
         raise click.UsageError("--news-language needs --news-name (a news sitemap)")
     if merge_copies + keep_first + no_dedupe > 1:
@@ -268,9 +279,25 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
 
 def _filters(remove_files: tuple[str, ...], exclude: tuple[str, ...],
              include: tuple[str, ...]) -> Filters:
-    files = [io.TextIOWrapper(_stdin(), encoding="utf-8-sig") if f == "-" else f
-             for f in remove_files]
-    return Filters(include, exclude, read_remove_files(files) if files else frozenset())
+    files = [io.TextIOWrapper(_stdin(), encoding="utf-8-sig") if f == "-" else
+             _StoredList(f) if is_store(f) else f for f in remove_files]
+    try:
+        return Filters(include, exclude, read_remove_files(files) if files else frozenset())
+    except UnicodeDecodeError:  # (a path's is said by read_remove_files)
+        name = next(f.name for f in files if isinstance(f, _StoredList))
+        raise InputError(name, None, "not UTF-8 text") from None
+
+
+class _StoredList(io.TextIOWrapper):
+    """A --remove list in object storage, named in messages as shown()."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(open_store(url), encoding="utf-8-sig")
+        self.url = shown(url)
+
+    @property
+    def name(self) -> str:
+        return self.url
 
 
 @command("index")
@@ -304,6 +331,10 @@ def index_command(sources: tuple[str, ...], output: str, base_url: str, profile:
     from ..scale.partition import PartManifest
 
     parts: list[PartManifest | str] = []
+    for path in (*sources, output):
+        if is_store(path):
+            raise OptionError(f"{shown(path)}: the index command reads and writes files on "
+                              "this machine's disk: use a folder, then copy it to the bucket")
     for source in sources:
         open_regular(source).close()  # (an InputError saying what it is, when not a file)
         if is_manifest(source):

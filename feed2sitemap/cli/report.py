@@ -69,12 +69,13 @@ def report_command(files: tuple[str, ...], follow: bool, robots_txt: str | None,
     if output is None or output == "-":
         click.echo(text, nl=False)
     else:
-        _write(output, text)
+        _write(output, text, fmt)
     stats = made.stats
     click.echo(f"{PROG} report: {count(stats.files, 'file')}, {count(stats.urls, 'URL')}, "
                f"{count(stats.errors, 'error')}, {count(stats.warnings, 'warning')}"
                + (f", {count(stats.notes, 'note')}" if stats.notes else "")
-               + (f"; written to {output}" if output not in (None, "-") else ""), err=True)
+               + (f"; written to {_shown(output)}" if output not in (None, "-") else ""),
+               err=True)
     unread = [f["name"] for f in data["files"] if f["listed_in"] is None
               and f["kind"] == "unreadable"]
     if unread or (fail_on is not None and stats.errors) or \
@@ -179,13 +180,27 @@ def _md_problems(d: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _write(output: str, text: str) -> None:
+def _shown(output: str) -> str:
+    from ..files.store import is_store, shown
+
+    return shown(output) if is_store(output) else output
+
+
+_TYPES = {"html": "text/html; charset=utf-8", "markdown": "text/markdown; charset=utf-8",
+          "json": "application/json"}
+
+
+def _write(output: str, text: str, fmt: str) -> None:
     """Write the report to ``output`` as a whole (a temporary renamed over it), or through a
     device or pipe; an existing file keeps its mode and owner."""
     from ..errors import OutputError
     from ..files.safety import is_special, real_target, replace_file
+    from ..files.store import is_store, store_put
 
     data = text.encode("utf-8")
+    if is_store(output):  # (one PUT: a reader finds the earlier report or this one, whole)
+        store_put(output, data, _TYPES[fmt])
+        return
     try:
         if is_special(output):
             with open(output, "wb") as f:

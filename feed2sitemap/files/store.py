@@ -25,7 +25,8 @@ from typing import IO, Any, Optional
 from ..errors import InputError, OptionError, OutputError
 from .naming import journal_path, split_name
 
-__all__ = ["Bucket", "content_type", "is_store", "open_store", "shown", "store_exists"]
+__all__ = ["Bucket", "content_type", "is_store", "open_store", "shown", "store_exists",
+           "store_put", "store_read"]
 
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
 _PACKAGES = {"s3": "s3fs", "s3a": "s3fs", "gs": "gcsfs", "gcs": "gcsfs", "az": "adlfs",
@@ -101,6 +102,32 @@ def store_exists(url: str) -> bool:
         return bool(fs.exists(path))
     except Exception as exc:
         raise InputError(shown(url), None, f"cannot read: {_why(exc)}") from None
+
+
+def store_read(url: str, limit: int) -> Optional[bytes]:
+    """Up to ``limit`` bytes of an object, or None when there is no such object."""
+    fs, path = _filesystem(url)
+    try:
+        with fs.open(path, "rb") as f:
+            return f.read(limit)  # type: ignore[no-any-return]
+    except FileNotFoundError:
+        return None
+    except Exception as exc:
+        raise InputError(shown(url), None, f"cannot read: {_why(exc)}") from None
+
+
+def store_put(url: str, data: bytes | str, kind: Optional[str] = None) -> None:
+    """Write an object whole, in one PUT: ``data``, or the local file it names; ``kind``, its
+    Content-Type."""
+    fs, path = _filesystem(url)
+    extra = {"ContentType": kind} if kind else {}
+    try:
+        if isinstance(data, bytes):
+            fs.pipe_file(path, data, **extra)
+        else:
+            fs.put_file(data, path, **extra)
+    except Exception as exc:
+        raise OutputError(f"{shown(url)}: cannot upload: {_why(exc)}") from None
 
 
 def content_type(name: str) -> str:

@@ -17,6 +17,7 @@ import os
 from typing import IO, Any, NamedTuple, Optional
 
 from ..errors import InputError
+from ..files.store import is_store, open_store, store_exists, store_put, store_read
 from ..model.urls import request_url
 
 DEFAULT_TIMEOUT = 30.0
@@ -341,8 +342,8 @@ class _Body:
         self._entry = entry
         self._copy: Optional[IO[bytes]] = None
         if entry is not None:
-            try:
-                self._temp, self._copy = _temporary(os.path.dirname(entry[0]))
+            try:  # (for a cache in a bucket, in the system's temporary folder)
+                self._temp, self._copy = _temporary(_local_folder(entry[0]))
             except OSError as exc:
                 self.close()
                 raise _unwritable(os.path.dirname(entry[0]), exc) from None
@@ -391,6 +392,13 @@ class _Body:
 
         assert self._entry is not None
         meta_path, body_path, meta = self._entry
+        if is_store(meta_path):  # the body first, as on disk: a meta names only a whole body
+            try:
+                store_put(body_path, self._temp)
+            finally:
+                os.unlink(self._temp)
+            store_put(meta_path, json.dumps(meta).encode("utf-8"))
+            return
         meta_temp, f = _temporary(os.path.dirname(meta_path))
         with f:
             f.write(json.dumps(meta).encode("utf-8"))
@@ -417,9 +425,16 @@ class _Cache:
     """ETag and Last-Modified per URL, with the body they describe, in a directory of the
     user's choosing: two files per URL, named by a hash of the URL, readable by the owner only
     (a URL's query may hold a token). The entry holds the URL's full hash, not the URL. A
-    missing directory is created, the owner's only (0700) like its files."""
+    missing directory is created, the owner's only (0700) like its files. A folder in object
+    storage (``s3://…``) holds the same objects, read and written whole: for runs on machines
+    that keep no disk between runs; who may read them is the bucket's policy."""
 
     def __init__(self, directory: str) -> None:
+        self.directory = directory
+        if is_store(directory):
+            self.directory = directory.rstrip("/")
+            store_exists(self.directory)  # (a missing extra or store said before any fetch)
+            return
         try:  # before anything is fetched or written
             os.makedirs(directory, mode=0o700, exist_ok=True)
         except OSError as exc:
@@ -432,23 +447,31 @@ class _Cache:
                 pass
         except OSError as exc:
             raise _unwritable(directory, exc) from None
-        self.directory = directory
 
     def _paths(self, url: str) -> tuple[str, str, str]:
         import hashlib  # (only a run with --cache: OpenSSL's module is slow to load)
 
         key = hashlib.sha256(url.encode("utf-8")).hexdigest()
-        return (os.path.join(self.directory, key[:32] + ".json"),
-                os.path.join(self.directory, key[:32] + ".body"), key)
+        if is_store(self.directory):
+            stem = f"{self.directory}/{key[:32]}"
+        else:
+            stem = os.path.join(self.directory, key[:32])
+        return stem + ".json", stem + ".body", key
 
     def validators(self, url: str) -> dict[str, str]:
         import json
 
         meta, body, key = self._paths(url)
         try:
-            with _open_regular(meta) as f:
-                data = json.loads(f.read(1 << 16).decode("utf-8"))
-            _open_regular(body).close()
+            if is_store(meta):  # (a body gone meanwhile: cached() says so, and fetch asks again)
+                text = store_read(meta, 1 << 16)
+                if text is None:
+                    return {}
+            else:
+                with _open_regular(meta) as f:
+                    text = f.read(1 << 16)
+                _open_regular(body).close()
+            data = json.loads(text.decode("utf-8"))
         except (OSError, ValueError):
             return {}
         if not isinstance(data, dict) or data.get("key") != key:
@@ -463,9 +486,10 @@ class _Cache:
     def cached(self, url: str) -> Optional[IO[bytes]]:
         """The cached body, or None when there is none that is a regular file of its own (a
         symbolic link planted there is not read)."""
+        body = self._paths(url)[1]
         try:
-            return _open_regular(self._paths(url)[1])
-        except OSError:
+            return open_store(body) if is_store(body) else _open_regular(body)
+        except (OSError, InputError):
             return None
 
     def entry(self, url: str, headers: Any) -> Optional[tuple[str, str, dict[str, Any]]]:
@@ -493,12 +517,16 @@ def _open_regular(path: str) -> IO[bytes]:
         raise
 
 
+def _local_folder(path: str) -> Optional[str]:
+    return None if is_store(path) else os.path.dirname(path)
+
+
 def _unwritable(directory: str, exc: OSError) -> InputError:
     return InputError(directory, None, "cannot write in the cache directory: "
                       f"{exc.strerror or exc}")
 
 
-def _temporary(directory: str) -> tuple[str, IO[bytes]]:
+def _temporary(directory: Optional[str]) -> tuple[str, IO[bytes]]:
     import tempfile
 
     fd, path = tempfile.mkstemp(dir=directory, suffix=".tmp")  # (mode 0600)

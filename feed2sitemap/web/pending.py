@@ -16,6 +16,8 @@ import os
 from collections.abc import Iterable
 from typing import Optional
 
+from ..files.store import is_store
+
 __all__ = ["clear_pending", "pending_path", "read_pending", "save_pending"]
 
 MAX_PENDING_BYTES = 256 << 20  # a bound on what a next run reads back
@@ -24,7 +26,7 @@ MAX_PENDING_BYTES = 256 << 20  # a bound on what a next run reads back
 def pending_path(output: str, cache_dir: Optional[str]) -> str:
     """Where the URLs not yet submitted for ``output`` wait."""
     output = os.path.abspath(output)
-    if cache_dir is not None:
+    if cache_dir is not None and not is_store(cache_dir):  # (a bucket cache: beside it)
         tag = hashlib.sha256(output.encode("utf-8", "surrogateescape")).hexdigest()[:16]
         return os.path.join(cache_dir, f"indexnow-pending-{tag}.txt")
     directory, name = os.path.split(output)
