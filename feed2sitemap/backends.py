@@ -82,7 +82,7 @@ TABLE: dict[str, FastPath] = {
     "merge store": FastPath(
         ("pipeline.merging:Store", "pipeline.merging:Spill"), "pipeline.merging:ReferenceStore",
         "tests/test_merge_store.py",
-        "merge-lastmods", 352,
+        "merge-lastmods", 351,
         "2.6x on the merge step (18.3 / 7.0 s at 1.5M URLs), 362 against 588 bytes a URL, "
         "and the spill that holds 10M rows under 1 GiB"),
     "HTML pages": FastPath(

@@ -109,13 +109,15 @@ def test_the_store_merges_as_the_reference_does(copies: list[Record], size: int,
     assert fast == outcome("1", copies, size, **options)
 
 
-def test_a_spilled_merge_keeps_first_seen_order_and_counts() -> None:
+def test_a_spilled_merge_keeps_first_seen_order_and_counts(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     # 3,000 URLs, a budget of about 500 (a batch): the other batches spill, into 3 partitions
     first = [make_record(f"{U}a{i}", date(2024, 1, 1), source="one.txt", line=i + 1)
              for i in range(3000)]
     later = [make_record(f"{U}a{i}", datetime(2024, 1, 2, tzinfo=timezone.utc), "daily",
                          source="two.txt", line=i + 1) for i in range(0, 3000, 2)]
-    store = Store(memory_limit=100_000, partitions=3)
+    monkeypatch.setattr(spill, "PARTITIONS", 3)
+    store = Store(memory_limit=100_000)
     for batch in batched(first + later, 500):
         store.add(batch)
     counts = MergeCounts()

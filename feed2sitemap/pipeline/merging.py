@@ -210,10 +210,9 @@ class Store:
     """
 
     def __init__(self, *, base_mode: bool = False, memory_limit: int = DEFAULT_MEMORY_LIMIT,
-                 partitions: Optional[int] = None, extensions: bool = True) -> None:
+                 extensions: bool = True) -> None:
         self.base_mode = base_mode
         self.memory_limit = memory_limit
-        self.partitions = partitions
         self.index: dict[str, None] = {}
         self.folds: dict[str, tuple[Any, ...]] = {}
         self.segments: list[tuple[Batch, bool]] = []
@@ -250,7 +249,7 @@ class Store:
                 index.update(fresh)
                 self.segments.append((_rows(batch, new), is_base))
             else:  # the budget reached: this batch's new URLs and all after them spill
-                self.spill = Spill(self.partitions, self.memory_limit)
+                self.spill = Spill(self.memory_limit)
                 spilled = True
         if spilled:
             assert self.spill is not None
@@ -429,8 +428,8 @@ class Spill:
     """Rows in hash partitions on disk; ``merged`` gives each URL once, in first-seen order,
     merged as merge.Store merges."""
 
-    def __init__(self, partitions: Optional[int] = None, memory_limit: int = 1 << 30) -> None:
-        n = partitions or PARTITIONS
+    def __init__(self, memory_limit: int) -> None:
+        n = PARTITIONS
         self._flush_rows = max(1, min(FLUSH_ROWS, memory_limit // 200))
         self._read_rows = max(64, min(READ_ROWS, memory_limit // (200 * n)))
         self._files: list[Optional[IO[bytes]]] = [None] * n
