@@ -31,8 +31,6 @@ from .model import Alternate, Image, Problem, Restriction, Video
 from .news import first_published
 from .rules import sanitize
 
-__all__ = ["extensions_for_entry", "parse_duration", "plain_text"]
-
 _FLASH = "application/x-shockwave-flash"
 _CLOCK = re.compile(r"(?:(\d{1,4}):)?(\d{1,4}):(\d{1,2}(?:\.\d+)?)")
 _SECONDS = re.compile(r"\d{1,9}(?:\.\d+)?")

@@ -38,8 +38,6 @@ from .model import (
     check_foreign_name,
 )
 
-__all__ = ["KINDS", "from_json", "to_json"]
-
 KINDS = {"images": Image, "videos": Video, "news": News, "alternates": Alternate,
          "mobile": Mobile}
 _NESTED = {"restriction": Restriction, "platform": Platform}

@@ -8,8 +8,6 @@ from ..model.extensions import EMPTY, Extensions
 from ..model.record import Lastmod, lastmod_key
 from .model import Foreign
 
-__all__ = ["ExtensionMerger", "merge_extensions"]
-
 _KINDS = ("images", "videos", "news", "alternates", "mobile")
 
 

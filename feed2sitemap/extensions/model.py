@@ -14,10 +14,6 @@ from typing import Any, Optional, Union
 # record.Lastmod, spelt out: model/record.py imports model/extensions.py, which names these types
 Lastmod = Union[date, datetime]
 
-__all__ = ["IMAGE_NS", "KIND_NAMESPACES", "MOBILE_NS", "NEWS_NS", "SITEMAP_NS",
-           "VIDEO_NS", "XHTML_NS", "XML_NS", "Alternate", "Foreign", "Image",
-           "Mobile", "News", "Platform", "Problem", "Restriction", "Video",
-           "check_foreign_name"]
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 # The namespaces Google documents for its extensions (Search Central), and Baidu's for its

@@ -17,8 +17,6 @@ from ..model.urls import CLEAN_BYTES, all_clean, proven_clean
 from .model import Problem
 from .rules import IMAGES_PER_URL, is_hreflang
 
-__all__ = ["NOT_ITSELF", "proven_problems"]
-
 # rules.check_extensions's warning, word for word, shared by every row given it (about the
 # URL as a whole: readers/urlext.py makes its text once and puts each URL's line on it)
 NOT_ITSELF = Problem("alternates", "", "the page is not among its own alternates (each "

@@ -34,8 +34,6 @@ from .model import (
     check_foreign_name,
 )
 
-__all__ = ["NEWS_ORDER", "PREFIXES", "VIDEO_ORDER", "declarations", "serialize", "serialized"]
-
 PREFIXES: Mapping[str, str] = {IMAGE_NS: "image", VIDEO_NS: "video", NEWS_NS: "news",
                                XHTML_NS: "xhtml", MOBILE_NS: "mobile"}
 # Children of <image:image>, <video:video> and <news:news> in the order of Google's schemas
