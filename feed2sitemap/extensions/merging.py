@@ -12,7 +12,7 @@ _KINDS = ("images", "videos", "news", "alternates", "mobile")
 
 
 def _newer(second: Optional[Lastmod], first: Optional[Lastmod]) -> bool:
-    """Whether ``second`` is strictly newer (no lastmod is older than any; a tie is not)."""
+    """Whether ``second`` is strictly newer (no lastmod is older than any)."""
     if second is None:
         return False
     return first is None or lastmod_key(second) > lastmod_key(first)

@@ -54,7 +54,6 @@ def is_hreflang(value: str) -> bool:
 
 
 def _url_problem(value: Optional[str]) -> Optional[str]:
-    """Why ``value`` is no absolute http(s) URL, or None when it is one."""
     if not value:
         return "missing (required)"
     try:
@@ -300,8 +299,7 @@ def _check_news(news: News, index: int) -> list[Problem]:
 
 
 def check_extensions(ext: Extensions, page: Optional[str] = None) -> list[Problem]:
-    """Every problem of every item, and the per-URL limits. Foreign elements have no rules
-    here (an unknown namespace passes)."""
+    """Every problem of every item, and the per-URL limits (foreign elements have no rules)."""
     if not ext:
         return []
     out: list[Problem] = []
