@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from feed2sitemap import convert, read, write
 from feed2sitemap.cli.main import convert_command
 from feed2sitemap.errors import LimitError, OptionError
-from feed2sitemap.model.limits import get_profile
+from feed2sitemap.model.limits import PROFILES
 from feed2sitemap.model.options import Channel, Limits, WriteOptions
 from feed2sitemap.model.record import CHANGEFREQS, Record, lastmod_key, make_record
 from feed2sitemap.model.urls import normalize_url
@@ -192,7 +192,7 @@ def test_feeds_are_written_whole_and_refused_rather_than_split(tmp_path: Path, t
     data = out.read_bytes()
     assert list(read(io.BytesIO(gzip.decompress(data) if gz else data))) == recs
     assert sorted(os.listdir(tmp_path)) == [out.name]
-    prof = get_profile("sitemaps").lowered(max_bytes=1400)
+    prof = PROFILES["sitemaps"].lowered(max_bytes=1400)
     with pytest.raises(LimitError, match="written whole; a feed reader follows no index"):
         write(recs[:7], str(out), base_url="https://example.com/", writing=WriteOptions(to=to),
               limits=Limits(profile=prof))

@@ -29,7 +29,7 @@ from feed2sitemap import (
     write_batches,
 )
 from feed2sitemap.check import check
-from feed2sitemap.model.limits import get_profile
+from feed2sitemap.model.limits import PROFILES
 from feed2sitemap.scale.partition import write_partition
 
 from .conftest import CONFORMANCE, run
@@ -159,7 +159,7 @@ def test_the_command_writes_proven_lists_that_check_accepts(tmp_path: Path) -> N
 def test_check_takes_a_profile_as_the_writers_do(tmp_path: Path) -> None:
     out = tmp_path / "s.xml"
     write([Record("https://e.example/a")], out)
-    assert check(out, profile=get_profile("baidu")) == check(out, profile="baidu") == []
+    assert check(out, profile=PROFILES["baidu"]) == check(out, profile="baidu") == []
     with pytest.raises(OptionError, match="profile"):
         check(out, profile=["sitemaps"])  # type: ignore[arg-type]
 

@@ -1,11 +1,9 @@
 """Sitemap extensions: images, videos, news, hreflang alternates, Baidu's mobile type, and any
-element of another namespace, as values (model.py) with their rules (rules.py), their XML
-(xmlin.py reads, xmlout.py writes), their JSON (jsonform.py), the feed mapping (feed.py,
-news.py) and the merge of a URL's copies (merging.py).
+element of another namespace, as values (model.py), rules (rules.py), XML (xmlin.py, xmlout.py),
+JSON (jsonform.py), from feeds (feed.py, news.py) and merged (merging.py).
 
-Each public name is imported from its module when first used, so that a run importing one
-module of the package (news.py for a news sitemap, say) loads none of the rest.
-"""
+Each public name is imported from its module when first used: a run importing one module of
+the package loads none of the rest."""
 
 from importlib import import_module
 from typing import Any

@@ -20,8 +20,6 @@ from typing import Optional
 from ..model.extensions import Extensions
 from .model import NEWS_NS, VIDEO_NS, Foreign
 
-__all__ = ["DEPRECATED_SOURCE", "NEWS_SOURCE", "deprecated_tags", "without_deprecated"]
-
 DEPRECATED_SOURCE = ("https://developers.google.com/search/blog/2022/05/"
                      "spring-cleaning-sitemap-extensions")
 NEWS_SOURCE = "https://developers.google.com/search/docs/crawling-indexing/sitemaps/news-sitemap"

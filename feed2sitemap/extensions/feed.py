@@ -31,8 +31,6 @@ from .model import Alternate, Image, Problem, Restriction, Video
 from .news import first_published
 from .rules import sanitize
 
-__all__ = ["extensions_for_entry", "parse_duration", "plain_text"]
-
 _FLASH = "application/x-shockwave-flash"
 _CLOCK = re.compile(r"(?:(\d{1,4}):)?(\d{1,4}):(\d{1,2}(?:\.\d+)?)")
 _SECONDS = re.compile(r"\d{1,9}(?:\.\d+)?")
@@ -84,7 +82,7 @@ def plain_text(html: str) -> str:
 
 
 def _list(value: Any) -> list[Mapping[str, Any]]:
-    """feedparser's value as a list of dicts (one dict alone, or a list's dicts)."""
+    """feedparser's value as a list of dicts."""
     if isinstance(value, Mapping):
         return [value]
     return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
@@ -96,13 +94,12 @@ def _kind(item: Mapping[str, Any], kind: str) -> bool:
 
 
 def _given(raw: Any) -> bool:
-    """Whether feedparser gave a URL's text (not None, not blank)."""
     return isinstance(raw, str) and bool(raw.strip())
 
 
 class _Urls(NamedTuple):
     """Normalises the URLs of one entry, reporting those that are no URL (one not given is
-    None, unreported: most are optional)."""
+    None, unreported)."""
 
     base: Optional[str]
     problems: list[Problem]
@@ -123,7 +120,7 @@ def _images(entry: Mapping[str, Any], url: _Urls) -> list[Image]:
     raw += [m.get("url") for m in _list(entry.get("media_content")) if _kind(m, "image")]
     raw += [t.get("url") for t in _list(entry.get("media_thumbnail"))]
     raw += [i.get("href") for i in _list(entry.get("image"))]
-    for i, given in enumerate(raw):  # an image declared without its URL: none to write
+    for i, given in enumerate(raw):
         if not _given(given):
             url.problems.append(Problem("images", "loc", "missing (required): left out", i,
                                         drops="item"))
@@ -204,9 +201,8 @@ def extensions_for_entry(entry: Mapping[str, Any], feed: Optional[Mapping[str, A
                          *, page: Optional[str] = None, base: Optional[str] = None
                          ) -> tuple[Extensions, list[Problem]]:
     """The images, video and alternates of a feedparser entry (``feed``: the feed-level dict,
-    for the channel's itunes:image), and the problems met: each one a warning for the
-    caller, naming what was left out. ``page`` is the entry's own URL (a video's URLs must
-    differ from it); relative URLs are resolved against ``base``."""
+    for the channel's itunes:image), and the problems met (warnings naming what was left
+    out). ``page`` is the entry's own URL; relative URLs are resolved against ``base``."""
     problems: list[Problem] = []
     url = _Urls(base, problems)
     video = _video(entry, feed or {}, url)

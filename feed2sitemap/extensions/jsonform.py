@@ -38,8 +38,6 @@ from .model import (
     check_foreign_name,
 )
 
-__all__ = ["KINDS", "from_json", "to_json"]
-
 KINDS = {"images": Image, "videos": Video, "news": News, "alternates": Alternate,
          "mobile": Mobile}
 _NESTED = {"restriction": Restriction, "platform": Platform}
@@ -266,7 +264,6 @@ def _typed(name: str, value: Any, want: Any, required: bool) -> Any:
 
 
 def _nested(name: str, value: Any, cls: Any) -> Any:
-    """A video's restriction or platform: {"relationship": …, "countries"/"platforms": […]}."""
     if not isinstance(value, dict):
         raise TypeError(f"{name} must be an object, not {_shown(value)}")
     key = "countries" if cls is Restriction else "platforms"
@@ -288,7 +285,6 @@ def _strings(name: str, value: Any) -> tuple[str, ...]:
 
 
 def _shown(value: Any) -> str:
-    """A JSON value in a message: its kind for a container, else its JSON text (cut)."""
     if isinstance(value, dict):
         return "an object"
     if isinstance(value, list):

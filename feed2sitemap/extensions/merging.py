@@ -8,13 +8,11 @@ from ..model.extensions import EMPTY, Extensions
 from ..model.record import Lastmod, lastmod_key
 from .model import Foreign
 
-__all__ = ["ExtensionMerger", "merge_extensions"]
-
 _KINDS = ("images", "videos", "news", "alternates", "mobile")
 
 
 def _newer(second: Optional[Lastmod], first: Optional[Lastmod]) -> bool:
-    """Whether ``second`` is strictly newer (no lastmod is older than any; a tie is not)."""
+    """Whether ``second`` is strictly newer (no lastmod is older than any)."""
     if second is None:
         return False
     return first is None or lastmod_key(second) > lastmod_key(first)

@@ -1,7 +1,5 @@
 """The extension values a URL may carry besides loc, lastmod, changefreq and priority: frozen,
-slotted dataclasses with no behaviour beyond equality (the rules live in rules.py, the XML in
-xmlin.py and xmlout.py). Dates are ``record.Lastmod`` values, compared as instants.
-"""
+slotted dataclasses (the rules live in rules.py, the XML in xmlin.py and xmlout.py)."""
 
 from __future__ import annotations
 
@@ -14,10 +12,6 @@ from typing import Any, Optional, Union
 # record.Lastmod, spelt out: model/record.py imports model/extensions.py, which names these types
 Lastmod = Union[date, datetime]
 
-__all__ = ["IMAGE_NS", "KIND_NAMESPACES", "MOBILE_NS", "NEWS_NS", "SITEMAP_NS",
-           "VIDEO_NS", "XHTML_NS", "XML_NS", "Alternate", "Foreign", "Image",
-           "Mobile", "News", "Platform", "Problem", "Restriction", "Video",
-           "check_foreign_name"]
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 # The namespaces Google documents for its extensions (Search Central), and Baidu's for its
@@ -102,7 +96,7 @@ class Image:
 
 @dataclass(frozen=True, slots=True)
 class Restriction:
-    """<video:restriction relationship="allow|deny">: space-separated ISO 3166 country codes."""
+    """<video:restriction relationship="allow|deny">: ISO 3166 country codes."""
 
     relationship: str
     countries: tuple[str, ...] = ()
@@ -110,7 +104,7 @@ class Restriction:
 
 @dataclass(frozen=True, slots=True)
 class Platform:
-    """<video:platform relationship="allow|deny">: space-separated web, mobile, tv."""
+    """<video:platform relationship="allow|deny">: web, mobile, tv."""
 
     relationship: str
     platforms: tuple[str, ...] = ()
@@ -119,10 +113,9 @@ class Platform:
 @dataclass(frozen=True, slots=True)
 class Video:
     """<video:video>. thumbnail_loc, title, description and one of content_loc/player_loc are
-    required (rules.check_extensions says so: a value read may be incomplete). ``allow_embed`` and
-    ``autoplay`` are <video:player_loc>'s attributes, deprecated in 2022 and kept when read;
-    ``extra`` holds the deprecated children that have no field here, kept as they were read.
-    """
+    required (rules.check_extensions says so). ``allow_embed`` and ``autoplay`` are
+    <video:player_loc>'s deprecated attributes; ``extra`` holds the deprecated children that
+    have no field here, kept as they were read."""
 
     thumbnail_loc: str
     title: str
@@ -162,8 +155,7 @@ class News:
 
 @dataclass(frozen=True, slots=True)
 class Alternate:
-    """<xhtml:link rel="alternate" hreflang="…" href="…"/>: a localized version of the page.
-    (An xhtml:link with another rel or other attributes is kept as a Foreign element.)"""
+    """<xhtml:link rel="alternate" hreflang="…" href="…"/> (another xhtml:link is Foreign)."""
 
     hreflang: str
     href: str
@@ -180,12 +172,10 @@ class Mobile:
 @dataclass(frozen=True, slots=True)
 class Problem:
     """One thing wrong with an extension: its ``kind`` ("images", "videos", …), the ``index``
-    of the item within that kind (None for the URL as a whole), the ``field`` (the element or
-    attribute name, "" for the item as a whole), the ``reason``, and the ``line`` where it was
-    read when the reader knows it. ``drops`` says what the converter leaves out for it:
-    "field" (the value alone), "item" (the whole image, video, …), "excess" (what is past a
-    limit), "value" (the value is written as ``value``, the form the schema takes: en-US as
-    en) or "none" (a warning only)."""
+    of the item (None for the URL as a whole), the ``field`` ("" for the whole item), the
+    ``reason``, the ``line`` when known. ``drops`` says what the converter leaves out for it:
+    "field" (the value alone), "item" (the whole item), "excess" (what is past a limit),
+    "value" (the value is written as ``value``, the form the schema takes) or "none"."""
 
     kind: str
     field: str

@@ -21,9 +21,6 @@ from ..model.rules import XML_SPACE, news_language, xsd_lastmod
 from ..model.urls import BadURL, normalize_url
 from .model import NEWS_NS, VIDEO_NS, Foreign, News, Problem, Video
 
-__all__ = ["IMAGES_PER_URL", "NEWS_PER_FILE", "check_extensions", "is_hreflang",
-           "is_news_language", "sanitize"]
-
 IMAGES_PER_URL = 1_000  # [IMG] "Each <url> tag can contain up to 1,000 <image:image> tags"
 MAX_TITLE = 100  # [XSD] <video:title>: maxLength 100
 MAX_DESCRIPTION = 2_048  # [VID] <video:description>: "Maximum 2048 characters"
@@ -57,7 +54,6 @@ def is_hreflang(value: str) -> bool:
 
 
 def _url_problem(value: Optional[str]) -> Optional[str]:
-    """Why ``value`` is no absolute http(s) URL, or None when it is one."""
     if not value:
         return "missing (required)"
     try:
@@ -303,8 +299,7 @@ def _check_news(news: News, index: int) -> list[Problem]:
 
 
 def check_extensions(ext: Extensions, page: Optional[str] = None) -> list[Problem]:
-    """Every problem of every item, and the per-URL limits. Foreign elements have no rules
-    here (an unknown namespace passes)."""
+    """Every problem of every item, and the per-URL limits (foreign elements have no rules)."""
     if not ext:
         return []
     out: list[Problem] = []

@@ -1,10 +1,9 @@
 """rules.sanitize's answer for the rows of a batch it can prove at once, in C where it can.
 
-A row of images and hreflang alternates alone (at most IMAGES_PER_URL images) whose page, image
-locations and alternate links are all normalised URLs already (normalize_url returns each
-unchanged) and whose hreflangs are all valid has, by rules.check_extensions, no problem but
-perhaps one: the page is not among its own alternates (a warning), a string comparison. Any
-other row gets ``None`` and takes rules.sanitize, as every row does in the reference mode.
+A row of images and hreflang alternates alone (at most IMAGES_PER_URL images) whose URLs are
+all normalised already and whose hreflangs are all valid has, by rules.check_extensions, no
+problem but perhaps one: the page is not among its own alternates (a warning). Any other row
+gets ``None`` and takes rules.sanitize, as every row does in the reference mode.
 """
 
 from __future__ import annotations
@@ -17,10 +16,7 @@ from ..model.urls import CLEAN_BYTES, all_clean, proven_clean
 from .model import Problem
 from .rules import IMAGES_PER_URL, is_hreflang
 
-__all__ = ["NOT_ITSELF", "proven_problems"]
-
-# rules.check_extensions's warning, word for word, shared by every row given it (about the
-# URL as a whole: readers/urlext.py makes its text once and puts each URL's line on it)
+# rules.check_extensions's warning, word for word, shared by every row given it
 NOT_ITSELF = Problem("alternates", "", "the page is not among its own alternates (each "
                      "version must list itself)", drops="none")
 _NONE: list[Problem] = []
@@ -55,7 +51,6 @@ def proven_problems(column: Sequence[Extensions], locs: Sequence[str]
 
 
 def _clean_row(ext: Extensions, page: str, bad_langs: set[str]) -> bool:
-    """The proof for one row (a batch that is not clean as a whole)."""
     if any(alt.hreflang in bad_langs for alt in ext.alternates):
         return False
     urls = [image.loc for image in ext.images] + [alt.href for alt in ext.alternates]

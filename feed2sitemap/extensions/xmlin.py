@@ -1,18 +1,14 @@
 """Reading the extension elements of one <url> from expat-style events.
 
-``UrlChildren`` is fed the events of the elements inside a <url> as a namespace-aware expat
-parser reports them with " " as the separator (``"URI local"``): ``start(name, attrs, line)``,
-``data(text)``, ``end(name)``; core fields may be fed too (they are passed over). ``finish()``
-gives the Extensions, the problems found and each item's line, and resets it for the next
-<url>; ``located`` puts those lines on the problems rules.check_extensions finds.
+``UrlChildren`` is fed the events inside a <url> as a namespace-aware expat parser reports
+them (``"URI local"``); core fields are passed over. Each element at the top is held as a small
+tree (bounded: MAX_VALUE characters a text, at most MAX_FOREIGN_NODES nodes and
+MAX_FOREIGN_DEPTH levels per <url>), then turned into its typed value (``build``); an element
+of a namespace we do not model is kept as it is.
 
-Each element at the top is held as a small tree (bounded: MAX_VALUE characters a text, at
-most MAX_FOREIGN_NODES nodes and MAX_FOREIGN_DEPTH levels per <url>), then turned into its
-typed value (``build``); an element of a namespace we do not model is kept as it is.
-
-A missing required child is no problem of ``build``'s (the value is built with "" or None and
-the rules say so); it refuses what cannot be held: a value that does not parse (a duration
-"ten"), an element the kind's schema does not have, a child given twice (the first is kept).
+A missing required child is no problem of ``build``'s (the rules say so); it refuses what
+cannot be held: a value that does not parse, an element the schema does not have, a child
+given twice (the first is kept).
 """
 
 from __future__ import annotations
@@ -43,9 +39,6 @@ from .model import (
     Video,
 )
 from .xmlout import IMAGE_ORDER, NEWS_ORDER, VIDEO_ORDER, VIDEO_TEXTS
-
-__all__ = ["CORE_FIELDS", "MAX_FOREIGN_DEPTH", "MAX_FOREIGN_NODES", "MAX_URL_CHARS",
-           "UrlChildren", "build", "located", "unknown_element"]
 
 CORE_FIELDS = frozenset(("loc", "lastmod", "changefreq", "priority"))
 # Per <url>: far above any real extension (a video with 32 tags is ~40 nodes; 1,000 images
@@ -84,8 +77,6 @@ def unknown_element(local: str, ns: str) -> str:
 
 
 class UrlChildren:
-    """The extension elements of one <url>, from its children's events."""
-
     def __init__(self) -> None:
         self._reset()
 
@@ -175,8 +166,7 @@ class UrlChildren:
 
 
 def located(problems: list[Problem], lines: Mapping[tuple[str, int], int]) -> list[Problem]:
-    """``problems`` (from rules.check_extensions) with the line of the item each concerns,
-    from the map ``UrlChildren.finish`` gives."""
+    """``problems`` with the line of the item each concerns (UrlChildren.finish's map)."""
     return [p if p.line is not None or p.index is None or (p.kind, p.index) not in lines
             else replace(p, line=lines[(p.kind, p.index)]) for p in problems]
 
@@ -218,7 +208,7 @@ _NEWS_LEGACY = frozenset(NEWS_ORDER) - {"publication", "publication_date", "titl
 
 
 class _Reader:
-    """Collects one item's problems: ``kind`` and ``index`` say which item."""
+    """Collects one item's problems."""
 
     def __init__(self, kind: str, index: int, line: Optional[int]) -> None:
         self.kind, self.index, self.line = kind, index, line
@@ -368,7 +358,7 @@ def _kind_of(element: Foreign) -> tuple[str, Any]:
 
 def build(tops: list[tuple[Foreign, Optional[int]]]
           ) -> tuple[Extensions, list[Problem], dict[tuple[str, int], int]]:
-    """The typed Extensions of a <url>'s top-level extension elements (with their lines)."""
+    """The Extensions of a <url>'s top-level extension elements (with their lines)."""
     kinds: dict[str, list[Any]] = {}
     problems: list[Problem] = []
     lines: dict[tuple[str, int], int] = {}

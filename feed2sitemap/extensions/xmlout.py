@@ -1,14 +1,10 @@
-"""Extensions as the XML that goes inside <url>, after loc, lastmod, changefreq and priority.
-
-Each kind is written in its namespace with the prefix Google's examples use (image:, video:,
-news:, xhtml:; Baidu's mobile:), its children in the order of Google's schemas. The
-sitemaps.org XSD allows any element of another namespace after the core fields
-(``<xsd:any namespace="##other">``), so the fragment keeps a file valid.
+"""Extensions as the XML that goes inside <url>, after loc, lastmod, changefreq and priority:
+each kind in its namespace with the prefix Google's examples use, its children in the order of
+Google's schemas.
 
 ``declarations`` gives the ``xmlns:…`` attributes for <urlset> and the prefix map they set up;
 ``serialize`` writes against such a map and declares on the element itself any namespace the
-map lacks, so its output is well-formed whatever the writer declared (and a writer that
-declares nothing up front still counts every byte exactly).
+map lacks, so its output is well-formed whatever the writer declared.
 """
 
 from __future__ import annotations
@@ -33,8 +29,6 @@ from .model import (
     Video,
     check_foreign_name,
 )
-
-__all__ = ["NEWS_ORDER", "PREFIXES", "VIDEO_ORDER", "declarations", "serialize", "serialized"]
 
 PREFIXES: Mapping[str, str] = {IMAGE_NS: "image", VIDEO_NS: "video", NEWS_NS: "news",
                                XHTML_NS: "xhtml", MOBILE_NS: "mobile"}
@@ -92,14 +86,12 @@ def declarations(kinds: Iterable[str] = KIND_NAMESPACES,
 
 
 def serialized(column: Sequence[Extensions], declared: Mapping[str, str]) -> list[str]:
-    """Each row's extensions as ``serialize(ext, declared)`` gives them ("" for none)."""
     return [serialize(ext, declared) if ext else "" for ext in column]
 
 
 def serialize(ext: Extensions, declared: Optional[Mapping[str, str]] = None) -> str:
-    """The XML of ``ext`` (no surrounding white space; "" when it is empty). ``declared`` maps
-    the namespaces the <urlset> declares to their prefixes (default: the five kinds'
-    namespaces with their usual prefixes, as ``declarations()`` gives them)."""
+    """The XML of ``ext`` ("" when it is empty). ``declared`` maps the namespaces the <urlset>
+    declares to their prefixes (default: the five kinds' usual ones)."""
     if not ext:
         return ""
     scope = PREFIXES if declared is None else declared
@@ -154,7 +146,6 @@ def _attr(value: str) -> str:
 
 
 def _attrs(**values: Optional[str]) -> str:
-    """The attributes given a value, in order, each with a leading space."""
     return "".join(f' {name}="{_attr(v)}"' for name, v in values.items() if v is not None)
 
 
@@ -213,9 +204,8 @@ def _ranked(out: list[str], p: str, decl: str, name: str, children: list[tuple[i
 
 def _foreign(out: list[str], element: Foreign, scope: Mapping[str, str],
              nested: bool = False) -> None:
-    """An element as read: namespace, name, attributes, text and order kept; prefixes are
-    ours. Names are checked again here, for a Foreign a library caller built: they are
-    written as they are."""
+    """An element as read; prefixes are ours. Names are checked again here, for a Foreign a
+    library caller built: they are written as they are."""
     check_foreign_name(element.namespace, element.name, nested=nested)
     decls = ""
     if element.namespace:

@@ -19,9 +19,6 @@ from typing import IO, Optional, Union
 from ..errors import InputError, OptionError
 from .urls import normalize_url
 
-__all__ = ["MAX_REMOVALS", "Filters", "Threshold", "compile_glob", "read_remove_files",
-           "read_url_list"]
-
 
 def compile_glob(pattern: str) -> re.Pattern[str]:
     """The regular expression a glob stands for (see the module docstring); OptionError when

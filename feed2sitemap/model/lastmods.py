@@ -1,22 +1,18 @@
 """The two common lastmod forms ("2024-03-05", "2024-03-05T10:15:00+01:00" or "...Z"), proved
 and parsed a column at a time, as rules.parse_lastmod parses each one: a few C passes over the
 texts joined by newlines prove their shape (_laid_out, else one regex), then map() hands them
-to the C-coded fromisoformat. What is not proved is left to parse_lastmod. No imports from the
-package (rules.py re-exports this module's functions).
+to the C-coded fromisoformat. What is not proved is left to parse_lastmod.
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import date, datetime, timezone
 from functools import cache
-from itertools import compress
-from operator import itemgetter
+from itertools import groupby
 from typing import Optional, Union, cast
 
-__all__ = ["lastmod_key", "newest_of", "parse_common_lastmods", "parse_lastmod_column"]
 
 # (Years 0xxx, and the two days whose time may leave 1000-9999 in UTC, go one by one.)
 @cache  # (compiled when first used: most runs need none of it, start-up time)
@@ -36,7 +32,8 @@ def parse_common_lastmods(texts: Iterable[Optional[str]]) -> dict[str, Union[dat
     whose fromisoformat does not read "Z", a column with a "Z" is all left out.)
     """
     out: dict[str, Union[date, datetime]] = {}
-    for size, group in _by_length(texts):
+    for size, grouped in groupby(sorted(filter(None, texts), key=len), key=len):
+        group = list(grouped)
         values = _parsed(group, size)
         if values is not None:
             out.update(zip(group, values, strict=True))
@@ -57,18 +54,6 @@ def _parsed(group: Sequence[str], size: int) -> Optional[list[Union[date, dateti
         return list(map(date.fromisoformat if size == 10 else datetime.fromisoformat, group))
     except ValueError:
         return None
-
-
-def _by_length(texts: Iterable[Optional[str]]) -> Iterator[tuple[int, list[str]]]:
-    """The texts (not None) in groups of one length each (sorted by length in C, then cut
-    where the length changes: no Python step per text)."""
-    ordered: list[str] = sorted(filter(None, texts), key=len)
-    start, n = 0, len(ordered)
-    while start < n:
-        size = len(ordered[start])
-        end = bisect_right(ordered, size, start, n, key=len)
-        yield size, ordered[start:end]
-        start = end
 
 
 # The layouts of the common forms by length: "d" an ASCII digit, "s" a sign, "0" the digit 0
@@ -108,14 +93,6 @@ def _laid_out(joined: str, n: int, layout: str) -> bool:
                                          and ("9" not in millennia or "9999-12-31" not in joined)))
 
 
-# Each common length's index (for bytes.translate of the row lengths), the tables that keep
-# one index's rows (1) and drop the others (0), and the other lengths.
-_INDEX = {10: 0, 20: 1, 25: 2}
-_KIND = bytes(_INDEX.get(i, 255) for i in range(256))
-_ONE = [bytes(int(k == index) for k in range(256)) for index in range(3)]
-_OTHER_LENGTHS = bytes(i for i in range(256) if i not in _INDEX)
-
-
 def lastmod_key(value: Union[date, datetime]) -> datetime:
     """A comparable instant for 'newest' decisions; a date counts as its midnight UTC."""
     if isinstance(value, datetime):
@@ -142,33 +119,16 @@ def newest_of(lastmods: Iterable[Optional[Union[date, datetime]]]
 
 def parse_lastmod_column(raw: Sequence[Optional[str]]) -> Optional[list[Union[date, datetime]]]:
     """Every row's lastmod, parsed as parse_lastmod parses it, when every row holds a text in
-    one of the common forms (the usual column of a sitemap); else None.
-
-    The rows are sorted into their forms by length (bytes.translate on the lengths, compress),
-    each form is proved and parsed whole, and the values are dealt back in row order by
-    map(next, ...) over one iterator per form: no dict, no Python step per row.
-    """
-    texts = cast("Sequence[str]", raw)  # (None is refused at once: no len)
+    one of the common forms (the usual column of a sitemap); else None."""
+    texts = cast("Sequence[str]", raw)  # (a None is refused at once: no len)
     try:
-        sizes = bytes(map(len, texts))  # (TypeError for a None, ValueError past 255)
-    except (TypeError, ValueError):
+        sizes = set(map(len, texts))
+    except TypeError:
         return None
-    if sizes.translate(None, _OTHER_LENGTHS) != sizes:
+    if len(sizes) == 1:  # one form (the usual)
+        return _parsed(texts, sizes.pop())
+    parsed = parse_common_lastmods(texts)
+    try:
+        return list(map(parsed.__getitem__, texts))
+    except KeyError:  # a row not in a common form
         return None
-    kinds = sizes.translate(_KIND)
-    forms: list[list[Union[date, datetime]]] = []
-    for size, index in _INDEX.items():
-        count = kinds.count(index)
-        if not count:
-            forms.append([])
-            continue
-        group = texts if count == len(texts) else list(
-            compress(texts, kinds.translate(_ONE[index])))
-        values = _parsed(group, size)
-        if values is None or count == len(texts):  # (one form: the rows are in order)
-            return values
-        forms.append(values)
-    # one iterator per row, the one of its form (itemgetter: a tuple in one C call)
-    starts = tuple(map(iter, forms))
-    rows = itemgetter(*kinds)(starts) if len(kinds) > 1 else (starts[kinds[0]],)
-    return list(map(next, rows))

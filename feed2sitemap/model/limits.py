@@ -40,21 +40,17 @@ PROFILES = {
 }
 
 
-def get_profile(name: str) -> Profile:
-    found = PROFILES.get(name) if isinstance(name, str) else None
-    if found is None:
-        raise ValueError(
-            f"unknown profile {name!r}; choose one of: {', '.join(sorted(PROFILES))}")
-    return found
-
-
 def profile_of(profile: Union[str, Profile], max_urls: Optional[int] = None,
                max_bytes: Optional[int] = None) -> Profile:
     """A profile given by name or as itself (``Limits.profile``), lowered to the limits given."""
     if isinstance(profile, Profile):
         return profile.lowered(max_urls, max_bytes)
+    found = PROFILES.get(profile) if isinstance(profile, str) else None
     try:
-        return get_profile(profile).lowered(max_urls, max_bytes)
+        if found is None:
+            raise ValueError(f"unknown profile {profile!r}; choose one of: "
+                             f"{', '.join(sorted(PROFILES))}")
+        return found.lowered(max_urls, max_bytes)
     except ValueError as exc:
         raise UnsupportedFormat(str(exc), "profile") from None
 

@@ -18,14 +18,6 @@ PRETTY_URLS = ("keep", "strip", "slash")
 LASTMOD_FROM = ("page", "git", "content")
 
 
-def check_format(name: str) -> str:
-    """``name`` if it is "auto" or one of FORMATS, else UnsupportedFormat listing them."""
-    if name != "auto" and name not in FORMATS:
-        raise UnsupportedFormat(f"unknown input format {name!r}; choose one of: auto, "
-                                f"{', '.join(FORMATS)}", "from_format")
-    return name
-
-
 def _positive(value: object, parameter: str) -> None:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise OptionError(f"must be a positive integer, not {value!r}", parameter)
@@ -73,7 +65,9 @@ class ReadOptions:
     site: SiteOptions = SiteOptions()
 
     def __post_init__(self) -> None:
-        check_format(self.from_format)
+        if self.from_format != "auto" and self.from_format not in FORMATS:
+            raise UnsupportedFormat(f"unknown input format {self.from_format!r}; choose one "
+                                    f"of: auto, {', '.join(FORMATS)}", "from_format")
         _positive(self.max_feed_bytes, "max_feed_bytes")
         if not isinstance(self.site, SiteOptions):
             raise OptionError(f"must be a SiteOptions, not {type(self.site).__name__}", "site")

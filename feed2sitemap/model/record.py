@@ -45,7 +45,6 @@ class Record:
     extensions: Extensions = EMPTY
 
     def __post_init__(self) -> None:
-        # a bad field is the caller's OptionError here, never an invalid file later
         for name in ("loc", "lastmod", "changefreq", "priority", "extensions"):
             value = getattr(self, name)
             why = None if value is None and name != "loc" else value_problem(name, value)
@@ -120,7 +119,7 @@ def make_record(
 ) -> Record:
     """A Record of values already validated, given its attribute dict in one step: the frozen
     dataclass's ``__init__`` (1 µs) would be most of a plain conversion's time. A field at its
-    default is not stored (the class holds defaults), which is why Record has no __slots__."""
+    default is not stored (the class holds defaults)."""
     r = _new(Record)
     values: dict[str, object] = {"loc": loc, "source": source, "line": line}
     if lastmod is not None:

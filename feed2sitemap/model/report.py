@@ -95,7 +95,6 @@ class Report:
             self.on_message(message)
 
     def _counted_only(self, kind: str) -> bool:
-        """Whether the next problem of ``kind`` is only counted (no ``on_problem`` wants it)."""
         return self._messages[kind] >= MESSAGES_PER_KIND and self.on_problem is None
 
     def note(self, text: str, source: Optional[str] = None) -> None:

@@ -27,9 +27,7 @@ LOC_MIN = 12
 XSD_LOC_MAX = 2048
 
 
-# The regexes are compiled when first used (@cache): most runs need none of them (start-up time).
-
-
+# (The regexes are compiled when first used: start-up time.)
 @cache
 def bad_uri_char() -> re.Pattern[str]:
     """What RFC 3986 allows nowhere in a URI; "%" only as %XX (normalize_url encodes these)."""
@@ -45,7 +43,7 @@ def _ip_literal() -> re.Pattern[str]:
 def bad_bracket(value: str) -> int:
     """Where ``value`` has a "[" or "]" outside an IPv6 host (RFC 3986: "?q=x[]=1" must be
     "?q=x%5B%5D=1"), -1 if nowhere."""
-    if "[" not in value and "]" not in value:  # (the usual: two scans in C)
+    if "[" not in value and "]" not in value:
         return -1
     literal = _ip_literal().match(value)
     start = literal.end() if literal is not None else 0
@@ -60,7 +58,7 @@ CHANGEFREQ_SET = frozenset(CHANGEFREQS)
 
 class Fixed(ValueError):
     """A value not written as the protocol says but clear: the reader keeps ``value`` and
-    warns with the message (which says what was kept)."""
+    warns with the message."""
 
     def __init__(self, message: str, value: object) -> None:
         super().__init__(message)
@@ -92,8 +90,7 @@ def parse_priority(text: str) -> float:
 
 def _outside(value: str, number: float) -> bool:
     """Whether a decimal is outside 0-1 as the XSD's exact decimal, ``number`` its float. At
-    the ends rounding hides the answer ("1.00000000000000001" reads as 1.0): the digits settle
-    zero and exactly one, decimal (start-up time) what is left."""
+    the ends rounding hides the answer ("1.00000000000000001" reads as 1.0)."""
     if not 0.0 <= number <= 1.0:
         return True
     if number not in (0.0, 1.0):
@@ -138,8 +135,7 @@ def _w3c() -> re.Pattern[str]:
 
 @cache
 def _common() -> re.Pattern[str]:
-    """The two forms nearly every input writes: shape checked here, values by fromisoformat
-    (in C), four times faster than the general path (parse_w3c)."""
+    """The two forms nearly every input writes: shape checked here, values by fromisoformat."""
     return re.compile(r"\d{4}-\d\d-\d\d(?:T\d\d:\d\d:\d\d(?:Z|[+-]\d\d:[0-5]\d))?")
 
 
@@ -181,7 +177,7 @@ def parse_lastmod(text: str) -> Lastmod:
 
 
 def parse_w3c(text: str) -> Lastmod:
-    """parse_lastmod's general path (every form it reads), without the year check."""
+    """parse_lastmod's general path, without the year check."""
     m = _w3c().fullmatch(text.strip())
     if m is None:
         raise ValueError(f"not a W3C Datetime: {text.strip()[:60]!r}")
@@ -210,7 +206,6 @@ def parse_w3c(text: str) -> Lastmod:
 def format_lastmod(value: Lastmod) -> str:
     """W3C Datetime text: a date stays a date; a datetime is written in UTC with seconds."""
     if isinstance(value, datetime):
-        # isoformat, not strftime: five times faster, and a year of four digits always
         utc = value.astimezone(timezone.utc).isoformat()  # ...T10:15:00[.123400]+00:00
         if len(utc) > 25:  # a fraction: its trailing zeros go
             return utc[:-6].rstrip("0") + "+00:00"
@@ -220,8 +215,7 @@ def format_lastmod(value: Lastmod) -> str:
 
 @cache
 def canonical_lastmod() -> re.Pattern[str]:
-    """The texts format_lastmod writes: a lastmod read in this form (and valid) is written back
-    as read, so a reader can hand the text on (Batch.lastmod_texts)."""
+    """The texts format_lastmod writes: a reader can hand such a text on (Batch.lastmod_texts)."""
     return re.compile(
         r"\d{4}-\d\d-\d\d(?:T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{0,5}[1-9])?\+00:00)?",
         re.ASCII)  # (\d alone would take "２０２４", which the lenient reader accepts)
@@ -260,8 +254,8 @@ def _xsd_zone(tz: str | None) -> timezone | None:
 
 def _xsd_year(year: str) -> tuple[int, int]:
     """An XSD year as (the year, a year with the same leap days). A longer one than four
-    digits is never made an int (Python refuses 4,300 digits): it is past 9999 (or -9999), and
-    its last four digits give its leap days (the calendar repeats every 400 years)."""
+    digits is never made an int (Python refuses 4,300 digits): its last four digits give its
+    leap days (the calendar repeats every 400 years)."""
     digits = year.lstrip("-")
     if len(digits) <= 4:
         return int(year), int(year)

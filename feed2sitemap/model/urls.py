@@ -1,9 +1,8 @@
-"""URL checks and IRI → URI normalisation (RFC 3986/3987), with a cheap path for clean URLs.
+"""URL checks and IRI → URI normalisation (RFC 3986/3987).
 
-``normalize_url`` is the rule. The block proofs (``proven_clean`` for one site's lines,
-``all_clean`` for several sites') let readers and steps skip it for whole blocks, and only ever
-accept what it returns unchanged (tests/test_url_rules.py). A proof travels as a ``CleanLocs``,
-a value only this module makes, never as a flag.
+``normalize_url`` is the rule. The block proofs (``proven_clean``, ``all_clean``) let readers
+and steps skip it for whole blocks, and only ever accept what it returns unchanged
+(tests/test_url_rules.py). A proof travels as a ``CleanLocs``, which only this module makes.
 """
 
 from __future__ import annotations
@@ -37,9 +36,7 @@ CLEAN_BYTES = re.sub(f"[^{_CHARS}%]", "", bytes(range(128)).decode()).encode()
 _head = re.compile(_HEAD).match
 # An absolute http(s) URL whose scheme and host are in normal form (an IRI's, usually)
 _clean_head = re.compile(_HOST + "(?=[/?#]|$)").match
-# The patterns below are compiled by re when first used (and cached there): most runs need few
-# of them, and compiling costs start-up time.
-# The clean URL with escapes: slower, so tried only for URLs with a "%"
+# (The patterns below are compiled by re when first used: start-up time.)
 _CLEAN_PCT = f"{_HEAD}(?:[{_CHARS}]|{_GOOD_ESCAPE})*"
 _CLEAN_URLS = f"(?:{_CLEAN_TEXT}\n)*"
 _BAD_PCT = f"%(?!(?<=%){_GOOD_ESCAPE[1:]})"  # a "%" that starts no normal escape
@@ -59,11 +56,7 @@ def _no_dots(text: str) -> bool:
 def proven_clean(text: str, n: int, unclean_bytes: int) -> str | None:
     """The scheme and host all ``n`` lines of ``text`` (each ending in a newline) start with,
     if that proves each a normalised URI already, else None. ``unclean_bytes`` counts the bytes
-    outside CLEAN_BYTES, newlines included (one bytes.translate, the caller's).
-
-    Every check runs in C at memory speed: no unclean byte but the newlines, every "%" a normal
-    escape, no dot segment, and every line starting with the first line's clean scheme and host.
-    """
+    outside CLEAN_BYTES, newlines included (one bytes.translate, the caller's)."""
     if unclean_bytes != n or ("%" in text and re.search(_BAD_PCT, text) is not None):
         return None
     head = _head(text)
@@ -82,9 +75,8 @@ _KEY = object()
 
 
 class CleanLocs:
-    """The proof that every location of a list is a normalised URI (no space, control
-    character, "<", ">" or quote), each starting with ``prefix`` ("" when nothing is said of
-    the site), none longer than ``longest`` when known. Only this module makes one (``key``).
+    """The proof that every location of a list is a normalised URI, each starting with
+    ``prefix`` ("" when nothing is said of the site), none longer than ``longest`` when known.
     It holds its own tuple of the locations, which the batch it proves takes as its ``locs``:
     ``covers`` is an identity test, so a list put in their place, or changed, is unproven.
     """
@@ -95,7 +87,7 @@ class CleanLocs:
                  longest: Optional[int] = None) -> None:
         if key is not _KEY:
             raise TypeError("only feed2sitemap.model.urls proves locations clean")
-        self.locs = tuple(locs)  # (a tuple given is kept as it is: no copy)
+        self.locs = tuple(locs)
         self.prefix = prefix
         self.longest = longest
 
@@ -103,7 +95,6 @@ class CleanLocs:
         return locs is self.locs
 
     def subset(self, keep: Sequence[int]) -> CleanLocs:
-        """The proof for the rows ``keep``: clean URLs stay clean when others go."""
         return CleanLocs(tuple(map(self.locs.__getitem__, keep)), self.prefix, _KEY,
                          self.longest)
 
@@ -115,13 +106,13 @@ def prove_lines(text: str, lines: list[str], unclean_bytes: int, size: int,
     prefix = proven_clean(text, len(lines), unclean_bytes)
     if prefix is None:
         return None
-    held = tuple(lines)  # (its slices are tuples: one copy in all)
+    held = tuple(lines)
     return [CleanLocs(held[i: i + size], prefix, _KEY, longest)
             for i in range(0, len(held), size)]
 
 
 class Normalized(NamedTuple):
-    """normalize_locs's result: the URLs kept (proven), refused (index, why), defragmented."""
+    """The URLs kept (proven), refused (index, why), defragmented."""
 
     clean: CleanLocs
     bad: list[tuple[int, BadURL]]
@@ -153,7 +144,6 @@ def _normalize_block(locs: Sequence[str]) -> Normalized:
 
 
 def _one_site(locs: Sequence[str]) -> str | None:
-    """proven_clean for a list of locations."""
     text = "\n".join(locs) + "\n"
     if not text.isascii():  # (never clean; and a lone surrogate cannot be encoded)
         return None
@@ -161,7 +151,6 @@ def _one_site(locs: Sequence[str]) -> str | None:
 
 
 def _normalize_each(locs: Sequence[str]) -> Normalized:
-    """normalize_locs's plain twin: normalize_url for every URL."""
     return _normalize_some(locs, range(len(locs)))
 
 
@@ -208,8 +197,8 @@ def shown(url: str, limit: int = 80) -> str:
 @cache
 def _quoting() -> tuple[re.Pattern[str], ...]:
     """_quote's patterns: a part with nothing to encode, a run of characters to encode, a "%"
-    that starts no escape, any escape, and an escape not in normal form (the complement of
-    _GOOD_ESCAPE spelt out: a double negative takes sre milliseconds to compile)."""
+    that starts no escape, any escape, and an escape not in normal form (_GOOD_ESCAPE's
+    complement spelt out: a double negative takes sre milliseconds to compile)."""
     return (re.compile(f"[{_CHARS}]*"), re.compile(f"[^{_CHARS}%]+"),
             re.compile(r"%(?![0-9A-Fa-f]{2})"), re.compile(r"%[0-9A-Fa-f]{2}"),
             re.compile(r"%(?:[0-9A-Fa-f][a-f]|[a-f][0-9A-F]|3[0-9]|4[1-9A-F]|5[0-9AF]"
@@ -235,7 +224,6 @@ def _escape(m: re.Match[str]) -> str:
 def _quote(part: str) -> str:
     """Percent-encode what a URI does not allow, as UTF-8; keep existing %XX escapes, in normal
     form (RFC 3986 section 6.2.2.1-2: hex digits upper-cased, unreserved characters decoded)."""
-    # the given escapes first: the ones _pct makes are in normal form already
     clean, unsafe, lone_pct, escape, odd_escape = _quoting()
     if "%" in part and odd_escape.search(part) is not None:
         part = escape.sub(_escape, part)
@@ -266,7 +254,6 @@ def _remove_dots(path: str) -> str:
 def _tail(rest: str) -> str:
     """What follows the authority, normalised: the path ("/" when empty) without dot segments,
     the query as given (an empty "?" kept: it may matter to the server), no fragment."""
-    # path and query are encoded alike, so as one string; "?" and "/" are kept as they are
     rest = _quote(rest.partition("#")[0] if "#" in rest else rest)
     if not rest.startswith("/"):
         rest = "/" + rest
@@ -316,7 +303,7 @@ def _normalize_slow(url: str) -> str:
         # urlsplit reads "a[::1]x" and "[v1.x]" as other hosts (::1, v1.x) without a word
         raise BadURL(f"bad host in {shown(url)}: \"[\" and \"]\" may only enclose a whole "
                      "IPv6 host (RFC 3986 section 3.2.2)")
-    from urllib.parse import urlsplit  # (2 ms of start-up, with ipaddress)
+    from urllib.parse import urlsplit  # (2 ms of start-up)
 
     try:
         parts = urlsplit(scheme + "://" + authority)
@@ -349,11 +336,11 @@ def _idna_host(host: str) -> str:
     return ascii_host
 
 
-@lru_cache(maxsize=1024)  # one site's URLs share their host: it is encoded once
+@lru_cache(maxsize=1024)  # one site's URLs share their host
 def _encoded_host(host: str) -> tuple[str, str]:
     """(the ASCII host, "") or ("", why not). Only labels with non-ASCII characters (after the
     mapping) are encoded and judged: ASCII labels pass as in an ASCII host, "_" included."""
-    import idna  # (7 ms: only a run with a non-ASCII host pays for it)
+    import idna  # (7 ms of start-up)
 
     try:
         labels = idna.uts46_remap(host, std3_rules=False).split(".")
@@ -387,9 +374,9 @@ def request_url(url: str) -> str:
 def base_problem(url: str) -> Optional[str]:
     """Why ``url`` cannot be the base links are resolved against (urljoin would raise), or
     None."""
-    if url.isascii() and "[" not in url and "]" not in url:  # what urlsplit takes, unimported
+    if url.isascii() and "[" not in url and "]" not in url:  # what urlsplit takes
         return None
-    from urllib.parse import urlsplit  # (2 ms of start-up, with ipaddress)
+    from urllib.parse import urlsplit
 
     try:
         urlsplit(url)
@@ -398,17 +385,12 @@ def base_problem(url: str) -> Optional[str]:
     return None
 
 
-@cache
-def _absolute() -> re.Pattern[str]:
-    return re.compile(r"\s*[A-Za-z][A-Za-z0-9+.-]*:")
-
-
 def resolve(base: Optional[str], link: str) -> str:
     """``link`` made absolute against ``base`` if it is relative and there is a base; else as
     it is (the URL check reports what stays relative)."""
-    if not base or _absolute().match(link) is not None:
+    if not base or re.match(r"\s*[A-Za-z][A-Za-z0-9+.-]*:", link) is not None:
         return link
-    from urllib.parse import urljoin  # (2 ms of start-up, with ipaddress)
+    from urllib.parse import urljoin
 
     try:
         return urljoin(base, link.strip())

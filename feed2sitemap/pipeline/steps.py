@@ -72,7 +72,7 @@ def normalize(batches: Iterable[Batch], report: Optional[Report] = None) -> Iter
                         f"{fixed[:200]} (RFC 3986 section 3.5)", url=fixed)
         rest = batch.without([i for i, _ in result.bad])
         if rest.locs:
-            yield rest.with_locs(result.clean)
+            yield rest.replaced(locs=result.clean.locs, clean=result.clean)
 
 
 def check_length(batches: Iterable[Batch], max_loc: int, report: Optional[Report] = None,

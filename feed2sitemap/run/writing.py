@@ -258,7 +258,7 @@ def _without_extensions(batches: Iterable[Batch], fmt: str,
             if had and first is None:
                 first = (*batch.where(had[0]), batch.locs[had[0]])
             count += len(had)
-            batch = batch.without_extensions()
+            batch = batch.replaced(extensions=None)
         yield batch
     if first is not None:
         source, line, loc = first

@@ -78,7 +78,7 @@ class UrlsetFormat(Format):
         if batch.extensions is None:
             return [f"<url><loc>{loc}</loc>{lm}{cf}{pr}</url>\n" for loc, lm, cf, pr in
                     _columns(batch)]
-        from ..extensions.xmlfast import serialized  # (only a run with extensions)
+        from ..extensions.xmlout import serialized  # (only a run with extensions)
 
         return [f"<url><loc>{loc}</loc>{lm}{cf}{pr}{ext}</url>\n" for (loc, lm, cf, pr), ext in
                 zip(_columns(batch), serialized(batch.extensions, self.prefixes), strict=True)]
