@@ -21,7 +21,7 @@ from typing import Optional
 
 __all__ = ["deferred_signals", "find_base", "is_special", "keep_metadata", "leaves",
            "link_backup", "lock_directory", "make_temp", "move_into_place", "pinned",
-           "real_target", "same_bytes", "same_file", "umask_mode"]
+           "real_target", "replace_file", "same_bytes", "same_file", "umask_mode"]
 
 
 def real_target(path: str) -> str:
@@ -145,6 +145,46 @@ def move_into_place(temp: str, target: str) -> None:
             os.unlink(near)
         raise
     os.unlink(temp)
+
+
+def replace_file(path: str, data: bytes) -> None:
+    """Make ``path`` hold ``data`` in one rename: a temporary beside it, flushed to disk, given
+    the mode and owner of the file it replaces (the umask's mode for a new file), renamed over
+    it. A symlink or a non-regular file is refused (OSError): a caller that keeps links passes
+    real_target(path), and writes devices and pipes through itself."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        mode = stat.S_IFREG
+    if not stat.S_ISREG(mode):
+        if stat.S_ISLNK(mode):
+            code = errno.ELOOP
+        elif stat.S_ISDIR(mode):
+            code = errno.EISDIR
+        else:
+            code = errno.EINVAL
+        raise OSError(code, os.strerror(code), path)
+    directory = os.path.dirname(os.path.abspath(path))
+    # Held: a signal while the temporary exists would leave it behind.
+    with deferred_signals():
+        temp = make_temp(directory, f".{os.path.basename(path)}.")
+        try:
+            with open(temp, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            keep_metadata(temp, path, umask_mode())
+            os.replace(temp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
+    with contextlib.suppress(OSError):  # the rename itself made durable
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def link_backup(target: str, prefix: str) -> Optional[str]:
