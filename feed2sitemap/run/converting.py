@@ -19,9 +19,9 @@ from dataclasses import fields, replace
 from datetime import datetime, timezone
 from typing import NamedTuple, Optional, Union
 
-from ..errors import OptionError
+from ..errors import OptionError, OutputError
 from ..files.naming import split_name
-from ..files.safety import find_base
+from ..files.safety import find_base, real_target, replace_file
 from ..files.store import is_store
 from ..model.batch import Batch
 from ..model.filters import MAX_REMOVALS, Filters, Threshold
@@ -158,7 +158,7 @@ def convert(inputs: Sequence[Source], output: Destination, *,
                            and reader.base is not None and out_path is not None else None)
         if not publish.dry_run:  # (a content lastmod's state is written once all is)
             for lastmods in reader.lastmod_sources:
-                lastmods.close()
+                _write_state(lastmods.state_file())
         summary.merge = counts
         summary.removals = removals
         summary.dry_run = publish.dry_run
@@ -290,3 +290,14 @@ def _counted(batches: Iterator[Batch], progress: Progress) -> Iterator[Batch]:
     for batch in batches:
         progress.read(len(batch.locs))
         yield batch
+
+
+def _write_state(state: Optional[tuple[str, bytes]]) -> None:
+    """A lastmod source's state file (--lastmod-from content), once the run has succeeded."""
+    if state is None:
+        return
+    path, data = state
+    try:
+        replace_file(real_target(path), data)
+    except OSError as exc:
+        raise OutputError(f"{path}: cannot write the state file: {exc.strerror}") from None

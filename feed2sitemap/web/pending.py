@@ -16,6 +16,8 @@ import os
 from collections.abc import Iterable
 from typing import Optional
 
+from ..files.safety import replace_file
+
 __all__ = ["clear_pending", "pending_path", "read_pending", "save_pending"]
 
 MAX_PENDING_BYTES = 256 << 20  # a bound on what a next run reads back
@@ -45,14 +47,7 @@ def save_pending(path: str, urls: Iterable[str]) -> int:
     """Write ``urls`` (each once) to ``path`` atomically; return how many."""
     unique = list(dict.fromkeys(urls))
     os.makedirs(os.path.dirname(path) or ".", mode=0o700, exist_ok=True)  # (as --cache is made)
-    temp = f"{path}.{os.getpid()}.tmp"
-    try:
-        with open(temp, "w", encoding="utf-8") as f:
-            f.writelines(url + "\n" for url in unique)
-        os.replace(temp, path)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
+    replace_file(path, "".join(url + "\n" for url in unique).encode("utf-8"))
     return len(unique)
 
 
