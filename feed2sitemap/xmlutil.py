@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import codecs
-import functools
 import io
 import operator
 import re
@@ -34,11 +33,9 @@ NAMESPACES_REFUSED = (f"more than {MAX_NAMESPACES:,} namespace declarations (dis
 _ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "'": "&apos;", '"': "&quot;"}
 
 
-@functools.cache
-def _needs_work() -> re.Pattern[str]:
-    """The specials, and characters XML 1.0 forbids even escaped (C0 controls but tab, LF and
-    CR, lone surrogates, U+FFFE and U+FFFF), which become U+FFFD."""
-    return re.compile("[&<>'\"\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+# The specials, and characters XML 1.0 forbids even escaped (C0 controls but tab, LF and CR,
+# lone surrogates, U+FFFE and U+FFFF), which become U+FFFD.
+_NEEDS_WORK = re.compile("[&<>'\"\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def _replace(m: re.Match[str]) -> str:
@@ -55,7 +52,7 @@ def needs_escaping(text: str) -> bool:
 def xml_escape(text: str) -> str:
     """Escape ``& ' " < >`` (sitemaps.org requires all five) and replace forbidden characters."""
     if not text.isprintable():  # perhaps a character XML forbids: the careful way
-        return _needs_work().sub(_replace, text)
+        return _NEEDS_WORK.sub(_replace, text)
     return escape_specials(text)
 
 
@@ -198,10 +195,8 @@ def forbid_entities_in(data: bytes) -> None:
 # --------------------------------------------------------------------------- encodings
 
 
-@functools.cache
-def _declared() -> re.Pattern[bytes]:
-    # the whole name, however long (the head read is bounded instead)
-    return re.compile(rb"<\?xml[^>]*?\sencoding\s*=\s*[\"']([^\"']*)[\"']")
+# the whole name, however long (the head read is bounded instead)
+_DECLARED = re.compile(rb"<\?xml[^>]*?\sencoding\s*=\s*[\"']([^\"']*)[\"']")
 
 
 # Encodings expat decodes itself, by its name for them (forced: "utf8" needs no lookup)
@@ -246,7 +241,7 @@ def declared_encoding(head: bytes) -> tuple[str | None, str | None]:
 
 def _declared_name(head: bytes) -> str | None:
     body = head.lstrip(b" \t\r\n")
-    m = _declared().match(body)
+    m = _DECLARED.match(body)
     if m is None:
         if len(head) >= _HEAD and body.startswith(b"<?xml") and b"?>" not in body:
             raise XMLRefused(f"an XML declaration longer than {_HEAD:,} bytes", 1)

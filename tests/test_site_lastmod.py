@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import stat
@@ -12,7 +13,10 @@ from pathlib import Path
 import pytest
 
 from feed2sitemap.errors import InputError, OptionError
+from feed2sitemap.files.safety import replace_file
 from feed2sitemap.readers.site.lastmod import lastmod_source
+
+from .conftest import run
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -132,12 +136,14 @@ def test_options_that_do_not_go_together(tmp_path: Path) -> None:
         lastmod_source("mtime", str(tmp_path))
 
 
-def run(state: Path, pages: dict[str, str], epoch: int,
+def dated(state: Path, pages: dict[str, str], epoch: int,
         monkeypatch: pytest.MonkeyPatch) -> tuple[dict[str, str | None], list[str]]:
     monkeypatch.setenv("SOURCE_DATE_EPOCH", str(epoch))
     dates = lastmod_source("content", str(state.parent), state=str(state))
     got = {rel: dates.lastmod(rel, fingerprint) for rel, fingerprint in pages.items()}
-    dates.close()
+    kept = dates.state_file()
+    if kept is not None:
+        replace_file(*kept)
     return got, dates.warnings
 
 
@@ -148,18 +154,18 @@ def test_content_moves_only_the_pages_whose_content_changed(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     state = tmp_path / "lastmods.jsonl"
     pages = {"index.html": "aa" * 32, "a/é b.html": "bb" * 32, "gone.html": "cc" * 32}
-    got, warnings = run(state, pages, 1_000_000_000, monkeypatch)
+    got, warnings = dated(state, pages, 1_000_000_000, monkeypatch)
     assert got == dict.fromkeys(pages, FIRST)
     assert len(warnings) == 1 and "first run" in warnings[0]
     pages = {"index.html": "aa" * 32, "a/é b.html": "dd" * 32, "new.html": "ee" * 32}
-    got, warnings = run(state, pages, 2_000_000_000, monkeypatch)
+    got, warnings = dated(state, pages, 2_000_000_000, monkeypatch)
     assert got == {"index.html": FIRST, "a/é b.html": LATER, "new.html": LATER}
     assert warnings == []
     lines = state.read_text(encoding="ascii").splitlines()
     assert lines[0] == '{"feed2sitemap-lastmods":1}'
     assert len(lines) == 4 and "gone.html" not in state.read_text()  # the page gone is dropped
     before = state.stat()
-    got, _ = run(state, pages, 2_100_000_000, monkeypatch)
+    got, _ = dated(state, pages, 2_100_000_000, monkeypatch)
     assert got == {"index.html": FIRST, "a/é b.html": LATER, "new.html": LATER}
     after = state.stat()
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)  # unwritten
@@ -193,18 +199,22 @@ def test_a_damaged_state_file_is_an_error_not_a_reset(tmp_path: Path, text: str,
 
 
 def test_the_state_file_is_replaced_atomically_keeping_its_mode_and_link(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path) -> None:
     real = tmp_path / "kept" / "state.jsonl"
     real.parent.mkdir()
     real.write_text('{"feed2sitemap-lastmods":1}\n["a.html","ff","2020-01-01"]\n')
     real.chmod(0o640)
     link = tmp_path / "state-link.jsonl"
     link.symlink_to(real)
-    got, _ = run(link, {"a.html": "ff", "b.html": "00"}, 1_000_000_000, monkeypatch)
-    assert got == {"a.html": "2020-01-01", "b.html": FIRST}
+    for name in ("a.html", "b.html"):
+        write(tmp_path / "site" / name, f"<html><body><main>{name}</main></body></html>")
+    done = run(str(tmp_path / "site"), "--base-url", "https://example.com/", "--lastmod-from",
+               "content", "--state", str(link), "-o", str(tmp_path / "sitemap.xml"),
+               env={**os.environ, "SOURCE_DATE_EPOCH": "1000000000"})
+    assert done.returncode == 0, done.stderr
     assert link.is_symlink() and stat.S_IMODE(real.stat().st_mode) == 0o640
     assert os.listdir(real.parent) == ["state.jsonl"]  # no temporary left
-    assert real.read_text().splitlines()[1:] == ['["a.html","ff","2020-01-01"]',
-                                                 f'["b.html","00","{FIRST}"]']
+    rows = [json.loads(line) for line in real.read_text().splitlines()[1:]]
+    assert [(rel, lastmod) for rel, _, lastmod in rows] == [("a.html", FIRST), ("b.html", FIRST)]
     with pytest.raises(OptionError, match="directory does not exist"):
         lastmod_source("content", str(tmp_path), state=str(tmp_path / "no" / "state"))

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from importlib import import_module
-from typing import IO, Any, Optional, Protocol, cast
+from typing import IO, Optional, Protocol, cast
 
 from ..model.batch import Batch
 from ..model.report import Report
 
-__all__ = ["READERS", "WHOLE_READERS", "BatchReader", "WholeReader", "read_csv", "read_feed",
-           "read_jsonfeed", "read_jsonl", "read_sitemap", "read_text", "read_tsv", "reader",
-           "whole_reader"]
+__all__ = ["READERS", "WHOLE_READERS", "BatchReader", "WholeReader", "reader", "whole_reader"]
 
 BatchReader = Callable[[IO[bytes], str, Report, Optional[str]], Iterator[Batch]]
 
@@ -49,11 +47,3 @@ def whole_reader(kind: str) -> WholeReader:
     if kind not in WHOLE_READERS:
         raise KeyError(kind)
     return cast(WholeReader, reader(kind))
-
-
-def __getattr__(name: str) -> Any:
-    """``from feed2sitemap.readers import read_feed`` (and the others)."""
-    for kind, (_module, function) in READERS.items():
-        if function == name:
-            return reader(kind)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

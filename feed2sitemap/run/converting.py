@@ -19,10 +19,10 @@ from dataclasses import fields, replace
 from datetime import datetime, timezone
 from typing import NamedTuple, Optional, Union
 
-from ..errors import OptionError
+from ..errors import OptionError, OutputError
 from ..files.naming import split_name
 from ..files.outputs import OutputSet
-from ..files.safety import find_base
+from ..files.safety import find_base, real_target, replace_file
 from ..files.store import is_store
 from ..model.batch import Batch
 from ..model.filters import MAX_REMOVALS, Filters, Threshold
@@ -221,7 +221,7 @@ def _run(plan: _Plan, out: OutputSet, inputs: list[Source], report: Report,
                        own_parts)
     if not out.dry_run:  # (a content lastmod's state is written once all is)
         for lastmods in reader.lastmod_sources:
-            lastmods.close()
+            _write_state(lastmods.state_file())
     summary.merge = counts
     summary.removals = removals
     summary.dry_run = out.dry_run
@@ -319,3 +319,14 @@ def _counted(batches: Iterator[Batch], progress: Progress) -> Iterator[Batch]:
     for batch in batches:
         progress.read(len(batch.locs))
         yield batch
+
+
+def _write_state(state: Optional[tuple[str, bytes]]) -> None:
+    """A lastmod source's state file (--lastmod-from content), once the run has succeeded."""
+    if state is None:
+        return
+    path, data = state
+    try:
+        replace_file(real_target(path), data)
+    except OSError as exc:
+        raise OutputError(f"{path}: cannot write the state file: {exc.strerror}") from None

@@ -57,11 +57,11 @@ def check_publish(publish: Publish, out_path: Optional[str], base_url: Optional[
 
 def submit(indexnow: IndexNow, changes: Changes, out_path: str, cache_dir: Optional[str],
            dry_run: bool, summary: Summary) -> Submitted:
-    """Submit the URLs an earlier run could not (kept in the pending file, web/pending.py),
+    """Submit the URLs an earlier run could not (kept in the pending file, web/indexnow.py),
     then ``changes`` (closed after). What a failure that may pass leaves unsent is kept there
     for the next run (the error says so); a refusal (a wrong key or request) keeps nothing:
     retrying would not help. The error carries ``summary``: the files are written."""
-    from ..web.pending import clear_pending, pending_path, read_pending, save_pending
+    from ..web.indexnow import clear_pending, pending_path, read_pending, save_pending
 
     pending = pending_path(out_path, cache_dir)
     earlier = read_pending(pending)

@@ -130,7 +130,7 @@ class Reading:
         self.news = news
         self.base: Optional[set[Optional[str]]] = None  # sources of the output's old version
         self.filters = Filters()  # the run's: an --include brings a site's other files in
-        self.lastmod_sources: list[Any] = []  # of site directories: closed after the run
+        self.lastmod_sources: list[Any] = []  # of site directories: saved after the run
 
     def all(self, inputs: Sequence[Source]) -> Iterator[Batch]:
         for source in inputs:

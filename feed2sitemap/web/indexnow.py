@@ -5,11 +5,19 @@ One JSON POST per host and per 10,000 URLs: ``host``, ``key``, optional ``keyLoc
 ``keyLocation``). A failure that may pass (429 too many requests, a 5xx answer, a timeout, no
 connection) is retried after a pause, a bounded number of times; a 4xx that says the key or
 the request is wrong is not. The key is never shown in full.
+
+What a failure that may pass leaves unsent (after the retries) is kept in a pending file; the
+next run sends it first, with its own, and removes the file once it is accepted. The file is in
+``--cache DIR`` when the run has one (``indexnow-pending-HASH.txt``, HASH naming the output),
+else beside the output as ``.NAME.indexnow-pending``: a dot file, which web servers commonly
+refuse to serve, and which holds nothing secret (the site's own URLs; never the key).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -18,6 +26,8 @@ from typing import Optional
 from urllib.parse import urlsplit
 
 from ..errors import IndexNowError, OptionError
+from ..files.safety import replace_file
+from ..files.store import is_store
 from ..model.limits import DEFAULT_ENDPOINT
 from ..model.report import Submitted
 from ..model.urls import request_url
@@ -25,6 +35,7 @@ from .fetch import user_agent
 
 MAX_URLS = 10_000  # per request, the protocol's limit
 RETRIES = 3  # after a failure that may pass
+MAX_PENDING_BYTES = 256 << 20  # a bound on what a next run reads back
 _KEY = re.compile(r"[A-Za-z0-9-]{8,128}")
 _WHY = {
     400: "bad request (the engine could not read it)",
@@ -144,3 +155,38 @@ def _pause(retry_after: Optional[str], attempt: int) -> float:
     if retry_after is not None and retry_after.strip().isdigit():
         return min(float(retry_after.strip()), 60.0)
     return float(2 ** attempt)
+
+
+def pending_path(output: str, cache_dir: Optional[str]) -> str:
+    """Where the URLs not yet submitted for ``output`` wait."""
+    output = os.path.abspath(output)
+    if cache_dir is not None and not is_store(cache_dir):  # (a bucket cache: beside it)
+        import hashlib  # (only a run with --cache: OpenSSL's module is slow to load)
+
+        tag = hashlib.sha256(output.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+        return os.path.join(cache_dir, f"indexnow-pending-{tag}.txt")
+    directory, name = os.path.split(output)
+    return os.path.join(directory, f".{name}.indexnow-pending")
+
+
+def read_pending(path: str) -> list[str]:
+    """The URLs waiting at ``path`` (none when it is missing or unreadable)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read(MAX_PENDING_BYTES)
+    except (OSError, UnicodeDecodeError):
+        return []
+    return [line for line in text.split("\n") if line.startswith(("http://", "https://"))]
+
+
+def save_pending(path: str, urls: Iterable[str]) -> int:
+    """Write ``urls`` (each once) to ``path`` atomically; return how many."""
+    unique = list(dict.fromkeys(urls))
+    os.makedirs(os.path.dirname(path) or ".", mode=0o700, exist_ok=True)  # (as --cache is made)
+    replace_file(path, "".join(url + "\n" for url in unique).encode("utf-8"))
+    return len(unique)
+
+
+def clear_pending(path: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterator
 
 from ..errors import OutputError
-from ..files.safety import deferred_signals, keep_metadata, make_temp, move_into_place, real_target
+from ..files.safety import real_target, replace_file
 from ..model.limits import MAX_ROBOTS_BYTES
 
 _SITEMAP = re.compile(rb"^[ \t]*sitemap[ \t]*:[ \t]*(\S*)", re.IGNORECASE)
@@ -70,7 +70,10 @@ def update_robots(path: str, urls: list[str], ours: Callable[[str], bool],
         if new == old:
             return False
         _check_size(path, len(new), _UNTOUCHED)
-        _replace(path, target, new)
+        try:
+            replace_file(target, new)
+        except OSError as exc:
+            raise _unwritten(path, target, exc) from None
         return True
 
 
@@ -177,6 +180,15 @@ def _failed(path: str, what: str, exc: OSError) -> OutputError:
     return OutputError(f"{path}: {what}: {exc.strerror or exc}{_UNTOUCHED}")
 
 
+def _unwritten(path: str, target: str, exc: OSError) -> OutputError:
+    # replace_file names the temporary (or its directory) only when it could not make it
+    if exc.filename not in (None, target) and exc.filename2 is None:
+        directory = os.path.dirname(os.path.abspath(target))
+        return OutputError(f"{path}: cannot write: no temporary file can be made in "
+                           f"{directory} ({exc.strerror}){_UNTOUCHED}")
+    return _failed(path, "cannot write", exc)
+
+
 def _busy(path: str, timeout: float) -> OutputError:
     return OutputError(f"{path}: another run is editing it (waited {timeout:g} s){_UNTOUCHED}")
 
@@ -187,26 +199,3 @@ def _same(fd: int, target: str) -> bool:
         return os.path.samestat(os.fstat(fd), os.stat(target))
     except OSError:
         return False
-
-
-def _replace(path: str, target: str, data: bytes) -> None:
-    directory = os.path.dirname(os.path.abspath(target))
-    mask = os.umask(0)
-    os.umask(mask)
-    # Held: a signal while the temporary exists left it behind; the file is small, the hold
-    # short.
-    with deferred_signals():
-        try:
-            temp = make_temp(directory, f".{os.path.basename(target)}.")
-        except OSError as exc:
-            raise OutputError(f"{path}: cannot write: no temporary file can be made in "
-                              f"{directory} ({exc.strerror}){_UNTOUCHED}") from None
-        try:
-            with open(temp, "wb") as f:
-                f.write(data)
-            keep_metadata(temp, target, 0o666 & ~mask)
-            move_into_place(temp, target)
-        except OSError as exc:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-            raise _failed(path, "cannot write", exc) from None

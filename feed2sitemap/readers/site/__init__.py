@@ -35,7 +35,7 @@ def read_site(root: str, name: str, report: Report, prefix: str,
               opened: Optional[list[LastmodSource]] = None) -> Iterator[Batch]:
     """The pages of the site in ``root`` served at ``prefix`` (ending in "/"), in batches.
     ``wanted(url)`` brings in a file that is no HTML page (--include); a lastmod source is
-    appended to ``opened``, to be closed once the run has succeeded."""
+    appended to ``opened``: the run writes its state file once it has succeeded."""
     site = _Site(root, name, report, prefix, options, wanted)
     if options.lastmod_from != "page":
         site.lastmods = lastmod_source(options.lastmod_from, root, source=options.source,

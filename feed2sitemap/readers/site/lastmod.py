@@ -23,28 +23,26 @@ to nothing: that page gets no lastmod.
 it gave; a page whose fingerprint is unchanged keeps that lastmod, a new or changed one gets
 the run's time (``SOURCE_DATE_EPOCH`` when set, else now). A missing state file is a first
 run: every page gets the run's time (and a warning says so, since a CI job that does not keep
-the file gets a first run every time). close() drops the pages no longer asked for and writes
-the file atomically when anything changed. The file is JSON Lines, sorted by path so that it
-diffs well when committed: the header ``{"feed2sitemap-lastmods":1}``, then
+the file gets a first run every time). state_file() drops the pages no longer asked for and
+gives the file the run writes when anything changed. The file is JSON Lines, sorted by path so
+that it diffs well when committed: the header ``{"feed2sitemap-lastmods":1}``, then
 ``["PATH","FINGERPRINT","LASTMOD"]`` a page, the fingerprint cut to 16 hex digits (a changed
 page goes unnoticed with odds of 1 in 2**64).
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import posixpath
 import re
-import stat
 import subprocess
 import tempfile
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from typing import IO, Optional
 
-from ...errors import InputError, OptionError, OutputError
+from ...errors import InputError, OptionError
 from ...model.rules import format_lastmod, parse_lastmod
 
 __all__ = ["KINDS", "LastmodSource", "lastmod_source"]
@@ -95,8 +93,10 @@ class LastmodSource:
         whose main content has the hex ``fingerprint``; None when there is none."""
         raise NotImplementedError
 
-    def close(self) -> None:
-        """After a successful run: keep what the next run needs."""
+    def state_file(self) -> Optional[tuple[str, bytes]]:
+        """After a successful run, what the next run needs: the file to replace and its bytes
+        (None: nothing to keep). The caller writes it: readers lie below files/."""
+        return None
 
 
 class GitLastmods(LastmodSource):
@@ -271,15 +271,14 @@ class ContentLastmods(LastmodSource):
         self.kept[rel] = (fingerprint, lastmod)
         return lastmod
 
-    def close(self) -> None:
+    def state_file(self) -> Optional[tuple[str, bytes]]:
         # pages are only added (changed) or kept: fewer kept than before means some are gone
         if not self.changed and len(self.kept) == len(self.earlier):
-            return
+            return None
         lines = [json.dumps({_HEADER: STATE_VERSION}, separators=(",", ":"))]
         lines += [json.dumps([rel, fingerprint, lastmod], separators=(",", ":"))
                   for rel, (fingerprint, lastmod) in sorted(self.kept.items())]
-        _replace(self.path, ("\n".join(lines) + "\n").encode("ascii"))
-        self.earlier, self.changed = dict(self.kept), False
+        return self.path, ("\n".join(lines) + "\n").encode("ascii")
 
 
 def _run_time() -> datetime:
@@ -363,49 +362,3 @@ def _entry(path: str, number: int, line: str, valid: set[str]) -> tuple[str, str
             pass
     raise _damaged(path, number, 'each line after the first must be ["PATH","FINGERPRINT",'
                                  '"LASTMOD"], LASTMOD a W3C Datetime')
-
-
-def _replace(path: str, data: bytes) -> None:
-    """Replace the file at ``path`` as careful tools do: a temporary file beside it, flushed
-    to disk, given the mode and owner of the file it replaces, renamed over it; a link is kept
-    (its target is replaced). (files/safety.py does this for outputs, but lies above readers.)"""
-    target = os.path.realpath(path)
-    try:
-        fd, temp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp",
-                                    dir=os.path.dirname(target))
-    except OSError as exc:
-        raise OutputError(f"{path}: cannot write the state file: {exc.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        _keep_mode(temp, target)
-        os.replace(temp, target)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise OutputError(f"{path}: cannot write the state file: {exc.strerror}") from None
-    with contextlib.suppress(OSError):  # the rename itself made durable
-        directory = os.open(os.path.dirname(target), os.O_RDONLY)
-        try:
-            os.fsync(directory)
-        finally:
-            os.close(directory)
-
-
-def _keep_mode(temp: str, target: str) -> None:
-    """The replaced file's mode, and its owner where this process may set it; a new file's
-    mode by the umask."""
-    try:
-        st = os.stat(target)
-    except FileNotFoundError:
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(temp, 0o666 & ~mask)
-        return
-    mine = os.stat(temp)
-    if (st.st_uid, st.st_gid) != (mine.st_uid, mine.st_gid):
-        with contextlib.suppress(PermissionError):
-            os.chown(temp, st.st_uid, st.st_gid)
-    os.chmod(temp, stat.S_IMODE(st.st_mode))

@@ -15,8 +15,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 from urllib.parse import quote, unquote
 
-__all__ = ["HTML", "NOT_PAGES", "Entry", "candidates", "is_page", "read_regular", "url_of",
-           "walk"]
+__all__ = ["HTML", "NOT_PAGES", "Entry", "candidates", "read_regular", "url_of", "walk"]
 
 HTML = (".html", ".htm")
 # pages a sitemap has no business listing: the error pages static generators and servers write
@@ -24,11 +23,6 @@ NOT_PAGES = frozenset({"404.html", "403.html", "410.html", "50x.html", "500.html
                        "503.html", "404.htm", "500.htm"})
 # RFC 3986's pchar less "%": what a path segment may hold as it is
 _SAFE = "!$&'()*+,;=:@-._~"
-
-
-def is_page(rel: str) -> bool:
-    """An HTML file that is no error page (``rel`` relative, "/"-separated)."""
-    return rel.endswith(HTML) and rel.rpartition("/")[2] not in NOT_PAGES
 
 
 def url_of(rel: str, prefix: str, pretty: str = "keep") -> str:
@@ -46,7 +40,7 @@ def url_of(rel: str, prefix: str, pretty: str = "keep") -> str:
 def candidates(path: str) -> list[str]:
     """The files (relative, "/"-separated) a static server might answer the URL path ``path``
     (after the site's prefix) with, most likely first: the inverse of url_of in every mode.
-    None for a path that could leave the site ("..", a backslash, an empty segment)."""
+    [] for a path that could leave the site ("..", a backslash, an empty segment)."""
     segments = [unquote(s) for s in path.lstrip("/").split("/")]
     if any(s in (".", "..") or "\\" in s or "\0" in s for s in segments) or \
             any(not s for s in segments[:-1]):
