@@ -60,7 +60,6 @@ class Malformed(NamedTuple):
 
 
 class FeedRead(NamedTuple):
-
     entries: FeedEntries  # with .site, the feed's own link
     fast: bool  # read by the fast pass (entries have lines); else by feedparser (lines are 0)
     malformed: Malformed | None = None
@@ -160,15 +159,11 @@ class FeedInput:
             self.memory.append(chunk)
 
 
-def _pass_first(want_parsed: bool) -> bool:
-    return not want_parsed and mode.fast("feed pass")
-
-
 def read_feed_input(feed: FeedInput, base_url: str | None = None, *,
                     want_parsed: bool = False) -> FeedRead:
     """read_feed_entries over a stream, which the fast pass reads a chunk at a time."""
     declared_encoding(next(feed.chunks(), b""))  # (the first chunk is kept, and read again)
-    if _pass_first(want_parsed):
+    if not want_parsed and mode.fast("feed pass"):
         try:
             entries = parse_feed_chunks(feed.chunks(), base_url, feed.whole)
             if not entries.extended:
@@ -185,7 +180,7 @@ def read_feed_entries(data: bytes, base_url: str | None = None, *,
     XMLTooComplex (refused) and FeedUnreadable. ``base_url``: the document's URI;
     ``want_parsed``: feedparser's result is wanted; ``fast``: False once the pass gave up."""
     declared_encoding(data[:1024])  # (feedparser would guess silently)
-    if fast and _pass_first(want_parsed):
+    if fast and not want_parsed and mode.fast("feed pass"):
         try:
             entries = parse_feed_entries(data, base_url)
             if not entries.extended:
