@@ -599,19 +599,18 @@ MONTH_DASHED = {m: f"-{i:02d}-" for i, m in enumerate(  # (the runs' columns' to
 _RFC822 = re.compile(r"(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), )?(\d\d?) "
                      r"(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{4}) "
                      r"(\d\d:\d\d:\d\d) ((?:[+-]\d{4})|GMT|UT)")
-_ZERO = timedelta(0)
-# Zone as written -> its offset, or None where fromisoformat refuses it (say "+99:99").
-_OFFSETS: dict[str, timedelta | None] = {"Z": _ZERO, "GMT": _ZERO, "UT": _ZERO}
 
 
+@cache  # (a zone is one of at most 40,003 strings the patterns match)
 def _offset(zone: str) -> timedelta | None:
+    """A zone as written as its offset, or None where fromisoformat refuses it ("+99:99")."""
+    if zone in ("Z", "GMT", "UT"):
+        return timedelta(0)
     iso = zone if ":" in zone else zone[:3] + ":" + zone[3:]
     try:
-        value = datetime.fromisoformat("2000-01-01T00:00:00" + iso).utcoffset()
+        return datetime.fromisoformat("2000-01-01T00:00:00" + iso).utcoffset()
     except ValueError:
-        value = None
-    _OFFSETS[zone] = value
-    return value
+        return None
 
 
 @cache  # (compiled when first used)
@@ -632,7 +631,7 @@ def entry_date(text: str, epoch_is_unknown: bool = True) -> datetime | None:
         else:
             local = None
     if local is not None:
-        offset = _OFFSETS[zone] if zone in _OFFSETS else _offset(zone)
+        offset = _offset(zone)
         try:
             value = datetime.fromisoformat(local) - offset if offset is not None else None
         except (ValueError, OverflowError):
