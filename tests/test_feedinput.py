@@ -64,13 +64,15 @@ def test_every_chunk_is_given_again_from_memory_and_from_the_spool_file(
     first = b"".join(c for c, _ in zip(f.chunks(), range(3), strict=False))
     assert first == data[:3 * 4096]
     assert b"".join(f.chunks()) == data
-    assert f.file is not None  # spilled to a temporary file
+    assert f.file._rolled  # spilled to a temporary file
     assert f.whole() == data
 
 
 def test_a_feed_over_the_cap_is_refused_while_it_streams() -> None:
+    f = FeedInput(io.BufferedReader(OneWay(b"x" * 5000)), "x", 1000)
     with pytest.raises(InputError, match="larger than 1,000 bytes"):
-        FeedInput(io.BufferedReader(OneWay(b"x" * 5000)), "x", 1000).whole()
+        f.whole()
+    f.close()
 
 
 def test_the_default_cap_takes_a_large_feed() -> None:

@@ -18,10 +18,11 @@ from feed2sitemap.readers.feed import compat as feedcompat
 
 def test_the_data_is_what_feedparser_derives() -> None:
     assert feedcompat.installed_version() == feedparser.__version__
-    version, namespaces, methods, html = feedcompat.derive()
+    version, namespaces, handled, start_only, html = feedcompat.derive()
     assert version == feedcompat.FEEDPARSER_VERSION
     assert namespaces == feedcompat.NAMESPACES
-    assert methods == feedcompat.METHODS
+    assert handled == feedcompat.HANDLED
+    assert start_only == feedcompat.START_ONLY
     assert html == feedcompat.HTML_TYPE_NAMES
 
 

@@ -13,7 +13,7 @@ import importlib.util
 import re
 from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta, timezone
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, NamedTuple
 
 from ...model.rules import parsed_utc
@@ -27,6 +27,9 @@ class FeedEntry(NamedTuple):
     link: str | None  # resolved as feedparser resolves it (may still be relative)
     lastmod: datetime | None  # aware UTC datetime
     line: int  # 1-based line of the entry/item start tag; 0 from feedparser
+
+
+new_entry = tuple.__new__  # a FeedEntry without NamedTuple's Python-level __new__
 
 
 class FeedEntries(list[FeedEntry]):
@@ -110,50 +113,27 @@ NAMESPACES = {
     'http://podlove.org/simple-chapters': 'psc',
 }
 
-# StrictFeedParser's lower-case _start_X/_end_X method names, without the leading "_"
-METHODS = """
-    end_abstract end_author end_body end_category end_channel end_content
-    end_content_encoded end_contributor end_copyright end_created
-    end_creativecommons_license end_dc_author end_dc_contributor end_dc_creator end_dc_date
-    end_dc_description end_dc_language end_dc_publisher end_dc_rights end_dc_subject
-    end_dc_title end_dcterms_created end_dcterms_issued end_dcterms_modified
-    end_dcterms_valid end_description end_email end_entry end_expirationdate end_feed
-    end_feedburner_browserfriendly end_fullitem end_generator end_geom end_georss_box
-    end_georss_line end_georss_point end_georss_polygon end_georss_where end_gml_exterior
-    end_gml_linearring end_gml_linestring end_gml_point end_gml_polygon end_gml_pos
-    end_gml_poslist end_guid end_height end_homepage end_id end_image end_info end_issued
-    end_item end_itunes_author end_itunes_block end_itunes_category end_itunes_email
-    end_itunes_explicit end_itunes_keywords end_itunes_name end_itunes_owner
-    end_itunes_subtitle end_itunes_summary end_keywords end_language end_lastbuilddate
-    end_link end_managingeditor end_media_category end_media_credit end_media_description
-    end_media_keywords end_media_license end_media_player end_media_rating
-    end_media_restriction end_media_thumbnail end_media_title end_modified end_name
-    end_newlocation end_psc_chapters end_pubdate end_published end_rights end_source
-    end_subtitle end_summary end_tagline end_tags end_textinput end_title end_updated
-    end_uri end_url end_webmaster end_where end_width end_xhtml_body start_abstract
-    start_author start_body start_category start_cc_license start_channel start_cloud
-    start_content start_content_encoded start_contributor start_copyright start_created
-    start_creativecommons_license start_dc_author start_dc_contributor start_dc_creator
-    start_dc_date start_dc_description start_dc_language start_dc_publisher start_dc_rights
-    start_dc_subject start_dc_title start_dcterms_created start_dcterms_issued
-    start_dcterms_modified start_dcterms_valid start_description start_email start_enclosure
-    start_entry start_expirationdate start_feed start_feedburner_browserfriendly
-    start_fullitem start_generator start_georss_box start_georss_line start_georss_point
-    start_georss_polygon start_georss_where start_georssgeom start_gml_exterior
-    start_gml_linearring start_gml_linestring start_gml_point start_gml_polygon
-    start_gml_pos start_gml_poslist start_guid start_height start_homepage start_id
-    start_image start_info start_issued start_item start_itunes_author start_itunes_category
-    start_itunes_email start_itunes_image start_itunes_link start_itunes_name
-    start_itunes_owner start_itunes_subtitle start_itunes_summary start_keywords
-    start_language start_lastbuilddate start_link start_managingeditor start_media_category
-    start_media_content start_media_credit start_media_description start_media_group
-    start_media_license start_media_player start_media_rating start_media_restriction
-    start_media_thumbnail start_media_title start_modified start_name start_newlocation
-    start_psc_chapter start_psc_chapters start_pubdate start_published start_rights
-    start_rss start_source start_subtitle start_summary start_tagline start_tags
-    start_textinput start_title start_updated start_uri start_url start_webmaster
-    start_where start_width start_xhtml_body
-""".split()
+# The X of StrictFeedParser's lower-case _start_X and _end_X methods (its element handlers),
+# and those with a _start_X alone
+HANDLED = frozenset("""
+    abstract author body category cc_license channel cloud content content_encoded
+    contributor copyright created creativecommons_license dc_author dc_contributor
+    dc_creator dc_date dc_description dc_language dc_publisher dc_rights dc_subject dc_title
+    dcterms_created dcterms_issued dcterms_modified dcterms_valid description email
+    enclosure entry expirationdate feed feedburner_browserfriendly fullitem generator geom
+    georss_box georss_line georss_point georss_polygon georss_where georssgeom gml_exterior
+    gml_linearring gml_linestring gml_point gml_polygon gml_pos gml_poslist guid height
+    homepage id image info issued item itunes_author itunes_block itunes_category
+    itunes_email itunes_explicit itunes_image itunes_keywords itunes_link itunes_name
+    itunes_owner itunes_subtitle itunes_summary keywords language lastbuilddate link
+    managingeditor media_category media_content media_credit media_description media_group
+    media_keywords media_license media_player media_rating media_restriction media_thumbnail
+    media_title modified name newlocation psc_chapter psc_chapters pubdate published rights
+    rss source subtitle summary tagline tags textinput title updated uri url webmaster where
+    width xhtml_body
+""".split())
+START_ONLY = frozenset("""cc_license cloud enclosure georssgeom itunes_image itunes_link
+    media_content media_group psc_chapter rss""".split())
 
 HTML_TYPE_NAMES = frozenset(['application/xhtml+xml', 'text/html'])
 
@@ -175,24 +155,29 @@ def installed_version() -> str | None:
     return m.group(1) if m else None
 
 
-def derive() -> tuple[str, dict[str, str], list[str], frozenset[str]]:
+Tables = tuple[str, dict[str, str], frozenset[str], frozenset[str], frozenset[str]]
+
+
+def derive() -> Tables:
     """The tables, from the installed feedparser itself."""
     import feedparser
     from feedparser.api import StrictFeedParser
     from feedparser.mixin import _FeedParserMixin
 
     ns = {k.lower(): v for k, v in _FeedParserMixin.namespaces.items()}
-    methods = sorted(n[1:] for n in dir(StrictFeedParser)
-                     if n.startswith(("_start_", "_end_")) and n == n.lower())
-    return feedparser.__version__, ns, methods, frozenset(_FeedParserMixin.html_types)
+    methods = [n for n in dir(StrictFeedParser) if n == n.lower()]
+    starts = {n[7:] for n in methods if n.startswith("_start_")}
+    ends = {n[5:] for n in methods if n.startswith("_end_")}
+    return (feedparser.__version__, ns, frozenset(starts | ends), frozenset(starts - ends),
+            frozenset(_FeedParserMixin.html_types))
 
 
-def tables() -> tuple[str, dict[str, str], list[str], frozenset[str]]:
-    """(version, namespaces, methods, HTML types): the data above for that version, else
-    derived from the installed feedparser."""
+def tables() -> Tables:
+    """(version, namespaces, handled, start only, HTML types): the data above for that
+    version, else derived from the installed feedparser."""
     version = installed_version()
     if version == FEEDPARSER_VERSION:
-        return version, NAMESPACES, METHODS, HTML_TYPE_NAMES
+        return version, NAMESPACES, HANDLED, START_ONLY, HTML_TYPE_NAMES
     return derive()
 
 
@@ -213,23 +198,17 @@ _SNIFFED = (codecs.BOM_UTF32_BE, codecs.BOM_UTF32_LE, codecs.BOM_UTF16_BE, codec
 _EXPAT_NATIVE = {"utf-8": "UTF-8", "iso8859-1": "ISO-8859-1"}
 
 
-def native_encoding(head: bytes, base_url: str | None) -> str | None:
-    """prepare()'s encoding when expat reads it natively (the document need not be held
-    whole), else None; feedparser's declaration regex reads the whole first line."""
-    return _native(head, base_url) if b"\n" in head else None
-
-
 def one_line_encoding(first: bytes, rest: Iterator[bytes], base_url: str | None
                       ) -> tuple[str | None, Iterator[bytes]]:
-    """native_encoding for a document whose first line outlasts its first chunk (a minified
-    feed), without holding that line: the declaration decides, and should the line say
+    """native() for a document whose first line outlasts its first chunk (a minified feed),
+    without holding that line: the declaration decides, and should the line say
     "encoding=" again (feedparser's regex takes the last one), FastPathUnsupported."""
     if not first.startswith(b"<?"):  # no declaration: the regex cannot match, whatever follows
-        return _native(first, base_url), rest
+        return native(first, base_url), rest
     end = first.find(b"?>")
     if end < 0:
         return None, rest
-    encoding = _native(first[: end + 2], base_url)
+    encoding = native(first[: end + 2], base_url)
     if encoding is None or b"encoding=" in first[end + 2:]:
         return None, rest
     return encoding, _line_without_encoding(first[end + 2:], rest)
@@ -249,7 +228,9 @@ def _line_without_encoding(seen: bytes, rest: Iterator[bytes]) -> Iterator[bytes
         yield chunk
 
 
-def _native(data: bytes, base_url: str | None) -> str | None:
+def native(data: bytes, base_url: str | None) -> str | None:
+    """prepare()'s encoding when expat reads it natively (the document need not be held
+    whole), else None."""
     if data.startswith(_SNIFFED):
         return None
     match = XML_PI_ENCODING.match(data)
@@ -264,9 +245,9 @@ def _native(data: bytes, base_url: str | None) -> str | None:
 def prepare(data: bytes, base_url: str | None) -> tuple[bytes, str, int]:
     """(bytes for expat, encoding to force, line shift), decoded as feedparser decodes: the
     original bytes where expat reads the encoding natively, else feedparser's converter's."""
-    native = _native(data, base_url)
-    if native is not None:
-        return data, native, 0
+    encoding = native(data, base_url)
+    if encoding is not None:
+        return data, encoding, 0
     from feedparser.encodings import RE_XML_DECLARATION, convert_to_utf8  # (the rare case)
 
     result: dict[str, Any] = {}
@@ -291,13 +272,11 @@ def prepare(data: bytes, base_url: str | None) -> tuple[bytes, str, int]:
 
 # ----------------------------------------------------------------------------------------- elements
 
-_VERSION, MATCHNS, _METHODS, HTML_TYPES = tables()
+_VERSION, MATCHNS, _HANDLED, _START_ONLY, HTML_TYPES = tables()
 REPLAYED_VERSION = _VERSION.startswith("6.0.")  # another major version is not trusted
 
 STD_PREFIXES = set(MATCHNS.values())
-# Keys ("prefix_local", lower-cased: camel-case aliases are never reached) with a handler
-_HANDLED = {n.split("_", 1)[1] for n in _METHODS}
-END_KEYS = {n[4:] for n in _METHODS if n.startswith("end_")}
+END_KEYS = _HANDLED - _START_ONLY
 
 
 def map_content_type(content_type: str) -> str:
@@ -308,6 +287,12 @@ def map_content_type(content_type: str) -> str:
 
 _SHORT_TYPES = {"text": "text/plain", "plain": "text/plain", "html": "text/html",
                 "xhtml": "application/xhtml+xml"}
+
+
+@lru_cache(maxsize=1024)
+def is_html(typ: str) -> bool:
+    """Whether feedparser takes a link of this type as the entry's page."""
+    return map_content_type(typ) in HTML_TYPES
 
 # Handlers that never touch an entry's links or dates, nor the parser state we track.
 _INERT = set(
@@ -477,9 +462,7 @@ class Attributes:
 
     def link(self, attrs: dict[str, str]) -> tuple[str, str | None, str | None]:
         """A <link>'s (rel, href, type) as feedparser stores them (rel defaults to alternate)."""
-        if not attrs:  # RSS's <link>: no href, no rel
-            return "alternate", None, None
-        if LINK_ATTRS.issuperset(attrs):  # Atom's: feedparser's keys are these names
+        if LINK_ATTRS.issuperset(attrs):  # RSS's and Atom's: feedparser's keys are these names
             rel = attrs["rel"].lower() if "rel" in attrs else "alternate"
             return rel, attrs.get("href"), attrs.get("type")
         d = self.as_dict(attrs)
@@ -508,22 +491,14 @@ def urljoin(base: str, uri: str) -> str:
     return str(_urljoin(base, uri))
 
 
-def make_safe_absolute_uri(base: str, rel: str) -> str:
-    from feedparser.urls import make_safe_absolute_uri as safe
-
-    return str(safe(base, rel))
-
-
 def join_base(base: str, new: str) -> str:
-    """feedparser's push of an element's xml:base ``new`` onto the current ``base``."""
+    """feedparser's push of an element's xml:base ``new`` onto the current ``base`` (``new``
+    is ``base`` for an element without xml:base: the base joined with itself)."""
+    from feedparser.urls import make_safe_absolute_uri
+
     if base:
-        return make_safe_absolute_uri(base, new or base) or base
+        return str(make_safe_absolute_uri(base, new or base)) or base
     return urljoin(base, new)
-
-
-def self_join(base: str) -> str:
-    """The base feedparser pushes for an element without xml:base: its own join with itself."""
-    return make_safe_absolute_uri(base, base) or base
 
 
 # Absolute http(s) URLs that urljoin gives back unchanged whatever the base (nothing urlsplit
@@ -603,8 +578,7 @@ def link_text(text: str, base: str, resolve: Callable[[str, str], str]) -> str:
 
 # -------------------------------------------------------------------------------------------- dates
 
-_UTC = timezone.utc
-_EPOCH = datetime(1970, 1, 1, tzinfo=_UTC)
+EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 def _known(parsed: Any) -> Any:
@@ -625,19 +599,18 @@ MONTH_DASHED = {m: f"-{i:02d}-" for i, m in enumerate(  # (the runs' columns' to
 _RFC822 = re.compile(r"(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), )?(\d\d?) "
                      r"(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{4}) "
                      r"(\d\d:\d\d:\d\d) ((?:[+-]\d{4})|GMT|UT)")
-_ZERO = timedelta(0)
-# Zone as written -> its offset, or None where fromisoformat refuses it (say "+99:99").
-_OFFSETS: dict[str, timedelta | None] = {"Z": _ZERO, "GMT": _ZERO, "UT": _ZERO}
 
 
+@cache  # (a zone is one of at most 40,003 strings the patterns match)
 def _offset(zone: str) -> timedelta | None:
+    """A zone as written as its offset, or None where fromisoformat refuses it ("+99:99")."""
+    if zone in ("Z", "GMT", "UT"):
+        return timedelta(0)
     iso = zone if ":" in zone else zone[:3] + ":" + zone[3:]
     try:
-        value = datetime.fromisoformat("2000-01-01T00:00:00" + iso).utcoffset()
+        return datetime.fromisoformat("2000-01-01T00:00:00" + iso).utcoffset()
     except ValueError:
-        value = None
-    _OFFSETS[zone] = value
-    return value
+        return None
 
 
 @cache  # (compiled when first used)
@@ -658,13 +631,13 @@ def entry_date(text: str, epoch_is_unknown: bool = True) -> datetime | None:
         else:
             local = None
     if local is not None:
-        offset = _OFFSETS[zone] if zone in _OFFSETS else _offset(zone)
+        offset = _offset(zone)
         try:
             value = datetime.fromisoformat(local) - offset if offset is not None else None
         except (ValueError, OverflowError):
             value = None  # feedparser's handlers decide what such a date means
         if value is not None and value.year > 1:
-            if value == _EPOCH and epoch_is_unknown:
+            if value == EPOCH and epoch_is_unknown:
                 return None
             return value
     from feedparser.datetimes import _parse_date  # (imports feedparser: only for rare shapes)

@@ -24,7 +24,6 @@ from .compat import (
     END_KEYS,
     ENTRY,
     FREE_TEXT,
-    HTML_TYPES,
     KIND,
     PLAIN,
     REPLAYED_VERSION,
@@ -37,14 +36,15 @@ from .compat import (
     clean,
     entry_date,
     guid_is_url,
+    is_html,
     join_base,
     link_text,
     map_content_type,
-    native_encoding,
+    native,
+    new_entry,
     one_line_encoding,
     prepare,
     resolver,
-    self_join,
 )
 
 __all__ = ["FastPathUnsupported", "FeedEntries", "FeedEntry", "parse_feed_chunks",
@@ -70,15 +70,15 @@ def parse_feed_chunks(chunks: Iterator[bytes], base_url: str | None,
     if not REPLAYED_VERSION:
         raise FastPathUnsupported("feedparser is not the 6.0 series the pass replays")
     first = next(chunks, b"")
-    encoding = native_encoding(first, base_url)
-    if encoding is None and b"\n" not in first:  # a feed on one line (minified)
+    if b"\n" in first:  # (feedparser's declaration regex reads the whole first line)
+        encoding = native(first, base_url)
+    else:  # a feed on one line (minified)
         encoding, chunks = one_line_encoding(first, chunks, base_url)
     if encoding is None:  # feedparser's converter, which needs the whole document
         return parse_feed_entries(whole(), base_url)
     return _Pass(encoding, base_url or "", 0).run(itertools.chain([first], chunks))
 
 
-_new_entry = tuple.__new__  # a FeedEntry without NamedTuple's Python-level __new__
 Text = list[str]  # an element's text as expat gave it, in pieces: joined only if it is used
 
 
@@ -93,7 +93,7 @@ def _finish(alt: str | None, link: str | tuple[str, Text] | None, updated: Text 
     when = entry_date(clean("".join(updated).strip())) if updated is not None else None
     if when is None and published is not None:
         when = entry_date(clean("".join(published).strip()), epoch_is_unknown=False)
-    return _new_entry(FeedEntry, (link if alt is None else alt, when, line))
+    return new_entry(FeedEntry, (link if alt is None else alt, when, line))
 
 
 Handler = Optional[Callable[[str, dict[str, str]], None]]
@@ -105,7 +105,7 @@ class _Pass:
     deepest open scope (entry, source, image, leaf or text construct)."""
 
     __slots__ = ("parser", "shift", "guard", "attributes", "namespaces", "resolve",
-                 "names", "html_types", "base", "stack", "stable", "self_joins", "entries",
+                 "names", "base", "stack", "stable", "self_joins", "entries",
                  "entry", "source", "image", "inside", "in_text", "deepest", "outer",
                  "content_attrs", "collecting", "link_text", "rel",
                  "alt", "link", "updated", "published", "line", "encoding", "closed",
@@ -121,7 +121,6 @@ class _Pass:
         self.namespaces = Namespaces()
         self.resolve = resolver()
         self.names: dict[str, tuple[Handler, str]] = {}  # expat name -> handler, feedparser key
-        self.html_types: dict[str, bool] = {}  # a link's type -> feedparser takes it as HTML
         # feedparser's basestack above a falsy bottom: depths below are len(stack), the root's 2
         self.base = base
         self.stack = [""]
@@ -205,7 +204,7 @@ class _Pass:
         if base is not self.stable and base:  # feedparser joins the base with itself every time
             joined = self.self_joins.get(base)
             if joined is None:
-                joined = self.self_joins[base] = self_join(base)
+                joined = self.self_joins[base] = join_base(base, base)
             if joined == base:
                 self.stable = base
             self.base = base = joined
@@ -267,7 +266,7 @@ class _Pass:
     def on_link(self, key: str, attrs: dict[str, str]) -> None:
         if self.source or not self.entry and (self.image or self.entries.site is not None):
             return  # not the entry's, nor the feed's own first link
-        rel, href, typ = self.attributes.link(attrs) if attrs else ("alternate", None, None)
+        rel, href, typ = self.attributes.link(attrs)
         if self.entry and attrs and ("enclosure" in rel or self.attributes.has(attrs, "hreflang")):
             self.entries.extended = True
         if href is None:  # its text is the link: see end_link
@@ -282,18 +281,14 @@ class _Pass:
             href = self.resolve(self.base, href)
             if self.alt is None and href:
                 self.alt = href
-            typ = "text/html" if typ is None else typ  # feedparser's default
-            html = self.html_types.get(typ)
-            if html is None:
-                html = self.html_types[typ] = map_content_type(typ) in HTML_TYPES
-            if html:
+            if is_html("text/html" if typ is None else typ):  # (feedparser's default type)
                 self.link = href
 
     def on_guid(self, key: str, attrs: dict[str, str]) -> None:
         if self.entry and not self.source:
             # A permalink guid is the link if none is set at its end (none can be set inside
             # it); the text of another is never used, but it is still read as text.
-            if self.link is None and (not attrs or self.attributes.is_permalink(attrs)):
+            if self.link is None and self.attributes.is_permalink(attrs):
                 text: Text = []
                 self.link = (self.base, text)
                 self.open_leaf(text)
@@ -389,7 +384,6 @@ class _Pass:
             self.names.clear()
 
     def end_namespace(self, prefix: str | None) -> None:
-
         self.bound[prefix].pop()  # (expat calls it for each declaration going out of scope)
 
 
@@ -507,8 +501,7 @@ class Feeder:
         if found is None:
             return None
         try:
-            made = entries(found, p.base, p.resolve, p.parser.CurrentLineNumber + p.shift,
-                           p.html_types)
+            made = entries(found, p.base, p.resolve, p.parser.CurrentLineNumber + p.shift)
         except NotPlain:
             return None
         p.entries.extend(made)
@@ -541,6 +534,5 @@ class Feeder:
 
     def kind(self, name: str) -> str:
         """The kind (compat.KIND) of the element expat names ``name``."""
-
         info: dict[str, Any] = self.p.names
         return KIND.get((info.get(name) or self.p.learn(name))[1], PLAIN)

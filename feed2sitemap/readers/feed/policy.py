@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import io
 import re
+import tempfile
 from collections.abc import Callable, Iterator
 from typing import IO, Any, NamedTuple, Optional
 from xml.parsers import expat
@@ -60,7 +61,6 @@ class Malformed(NamedTuple):
 
 
 class FeedRead(NamedTuple):
-
     entries: FeedEntries  # with .site, the feed's own link
     fast: bool  # read by the fast pass (entries have lines); else by feedparser (lines are 0)
     malformed: Malformed | None = None
@@ -88,8 +88,7 @@ class FeedInput:
         self.source = source
         self.max_bytes = max_bytes
         self.size = 0  # bytes read from the stream so far
-        self.memory: list[bytes] = []
-        self.file: Optional[IO[bytes]] = None  # the spool, once past SPOOL_MEMORY
+        self.file = tempfile.SpooledTemporaryFile(SPOOL_MEMORY)  # every chunk read so far
         self.done = False  # the stream is read to its end
         self.data: Optional[bytes] = None  # the whole document, once whole() was asked
 
@@ -113,24 +112,15 @@ class FeedInput:
 
     def close(self) -> None:
         self.data = None
-        self.memory = []
-        if self.file is not None:
-            self.file.close()
-            self.file = None
+        self.file.close()
 
     def _kept(self) -> Iterator[bytes]:
         if self.data is not None:
             yield self.data
             return
-        if self.file is not None:
-            self.file.flush()
-            self.file.seek(0)
-            while True:
-                piece = self.file.read(READ_CHUNK)
-                if not piece:
-                    break
-                yield piece
-        yield from list(self.memory)
+        self.file.seek(0)
+        while piece := self.file.read(READ_CHUNK):
+            yield piece
 
     def _read(self) -> bytes:
         chunk = self.stream.read(min(READ_CHUNK, self.max_bytes + 1 - self.size))
@@ -142,33 +132,16 @@ class FeedInput:
             raise InputError(self.source, None, f"feed larger than {self.max_bytes:,} bytes; "
                              "raise `max_feed_bytes` if this one is genuine",
                              parameter="max_feed_bytes")
-        self._keep(chunk)
+        self.file.seek(0, 2)
+        self.file.write(chunk)
         return chunk
-
-    def _keep(self, chunk: bytes) -> None:
-        if self.file is None and self.size > SPOOL_MEMORY:
-            import tempfile  # (only a feed this large pays for the import)
-
-            self.file = tempfile.TemporaryFile()
-            for piece in self.memory:
-                self.file.write(piece)
-            self.memory = []
-        if self.file is not None:
-            self.file.seek(0, 2)
-            self.file.write(chunk)
-        else:
-            self.memory.append(chunk)
-
-
-def _pass_first(want_parsed: bool) -> bool:
-    return not want_parsed and mode.fast("feed pass")
 
 
 def read_feed_input(feed: FeedInput, base_url: str | None = None, *,
                     want_parsed: bool = False) -> FeedRead:
     """read_feed_entries over a stream, which the fast pass reads a chunk at a time."""
     declared_encoding(next(feed.chunks(), b""))  # (the first chunk is kept, and read again)
-    if _pass_first(want_parsed):
+    if not want_parsed and mode.fast("feed pass"):
         try:
             entries = parse_feed_chunks(feed.chunks(), base_url, feed.whole)
             if not entries.extended:
@@ -185,7 +158,7 @@ def read_feed_entries(data: bytes, base_url: str | None = None, *,
     XMLTooComplex (refused) and FeedUnreadable. ``base_url``: the document's URI;
     ``want_parsed``: feedparser's result is wanted; ``fast``: False once the pass gave up."""
     declared_encoding(data[:1024])  # (feedparser would guess silently)
-    if fast and _pass_first(want_parsed):
+    if fast and not want_parsed and mode.fast("feed pass"):
         try:
             entries = parse_feed_entries(data, base_url)
             if not entries.extended:

@@ -17,19 +17,21 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timezone
+from functools import cache
 from itertools import accumulate, repeat
 from operator import methodcaller
 from typing import Any, NamedTuple
 
 from .compat import (
-    HTML_TYPES,
+    EPOCH,
     MONTH_DASHED,
     FeedEntry,
     clean,
     entry_date,
     guid_is_url,
+    is_html,
     link_text,
-    map_content_type,
+    new_entry,
 )
 
 _WS = "[ \t\n]*"
@@ -55,19 +57,14 @@ _CHILD = (
 )
 # The groups read (as indexes of findall's tuples: a group's number less one)
 LINK, ATOM, ID, UPDATED, PUBLISHED, GUID_ATTRS, GUID, JUNK = 2, 3, 5, 7, 10, 12, 13, 16
-_GRAMMAR: dict[str, re.Pattern[str]] = {}  # compiled when first used (a small feed never is)
 
 
+@cache  # (compiled when first used: a small feed never is)
 def _grammar(tag: str, prefixed: tuple[str, ...]) -> re.Pattern[str]:
     """The grammar for entries ``tag``, with the ``prefixed`` names read as text too."""
-    key = tag + " " + " ".join(prefixed)
-    pattern = _GRAMMAR.get(key)
-    if pattern is None:
-        names = TEXT_NAMES.replace("|rights", "".join("|" + n for n in prefixed) + "|rights")
-        child = _CHILD.replace(f"({TEXT_NAMES})", f"({names})", 1)
-        pattern = _GRAMMAR[key] = re.compile(
-            f"{_WS}<{tag}>(?:{_WS}<(?:{child}))*{_WS}</{tag}>|((?s:.+))")
-    return pattern
+    names = TEXT_NAMES.replace("|rights", "".join("|" + n for n in prefixed) + "|rights")
+    child = _CHILD.replace(f"({TEXT_NAMES})", f"({names})", 1)
+    return re.compile(f"{_WS}<{tag}>(?:{_WS}<(?:{child}))*{_WS}</{tag}>|((?s:.+))")
 
 
 # The local names the grammar reads, and the kind (compat.KIND) each must have in the
@@ -179,24 +176,21 @@ def _value(raw: str) -> str:
     return value.strip()
 
 
-_new_entry = tuple.__new__  # a FeedEntry without NamedTuple's Python-level __new__
-
-
-def entries(run: Run, base: str, resolve: Callable[[str, str], str], first_line: int,
-            html_types: dict[str, bool]) -> list[FeedEntry]:
+def entries(run: Run, base: str, resolve: Callable[[str, str], str],
+            first_line: int) -> list[FeedEntry]:
     """Each entry's (link, date, line): a column at a time for the usual run, else by_entry."""
     lines = [first_line + n for n in run.lines]
     try:
         columns = list(zip(*run.found, strict=True))
-        links = _link_column(columns, base, resolve, html_types)
+        links = _link_column(columns, base, resolve)
         dates = _date_column(columns)
-        return list(map(_new_entry, repeat(FeedEntry), zip(links, dates, lines, strict=True)))
+        return list(map(new_entry, repeat(FeedEntry), zip(links, dates, lines, strict=True)))
     except _ByEntry:
-        return by_entry(run, base, resolve, lines, html_types)
+        return by_entry(run, base, resolve, lines)
 
 
-def by_entry(run: Run, base: str, resolve: Callable[[str, str], str], lines: list[int],
-             html_types: dict[str, bool]) -> list[FeedEntry]:
+def by_entry(run: Run, base: str, resolve: Callable[[str, str], str],
+             lines: list[int]) -> list[FeedEntry]:
     """Each entry's (link, date, line) with the handlers' functions: the columns' plain twin."""
     out: list[FeedEntry] = []
     append = out.append
@@ -207,14 +201,14 @@ def by_entry(run: Run, base: str, resolve: Callable[[str, str], str], lines: lis
             link = link_text(_value(f[LINK]), base, resolve)
             alt = link or None
         elif f[ATOM]:
-            alt, link = _atom_link(f[ATOM], base, resolve, html_types)
+            alt, link = _atom_link(f[ATOM], base, resolve)
         if alt is None and link is None and (f[ID] or f[GUID] and _permalink(f[GUID_ATTRS])):
             text = _value(f[ID] or f[GUID])  # a permalink guid (or Atom id) is the link
             link = clean(resolve(base, text)) if guid_is_url(text) else ""
         when = entry_date(clean(_value(f[UPDATED]))) if f[UPDATED] else None
         if when is None and f[PUBLISHED]:
             when = entry_date(clean(_value(f[PUBLISHED])), epoch_is_unknown=False)
-        append(_new_entry(FeedEntry, (link if alt is None else alt, when, line)))
+        append(new_entry(FeedEntry, (link if alt is None else alt, when, line)))
     return out
 
 
@@ -223,7 +217,7 @@ class _ByEntry(Exception):
 
 
 def _link_column(columns: list[tuple[str, ...]], base: str,
-                 resolve: Callable[[str, str], str], html_types: dict[str, bool]) -> list[Any]:
+                 resolve: Callable[[str, str], str]) -> list[Any]:
     """Every entry's link, when every entry has an RSS link, or every one an alternate Atom
     link (else the guid could count)."""
     rss, atom = columns[LINK], columns[ATOM]
@@ -231,7 +225,7 @@ def _link_column(columns: list[tuple[str, ...]], base: str,
         return rss_links(rss, lambda raw: link_text(_value(raw), base, resolve))
     if "" not in atom and rss.count("") == len(rss):
         def odd(raw: str) -> str | None:
-            alt, link = _atom_link(raw[:-1], base, resolve, html_types)
+            alt, link = _atom_link(raw[:-1], base, resolve)
             if alt is None and link is None:
                 raise _ByEntry
             return link if alt is None else alt
@@ -269,8 +263,8 @@ def _permalink(attrs: str) -> bool:
     return value == "true"
 
 
-def _atom_link(attrs: str, base: str, resolve: Callable[[str, str], str],
-               html_types: dict[str, bool]) -> tuple[str | None, str | None]:
+def _atom_link(attrs: str, base: str,
+               resolve: Callable[[str, str], str]) -> tuple[str | None, str | None]:
     """(alt, link) after an Atom <link ATTRS/>, as the pass's on_link sets them."""
     pairs = _ATTR.findall(attrs)
     d = dict(pairs)
@@ -284,11 +278,7 @@ def _atom_link(attrs: str, base: str, resolve: Callable[[str, str], str],
     if rel != "alternate":
         return None, None
     href = resolve(base, d["href"])
-    typ = d.get("type", "text/html")
-    html = html_types.get(typ)
-    if html is None:
-        html = html_types[typ] = map_content_type(typ) in HTML_TYPES
-    return href or None, href if html else None
+    return href or None, href if is_html(d.get("type", "text/html")) else None
 
 
 # The columns: values whose answer by the handlers' functions is known without calling them,
@@ -298,8 +288,6 @@ def _atom_link(attrs: str, base: str, resolve: Callable[[str, str], str],
 # ISO 8601 a column at a time by C-coded splits and slices (out of range, the epoch or year 1:
 # entry_date's).
 
-_UTC = timezone.utc
-_EPOCH = datetime(1970, 1, 1, tzinfo=_UTC)
 _ABS = (
     r"https?://[A-Za-z0-9.-]+(?::[0-9]+)?(?:/[A-Za-z0-9\-._~!$&'()*+,=:@/%]*)?"
     r"(?:\?[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]+)?(?:#[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]+)?"
@@ -377,7 +365,7 @@ _RFC822 = re.compile(r"(?:(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), )?\d\d? "
 _WEEKDAYS = tuple(f"{d}, " for d in "Mon Tue Wed Thu Fri Sat Sun".split())
 _DAY_T = {k: f"{d:02d}T" for d in range(1, 32) for k in (str(d), f"{d:02d}")}
 _W3CDTF = re.compile(r"(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:Z|[+-]\d\d:\d\d)</)*")
-_TO_UTC = methodcaller("astimezone", _UTC)
+_TO_UTC = methodcaller("astimezone", timezone.utc)
 
 
 def dates(column: Sequence[str], epoch_is_unknown: bool, odd: Odd) -> list[Any]:
@@ -406,7 +394,7 @@ def _iso_dates(text: str, rfc: bool, epoch_is_unknown: bool) -> list[datetime] |
             values = list(map(_TO_UTC, values))
     except (ValueError, OverflowError):
         return None
-    if min(values).year <= 1 or epoch_is_unknown and _EPOCH in values:
+    if min(values).year <= 1 or epoch_is_unknown and EPOCH in values:
         return None
     return values
 
