@@ -17,6 +17,7 @@ import re
 from collections import deque
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
+from itertools import repeat
 from operator import itemgetter, methodcaller
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
@@ -295,7 +296,7 @@ def lastmods_fine(f: FileCheck, texts: list[str]) -> bool:
     every distinct day long past."""
     if _PLAIN_LASTMODS.fullmatch("\n".join(texts) + "\n") is None:
         return False
-    return all(_long_past(day, f.now) for day in set(map(_DAY, texts)))
+    return all(map(_long_past, set(map(_DAY, texts)), repeat(f.now)))
 
 
 @functools.lru_cache(maxsize=1 << 16)
