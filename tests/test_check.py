@@ -11,7 +11,7 @@ import re
 import shutil
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -314,6 +314,22 @@ def test_converter_output_checks_clean() -> None:
     assert [(d.severity, d.rule) for d in found] == [("info", "changefreq-priority")]
     assert "200 with <changefreq>, 200 with <priority>" in found[0].message
     assert stats.urls == 200 and stats.errors == stats.warnings == 0
+
+
+def test_a_lastmod_the_converter_keeps_without_a_word_checks_clean(exe: str,
+                                                                   tmp_path: Path) -> None:
+    # the converter lets a lastmod up to a day ahead pass (a zone ahead, a clock's skew):
+    # check says nothing of it either; further ahead, both say it
+    now = datetime.now(timezone.utc)
+    for hours, said in ((12, False), (72, True)):
+        when = (now + timedelta(hours=hours)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        src, out = tmp_path / f"{hours}.tsv", tmp_path / f"{hours}.xml"
+        src.write_text(f"https://example.com/a\t{when}\n")
+        made = subprocess.run([exe, str(src), "-o", str(out)], capture_output=True, text=True)
+        checked = subprocess.run([exe, "check", str(out)], capture_output=True, text=True)
+        assert made.returncode == checked.returncode == 0, made.stderr + checked.stdout
+        assert ("in the future" in made.stderr) is said, made.stderr
+        assert ("lastmod-future" in checked.stdout) is said, checked.stdout
 
 
 def test_split_output_checks_clean_with_follow(tmp_path: Path) -> None:

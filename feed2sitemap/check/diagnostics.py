@@ -28,8 +28,7 @@ __all__ = ["FOLLOW_DEPTH", "PROGRESS_EVERY", "CheckStats", "Diagnostic", "FileCh
            "HreflangLinks", "SeenURLs", "capped"]
 
 PROGRESS_EVERY = 4096
-# As follow.follow_index_batches: an index, the indexes the converter writes past 50,000
-# parts, their sitemaps. Deeper nesting is an error (sitemaps.org allows none at all).
+# an index, the indexes the converter writes past 50,000 parts, their sitemaps; no deeper
 FOLLOW_DEPTH = 2
 
 
@@ -53,12 +52,8 @@ class Diagnostic:
 
 
 def capped(counts: Counter[str], key: str, rule: str, severity: str, message: str) -> str | None:
-    """The message of one more problem of ``key`` in a file, or None past the cap.
-
-    As the converter's report does: past MESSAGES_PER_KIND of one rule in one file, the rest
-    are only counted (the summary has them all). A small gzip file can hold millions of bad
-    lines; their messages would be gigabytes.
-    """
+    """The message of one more problem of ``key`` in a file, or None past MESSAGES_PER_KIND
+    (as the converter's report: a small gzip file can hold millions of bad lines)."""
     n = counts[key] = counts[key] + 1
     if n > MESSAGES_PER_KIND:
         return None
@@ -70,9 +65,9 @@ def capped(counts: Counter[str], key: str, rule: str, severity: str, message: st
 class SeenURLs:
     """The first place of every URL checked in one run, for duplicates across files.
 
-    As the converter's dedupe does, only the URL's 64-bit hash is kept, with its place packed
-    in one int (file number << 32 | line): about 100 bytes a URL. Past ``limit`` URLs nothing
-    new is remembered (later ones are still looked up) and ``full`` is set.
+    As the converter's dedupe, only the URL's 64-bit hash is kept, its place packed in one int
+    (file number << 32 | line): about 100 bytes a URL. Past ``limit`` URLs nothing new is
+    remembered (later ones are still looked up) and ``full`` is set.
     """
 
     def __init__(self, limit: int = 5_000_000) -> None:  # about 500 MB
@@ -103,9 +98,8 @@ class SeenURLs:
         return place
 
     def add_new(self, keys: list[int], file_no: int, lines: list[int]) -> bool:
-        """Remember URLs (hashes ``keys``, at ``lines``) all at once, if none has been seen
-        and none repeats among them and the limit is not reached; else remember none (False).
-        """
+        """Remember URLs (hashes ``keys``, at ``lines``) at once if all are new and the limit
+        is not reached; else remember none (False)."""
         first = self._first
         if len(first) + len(keys) >= self.limit or not first.keys().isdisjoint(keys):
             return False
@@ -124,11 +118,10 @@ class SeenURLs:
 class HreflangLinks:
     """The alternates of every <url> with some, across the files of one check run.
 
-    Google ignores localized versions that do not list each other. Whether A's alternate B
-    lists A back is known only once every file is read: each <url> with alternates leaves the
-    hashes of its alternates here, and each link to another page its place. A link to a page no
-    file of the run lists says nothing (that version may live in another sitemap). Memory grows
-    with the links only (about 150 bytes each plus the URLs), up to ``limit`` a run.
+    Google ignores localized versions that do not list each other, and whether B lists A back
+    is known once every file is read: each <url> leaves the hashes of its alternates here, each
+    link its place. A link to a page no file of the run lists says nothing (it may be in another
+    sitemap). About 150 bytes a link plus the URLs, up to ``limit`` a run.
     """
 
     def __init__(self, limit: int = 2_000_000) -> None:
@@ -180,7 +173,7 @@ class HreflangLinks:
 
 @dataclass
 class CheckStats:
-    """Running totals over every file checked with the same object."""
+    """A run's totals and memory, over every file checked with the same object."""
 
     files: int = 0
     urls: int = 0
@@ -203,11 +196,8 @@ class CheckStats:
 
 
 class FileCheck:
-    """The rules' state for one file: counts, first lines of URLs, scope, pending diagnostics.
-
-    Diagnostics come out sorted by position as soon as no earlier one can follow (``safe``),
-    so memory stays flat on a large file.
-    """
+    """The rules' state for one file. Its diagnostics come out sorted by position as soon as
+    no earlier one can follow (``safe``), so memory stays flat on a large file."""
 
     def __init__(self, name: str, profile: Profile, scope: Scope | None, now: datetime,
                  stats: CheckStats, follow_dir: Path | str | None = None,
@@ -235,10 +225,6 @@ class FileCheck:
         self.file_no = stats.seen.add_file(name)  # URLs: their first place is in stats.seen
         self._too_large = False
         self._per_rule: Counter[str] = Counter()
-        # each distinct value's verdict, judged once (locs.py)
-        self.lastmod_verdicts: dict[str, tuple[str, str, str]] = {}
-        self.priority_verdicts: dict[str, tuple[str, str, str]] = {}
-        self.lastmod_days: dict[str, bool] = {}  # a day long past? (xmlfast.lastmods_fine)
         self.notes = Notes()  # the counts behind the file's notes, said once it is read
         self.bytes: int | None = None  # uncompressed bytes read (XML files)
 
@@ -279,9 +265,8 @@ class FileCheck:
         self.is_index = is_index
         if not is_index or self.listed_in is None:
             return
-        # The converter's STEM-index-N.EXT beside the top index, written past 50,000 parts (one
-        # index cannot list them): legal for no schema, read by the search engines; a warning,
-        # and followed.
+        # The converter's STEM-index-N.EXT beside the top index, written past 50,000 parts:
+        # legal for no schema, read by the search engines; a warning, and followed.
         top, base = os.path.basename(self.listed_in), os.path.basename(self.name)
         if self.depth < FOLLOW_DEPTH and base.startswith(split_name(top)[0] + "-index") and \
                 ours_pattern(top).fullmatch(base) is not None:
@@ -294,7 +279,7 @@ class FileCheck:
                    f"{self.listed_in}; sitemaps.org: an index lists sitemaps, not indexes")
 
     def size(self, offset: int, line: int, column: int) -> None:
-        """Called with a byte offset; reports the first place past the profile's byte limit."""
+        """Reports the first place past the profile's byte limit."""
         limit = self.profile.max_bytes
         if offset > limit and not self._too_large:
             self._too_large = True
@@ -303,7 +288,7 @@ class FileCheck:
 
     def entries_at(self, places: list[tuple[int, int]]) -> None:
         """``entry`` for each of ``places``, in one step where no limit or progress line is
-        crossed (the usual; the fast path's 50,000 calls cost 8% of its time)."""
+        crossed (the fast path's 50,000 calls cost 8% of its time)."""
         stats, n = self.stats, len(places)
         done = stats.urls + stats.sitemaps
         if self.entries + n > self.profile.max_urls or stats.progress is not None and \

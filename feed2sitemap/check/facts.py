@@ -1,10 +1,7 @@
 """What `feed2sitemap report` gathers while a check run reads the files (``CheckStats.facts``):
-each file's counts and sizes, the lastmods by day, the extensions per URL. The checks call it
-where they already hold the values (xml.py, xmlfast.py, lists.py, run.py), so the report costs
-one pass, the check's own.
-
-Memory does not grow with the URLs: one entry per file, per distinct lastmod day (at most
-``MAX_DAYS``; days past that are counted as ``other_days``), per extension kind.
+each file's counts and sizes, the lastmods by day, the extensions per URL, from where the checks
+already hold the values: the report costs the check's own pass. One entry per file, per
+distinct lastmod day (at most ``MAX_DAYS``, the rest counted as ``other_days``), per kind.
 """
 
 from __future__ import annotations
@@ -26,32 +23,25 @@ GZIP_MAGIC = b"\x1f\x8b"
 
 
 class _Totals(Protocol):
-    @property
-    def errors(self) -> int: ...
-    @property
-    def warnings(self) -> int: ...
+    errors: int
+    warnings: int
 
 
 class _File(Protocol):
-    """What is read of diagnostics.FileCheck (named so: that module imports this one)."""
+    """What is read of diagnostics.FileCheck (which imports this module)."""
 
-    @property
-    def name(self) -> str: ...
-    @property
-    def listed_in(self) -> str | None: ...
-    @property
-    def is_index(self) -> bool: ...
-    @property
-    def entries(self) -> int: ...
-    @property
-    def bytes(self) -> int | None: ...
-    @property
+    name: str
+    listed_in: str | None
+    is_index: bool
+    entries: int
+    bytes: int | None
+
+    @property  # (read only: a CheckStats is more than _Totals)
     def stats(self) -> _Totals: ...
 
 
 class Tap:
-    """A stream's reads, counted: the bytes as stored (or as sent), and whether they are gzip.
-    (The readers need ``read`` only: detect.open_input wraps it.)"""
+    """A stream's reads, counted: the bytes as stored (or as sent), and whether they are gzip."""
 
     def __init__(self, raw: IO[bytes]) -> None:
         self.raw = raw
@@ -99,8 +89,6 @@ class Facts:
         self.format = ""  # the current file's (detect.sniff), set by run._dispatch
         self._http: dict[str, Any] | None = None
         self._before = (0, 0)
-
-    # -- called by the checks
 
     def begin(self, f: _File) -> None:
         self._tap = None

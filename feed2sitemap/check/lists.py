@@ -1,12 +1,10 @@
 """URL lists (text, TSV, CSV, JSON Lines), JSON Feeds and RSS/Atom feeds.
 
-A text list's every line is judged, where readers.text stops at the first bad one. The rows of
-the others are read by the converter's own readers (readers.columns, readers.jsonfeed), so the
-checker sees exactly what the converter would; each value is then judged by the same rules and
-rule ids as an XML sitemap's (locs.py). Extension fields of JSON Lines rows
-are not judged (a known gap: XML sitemaps' are). A feed is read by expat first, for
-well-formedness and each entry's position, then by the converter's own feed policy
-(readers.feed.policy, which the reference mode gives feedparser alone).
+A text list's every line is judged (readers.text stops at the first bad one). The others are
+read by the converter's own readers, so the checker sees exactly what the converter would, and
+each value is judged by an XML sitemap's rules and rule ids (locs.py); extension fields of JSON
+Lines rows are not judged (a known gap). A feed is read by expat first, for well-formedness and
+each entry's position, then by the converter's feed policy (readers.feed.policy).
 """
 
 from __future__ import annotations
@@ -18,6 +16,7 @@ from typing import IO, TYPE_CHECKING, Any, Optional
 from ..errors import InputError
 from ..model.report import Report
 from ..model.rules import lastmod_key
+from ..pipeline.steps import CLOCK_SKEW
 from ..readers.columns import csv_rows, jsonl_rows, tsv_rows
 from ..readers.feed.reader import DEFAULT_MAX_FEED_BYTES
 from ..readers.fields import Rows
@@ -39,17 +38,16 @@ if TYPE_CHECKING:
 
 __all__ = ["check_columns", "check_feed", "check_jsonfeed", "check_text"]
 
+
 def check_text(stream: IO[bytes], f: FileCheck) -> Iterator[Diagnostic]:
-    """A text sitemap: one absolute URL per line, UTF-8. Unlike readers.text, which stops at the
-    first bad line, every line is judged."""
+    """A text sitemap: one absolute URL per line, UTF-8."""
     lineno = offset = blank = 0
     try:
         while raw := stream.readline(MAX_LINE + 1):
             lineno += 1
             offset += len(raw)
             f.size(offset, lineno, 1)
-            # A run of blank lines past MAX_VALUE bytes stops the check, as in XML (a gigabyte
-            # of newlines would otherwise take minutes, line by line).
+            # blank lines past MAX_VALUE bytes stop the check, as in XML (a gigabyte of them)
             blank = blank + len(raw) if raw.isspace() else 0
             if blank > MAX_VALUE:
                 f.error("too-complex", lineno, 1, f"more than {MAX_VALUE:,} bytes of blank "
@@ -119,14 +117,12 @@ def _flush(report: _Collected, f: FileCheck) -> None:
 
 def check_columns(stream: IO[bytes], f: FileCheck, kind: str) -> Iterator[Diagnostic]:
     """A TSV, CSV or JSON Lines list: every row's fields, as XML sitemap fields are checked.
-
-    A list is an input to convert, not a sitemap a search engine reads, so the per-file URL and
-    byte limits are not applied to it (the converter splits what it writes).
-    """
+    No per-file limit: a list is an input to convert, which splits what it writes."""
     report = _Collected()
-    blocks = {"tsv": lambda: tsv_rows(stream, f.name, report),
-              "csv": lambda: csv_rows(stream, f.name, report),
-              "jsonl": lambda: jsonl_rows(stream, f.name)}[kind]()
+    if kind == "jsonl":
+        blocks = jsonl_rows(stream, f.name)
+    else:
+        blocks = (tsv_rows if kind == "tsv" else csv_rows)(stream, f.name, report)
     try:
         for rows in blocks:
             _flush(report, f)
@@ -180,8 +176,7 @@ def _check_rows(rows: Rows, f: FileCheck) -> None:
 
 
 def check_jsonfeed(stream: IO[bytes], f: FileCheck, base_url: Optional[str]) -> None:
-    """A JSON Feed used as a sitemap: each item's page and date, by the converter's rules.
-    JSON gives no positions for values: items are named by number in the messages."""
+    """A JSON Feed used as a sitemap: each item's page and date, by the converter's rules."""
     from ..model.batch import unbatched
     from ..readers.feed.jsonfeed import read_jsonfeed
 
@@ -192,7 +187,7 @@ def check_jsonfeed(stream: IO[bytes], f: FileCheck, base_url: Optional[str]) -> 
                                               max_bytes=limit)):
             f.entry(1, 1)
             check_loc(f, record.loc, 1, 1)
-            if record.lastmod is not None and lastmod_key(record.lastmod) > f.now:
+            if record.lastmod is not None and lastmod_key(record.lastmod) > f.now + CLOCK_SKEW:
                 f.warn("lastmod-future", 1, 1, f"item date {record.lastmod.isoformat()} is in "
                        "the future")
     except InputError as exc:
@@ -256,9 +251,8 @@ def check_feed(stream: IO[bytes], f: FileCheck, base_url: str | None,
 def _entry_starts(encoding: str | None, starts: list[tuple[int, int]]
                   ) -> tuple[Any, MarkupGuard, Callable[[], bool]]:
     """An expat parser (with the converter's bounds) that notes where each entry begins, and
-    whether it is inside a text construct no reader keeps (content, summary, …: its text may
-    run past the markup bound, as the converter lets it; the feed is read whole, and bounded,
-    before this pass)."""
+    whether it is inside a text construct no reader keeps (content, summary, …), whose text may
+    run past the markup bound, as the converter lets it."""
     from ..readers.feed.compat import FREE_TEXT
 
     free_names = {key.rpartition("_")[2] for key in FREE_TEXT}
@@ -296,6 +290,6 @@ def _check_entries(f: FileCheck, entries: Sequence[FeedEntry],
                    + what)
             continue
         check_loc(f, link, line, col)
-        if lastmod is not None and lastmod > f.now:
+        if lastmod is not None and lastmod > f.now + CLOCK_SKEW:
             f.warn("lastmod-future", line, col, f"entry date {lastmod.isoformat()} is in the "
                    "future" + what)

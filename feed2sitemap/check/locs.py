@@ -1,19 +1,20 @@
 """The rules on one location, wherever it was read (a <loc>, a list's line, a feed's link), and
-on <lastmod>, <changefreq> and <priority> values (an XML sitemap's or a list's, same rule ids).
+on lastmod, changefreq and priority values (an XML sitemap's or a list's, same rule ids).
 
-The grammar is the converter's own (model/rules.py, model/urls.py, model/scope.py). Errors are
-what the XSD or RFC 3986 refuse; warnings what the converter would change or leave out (an IRI,
-a fragment, a URL off the site, a duplicate), and what --robots and --site find. A lastmod or a
-priority is judged once per distinct text in a file (most of a large sitemap's repeat).
+The grammar is the converter's own (model/). Errors are what the XSD or RFC 3986 refuse;
+warnings what the converter would change or leave out, and what --robots and --site find. A
+lastmod or a priority is judged once per distinct text (most in a sitemap repeat).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from ..errors import InputError
 from ..files.store import is_store
@@ -32,7 +33,10 @@ from ..model.rules import (
 )
 from ..model.scope import scope_of
 from ..model.urls import normalize_url
+from ..pipeline.steps import CLOCK_SKEW
+from ..readers.site.pages import canonical_elsewhere
 from ..run.follow import DEFAULT_MAX_PARTS, StoreParts, part_path
+from ..web.fetch import redact
 
 if TYPE_CHECKING:
     from .diagnostics import FileCheck
@@ -56,7 +60,7 @@ def check_loc(f: FileCheck, raw: str, line: int, col: int, *, xsd: bool = False,
     try:
         norm = normalize_url(value)
     except ValueError as exc:
-        if getattr(exc, "kind", None) == "bad host":  # IDNA refuses it (issue 33, item 7)
+        if getattr(exc, "kind", None) == "bad host":  # IDNA refuses it
             f.error("loc-host", line, col, f"{exc}: no browser reaches it; the converter "
                     "leaves it out")
         # "http://a.com&<>/" fails for its characters, already reported
@@ -84,7 +88,7 @@ def _chars(f: FileCheck, value: str, line: int, col: int) -> bool:
                 f"{bad.start() + 1} of the URL; a URI must percent-encode it")
         return True
     at = bad_bracket(value)
-    if at >= 0:  # the XSD's anyURI lets it pass; RFC 3986 does not (issue 35, item 14)
+    if at >= 0:  # the XSD's anyURI lets it pass; RFC 3986 does not
         f.error("loc-chars", line, col, f"{value[at]!r} at character {at + 1} of the URL; "
                 "RFC 3986 allows it only around an IPv6 host: percent-encode it "
                 f"({'%5B' if value[at] == '[' else '%5D'})")
@@ -162,7 +166,7 @@ def _site_page(f: FileCheck, site: Site, norm: str, line: int, col: int) -> None
     if page.noindex:
         f.warn("site-noindex", line, col, f"{norm[:200]}: {rel} says noindex (meta "
                "robots); a sitemap lists pages to index")
-    canonical = site.canonical_elsewhere(norm, page)
+    canonical = canonical_elsewhere(norm, page.canonical)
     if canonical is not None:
         f.warn("site-canonical", line, col, f"{norm[:200]}: {rel} names "
                f"{canonical[:200]} as canonical; a sitemap lists canonical URLs")
@@ -197,49 +201,39 @@ def _follow(f: FileCheck, norm: str, line: int, col: int) -> None:
     # puts the parts and the index side by side).
     if f.index_dir is None:
         f.index_dir = norm[: norm.rfind("/") + 1]
-    prefix = f.index_dir
+    prefix, where = f.index_dir, f.follow_dir
     if not norm.startswith(prefix):
         f.error("follow-outside", line, col, f"{norm[:200]} is not under {prefix}, "
                 "the index's directory")
         return
-    if is_store(f.follow_dir):
-        _follow_store(f, Record(norm, is_sitemap=True, source=f.name, line=line), col)
+    if isinstance(where, str) and not is_store(where):
+        _follow_url(f, where, norm, line, col)
         return
-    if isinstance(f.follow_dir, str):
-        _follow_url(f, norm, line, col)
-        return
-    assert f.follow_dir is not None
+    assert where is not None
     # found as the converter finds it: by its path under the index's URL directory, then by
-    # its last segment beside the index
+    # its last segment beside the index (for object storage, the object beside it)
     record = Record(norm, is_sitemap=True, source=f.name, line=line)
     try:
-        path = part_path(record, os.fspath(f.follow_dir), prefix)
+        if isinstance(where, str):
+            part: Path | str = StoreParts(where.rpartition("/")[0], lambda _: (),
+                                          prefix).locate(record)
+        else:
+            path = part_path(record, os.fspath(where), prefix)
+            if not os.path.isfile(path):  # a 404: a search engine drops the whole part
+                f.error("follow-missing", line, col, f"part {norm[:200]} is missing: no file "
+                        f"{path}")
+                return
+            part = Path(path)
     except InputError as exc:
         f.error("follow-missing", line, col, exc.reason)
         return
-    if not os.path.isfile(path):
-        # the site would serve a 404 for it, and a search engine drops the whole part
-        f.error("follow-missing", line, col, f"part {norm[:200]} is missing: no file {path}")
-    else:
-        f.parts.setdefault(Path(path))
+    f.parts.setdefault(part)
 
 
-def _follow_store(f: FileCheck, record: Record, col: int) -> None:
-    """A part of an index in object storage: the object beside it, found as the converter
-    finds it (follow.StoreParts)."""
-    assert isinstance(f.follow_dir, str) and record.line is not None
-    parts = StoreParts(f.follow_dir.rpartition("/")[0], lambda where: (), f.index_dir)
-    try:
-        f.parts.setdefault(parts.locate(record))
-    except InputError as exc:
-        f.error("follow-missing", record.line, col, exc.reason)
-
-
-def _follow_url(f: FileCheck, norm: str, line: int, col: int) -> None:
+def _follow_url(f: FileCheck, index: str, norm: str, line: int, col: int) -> None:
     """A part of an index fetched by URL: fetched too, as the converter's --follow fetches it,
     from the index's host only and at most DEFAULT_MAX_PARTS in a run."""
-    assert isinstance(f.follow_dir, str)
-    host = url_host(f.follow_dir)
+    host = url_host(index)
     if url_host(norm) != host:
         f.error("follow-outside", line, col, f"{norm[:200]} is not on {host}, the index's "
                 "host: not fetched")
@@ -253,12 +247,8 @@ def _follow_url(f: FileCheck, norm: str, line: int, col: int) -> None:
 
 
 def url_host(url: str) -> str:
-    """The host[:port] of an http(s) URL as normalize_url writes it (its default port left out),
-    without a user or password; "" for no URL."""
-    from urllib.parse import urlsplit
-
-    from ..web.fetch import redact
-
+    """The host[:port] of an http(s) URL as normalize_url writes it, without a user or
+    password; "" for no URL."""
     try:
         return urlsplit(normalize_url(redact(url))).netloc
     except ValueError:
@@ -272,14 +262,9 @@ PLACEHOLDER_DAYS = ("1970-01-01", "1900-01-01", "1969-12-31")
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _Verdict = tuple[str, str, str]  # (severity, rule, message); ("", "", "") when all is well
 _FINE: _Verdict = ("", "", "")
-_REMEMBERED = 1 << 16  # distinct values remembered per file: flat memory on any input
-
-
-def _remember(verdicts: dict[str, _Verdict], text: str, verdict: _Verdict) -> _Verdict:
-    if len(verdicts) >= _REMEMBERED:
-        verdicts.clear()
-    verdicts[text] = verdict
-    return verdict
+# the verdicts remembered: of distinct texts up to _SHORT characters (small, whatever the input)
+_REMEMBERED = 1 << 16
+_SHORT = 64
 
 
 def _report(f: FileCheck, verdict: _Verdict, line: int, col: int) -> None:
@@ -291,10 +276,8 @@ def _report(f: FileCheck, verdict: _Verdict, line: int, col: int) -> None:
 
 
 def judge_lastmod(f: FileCheck, text: str, line: int, col: int) -> None:
-    verdict = f.lastmod_verdicts.get(text)
-    if verdict is None:
-        verdict = _remember(f.lastmod_verdicts, text, _lastmod_verdict(text, f.now))
-    _report(f, verdict, line, col)
+    judge = _remembered_lastmod if len(text) <= _SHORT else _lastmod_verdict
+    _report(f, judge(text, f.now), line, col)
 
 
 def _lastmod_verdict(text: str, now: datetime) -> _Verdict:
@@ -314,13 +297,16 @@ def _lastmod_verdict(text: str, now: datetime) -> _Verdict:
     except ValueError as exc:  # valid for the XSD; no date for the converter (a year 0001)
         return "warning", "lastmod-dropped", f"lastmod {shown}: the converter reads no date " \
                f"from it ({exc})"
-    if instant is not None and instant > now:
+    if instant is not None and instant > now + CLOCK_SKEW:  # as the converter warns
         return "warning", "lastmod-future", f"lastmod {shown} is in the future"
     if text.strip(XML_SPACE)[:10] in PLACEHOLDER_DAYS[:2] or instant == _EPOCH:
         return "info", "lastmod-placeholder", f"lastmod {shown} is a placeholder (what " \
             "generators write for an unknown date), not the page's date: search engines " \
             "read it as one; leave lastmod out where the date is unknown"
     return _FINE
+
+
+_remembered_lastmod = functools.lru_cache(maxsize=_REMEMBERED)(_lastmod_verdict)
 
 
 def judge_changefreq(f: FileCheck, text: str, line: int, col: int,
@@ -333,18 +319,21 @@ def judge_changefreq(f: FileCheck, text: str, line: int, col: int,
                 f"{', '.join(CHANGEFREQS)} (exactly, lower-case{spaces})")
 
 
-def _priority(f: FileCheck, text: str) -> _Verdict:
-    verdict = f.priority_verdicts.get(text)  # a site uses a handful of priorities
-    if verdict is None:
-        problem = xsd_priority(text)
-        verdict = _remember(f.priority_verdicts, text,
-                            ("error", "priority", problem) if problem else _FINE)
-    return verdict
+def _priority(text: str) -> _Verdict:
+    problem = xsd_priority(text)
+    return ("error", "priority", problem) if problem else _FINE
+
+
+_remembered_priority = functools.lru_cache(maxsize=_REMEMBERED)(_priority)
 
 
 def judge_priority(f: FileCheck, text: str, line: int, col: int) -> None:
-    _report(f, _priority(f, text), line, col)
+    _report(f, _priority_verdict(text), line, col)
 
 
-def priority_fine(f: FileCheck, text: str) -> bool:
-    return _priority(f, text) is _FINE
+def _priority_verdict(text: str) -> _Verdict:
+    return _remembered_priority(text) if len(text) <= _SHORT else _priority(text)
+
+
+def priority_fine(text: str) -> bool:
+    return _priority_verdict(text) is _FINE

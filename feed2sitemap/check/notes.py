@@ -2,18 +2,13 @@
 A note never fails a run unless --fail-on info. Each is said once per file, with a count and
 its first place, after the file's other diagnostics; SOURCES names the guidance each follows.
 
-- ``lastmod-shared``: at least SHARED_SHARE of a urlset's lastmods (SHARED_MIN of them at
-  least) are one value: a build's time stamp, not the pages' own dates. Counted per file
-  (a set's parts are written at different times). At most TRACKED values are counted, by
-  Misra and Gries' frequent-items summary: a value with more than 1/(TRACKED+1) of the
-  lastmods is never lost, and its count is low by at most that share (exact while no more
-  than TRACKED distinct values were met, the usual: a stamp, or a site's few dates). The
-  note says "at least" when the count is a bound. Memory stays flat: counting every distinct
-  value of a 50,000-URL file kept some 3 MB a file alive (freed, but between the run's
-  remembered URLs).
-- ``changefreq-priority``: URLs with <changefreq> or <priority>, one note a file.
-- ``ext-deprecated``: each extension tag Google no longer reads (extensions/deprecated.py),
-  one note per tag a file.
+- ``lastmod-shared``: at least SHARED_SHARE of a urlset's lastmods (SHARED_MIN at least) are
+  one value: a build's time stamp, not the pages' dates. Counted per file by Misra and Gries'
+  frequent-items summary of TRACKED values, in flat memory: a value with more than
+  1/(TRACKED+1) of the lastmods is never lost, its count low by at most that share (the note
+  then says "at least"; exact up to TRACKED distinct values, the usual).
+- ``changefreq-priority``: URLs with <changefreq> or <priority>.
+- ``ext-deprecated``: each extension tag Google no longer reads, one note per tag.
 - ``lastmod-placeholder``: the dates generators write for "unknown" (locs.py judges them).
 """
 
@@ -66,9 +61,8 @@ class Notes:
         top = self.lastmods
         top.update(values)
         if len(top) > TRACKED:
-            # Misra-Gries (merged as Agarwal et al. merge such summaries): every count lowered
-            # by the (TRACKED+1)-th largest, the values at 0 let go; a value held by many
-            # outlives any number of others
+            # Misra-Gries, merged as Agarwal et al. merge such summaries: every count lowered
+            # by the (TRACKED+1)-th largest, the values at 0 let go
             cut = sorted(top.values(), reverse=True)[TRACKED]
             self.lastmods = Counter({v: n - cut for v, n in top.items() if n > cut})
 
@@ -78,7 +72,6 @@ class Notes:
             self.first_field = (line, col)
 
     def fields(self, changefreqs: int, priorities: int) -> None:
-        """URLs with a changefreq, with a priority."""
         self.changefreqs += changefreqs
         self.priorities += priorities
 

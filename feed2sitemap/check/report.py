@@ -6,8 +6,7 @@ with the URLs.
 
 - ``profile``: ``name``, ``max_urls``, ``max_bytes``, ``max_sitemaps`` (the limits per file);
 - ``urls``, ``sitemaps`` (entries of indexes), ``errors``, ``warnings``, ``notes``: the run's
-  totals, as
-  ``check`` counts them in its summary line;
+  totals, as ``check`` counts them in its summary line;
 - ``files``: one object per file in the order read (an index before its parts): ``name``,
   ``listed_in`` (the index that listed it, or null), ``kind`` ("index", "urlset", a list or
   feed format, "unknown" or "unreadable"), ``entries``, ``bytes`` (uncompressed, XML only, else
@@ -34,6 +33,7 @@ from __future__ import annotations
 
 import itertools
 import os
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -116,8 +116,9 @@ def report(sources: Sequence[Source], *, profile: str | Profile = "sitemaps",
     ``follow`` the parts of their indexes, and sum up what was read. ``robots``: a robots.txt
     (path or URL) whose Sitemap: lines should list the sources. Raises InputError when the
     robots.txt cannot be read; a sitemap that cannot be read is a problem in the report."""
+    facts = Facts()
     stats = CheckStats(progress=progress, robots=None if robots is None else
-                       load_robots(robots), facts=Facts())
+                       load_robots(robots), facts=facts)
     names = [s for s in sources if isinstance(s, (str, os.PathLike))]
     if follow and len(names) == len(sources):
         sources = follow_order([os.fspath(s) for s in names], profile=profile,
@@ -134,22 +135,19 @@ def report(sources: Sequence[Source], *, profile: str | Profile = "sitemaps",
             r.count += 1
         if d.rule == "robots-unlisted":
             unlisted.add(d.file)
-    assert stats.facts is not None
-    files = stats.facts.files
     hreflang = _reciprocity(stats)
     for r in rules.values():
         # (robots-unlisted and the like are never capped: listed = all)
-        r.total = max(r.count, stats.facts.problems[r.severity, r.rule])
+        r.total = max(r.count, facts.problems[r.severity, r.rule])
         if r.rule == "hreflang-reciprocal":
             r.total = hreflang["not_reciprocal"]
     problems = sorted(rules.values(), key=lambda r: (_SEVERITIES.get(r.severity, 3),
                                                      -r.total, r.rule))
     listed = None
     if stats.robots is not None:
-        tops = [f.name for f in files if f.listed_in is None]
+        tops = [f.name for f in facts.files if f.listed_in is None]
         listed = {"file": stats.robots.where, "listed": {n: n not in unlisted for n in tops}}
-    return SiteReport(profile_of(profile), stats, files, stats.facts, hreflang, problems,
-                      listed)
+    return SiteReport(profile_of(profile), stats, facts.files, facts, hreflang, problems, listed)
 
 
 def _reciprocity(stats: CheckStats) -> dict[str, Any]:
@@ -173,38 +171,28 @@ def _bars(days: dict[date, int]) -> tuple[str, list[list[Any]]]:
     if not days:
         return "month", []
     first, last = min(days), max(days)
-    key: Callable[[date], str]
     if (last - first).days <= 62:
-        unit, key = "day", date.isoformat
-    elif (last.year - first.year) * 12 + last.month - first.month < 240:
-        unit, key = "month", _month
+        unit = "day"
+    elif _index("month", last) - _index("month", first) < 240:
+        unit = "month"
     else:
-        unit, key = "year", _year
-    counts: dict[str, int] = {}
-    for d, n in sorted(days.items()):
-        label = key(d)
-        counts[label] = counts.get(label, 0) + n
-    labels = _span(unit, first, last, key)
-    if labels is None:
-        return unit, [[label, n] for label, n in counts.items()]
-    return unit, [[label, counts.get(label, 0)] for label in labels]
+        unit = "year"
+    counts: Counter[int] = Counter()
+    for d, n in days.items():
+        counts[_index(unit, d)] += n
+    low, high = _index(unit, first), _index(unit, last)
+    span = range(low, high + 1) if high - low < MAX_BARS else sorted(counts)
+    return unit, [[_label(unit, i), counts[i]] for i in span]
 
 
-def _month(d: date) -> str:
-    return f"{d.year:04d}-{d.month:02d}"
-
-
-def _year(d: date) -> str:
-    return f"{d.year:04d}"
-
-
-def _span(unit: str, first: date, last: date, key: Callable[[date], str]) -> list[str] | None:
-    """Every label from ``first`` to ``last``; None past MAX_BARS."""
+def _index(unit: str, d: date) -> int:
+    """The number of ``d``'s bar: its day, month or year counted from year 1."""
     if unit == "day":
-        return [key(date.fromordinal(n)) for n in range(first.toordinal(), last.toordinal() + 1)]
-    if unit == "month":
-        months = range(first.year * 12 + first.month - 1, last.year * 12 + last.month)
-        return [f"{m // 12:04d}-{m % 12 + 1:02d}" for m in months]
-    if last.year - first.year >= MAX_BARS:
-        return None
-    return [f"{y:04d}" for y in range(first.year, last.year + 1)]
+        return d.toordinal()
+    return d.year * 12 + d.month - 1 if unit == "month" else d.year
+
+
+def _label(unit: str, i: int) -> str:
+    if unit == "day":
+        return date.fromordinal(i).isoformat()
+    return f"{i // 12:04d}-{i % 12 + 1:02d}" if unit == "month" else f"{i:04d}"

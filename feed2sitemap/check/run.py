@@ -1,9 +1,8 @@
 """check() and iter_check(): one file, then the parts its index lists, each file once in a run
-(follow_order); the run's last words.
+(follow_order); the run's last words (hreflang_diagnostics, site_diagnostics).
 
-A file is opened (plain or gzip) or fetched (web/fetch.py, the converter's client), its format
-told from its first bytes as the converter tells it (detect.sniff), and handed to the check of
-its kind: xml.py (sitemaps and indexes) or lists.py (URL lists, JSON Feeds, RSS/Atom feeds).
+A file is opened, or fetched by the converter's client, its format told from its first bytes as
+the converter tells it (detect.sniff), and handed to xml.py or lists.py.
 """
 
 from __future__ import annotations
@@ -50,13 +49,11 @@ def iter_check(source: Source, *, profile: str | Profile = "sitemaps", base_url:
     """Like ``check``, yielding diagnostics as they become final (flat memory on big files).
 
     With ``follow``, the parts an index lists are checked after it: files beside it, or for an
-    index fetched by URL, URLs on its host; a part that cannot be found is an error.
-    ``stats`` (optional) receives the counts of files, URLs, errors and warnings; ``name``
-    is the file name in diagnostics (default: the path, or the stream's ``name``). Without
-    ``stats`` the call is a run of its own, ended by its ``hreflang-reciprocal`` warnings; a
-    caller that passes ``stats`` to several calls asks hreflang_diagnostics(stats) after the
-    last (as the command does). A file is checked once in a run however it is reached (given
-    again, or as a part of an index already checked): later calls yield nothing for it.
+    index fetched by URL, URLs on its host. ``stats`` receives the run's counts; ``name`` is the
+    file's name in diagnostics (default: the path, or the stream's ``name``). Without ``stats``
+    the call is a run of its own, ended by its ``hreflang-reciprocal`` warnings; a caller that
+    passes ``stats`` to several calls asks hreflang_diagnostics(stats) after the last. A file
+    is checked once in a run however it is reached: later calls yield nothing for it.
     """
     own_run = stats is None
     stats = stats if stats is not None else CheckStats()
@@ -73,9 +70,8 @@ def iter_check(source: Source, *, profile: str | Profile = "sitemaps", base_url:
     name = name or str(getattr(source, "name", "<stream>"))
     robots = stats.robots
     if robots is not None and path is not None:
-        # the sitemaps named on the command line are the ones robots.txt should announce
-        # (their parts are found through them); at 1:1, so first of the file's diagnostics
-        # encoded as the converter names it there (run/publish.py)
+        # the sitemaps named by the user are the ones robots.txt should announce (their parts
+        # are found through them), by the URL the converter names there (run/publish.py)
         url = None
         if is_url(path):
             url = name
@@ -96,10 +92,8 @@ def iter_check(source: Source, *, profile: str | Profile = "sitemaps", base_url:
 def follow_order(files: Sequence[str], *, profile: str | Profile = "sitemaps",
                  base_url: str | None = None) -> list[str]:
     """``files`` in the order a run with ``follow`` checks them: the files an index among them
-    lists (or a nested index it lists) last, so that each is checked as a part of its index,
-    once, and not first as a file of its own (a pre-commit hook passes an index with its
-    parts). The local indexes are read for this without a word, their parts found as
-    iter_check finds them."""
+    lists last, so that each is checked once, as a part of its index (a pre-commit hook passes
+    an index with its parts). The local indexes are read for this without a word."""
     scope = _scope(base_url)
     if len(files) < 2:
         return list(files)
@@ -130,8 +124,7 @@ def _listed(path: str | Path, f: FileCheck, scope: Scope | None,
 
 
 def identity(source: str | os.PathLike[str]) -> object:
-    """What makes two names one file in a run: its device and inode (a symbolic link, a path
-    spelt another way); for a URL, the URL normalised."""
+    """What makes two names one file in a run: its device and inode; a URL normalised."""
     name = os.fspath(source)
     if is_url(name):
         try:
@@ -151,20 +144,17 @@ def _scope(base_url: str | None) -> Scope | None:
 
 def _file_check(name: str, path: str | None, profile: str | Profile, scope: Scope | None,
                 now: datetime | None, stats: CheckStats, follow: bool) -> FileCheck:
-    """The state of a file named by the caller; an index's parts are looked for beside it,
-    or for a URL on its host (with ``follow``)."""
+    """The state of a file named by the caller; with ``follow``, where its parts are."""
     follow_dir: Path | str | None = None
     if follow and path is not None:
         follow_dir = path if is_url(path) or is_store(path) else Path(path).parent
-    # (a name or a Profile, as ``Limits.profile`` takes it)
     return FileCheck(name, profile_of(profile), scope, now or datetime.now(timezone.utc), stats,
                      follow_dir, follow_prefix=scope.prefix if scope else None)
 
 
 def hreflang_diagnostics(stats: CheckStats) -> Iterator[Diagnostic]:
     """After every file of a run: the hreflang alternates whose page, checked in the run, does
-    not list back the page that lists it (``hreflang-reciprocal``), capped per file as any
-    rule."""
+    not list back the page that lists it (``hreflang-reciprocal``)."""
     shown: Counter[str] = Counter()
     for name, line, col, message in stats.hreflang.unreciprocated(stats.seen):
         stats.warnings += 1
@@ -174,9 +164,8 @@ def hreflang_diagnostics(stats: CheckStats) -> Iterator[Diagnostic]:
 
 
 def site_diagnostics(stats: CheckStats) -> Iterator[Diagnostic]:
-    """After every file of a run: the HTML pages of the built site (``stats.site``) that no
-    sitemap listed, as one warning (a count and the first names); and the *.html names that
-    are no regular file."""
+    """After every file of a run: the HTML pages of the built site that no sitemap listed, and
+    the *.html names that are no regular file, a warning each."""
     site = stats.site
     if site is None:
         return
@@ -205,8 +194,7 @@ def _named(count: int, first: list[str]) -> str:
 
 def _check_parts(f: FileCheck, scope: Scope | None,
                  base_url: str | None) -> Iterator[Diagnostic]:
-    """The parts of index ``f`` not checked yet in the run, each after the other, and theirs
-    (if ours)."""
+    """The parts of index ``f`` not checked yet in the run, and theirs."""
     if not f.is_index or f.follow_dir is None:
         return
     for part in f.parts:
@@ -235,9 +223,7 @@ def _part_check(f: FileCheck, part: Path | str, scope: Scope | None) -> FileChec
 
 
 def _check_file(source: Source, f: FileCheck, base_url: str | None) -> Iterator[Diagnostic]:
-    """The diagnostics of one file, the last ones once it is read."""
-    # A file that cannot be read is bad data like any other (an error diagnostic):
-    # in CI it is a sitemap the site does not have.
+    """The diagnostics of one file; one that cannot be read is an error like any other."""
     facts = f.stats.facts
     if facts is not None:
         facts.begin(f)
@@ -274,7 +260,6 @@ def _check_file(source: Source, f: FileCheck, base_url: str | None) -> Iterator[
 
 
 def _tap(raw: IO[bytes], f: FileCheck) -> IO[bytes]:
-    """``raw``, its bytes counted for `report` (facts.py) when it asks."""
     facts = f.stats.facts
     return raw if facts is None else facts.tap(raw)
 
@@ -286,9 +271,7 @@ def _dispatch(raw: IO[bytes], f: FileCheck,
     except InputError as exc:  # bad gzip data at the start
         f.error("input", 1, 1, exc.reason)
         return
-    if is_utf16(head):
-        # One message, as the converter gives: line by line, UTF-16 is only NUL bytes and
-        # bad URLs, and feedparser's complaints about it say nothing more.
+    if is_utf16(head):  # one message: line by line, UTF-16 is only NUL bytes and bad URLs
         f.error("encoding", 1, 1, "the file is UTF-16; sitemaps.org requires UTF-8: save it as "
                 "UTF-8 (checking stopped here)")
         return

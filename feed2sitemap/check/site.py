@@ -1,13 +1,10 @@
 """The site around the sitemaps: its robots.txt (check --robots) and its built pages (--site).
 
-A URL robots.txt disallows for Googlebot is never crawled; a sitemap robots.txt does not name
-is found only if someone submits it by hand. Under --site, every URL under --base-url is mapped
-to the file a static server would answer with, by the mapping a site directory given as an
-input uses (readers/site/tree.py: "/a/" -> a/index.html or a.html, "/a" -> a, a/index.html or
-a.html); no file is a 404. A page marked noindex or canonical elsewhere should not be in a
-sitemap, and HTML pages no sitemap lists are counted at the end. Only the head of a page is
-read (up to 64 KiB), with two regular expressions rather than an HTML parser: a site of 100,000
-pages takes seconds.
+Under --site, every URL under --base-url is mapped to the file a static server would answer
+with, by the mapping of a site directory given as an input (readers/site/tree.py); no file is a
+404. A page marked noindex or canonical elsewhere should not be in a sitemap, and HTML pages no
+sitemap lists are counted at the end. Only a page's head is read (up to 64 KiB), with two
+regular expressions rather than an HTML parser: a site of 100,000 pages takes seconds.
 """
 
 from __future__ import annotations
@@ -105,13 +102,9 @@ class Site:
         # what the site's own robots.txt disallows is left out by the site input: not unlisted
         self.robots = own_robots(root, prefix)
 
-    def candidates(self, url: str) -> list[str]:
-        """The files a static server might answer ``url`` with, most likely first."""
-        return candidates(urlsplit(url[len(self.prefix) - 1:]).path)
-
     def file_of(self, url: str) -> tuple[str | None, list[str]]:
-        """The file of ``url`` (relative) or None, and the names looked for."""
-        names = self.candidates(url)
+        """The file of ``url`` (relative) or None, and the names looked for, likeliest first."""
+        names = candidates(urlsplit(url[len(self.prefix) - 1:]).path)
         for rel in names:
             if os.path.isfile(os.path.join(self.root, *rel.split("/"))):
                 self.listed.add(rel)
@@ -121,14 +114,9 @@ class Site:
     def page(self, rel: str) -> Page | None:
         return Page(os.path.join(self.root, *rel.split("/"))) if rel.endswith(HTML) else None
 
-    def canonical_elsewhere(self, url: str, page: Page) -> str | None:
-        """The page's canonical URL when it is another than ``url``."""
-        return canonical_elsewhere(url, page.canonical)
-
     def unlisted(self) -> Iterator[str]:
-        """HTML pages of the site no sitemap listed (left out as the site input leaves them
-        out: noindex, canonical elsewhere, disallowed by the site's robots.txt, error pages,
-        dot-directories), in name order, streamed directory by directory."""
+        """HTML pages of the site no sitemap listed, but those the site input leaves out
+        (noindex, canonical elsewhere, disallowed, error pages…), in name order."""
         for rel, path, why in walk(self.root):
             if why or rel in self.listed:
                 continue

@@ -1,15 +1,11 @@
 """XML as ``check`` reads it, and sitemaps and indexes by the sitemaps.org schemas.
 
-The pump (``parse_xml``) feeds a file to expat chunk by chunk and reports what expat and the
-converter's MarkupGuard refuse: not UTF-8, not well-formed, a DTD, past the converter's bounds.
-The element handlers of the caller (``_Schema`` here, lists.py's for feeds) report the rest.
-
-sitemap.xsd and siteindex.xsd are small: a root holding ``##other`` extension elements and then
-one or more entries; an entry holding its fields in a fixed order, then ``##other`` elements.
-Rather than load a schema validator (which needs the whole tree), ``_Schema`` checks the same
-rules event by event, so memory stays flat on a 50 MB file. Values are judged as the XSD judges
-them (locs.py): anyURI and the date types collapse whitespace, tChangeFreq (an xsd:string)
-does not.
+``parse_xml`` feeds a file to expat chunk by chunk and reports what expat and the converter's
+MarkupGuard refuse; the caller's element handlers (``_Schema`` here, lists.py's for feeds)
+report the rest. The schemas are small (a root of ``##other`` elements then entries, an entry of
+fields in a fixed order then ``##other`` elements), so ``_Schema`` checks their rules event by
+event, in flat memory, rather than load a validator that needs the whole tree. Values are judged
+as the XSD judges them (locs.py): anyURI and the dates collapse white space, tChangeFreq does not.
 """
 
 from __future__ import annotations
@@ -57,16 +53,14 @@ _KNOWN = {"urlset", "url", "sitemapindex", "sitemap", "loc", "lastmod", "changef
 
 
 def is_utf16(head: bytes) -> bool:
-    """A UTF-16 (or UTF-32) byte-order mark, or UTF-16 markup without one (which expat would
-    read too, from its first "<": XML 1.0, appendix F)."""
+    """A UTF-16 (or UTF-32) byte-order mark, or UTF-16 markup without one (XML 1.0, F)."""
     return head[:2] in (b"\xff\xfe", b"\xfe\xff") or head[:4] == b"\x00\x00\xfe\xff" or \
         _UTF16_START.match(head) is not None
 
 
 def check_encoding(head: bytes, f: FileCheck) -> bool:
-    """sitemaps.org: files must be UTF-8. Report a declaration naming another encoding (expat
-    then decodes it anyway, so the rest is still checked). True for UTF-8; UTF-16 is refused
-    before (``is_utf16``)."""
+    """Report a declaration naming another encoding than UTF-8 (expat decodes it anyway, so the
+    rest is still checked); True for UTF-8."""
     body = head[3:] if head.startswith(codecs.BOM_UTF8) else head
     m = _DECL_ENCODING.match(body)
     if m is not None and m.group(1).lower().replace(b"_", b"-") not in (b"utf-8", b"utf8"):
@@ -92,10 +86,8 @@ def parse_xml(stream: IO[bytes], parser: Any, guard: MarkupGuard, f: FileCheck,
               utf8: bool, feed: Callable[[bytes, bool], Any] | None = None,
               free: Callable[[], bool] | None = None) -> Iterator[Diagnostic]:
     """Feed ``stream`` to ``parser`` chunk by chunk, yielding the diagnostics that are final.
-
-    ``feed`` stands for ``parser.Parse`` (xmlfast.py: the same bytes, offsets and positions);
-    ``free`` says when text may run past the markup bound (MarkupGuard.scan).
-    """
+    ``feed`` stands for ``parser.Parse``; ``free`` says when text may run past the markup
+    bound (MarkupGuard.scan)."""
     feed = feed or parser.Parse
     doctype: list[tuple[int, int]] = []  # where the DOCTYPE began, once seen
 
@@ -146,7 +138,6 @@ def parse_xml(stream: IO[bytes], parser: Any, guard: MarkupGuard, f: FileCheck,
 
 
 def check_sitemap_xml(stream: IO[bytes], f: FileCheck, utf8: bool) -> Iterator[Diagnostic]:
-    """Check an XML sitemap or sitemap index against the schema and the protocol's rules."""
     try:
         stream, encoding = expat_input(stream)
     except XMLRefused as exc:
@@ -159,22 +150,20 @@ def check_sitemap_xml(stream: IO[bytes], f: FileCheck, utf8: bool) -> Iterator[D
     p.StartElementHandler = schema.start
     p.EndElementHandler = schema.end
     p.CharacterDataHandler = schema.chars
-    # plain entries past the handlers (xmlfast.py); the reference mode keeps them all, and
-    # defusedxml reads every byte too (xmlutil.defused_parse)
+    # the reference mode: every entry through the handlers, every byte through defusedxml
     feed = FastUrlset(schema, p, guard).feed if utf8 and fast("check entries") else \
         defused_parse(p, encoding)
     yield from parse_xml(stream, p, guard, f, utf8, feed)
 
 
 class _Schema:
-    """The schema's rules as expat handlers, and where the parser is: the root, the current
-    entry and the current field."""
+    """The schema's rules as expat handlers, and where the parser is."""
 
     def __init__(self, f: FileCheck, parser: Any, guard: MarkupGuard) -> None:
         self.f = f
         self.p = parser
         self.guard = guard
-        self.limit = f.profile.max_bytes  # compared inline: two calls per element add up
+        self.limit = f.profile.max_bytes
         self.depth = 0
         self.skip_at = 0  # depth of an element whose content is skipped (extension, refused)
         self.ns = ""
@@ -191,15 +180,13 @@ class _Schema:
         self.run = 0  # characters of text since the last tag
         self.text_told = False
         self.page: str | None = None  # the current <url>'s loc
-        # the extension elements of the current <url>, judged at its end (_url_done)
-        self.children = UrlChildren()
+        self.children = UrlChildren()  # the current <url>'s extensions, judged at its end
         self.ext_depth = 0  # how deep inside an extension element (0: not in one)
         self.ext_any = False  # this <url> had an extension element
         self.news = 0  # URLs with news in this file
 
     def ready(self) -> bool:
-        """Directly inside a <urlset> of the sitemaps.org namespace, between entries: where
-        the fast path (xmlfast.py) may take plain entries past the handlers."""
+        """Between entries of a sitemaps.org <urlset>: where xmlfast.py may take over."""
         return self.depth == 1 and self.root == "urlset" and self.ns == SITEMAP_NS
 
     def after_entries(self) -> None:
@@ -310,8 +297,7 @@ class _Schema:
         return False
 
     def chars(self, data: str) -> None:
-        # A value, or the text between two tags (white space), over MAX_VALUE stops the check,
-        # as it stops the converter: 10 GB of spaces would otherwise keep it busy for an hour.
+        # a text over MAX_VALUE stops the check as it stops the converter (10 GB of spaces)
         self.run += len(data)
         if self.run > MAX_VALUE:
             raise XMLTooComplex(f"a value or a run of white space longer than {MAX_VALUE:,} "
@@ -375,19 +361,16 @@ class _Schema:
             if self.entry_tag == "url":
                 f.notes.lastmod_at(line, col)
                 f.notes.lastmod_values([text.strip(XML_SPACE)])
-            if f.stats.facts is not None and self.entry_tag == "url":
-                f.stats.facts.lastmods([text])
-        elif self.field == "changefreq":
-            judge_changefreq(f, text, line, col)
-            f.notes.field_at(line, col)
-        elif self.field == "priority":
-            judge_priority(f, text, line, col)
+                if f.stats.facts is not None:
+                    f.stats.facts.lastmods([text])
+        else:  # changefreq or priority
+            judge = judge_changefreq if self.field == "changefreq" else judge_priority
+            judge(f, text, line, col)
             f.notes.field_at(line, col)
 
     def _url_done(self, line: int, col: int) -> None:
-        """Judge the extension elements of the <url> that ended, by the rules the converter
-        holds them to (extensions/rules.py): what it would leave out is an error, what it only
-        warns about a warning. Elements of an unknown namespace pass."""
+        """Judge the extensions of the <url> that ended by the converter's rules: what it would
+        leave out is an error, what it only warns about a warning."""
         self.ext_any = False
         ext, problems, lines = self.children.finish()
         f, page = self.f, self.page

@@ -1,28 +1,23 @@
 """check's fast path for urlsets: plain <url> entries judged from one regex match each.
 
-Most of a large sitemap is entries like ``<url><loc>…</loc><lastmod>…</lastmod></url>``: the
-schema's fields in order, no attributes, no extension, no entity or character reference, ASCII
-values. For such an entry the schema (xml.py) has nothing to say but what the value rules say,
-so expat's Python handlers (a start, an end and a text call per element) are skipped: a regex
-match proves the entry's shape and yields its values and their positions, the values are judged
-by the same rules a column at a time (``judge_run``), and expat is given the run of entries as a
-comment of the same bytes, lines and columns, so that it still checks everything around them,
-and the byte offsets and positions of everything after them are unchanged.
-
-Taken only where the schema's state allows it (``_Schema.ready``: directly in a <urlset> of the
-sitemaps.org namespace, that namespace the default one), only where the position is known
-(line breaks are LF or CRLF; the line so far is ASCII, so a byte is a column), never past the
-profile's byte limit. Anything else is fed to expat as it is. Its plain twin is the handlers
-alone (xml.py chooses, in one expression; FEED2SITEMAP_REFERENCE=1 takes the twin):
-tests/test_check_fast.py holds both paths to the same diagnostics.
+A plain entry (the schema's fields in order, no attribute, extension or reference but "&amp;",
+ASCII values) leaves the schema (xml.py) nothing to say but what the value rules say. So its
+values are judged a column at a time (``judge_run``), and expat gets the run of entries as a
+comment of the same bytes, lines and columns: it still checks everything around them, and every
+position after them is unchanged. Taken only directly in a urlset of the sitemaps.org default
+namespace (``_Schema.ready``), where the position is known (LF or CRLF line breaks, an ASCII line
+so far) and before the profile's byte limit. Its plain twin is the handlers alone
+(tests/test_check_fast.py holds the two to the same diagnostics).
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import deque
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
+from itertools import repeat
 from operator import itemgetter, methodcaller
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
@@ -47,7 +42,7 @@ __all__ = ["FastUrlset", "lastmods_fine"]
 
 
 class Schema(Protocol):
-    """What the fast path asks of xml.py's schema state machine."""
+    """What the fast path asks of xml.py's schema (xml.py imports this module)."""
 
     f: FileCheck
     depth: int
@@ -57,11 +52,8 @@ class Schema(Protocol):
     def after_entries(self) -> None: ...
 
 
-# A value: printable ASCII but "<" and ">" (no markup, no "]]>"), and "&" only as "&amp;"
-# (checked apart), at most 4,096 characters (far below MAX_VALUE: the run bound cannot
-# trip inside one).
-# (Matched on the chunk decoded as Latin-1: one character a byte, so the offsets are the
-# bytes', and the values come out as str.)
+# A value: printable ASCII but "<" and ">", "&" only as "&amp;" (checked apart), far below
+# MAX_VALUE. Matched on the chunk as Latin-1: the offsets are the bytes'.
 _V = r"([!-;=?-~]{0,4096})"
 _S = r"[ \t\r\n]{0,1024}"  # white space between tags, far below the run bound too
 _ENTRY = re.compile(  # white space, then the entry (group 1) and its values (2 to 5)
@@ -75,7 +67,7 @@ _NO_DASH = bytes.maketrans(b"-", b"_")
 
 class FastUrlset:
     """Feeds a urlset to ``parser`` (whose handlers are ``schema``'s), taking plain entries
-    past the handlers. ``feed`` stands for ``parser.Parse``."""
+    past the handlers: ``feed`` stands for ``parser.Parse``."""
 
     def __init__(self, schema: Schema, parser: Any, guard: MarkupGuard) -> None:
         self.s = schema
@@ -86,8 +78,8 @@ class FastUrlset:
         self.line = 1  # the line at offset ``fed``
         self.col = 0  # characters of that line before ``fed``; -1: not known (not ASCII)
         self.on = True  # off for good after a lone CR (expat counts it as a line break)
-        self.default_ok = False  # the default namespace is sitemaps.org's, declared on the root
-        self.defaults = 0  # default namespace declarations seen (a second one: no fast path)
+        self.default_ok = False  # one default namespace, sitemaps.org's, declared on the root
+        self.defaults = 0
         self.runs: deque[int] = deque()  # offsets of the comments standing for entry runs
         parser.CommentHandler = self.comment
         parser.StartNamespaceDeclHandler = self.namespace
@@ -129,7 +121,7 @@ class FastUrlset:
             self.p.Parse(b"", True)
 
     def _raw(self, chunk: bytes, a: int, b: int) -> None:
-        """Feed expat ``chunk[a:b]`` as it is, and follow the position."""
+        """Feed expat ``chunk[a:b]`` as it is, following the position."""
         self.p.Parse(chunk[a:b], False)
         self.fed += b - a
         nl = chunk.count(b"\n", a, b)
@@ -142,15 +134,14 @@ class FastUrlset:
 
     def _run(self, chunk: bytes, text: str, pos: int, amp_ok: bool) -> int:
         """Judge the plain entries from ``pos`` on and hand expat their comment; the offset
-        where the run ends (``pos`` when there is none). ``text``: ``chunk`` as Latin-1;
-        ``amp_ok``: every "&" in it begins "&amp;"."""
+        where the run ends (``pos`` when there is none). ``amp_ok``: every "&" is "&amp;"."""
         limit = self.s.limit - self.fed + pos  # the profile's byte limit, in chunk offsets
         line, col = self.line, self.col + 1  # the position of ``expect``
         expect, multi = pos, False
         ms: list[re.Match[str]] = []
         urls: list[tuple[int, int]] = []
-        # (match, not search: a search from an entry with extensions would scan the rest of
-        # the chunk for a plain one, at every such entry: 30x check's time on such sitemaps)
+        # (match, not search: from an entry with extensions, a search would scan the rest of
+        # the chunk, at every such entry: 30x check's time on such sitemaps)
         while (m := _ENTRY.match(text, expect)) is not None:
             e, stop = m.span(1)
             if stop > limit:
@@ -184,14 +175,8 @@ class FastUrlset:
         return expect
 
 
-# -- a run's entries judged a column at a time
-#
-# Each column is proven fine as a whole where it can be: the locs by model/urls.py's proof and one
-# update of the run's URLs, the lastmods by one regex over them and a verdict per distinct day,
-# the changefreqs and priorities by their distinct values. A column that is not proven is judged
-# entry by entry with the handlers' judges, at the handlers' positions; the diagnostics of each
-# rule come in the order of the entries, as from the handlers (so the cap of 50 a rule keeps the
-# same ones).
+# A column is proven fine as a whole where it can be, else judged entry by entry by the handlers'
+# judges at the handlers' positions (so each rule's diagnostics, and its cap, are the same).
 
 _Place = Callable[[int], tuple[int, int]]
 _GROUPS = methodcaller("groups")
@@ -207,8 +192,8 @@ def at(text: str, e: int, line: int, col: int, offset: int) -> tuple[int, int]:
 
 def judge_run(f: FileCheck, text: str, ms: list[re.Match[str]], urls: list[tuple[int, int]],
               multi: bool) -> None:
-    """Judge the entries ``ms`` (_ENTRY's matches in ``text``: group 1 the entry, 2 to 5 the
-    values) at ``urls``; ``multi``: some lie over several lines."""
+    """Judge the entries ``ms`` (_ENTRY's matches in ``text``) at ``urls``; ``multi``: some
+    lie over several lines."""
     groups = list(map(_GROUPS, ms))
     if text.find("&", ms[0].start(1), ms[-1].end(1)) >= 0:  # "&amp;" in some
         groups = [g if "&" not in g[0] else tuple(v and v.replace("&amp;", "&") for v in g)
@@ -233,7 +218,7 @@ def judge_run(f: FileCheck, text: str, ms: list[re.Match[str]], urls: list[tuple
 
 def _notes(f: FileCheck, lastmods: list[str | None], changefreqs: list[str | None],
            priorities: list[str | None], place: Callable[[int, str], _Place]) -> None:
-    """What the run's entries add to the file's notes (notes.py), as the handlers add it."""
+    """What the run's entries add to the file's notes, as the handlers add it."""
     notes = f.notes
     n = len(lastmods)
     dated = lastmods if None not in lastmods else [v for v in lastmods if v is not None]
@@ -254,9 +239,8 @@ def _notes(f: FileCheck, lastmods: list[str | None], changefreqs: list[str | Non
 
 
 def _locs_fine(f: FileCheck, locs: list[str], lines: list[int]) -> bool:
-    """Whether check_loc would find nothing to say of any of ``locs`` (on ``lines``): one
-    site's clean URIs of legal length, new to the run and all in scope (the usual). They are
-    then remembered as seen."""
+    """Whether check_loc would say nothing of any of ``locs`` (on ``lines``): clean URIs of
+    legal length, new to the run, in scope. They are then remembered as seen."""
     stats = f.stats
     if stats.robots is not None or stats.site is not None:
         return False
@@ -279,7 +263,7 @@ def _column(f: FileCheck, values: list[str | None],
             fine: Callable[[FileCheck, list[str]], bool],
             judge: Callable[[FileCheck, str, int, int], None], place: _Place) -> None:
     """Judge a column's values (None: no such field) one by one, unless ``fine`` proves them
-    all fine at once."""
+    all fine."""
     present = [v for v in values if v is not None] if None in values else \
         cast("list[str]", values)
     if not present or fine(f, present):
@@ -294,38 +278,28 @@ def _changefreqs_fine(f: FileCheck, values: list[str]) -> bool:
 
 
 def _priorities_fine(f: FileCheck, values: list[str]) -> bool:
-    return all(priority_fine(f, v) for v in set(values))
+    return all(map(priority_fine, set(values)))
 
 
-# The two forms nearly every sitemap writes, with every field in range but the day of the month:
-# a subset of what the XSD (xsd_lastmod) and the converter (parse_lastmod) both accept. Such a
-# value is fine when its day is a real one, with a year past 1000, at least two days ago (in any
-# zone of ±14:00 it is then a year >= 1000 in UTC, and not in the future). Its day is judged
-# once: days repeat where the times do not. tests/test_check_fast.py holds it to judge_lastmod.
+# The two forms nearly every sitemap writes, every field in range but the day of the month: what
+# both the XSD and the converter accept. Such a value is fine when its day is real, of a year past
+# 1000, at least two days ago (in any zone it is then no year 0 and not in the future), judged
+# once a day (days repeat where times do not).
 _PLAIN_LASTMODS = re.compile(
     r"(?:(?:[1-9]\d{3}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01]))"
     r"(?:T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:Z|[+-](?:0\d|1[0-3]):[0-5]\d))?\n)*")
 _DAY = itemgetter(slice(0, 10))
-_REMEMBERED = 1 << 16  # distinct days remembered per file: flat memory on any input
 
 
 def lastmods_fine(f: FileCheck, texts: list[str]) -> bool:
-    """Whether judge_lastmod would find nothing to say of any of ``texts``: all in the common
-    forms (one regex over them), every distinct day long past."""
+    """Whether judge_lastmod would say nothing of any of ``texts``: all in the common forms,
+    every distinct day long past."""
     if _PLAIN_LASTMODS.fullmatch("\n".join(texts) + "\n") is None:
         return False
-    days = f.lastmod_days
-    for day in set(map(_DAY, texts)):
-        past = days.get(day)
-        if past is None:
-            if len(days) >= _REMEMBERED:
-                days.clear()
-            past = days[day] = _long_past(day, f.now)
-        if not past:
-            return False
-    return True
+    return all(map(_long_past, set(map(_DAY, texts)), repeat(f.now)))
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _long_past(day: str, now: datetime) -> bool:
     try:
         d = date.fromisoformat(day)
