@@ -232,14 +232,13 @@ def to_sitemaps(data: Any, output: Union[str, os.PathLike[str]], *, base_url: st
     merged (``dedupe_mode`` "merge": newest lastmod wins) or the first one kept ("first"),
     ``defaults`` filling fields no copy gave; the option groups are ``convert``'s (of
     ``writing``: ``gzip_level``, ``atomic``, ``lock_timeout``, ``cache_control``).
-    ``partitions`` is the number of
-    output partitions (default: the input's); each merges its URLs in memory (about 200 bytes a
-    URL, then temporary files past ``memory_limit``). It fixes the part names: keep it for
-    reruns to find their parts unchanged. Returns the command's Summary (``summary.merge``
-    summed over partitions). A local output's directory is locked from start to end, a
-    bucket's output only for the index step (the workers write into a staging folder of
-    their own: a lock object held through a long job would be taken for a dead run's). On
-    failure nothing there changes; unchanged files are left alone.
+    ``partitions`` is the number of output partitions (default: the input's); each merges its
+    URLs in memory (about 200 bytes a URL, then temporary files past ``memory_limit``). It
+    fixes the part names: keep it for reruns to find their parts unchanged. Returns the
+    command's Summary (``summary.merge`` summed over partitions). A local output's directory
+    is locked from start to end, a bucket's output only for the index step (the workers write
+    into a staging folder of their own: a lock object held through a long job would be taken
+    for a dead run's). On failure nothing there changes; unchanged files are left alone.
     """
     check_dedupe_mode(dedupe_mode)
     prof, directory = profile_of(limits.profile), base_of(base_url)[0]
