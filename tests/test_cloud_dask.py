@@ -103,7 +103,13 @@ def test_a_rerun_copies_only_the_changed_part_and_a_failed_one_changes_nothing(
     rows = _rows()
     out = f"s3://{s3.bucket}/sitemap.xml.gz"
     writing = WriteOptions(cache_control="max-age=300")
+    dead, live = (f"{s3.bucket}/.sitemap.xml.gz.parts.{t}-0a1b2c3d/sitemap-0-1.xml.gz"
+                  for t in (1_000_000_000, 4_000_000_000))  # a killed run's, a running one's
+    s3.pipe_file(dead, b"x")
+    s3.pipe_file(live, b"x")
     _dask(rows, out, 3, writing=writing)
+    assert not s3.exists(dead) and s3.exists(live)
+    s3.rm_file(live)
     first = objects(s3)
     head = s3.call_s3("head_object", Bucket=s3.bucket, Key="sitemap-2-1.xml.gz")
     assert (head["ContentType"], head["CacheControl"]) == ("application/gzip", "max-age=300")

@@ -7,7 +7,8 @@ last, the commit point (files/store.py, ``Bucket.publish_staged``).
 A part is unchanged when the object already there has the staged one's ETag: every part is one
 PUT (at most 50 MiB, under s3fs's multipart threshold), whose ETag is the MD5 of its bytes, and
 a copy keeps it. Only the earlier index files are downloaded (to know the parts they own and to
-leave an unchanged index alone), never the parts.
+leave an unchanged index alone), never the parts. A run removes its staging folder whatever
+happens; one whose driver was killed leaves it, and a later run removes it after a day.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import contextlib
 import os
 import shutil
 import tempfile
+import time
 import uuid
 from collections.abc import Iterator
 from typing import Optional
@@ -36,11 +38,14 @@ from .partition import PartManifest
 __all__ = ["staging", "write_index_to_bucket"]
 
 
+STALE_STAGING = 86_400.0  # seconds after which another run's staging folder is a dead run's
+
+
 @contextlib.contextmanager
 def staging(bucket: Bucket) -> Iterator[str]:
-    """The URL of a new folder beside the output for the workers' parts, removed at the end
-    whatever happened."""
-    name = f".{bucket.name}.parts.{uuid.uuid4().hex[:12]}"
+    """The URL of a new folder beside the output for the workers' parts (named for the time it
+    was made), removed at the end whatever happened."""
+    name = f".{bucket.name}.parts.{time.time():.0f}-{uuid.uuid4().hex[:8]}"
     try:
         yield f"{bucket.url.rpartition('/')[0]}/{name}"
     finally:
@@ -61,6 +66,7 @@ def write_index_to_bucket(bucket: Bucket, parts: list[PartManifest], stage_url: 
         prefix = base_of(base_url)[1].prefix
         prev = _fetch_indexes(bucket, earlier, prefix)
         shutil.copytree(earlier, work)
+        _remove_dead_stagings(bucket, stage)
         staged = bucket.listing(stage + "/")
         live = bucket.listing(stem + "-")
 
@@ -112,3 +118,14 @@ def _fetch_indexes(bucket: Bucket, folder: str, base_prefix: Optional[str]) -> P
         names = [n for n in prev.owned()
                  if n[len(stem):].startswith("-index") and n not in fetched]
     return prev
+
+
+def _remove_dead_stagings(bucket: Bucket, ours: str) -> None:
+    """Remove the staging folders of runs killed before they could remove theirs: those older
+    than STALE_STAGING by the time in their name (a run still computing may hold the lock's
+    turn later, so a younger one is left alone)."""
+    prefix = f".{bucket.name}.parts."
+    for folder in {n.partition("/")[0] for n in bucket.listing(prefix)} - {ours}:
+        made = folder[len(prefix):].partition("-")[0]
+        if made.isdigit() and time.time() - int(made) > STALE_STAGING:
+            bucket.remove_all(folder + "/")
