@@ -150,3 +150,14 @@ def test_a_failed_worker_leaves_the_earlier_set_and_no_staging(client: Any, s3: 
         _dask(_rows(seed=40) + [("https://elsewhere.example/x", "2024-01-01")], out, 2,
               strict=True)
     assert objects(s3) == earlier
+
+
+@pytest.mark.slow  # (a cluster of worker processes takes seconds to start)
+def test_worker_processes_write_what_the_local_job_writes(s3: Any, tmp: Path) -> None:
+    # worker processes of their own, their credentials and endpoint from the environment
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address="127.0.0.1:0", silence_logs=40) as cluster, \
+            distributed.Client(cluster):
+        _dask(_rows(), f"s3://{s3.bucket}/sitemap.xml", 3)
+        _dask(_rows(), str(tmp / "sitemap.xml"), 3)
+    assert objects(s3) == {p.name: p.read_bytes() for p in tmp.iterdir()}
