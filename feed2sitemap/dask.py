@@ -7,10 +7,15 @@ Needs the ``dask`` extra. The work is scale/partition.py's, run by Dask's active
 2. Dask shuffles the rows by a hash of the normalised URL, so the copies of a URL meet;
 3. per output partition (``feed2sitemap-write``): the rows are put back in input order, the
    copies merged or deduplicated, and the parts written into a staging directory;
-4. here, under the output directory's lock: the index (scale/indexing.py), which moves the
-   parts into place, leaves unchanged ones alone and removes the parts no longer written.
+4. here, under the output's lock: the index (scale/indexing.py), which moves the parts into
+   place, leaves unchanged ones alone and removes the parts no longer written.
 
-Workers must see the staging directory (the same machine, or a shared file system).
+With a local output, workers must see the staging directory (the same machine, or a shared
+file system). With an output in object storage (``s3://BUCKET/FOLDER/sitemap.xml``, the
+``cloud`` extra) they need no shared disk: each uploads its parts into a staging folder in the
+bucket, and step 4 has the store copy them into place, the index last (scale/stored.py).
+Workers find their credentials as the driver does (the AWS variables, AWS_ENDPOINT_URL
+included, or the usual configuration files).
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ except ImportError as exc:  # the optional extra is not installed
 from .errors import OptionError, OutputError
 from .files.naming import split_name
 from .files.split import DEFAULT_GZIP_LEVEL
+from .files.store import Bucket, is_store
 from .model.batch import BATCH, Batch
 from .model.filters import Filters
 from .model.limits import profile_of
@@ -52,6 +58,8 @@ from .run.converting import Summary
 from .scale.indexing import check_index_writing, open_index_output, write_index_to
 from .scale.partition import PartManifest, check_dedupe_mode, prepare_batches, write_partition
 from .scale.rows import partition_batch
+from .scale.stored import staging as staging_in
+from .scale.stored import write_index_to_bucket
 
 __all__ = ["to_sitemaps"]
 
@@ -223,12 +231,14 @@ def to_sitemaps(data: Any, output: Union[str, os.PathLike[str]], *, base_url: st
     (``scope_check``), URLs the ``filters`` leave out counted (``report.excluded``), copies
     merged (``dedupe_mode`` "merge": newest lastmod wins) or the first one kept ("first"),
     ``defaults`` filling fields no copy gave; the option groups are ``convert``'s (of
-    ``writing``: ``gzip_level``, ``atomic``, ``lock_timeout``). ``partitions`` is the number of
-    output partitions (default: the input's); each merges its URLs in memory (about 200 bytes a
-    URL, then temporary files past ``memory_limit``). It fixes the part names: keep it for
-    reruns to find their parts unchanged. Returns the command's Summary (``summary.merge``
-    summed over partitions). The output directory is locked from start to end; on failure
-    nothing there changes; unchanged files are left alone.
+    ``writing``: ``gzip_level``, ``atomic``, ``lock_timeout``, ``cache_control``).
+    ``partitions`` is the number of output partitions (default: the input's); each merges its
+    URLs in memory (about 200 bytes a URL, then temporary files past ``memory_limit``). It
+    fixes the part names: keep it for reruns to find their parts unchanged. Returns the
+    command's Summary (``summary.merge`` summed over partitions). A local output's directory
+    is locked from start to end, a bucket's output only for the index step (the workers write
+    into a staging folder of their own: a lock object held through a long job would be taken
+    for a dead run's). On failure nothing there changes; unchanged files are left alone.
     """
     check_dedupe_mode(dedupe_mode)
     prof, directory = profile_of(limits.profile), base_of(base_url)[0]
@@ -245,21 +255,36 @@ def to_sitemaps(data: Any, output: Union[str, os.PathLike[str]], *, base_url: st
     n_out = len(inputs) if partitions is None else partitions
     if n_out < 1:
         raise OptionError("must be 1 or more", parameter="partitions")
-    out = open_index_output(output, directory, atomic=writing.atomic,
-                            lock_timeout=writing.lock_timeout)
-    try:
-        assert out.directory is not None
-        with _staging(staging, out.directory, name, writing.atomic) as stage:
-            rules = _Rules(directory, replace(limits, profile=prof), scope_check, n_out, stage,
-                           stem, replace(writing, gzip=ext.endswith(".gz"), gzip_level=level),
-                           dedupe_mode, defaults, memory_limit, report.strict, filters)
-            manifests, counts, merges = _run(inputs, rules)
-            for c in counts:
-                c.add_to(report)
-            summary = write_index_to(out, [m for ms in manifests for m in ms], stage, prof,
-                                     report, level, directory)
-    finally:
-        out.close()
+
+    def compute(stage: str) -> tuple[list[PartManifest], list[MergeCounts]]:
+        rules = _Rules(directory, replace(limits, profile=prof), scope_check, n_out, stage,
+                       stem, replace(writing, gzip=ext.endswith(".gz"), gzip_level=level),
+                       dedupe_mode, defaults, memory_limit, report.strict, filters)
+        manifests, counts, merges = _run(inputs, rules)
+        for c in counts:
+            c.add_to(report)
+        return [m for ms in manifests for m in ms], merges
+
+    if is_store(output):
+        if staging is not None:
+            raise OptionError("the parts are staged in the bucket, beside the output",
+                              parameter="staging")
+        bucket = Bucket(output, writing.cache_control)
+        with staging_in(bucket) as stage:
+            listed, merges = compute(stage)
+            summary = write_index_to_bucket(bucket, listed, stage, prof, report,
+                                            level if ext.endswith(".gz") else None,
+                                            directory, writing.lock_timeout)
+    else:
+        out = open_index_output(output, directory, atomic=writing.atomic,
+                                lock_timeout=writing.lock_timeout)
+        try:
+            assert out.directory is not None
+            with _staging(staging, out.directory, name, writing.atomic) as stage:
+                listed, merges = compute(stage)
+                summary = write_index_to(out, listed, stage, prof, report, level, directory)
+        finally:
+            out.close()
     summary.merge = _sum_merge(merges) if dedupe_mode == "merge" else None
     return summary
 

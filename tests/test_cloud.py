@@ -47,7 +47,11 @@ def s3(endpoint: str, monkeypatch: pytest.MonkeyPatch) -> Any:
                         ("AWS_SECRET_ACCESS_KEY", SECRET), ("AWS_DEFAULT_REGION", "us-east-1")):
         monkeypatch.setenv(name, value)
     import fsspec
+    import s3fs
 
+    # a client made for another module's server is not handed out again (fsspec keeps one per
+    # set of options, and the endpoint is not one of them)
+    s3fs.S3FileSystem.clear_instance_cache()
     fs = fsspec.filesystem("s3", use_listings_cache=False)
     fs.bucket = "b" + uuid.uuid4().hex[:12]
     fs.mkdir(fs.bucket)

@@ -318,3 +318,103 @@ class Bucket:
             except Exception as exc:
                 kept.append((self.url_of(name), _why(exc)))
         return gone, kept
+
+    # A distributed run (feed2sitemap.dask): workers upload their parts into a staging folder
+    # beside the output, and the run copies them into place by the store, under the lock.
+
+    def upload(self, local: str, name: str) -> None:
+        """Put one object beside the output, whatever is there (a worker's staged part: a task
+        retried puts the same bytes again)."""
+        try:
+            self._put(local, name)
+        except Exception as exc:
+            raise self._fail(name, "upload", exc) from None
+
+    def listing(self, prefix: str) -> dict[str, tuple[int, str]]:
+        """(size, ETag) of the objects whose names begin with ``prefix``, by name: one listing
+        (a name in a folder is "folder/name")."""
+        start = len(self.key(""))
+        try:
+            found = self.fs.find(self.folder, prefix=prefix, detail=True)
+        except Exception as exc:
+            raise self._fail(prefix, "list", exc) from None
+        return {key[start:]: (info["size"], info["ETag"]) for key, info in found.items()}
+
+    def remove_all(self, prefix: str) -> None:
+        """Delete the objects whose names begin with ``prefix`` (a run's staging folder), as
+        far as the store lets us."""
+        with contextlib.suppress(OutputError):
+            self._remove(list(self.listing(prefix)))
+
+    def publish_staged(self, stage: str, parts: list[str], files: list[tuple[str, str]],
+                       owned: set[str], earlier: str, removed: list[str]
+                       ) -> tuple[list[str], list[tuple[str, str]]]:
+        """``publish`` for parts staged in the folder ``stage`` beside the output: each of
+        ``parts`` is copied to its name by the store (CopyObject: no bytes pass through here,
+        and the copy keeps the staged object's Content-Type and Cache-Control), then ``files``
+        are uploaded, the output last. A part about to be replaced is first copied into
+        ``stage``, from which a failed run puts it back; ``earlier`` holds the earlier bytes
+        of ``files``, as for ``publish``."""
+        names = parts + [n for _, n in files]
+        for name in names:
+            if name != self.name and name not in owned and self.exists(name):
+                raise OutputError(
+                    f"{self.url_of(name)}: exists, and the index at {shown(self.url)} does "
+                    "not list it: feed2sitemap replaces only the objects it wrote. Move it "
+                    "away or choose another -o name; nothing was changed")
+        creating = [n for n in names if n not in owned and n != self.name]
+        if creating:  # so that a run cut short owns what it left
+            self._put_bytes(self.journal, "".join(n + "\n" for n in creating).encode())
+        copied: list[str] = []
+        saved: set[str] = set()
+        done: list[str] = []
+        name, what = "", "copy"
+        try:
+            for name in parts:
+                if name in owned:
+                    with contextlib.suppress(FileNotFoundError):
+                        self._copy(name, f"{stage}/earlier/{name}")
+                        saved.add(name)
+                self._copy(f"{stage}/{name}", name)
+                copied.append(name)
+            what = "upload"
+            for local, name in files:
+                self._put(local, name)
+                done.append(name)
+        except BaseException as exc:
+            left = self._restore(copied, saved, stage) + self._roll_back(done, earlier)
+            if not left and creating:
+                with contextlib.suppress(Exception):
+                    self.fs.rm_file(self.key(self.journal))
+            if not isinstance(exc, Exception):
+                raise
+            why = _why(exc)
+            if name == self.name and "pre-condition" in str(exc):
+                why = "another writer changed it since this run read it"
+            raise OutputError(f"{self.url_of(name)}: cannot {what}: {why}; " + (
+                f"replaced {', '.join(left)}, the rest left as it was" if left
+                else "nothing was changed")) from None
+        gone, kept = self._remove([n for n in removed if n in owned and n != self.name])
+        with contextlib.suppress(Exception):
+            self.fs.rm_file(self.key(self.journal))
+        return gone, kept
+
+    def _copy(self, source: str, name: str) -> None:
+        bucket, key, _ = self.fs.split_path(self.key(name))
+        source_key = self.fs.split_path(self.key(source))[1]
+        self.fs.call_s3("copy_object", Bucket=bucket, Key=key,
+                        CopySource={"Bucket": bucket, "Key": source_key})
+
+    def _restore(self, copied: list[str], saved: set[str], stage: str) -> list[str]:
+        """Undo the copies of ``copied``, last first: the earlier object put back from its copy
+        in ``stage``, or the new one deleted; the names that could not be."""
+        left = []
+        for name in reversed(copied):
+            try:
+                if name in saved:
+                    self._copy(f"{stage}/earlier/{name}", name)
+                else:
+                    self.fs.rm_file(self.key(name))
+            except Exception:
+                left.append(self.url_of(name))
+        return left[::-1]

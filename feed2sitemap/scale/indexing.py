@@ -13,7 +13,7 @@ import json
 import os
 import re
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import IO, Any, Optional, Union
 
@@ -203,8 +203,9 @@ def open_index_output(output: str, base_url: str, *, progress: Optional[Progress
     if not output:
         raise OptionError("the index step writes a file: give an output path")
     if is_store(output):
-        raise OptionError("the index step and the Dask writers do not write to object storage "
-                          "yet: write to a folder and copy it, or use the command", "output")
+        raise OptionError("the index step writes to object storage only in feed2sitemap.dask "
+                          "(whose workers stage the parts there): write to a folder and copy "
+                          "it, or use the command", "output")
     return OutputSet(output, progress=progress, atomic=atomic, base_prefix=prefix,
                      lock_timeout=lock_timeout)
 
@@ -233,9 +234,11 @@ def write_index_to(out: OutputSet, parts: Iterable[PartRef], directory: str, pro
         out.abort()
 
 
-def _resolve(parts: Iterable[PartRef], directory: str, name: str,
-             prof: Profile) -> list[PartManifest]:
-    """Every part as a manifest with its path, checked against its file and the limits."""
+def _resolve(parts: Iterable[PartRef], directory: str, name: str, prof: Profile,
+             check: Optional[Callable[[PartManifest, Profile], None]] = None
+             ) -> list[PartManifest]:
+    """Every part as a manifest with its path, checked against its file (by ``check``, default
+    read again) and the limits."""
     ours = ours_pattern(name)
     stem = split_name(name)[0]
     seen: dict[str, str] = {}
@@ -244,7 +247,7 @@ def _resolve(parts: Iterable[PartRef], directory: str, name: str,
         if isinstance(ref, PartManifest):
             path = os.path.join(directory, ref.name)
             m = PartManifest(path, ref.urls, ref.bytes, ref.file_bytes, ref.newest)
-            _check_file(m, prof)
+            (check or _check_file)(m, prof)
         else:
             m = read_part(os.fspath(ref), prof)
         base = os.path.basename(m.name)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import groupby
@@ -23,6 +24,7 @@ from ..files.naming import partition_part_name, temp_prefix
 from ..files.outputs import FileInfo
 from ..files.safety import deferred_signals, keep_metadata, make_temp, umask_mode
 from ..files.split import DEFAULT_GZIP_LEVEL, write_records
+from ..files.store import Bucket, is_store
 from ..model.batch import Batch, batched, unbatched
 from ..model.filters import Filters
 from ..model.limits import profile_of
@@ -169,7 +171,9 @@ def write_partition(items: Items, directory: str, stem: str, partition: int, *,
     gave; ``filters`` leave URLs out by rule (model/filters.py), counted in ``report.excluded``.
     Each file is renamed into place when complete, so a killed task leaves no partial part, and
     a retried task writes the same names with the same bytes. An empty partition writes nothing
-    and returns [].
+    and returns []. ``directory`` may be a folder in object storage (s3://BUCKET/FOLDER: the
+    parts are written to a local temporary folder, then each uploaded with one PUT, with
+    ``writing.cache_control``); the index step of feed2sitemap.dask copies them into place.
     """
     if partition < 0:
         raise OptionError("must be 0 or more", parameter="partition")
@@ -177,6 +181,17 @@ def write_partition(items: Items, directory: str, stem: str, partition: int, *,
     if writing.to not in (None, "xml"):
         raise OptionError(f"a partition is written as XML, not {writing.to!r}", "to")
     _check_stem(stem)
+    if is_store(directory):  # written here, then uploaded: one code path for the bytes
+        bucket = Bucket(f"{directory.rstrip('/')}/{stem}{URLSET.extension}",
+                        writing.cache_control)
+        with tempfile.TemporaryDirectory(prefix="feed2sitemap-") as local:
+            manifests = write_partition(
+                items, local, stem, partition, writing=writing, limits=limits,
+                defaults=defaults, dedupe_mode=dedupe_mode, report=report, counts=counts,
+                memory_limit=memory_limit, filters=filters)
+            for m in manifests:
+                bucket.upload(os.path.join(local, m.name), m.name)
+        return manifests
     if not os.path.isdir(directory):
         raise OutputError(f"{directory}: cannot write parts: not a directory")
     prof = profile_of(limits.profile, limits.max_urls, limits.max_bytes)
