@@ -19,7 +19,7 @@ import contextlib
 import os
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import IO, Any, Optional
 
 from ..errors import InputError, OptionError, OutputError
@@ -235,46 +235,6 @@ class Bucket:
         except Exception:  # taken over by another run meanwhile: wait for it
             return False
 
-    def publish(self, files: list[tuple[str, str]], owned: set[str], earlier: str,
-                removed: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
-        """Upload ``files`` ((local path, name), the index at the output's name last) and then
-        delete the names of ``removed`` (the earlier set's parts no longer written). ``owned``:
-        the names the earlier index listed (or its run's journal named); ``earlier``: a folder
-        holding their bytes, from which a failed run puts them back. The removed objects'
-        URLs, and (URL, why) for those that could not be."""
-        files = sorted(files, key=lambda f: f[1] == self.name)
-        for _, name in files:
-            if name != self.name and name not in owned and self.exists(name):
-                raise OutputError(
-                    f"{self.url_of(name)}: exists, and the index at {shown(self.url)} does "
-                    "not list it: feed2sitemap replaces only the objects it wrote. Move it "
-                    "away or choose another -o name; nothing was changed")
-        creating = [n for _, n in files if n not in owned and n != self.name]
-        if creating and len(files) > 1:  # so that a run cut short owns what it left
-            self._put_bytes(self.journal, "".join(n + "\n" for n in creating).encode())
-        done: list[str] = []
-        try:
-            for local, name in files:
-                self._put(local, name)
-                done.append(name)
-        except BaseException as exc:
-            left = self._roll_back(done, earlier)
-            if not left and creating and len(files) > 1:
-                with contextlib.suppress(Exception):
-                    self.fs.rm_file(self.key(self.journal))
-            if not isinstance(exc, Exception):
-                raise
-            why = _why(exc)
-            if name == self.name and "pre-condition" in str(exc):
-                why = "another writer changed it since this run read it"
-            raise OutputError(f"{self.url_of(name)}: cannot upload: {why}; " + (
-                f"replaced {', '.join(left)}, the rest left as it was" if left
-                else "nothing was changed")) from None
-        gone, kept = self._remove([n for n in removed if n in owned and n != self.name])
-        with contextlib.suppress(Exception):
-            self.fs.rm_file(self.key(self.journal))
-        return gone, kept
-
     def _put(self, local: str, name: str) -> None:
         # one PUT below 100 MB (s3fs aborts a multipart upload that fails): never half written.
         # The output only if it is still the one read (the lock keeps out our runs, not
@@ -346,16 +306,21 @@ class Bucket:
         with contextlib.suppress(OutputError):
             self._remove(list(self.listing(prefix)))
 
-    def publish_staged(self, stage: str, parts: list[str], files: list[tuple[str, str]],
-                       owned: set[str], earlier: str, removed: list[str]
-                       ) -> tuple[list[str], list[tuple[str, str]]]:
-        """``publish`` for parts staged in the folder ``stage`` beside the output: each of
-        ``parts`` is copied to its name by the store (CopyObject: no bytes pass through here,
-        and the copy keeps the staged object's Content-Type and Cache-Control), then ``files``
-        are uploaded, the output last. A part about to be replaced is first copied into
-        ``stage``, from which a failed run puts it back; ``earlier`` holds the earlier bytes
-        of ``files``, as for ``publish``."""
-        names = parts + [n for _, n in files]
+    def publish(self, files: list[tuple[str, str]], owned: set[str], earlier: str,
+                removed: list[str], stage: str = "", parts: Sequence[str] = ()
+                ) -> tuple[list[str], list[tuple[str, str]]]:
+        """Upload ``files`` ((local path, name), the index at the output's name last) and then
+        delete the names of ``removed`` (the earlier set's parts no longer written). ``owned``:
+        the names the earlier index listed (or its run's journal named); ``earlier``: a folder
+        holding their bytes, from which a failed run puts them back. The removed objects'
+        URLs, and (URL, why) for those that could not be.
+
+        ``parts`` staged in the folder ``stage`` beside the output (the Dask writers') are
+        first copied to their names by the store (CopyObject: no bytes pass through here, and
+        the copy keeps the staged object's Content-Type and Cache-Control); a part about to be
+        replaced is first copied into ``stage``, from which a failed run puts it back."""
+        files = sorted(files, key=lambda f: f[1] == self.name)
+        names = [*parts, *(n for _, n in files)]
         for name in names:
             if name != self.name and name not in owned and self.exists(name):
                 raise OutputError(
@@ -363,7 +328,7 @@ class Bucket:
                     "not list it: feed2sitemap replaces only the objects it wrote. Move it "
                     "away or choose another -o name; nothing was changed")
         creating = [n for n in names if n not in owned and n != self.name]
-        if creating:  # so that a run cut short owns what it left
+        if creating and len(names) > 1:  # so that a run cut short owns what it left
             self._put_bytes(self.journal, "".join(n + "\n" for n in creating).encode())
         copied: list[str] = []
         saved: set[str] = set()
@@ -383,7 +348,7 @@ class Bucket:
                 done.append(name)
         except BaseException as exc:
             left = self._restore(copied, saved, stage) + self._roll_back(done, earlier)
-            if not left and creating:
+            if not left and creating and len(names) > 1:
                 with contextlib.suppress(Exception):
                     self.fs.rm_file(self.key(self.journal))
             if not isinstance(exc, Exception):

@@ -2,7 +2,7 @@
 no disk: each uploads its parts into a staging folder beside the output (``staging``, then
 ``write_partition`` with that folder's URL), and the index step, under the bucket's lock, lists
 them in the index, has the store copy each part that changed into place, and uploads the index
-last, the commit point (files/store.py, ``Bucket.publish_staged``).
+last, the commit point (files/store.py, ``Bucket.publish``).
 
 A part is unchanged when the object already there has the staged one's ETag: every part is one
 PUT (at most 50 MiB, under s3fs's multipart threshold), whose ETag is the MD5 of its bytes, and
@@ -91,10 +91,10 @@ def write_index_to_bucket(bucket: Bucket, parts: list[PartManifest], stage_url: 
             for info, n in zip(indexes, all_names[len(files):], strict=True):
                 out.is_unchanged(info, n)
             owned = set(prev.owned())
-            gone, kept = bucket.publish_staged(
-                stage, [n for f, n in zip(files, names, strict=True) if not f.unchanged],
+            gone, kept = bucket.publish(
                 [(i.temp or "", n) for i, n in zip(indexes, all_names[len(files):], strict=True)
-                 if not i.unchanged], owned, earlier, sorted(owned - set(all_names)))
+                 if not i.unchanged], owned, earlier, sorted(owned - set(all_names)),
+                stage, [n for f, n in zip(files, names, strict=True) if not f.unchanged])
         finally:
             out.close()
     for info, n in zip(files + indexes, all_names, strict=True):
