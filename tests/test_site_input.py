@@ -283,3 +283,25 @@ def test_a_directory_that_cannot_be_read_is_said(tmp_path: Path) -> None:
         (public / "locked").chmod(0o755)
     assert code == 0, err
     assert f"{public}/locked/: skipped: cannot read the directory: Permission denied" in err
+
+
+def test_the_sitemap_written_into_the_site_is_not_taken_for_its_content(tmp_path: Path) -> None:
+    """`feed2sitemap public/ -o public/sitemap.xml` run again (a build's every run): the set it
+    wrote there last time (index and parts) is neither listed nor reported as left out, so the
+    second run says what the first said; a user's own XML file beside it still is."""
+    _hugo_like(tmp_path)
+    _write(tmp_path, "feed.xml", "<rss/>")
+    args = [str(tmp_path), "-o", str(tmp_path / "sitemap.xml"), "--base-url", SITE,
+            "--max-urls", "3", "-v"]
+    first = run(*args)
+    assert first.returncode == 0, first.stderr
+    assert (tmp_path / "sitemap-1.xml").exists()
+    second = run(*args)
+    assert second.returncode == 0, second.stderr
+    def left_out(stderr: bytes) -> list[str]:
+        return re.findall(r"\d+ excluded \(.*\)|excluded, .*", stderr.decode())
+
+    excluded = left_out(second.stderr)
+    assert excluded == left_out(first.stderr)
+    named = "".join(excluded)
+    assert "sitemap.xml" not in named and "sitemap-1.xml" not in named and "feed.xml" in named

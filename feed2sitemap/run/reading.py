@@ -7,11 +7,12 @@ from __future__ import annotations
 import contextlib
 import io
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import IO, Any, Optional, Union
 
 from ..errors import InputError, OptionError
+from ..files.naming import ours_pattern, temp_pattern
 from ..files.outputs import OutputSet
 from ..files.safety import same_file
 from ..files.store import is_store, open_store, shown
@@ -216,7 +217,22 @@ class Reading:
             return bool(include) and self.filters.why_left_out(url) is None
 
         yield from read_site(root, name, self.report, prefix, self.options.site,
-                             wanted=wanted, opened=self.lastmod_sources)
+                             wanted=wanted, opened=self.lastmod_sources, output=self._ours())
+
+    def _ours(self) -> Optional[Callable[[str], bool]]:
+        """Whether a path is one of the files this run's output set writes (the output, its
+        numbered parts, their temporaries): a site's sitemap written into the site."""
+        out_path = self.out.path if self.out is not None else None
+        if out_path is None:
+            return None
+        directory, name = os.path.split(os.path.realpath(out_path))
+        own = (ours_pattern(name), temp_pattern(name))
+
+        def ours(path: str) -> bool:
+            here, base = os.path.split(os.path.realpath(path))
+            return here == directory and (base == name or any(p.fullmatch(base) for p in own))
+
+        return ours
 
     def _stream(self, raw: IO[bytes], name: str, kinds: Optional[list[str]], part: bool,
                 base_url: Optional[str]) -> Iterator[Batch]:

@@ -32,10 +32,13 @@ DATES = ("article:modified_time", "JSON-LD dateModified", "itemprop dateModified
 def read_site(root: str, name: str, report: Report, prefix: str,
               options: SiteOptions = SiteOptions(), *,
               wanted: Optional[Callable[[str], bool]] = None,
-              opened: Optional[list[LastmodSource]] = None) -> Iterator[Batch]:
+              opened: Optional[list[LastmodSource]] = None,
+              output: Optional[Callable[[str], bool]] = None) -> Iterator[Batch]:
     """The pages of the site in ``root`` served at ``prefix`` (ending in "/"), in batches.
     ``wanted(url)`` brings in a file that is no HTML page (--include); a lastmod source is
-    appended to ``opened``: the run writes its state file once it has succeeded."""
+    appended to ``opened``: the run writes its state file once it has succeeded.
+    ``output(path)`` tells the run's own output files (the sitemap written into the site),
+    which are not the site's content: they are passed over, not reported as left out."""
     site = _Site(root, name, report, prefix, options, wanted)
     if options.lastmod_from != "page":
         site.lastmods = lastmod_source(options.lastmod_from, root, source=options.source,
@@ -44,6 +47,8 @@ def read_site(root: str, name: str, report: Report, prefix: str,
             opened.append(site.lastmods)
     rows: list[tuple[str, Optional[Lastmod], Extensions]] = []
     for entry in walk(root):
+        if output is not None and output(entry.path):
+            continue
         row = site.row(entry)
         if row is not None:
             rows.append(row)
