@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any, Optional
 
 from ..errors import InputError
+from ..model.limits import CLOCK_SKEW
 from ..model.report import Report
 from ..model.rules import lastmod_key
-from ..pipeline.steps import CLOCK_SKEW
 from ..readers.columns import csv_rows, jsonl_rows, tsv_rows
 from ..readers.feed.reader import DEFAULT_MAX_FEED_BYTES
 from ..readers.fields import Rows

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 from ..errors import InputError
 from ..files.store import is_store
+from ..model.limits import CLOCK_SKEW
 from ..model.record import Record
 from ..model.rules import (
     CHANGEFREQ_SET,
@@ -33,7 +34,6 @@ from ..model.rules import (
 )
 from ..model.scope import scope_of
 from ..model.urls import normalize_url
-from ..pipeline.steps import CLOCK_SKEW
 from ..readers.site.pages import canonical_elsewhere
 from ..run.follow import DEFAULT_MAX_PARTS, StoreParts, part_path
 from ..web.fetch import redact

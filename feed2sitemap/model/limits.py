@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from datetime import timedelta
 from typing import Any, Optional, Union
 
 from ..errors import OptionError, UnsupportedFormat
@@ -59,6 +60,9 @@ DEFAULT_ENDPOINT = "https://api.indexnow.org/indexnow"  # where IndexNow submiss
 
 # Google reads the first 500 KiB of a robots.txt: check reads no more, --robots edits no larger
 MAX_ROBOTS_BYTES = 500 * 1024
+# A lastmod this far past the clock is in the future (the converter warns, check says
+# lastmod-future); nearer, it may be a zone ahead or a clock's skew
+CLOCK_SKEW = timedelta(days=1)
 UNLIMITED = 1 << 62  # "no limit": larger than any count or size a run can reach
 
 

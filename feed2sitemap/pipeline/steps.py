@@ -6,13 +6,14 @@ given: read ``report.problems``, or pass ``Report(on_problem=...)``)."""
 from __future__ import annotations
 
 from collections.abc import Container, Iterable, Iterator
-from datetime import datetime, timedelta
+from datetime import datetime
 from itertools import repeat
 from typing import Optional
 
 from ..backends import fast
 from ..model.batch import Batch, bad_values, check_shape
 from ..model.lastmods import lastmod_key, newest_of
+from ..model.limits import CLOCK_SKEW
 from ..model.record import check_changefreq, check_priority, format_lastmod
 from ..model.report import Report
 from ..model.scope import Scope, scope_of
@@ -238,8 +239,6 @@ def drop_deprecated(batches: Iterable[Batch], report: Report) -> Iterator[Batch]
                 batch = batch.replaced(extensions=[
                     ext if new is None else new for ext, new in zip(exts, kept, strict=True)])
         yield batch
-# A lastmod this far past the clock is in the future; nearer, a zone ahead or a clock's skew
-CLOCK_SKEW = timedelta(days=1)
 
 
 def future_lastmods(batches: Iterable[Batch], at: datetime,
