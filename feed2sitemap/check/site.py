@@ -48,9 +48,9 @@ def load_robots(robots_txt: str) -> Robots:
         finally:
             fetched.stream.close()
     elif is_store(robots_txt):
-        robots_txt = shown(robots_txt)
-        with open_store(robots_txt) as f:
+        with open_store(robots_txt) as f:  # (the URL as given: a query may name a version)
             data = f.read(MAX_ROBOTS_BYTES)
+        robots_txt = shown(robots_txt)
     else:
         try:
             with open(robots_txt, "rb") as f:
