@@ -305,3 +305,19 @@ def test_the_sitemap_written_into_the_site_is_not_taken_for_its_content(tmp_path
     assert excluded == left_out(first.stderr)
     named = "".join(excluded)
     assert "sitemap.xml" not in named and "sitemap-1.xml" not in named and "feed.xml" in named
+
+
+def test_a_sitemap_linked_into_the_site_is_passed_over_too(tmp_path: Path) -> None:
+    """The output given as a link in the site (public/sitemap.xml -> ../build/real.xml): the
+    link is the output, whatever its own name, so it is not reported as a file left out."""
+    site, build = tmp_path / "public", tmp_path / "build"
+    _write(site, "index.html", _page())
+    build.mkdir()
+    (build / "real.xml").write_text("")
+    (site / "sitemap.xml").symlink_to(build / "real.xml")
+    args = [str(site), "-o", str(site / "sitemap.xml"), "--base-url", SITE, "-v"]
+    for _ in range(2):
+        done = run(*args)
+        assert done.returncode == 0, done.stderr
+        assert b"excluded" not in done.stderr  # (the page and the link: nothing else)
+    assert (site / "sitemap.xml").is_symlink() and "<loc>" in (build / "real.xml").read_text()

@@ -229,6 +229,11 @@ class Reading:
         own = (ours_pattern(name), temp_pattern(name))
 
         def ours(path: str) -> bool:
+            # by name first (a link's own name may differ): realpath only for the few left
+            base = os.path.basename(path)
+            if base != name and not any(p.fullmatch(base) for p in own) \
+                    and not os.path.islink(path):
+                return False
             here, base = os.path.split(os.path.realpath(path))
             return here == directory and (base == name or any(p.fullmatch(base) for p in own))
 
