@@ -1,5 +1,5 @@
-"""What check() reports and the state it keeps: Diagnostic, CheckStats (the run), FileCheck (one
-file), and the run's memory of URLs (duplicates) and of hreflang alternates (reciprocity)."""
+"""What check() reports (Diagnostic) and the state it keeps: the run's (CheckStats, with its
+memory of URLs and of hreflang alternates) and one file's (FileCheck)."""
 
 from __future__ import annotations
 
@@ -236,7 +236,7 @@ class FileCheck:
         else:
             self.stats.notes += 1
         if self.stats.facts is not None:  # (report: all of them, shown or not)
-            self.stats.facts.problems[severity, rule] += 1
+            self.stats.facts.problem(severity, rule)
         shown = capped(self._per_rule, rule, rule, severity, message)
         if shown is not None:
             d = Diagnostic(self.name, line, column, severity, rule, shown)

@@ -1,6 +1,6 @@
 """check's notes (severity ``info``): what is legal but that search engines ignore or misread.
 A note never fails a run unless --fail-on info. Each is said once per file, with a count and
-its first place, after the file's other diagnostics; SOURCES names the guidance each follows.
+its first place, after the file's other diagnostics.
 
 - ``lastmod-shared``: at least SHARED_SHARE of a urlset's lastmods (SHARED_MIN at least) are
   one value: a build's time stamp, not the pages' dates. Counted per file by Misra and Gries'
@@ -17,19 +17,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
-from ..extensions.deprecated import DEPRECATED_SOURCE, NEWS_SOURCE
+__all__ = ["SHARED_MIN", "SHARED_SHARE", "Notes"]
 
-__all__ = ["SHARED_MIN", "SHARED_SHARE", "SOURCES", "Notes"]
-
-_GOOGLE_SITEMAPS = "https://developers.google.com/search/docs/crawling-indexing/sitemaps/" \
-    "build-sitemap"
-_LASTMOD_POST = "https://developers.google.com/search/blog/2023/06/sitemaps-lastmod-ping"
-SOURCES = {
-    "lastmod-shared": _LASTMOD_POST,
-    "lastmod-placeholder": _LASTMOD_POST,
-    "changefreq-priority": _GOOGLE_SITEMAPS,
-    "ext-deprecated": f"{DEPRECATED_SOURCE} (news: {NEWS_SOURCE})",
-}
 SHARED_MIN = 100
 SHARED_SHARE = 0.9
 TRACKED = 1024

@@ -1,9 +1,6 @@
 """check() and iter_check(): one file, then the parts its index lists, each file once in a run
-(follow_order); the run's last words (hreflang_diagnostics, site_diagnostics).
-
-A file is opened, or fetched by the converter's client, its format told from its first bytes as
-the converter tells it (detect.sniff), and handed to xml.py or lists.py.
-"""
+(follow_order); the run's last words (hreflang_diagnostics, site_diagnostics). A file's format
+is told from its first bytes as the converter tells it (detect.sniff)."""
 
 from __future__ import annotations
 
@@ -226,10 +223,9 @@ def _check_file(source: Source, f: FileCheck, base_url: str | None) -> Iterator[
     """The diagnostics of one file; one that cannot be read is an error like any other."""
     facts = f.stats.facts
     if facts is not None:
-        facts.begin(f)
+        facts.begin()
     try:
-        if is_url(source):
-            assert isinstance(source, str)
+        if isinstance(source, str) and is_url(source):
             # a part may not be redirected off its index's host (as the converter fetches it)
             fetched = fetch(source, same_host=f.depth > 0)
             if f.follow_dir is not None:  # relative to where the index was found
@@ -238,12 +234,10 @@ def _check_file(source: Source, f: FileCheck, base_url: str | None) -> Iterator[
                 if facts is not None:
                     facts.fetched(fetched.stream)
                 yield from _dispatch(_tap(fetched.stream, f), f, base_url)
-        elif is_store(source):
-            assert isinstance(source, str)
-            with open_store(source) as raw:
-                yield from _dispatch(_tap(raw, f), f, base_url)
         elif isinstance(source, (str, os.PathLike)):
-            with open(source, "rb") as raw:
+            opened = open_store(source) if isinstance(source, str) and is_store(source) else \
+                open(source, "rb")
+            with opened as raw:
                 yield from _dispatch(_tap(raw, f), f, base_url)
         else:
             yield from _dispatch(source, f, base_url)

@@ -34,7 +34,7 @@ from ..xmlutil import (
     expat_input,
     safe_expat_parser,
 )
-from .locs import check_loc, judge_changefreq, judge_lastmod, judge_priority
+from .locs import check_loc, judge_field, judge_lastmod
 from .xmlfast import FastUrlset
 
 if TYPE_CHECKING:
@@ -356,17 +356,10 @@ class _Schema:
             self.page = text.strip(XML_SPACE)
             check_loc(f, text, line, col, xsd=True, index=self.entry_tag == "sitemap",
                       truncated=self.length > MAX_VALUE)
-        elif self.field == "lastmod":
+        elif self.entry_tag == "url":
+            judge_field(f, self.field, text, line, col)
+        else:  # an index's <lastmod>: no note, no fact (they are the URLs')
             judge_lastmod(f, text, line, col)
-            if self.entry_tag == "url":
-                f.notes.lastmod_at(line, col)
-                f.notes.lastmod_values([text.strip(XML_SPACE)])
-                if f.stats.facts is not None:
-                    f.stats.facts.lastmods([text])
-        else:  # changefreq or priority
-            judge = judge_changefreq if self.field == "changefreq" else judge_priority
-            judge(f, text, line, col)
-            f.notes.field_at(line, col)
 
     def _url_done(self, line: int, col: int) -> None:
         """Judge the extensions of the <url> that ended by the converter's rules: what it would
