@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, Any, Protocol
+from typing import IO, TYPE_CHECKING, Any
 
 from ..model.rules import XML_SPACE
 from ..readers.detect import GZIP_MAGIC
@@ -20,16 +20,6 @@ __all__ = ["EXTENSION_KINDS", "Facts", "FileFacts", "MAX_DAYS", "Tap"]
 
 MAX_DAYS = 1 << 16  # distinct lastmod days kept: 179 years of days
 EXTENSION_KINDS = ("images", "videos", "news", "alternates")
-
-
-class _File(Protocol):
-    """What is read of diagnostics.FileCheck (which imports this module)."""
-
-    name: str
-    listed_in: str | None
-    is_index: bool
-    entries: int
-    bytes: int | None
 
 
 class Tap:
@@ -98,15 +88,17 @@ class Facts:
         facts = getattr(body, "facts", None)
         self._http = facts() if facts is not None else None
 
-    def end(self, f: _File) -> None:
+    def end(self, name: str, listed_in: str | None, is_index: bool, entries: int,
+            size: int | None) -> None:
+        """The current file is read (FileFacts has the arguments' meaning)."""
         tap = self._tap
         kind = self.format or ("unreadable" if tap is None else "unknown")
-        if f.is_index:
+        if is_index:
             kind = "index"
         elif kind == "sitemap":
             kind = "urlset"
         self.files.append(FileFacts(
-            f.name, f.listed_in, kind, f.entries, f.bytes, tap.count if tap else None,
+            name, listed_in, kind, entries, size, tap.count if tap else None,
             tap is not None and tap.head == GZIP_MAGIC, self._severities["error"],
             self._severities["warning"], self._http))
 

@@ -14,11 +14,10 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
 from ..errors import InputError, Problem
-from ..model.limits import CLOCK_SKEW
+from ..model.limits import CLOCK_SKEW, DEFAULT_MAX_FEED_BYTES
 from ..model.report import Report
 from ..model.rules import lastmod_key
 from ..readers.columns import csv_rows, jsonl_rows, tsv_rows
-from ..readers.feed.reader import DEFAULT_MAX_FEED_BYTES
 from ..readers.fields import Rows
 from ..readers.text import MAX_LINE
 from ..xmlutil import (

@@ -270,7 +270,7 @@ _SHORT = 64
 def judge_lastmod(f: FileCheck, text: str, line: int, col: int) -> None:
     judge = _remembered_lastmod if len(text) <= _SHORT else _lastmod_verdict
     severity, rule, message = judge(text, f.now)
-    if severity == "info":  # a note: one a file, counted (notes.py)
+    if severity == "info":  # a note: one a file, counted (Notes)
         f.notes.add(rule, "", line, col, message)
     elif rule:
         (f.error if severity == "error" else f.warn)(rule, line, col, message)

@@ -250,7 +250,7 @@ def _check_file(source: Source, f: FileCheck, base_url: str | None) -> Iterator[
     f.notes.finish(f.note)
     yield from f.pop_all()
     if facts is not None:
-        facts.end(f)
+        facts.end(f.name, f.listed_in, f.is_index, f.entries, f.bytes)
 
 
 def _tap(raw: IO[bytes], f: FileCheck) -> IO[bytes]:
