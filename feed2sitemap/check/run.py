@@ -5,6 +5,7 @@ is told from its first bytes as the converter tells it (detect.sniff)."""
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -60,11 +61,10 @@ def iter_check(source: Source, *, profile: str | Profile = "sitemaps", base_url:
         if key in stats.checked:
             return
         stats.checked.add(key)
-    scope = _scope(base_url)
-    if path is not None:
         name = name or (redact(path) if is_url(path) else shown(path) if is_store(path)
                         else path)
     name = name or str(getattr(source, "name", "<stream>"))
+    scope = _scope(base_url)
     robots = stats.robots
     if robots is not None and path is not None:
         # the sitemaps named by the user are the ones robots.txt should announce (their parts
@@ -166,11 +166,9 @@ def site_diagnostics(stats: CheckStats) -> Iterator[Diagnostic]:
     site = stats.site
     if site is None:
         return
-    count, first = 0, []
-    for rel in site.unlisted():
-        count += 1
-        if count <= SHOWN:
-            first.append(rel)
+    unlisted = site.unlisted()
+    first = list(itertools.islice(unlisted, SHOWN))
+    count = len(first) + sum(1 for _ in unlisted)
     if count:
         stats.warnings += 1
         yield Diagnostic(site.root, 1, 1, "warning", "site-unlisted",
