@@ -143,14 +143,13 @@ def _length(f: FileCheck, value: str, line: int, col: int, xsd: bool, truncated:
     return True
 
 
+_CHAR_NAMES = {" ": "a space", "%": "'%' not followed by two hex digits"}
+
+
 def _char_name(ch: str) -> str:
-    if ch == " ":
-        return "a space"
-    if ch == "%":
-        return "'%' not followed by two hex digits"
-    if ch.isprintable():
-        return repr(ch)
-    return f"control character U+{ord(ch):04X}"
+    if ch in _CHAR_NAMES:
+        return _CHAR_NAMES[ch]
+    return repr(ch) if ch.isprintable() else f"control character U+{ord(ch):04X}"
 
 
 def _site_page(f: FileCheck, site: Site, norm: str, line: int, col: int) -> None:
