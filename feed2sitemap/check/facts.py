@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, Any, Protocol
+from typing import IO, TYPE_CHECKING, Any
 
 from ..model.rules import XML_SPACE
+from ..readers.detect import GZIP_MAGIC
 
 if TYPE_CHECKING:
     from ..model.extensions import Extensions
@@ -19,25 +20,6 @@ __all__ = ["EXTENSION_KINDS", "Facts", "FileFacts", "MAX_DAYS", "Tap"]
 
 MAX_DAYS = 1 << 16  # distinct lastmod days kept: 179 years of days
 EXTENSION_KINDS = ("images", "videos", "news", "alternates")
-GZIP_MAGIC = b"\x1f\x8b"
-
-
-class _Totals(Protocol):
-    errors: int
-    warnings: int
-
-
-class _File(Protocol):
-    """What is read of diagnostics.FileCheck (which imports this module)."""
-
-    name: str
-    listed_in: str | None
-    is_index: bool
-    entries: int
-    bytes: int | None
-
-    @property  # (read only: a CheckStats is more than _Totals)
-    def stats(self) -> _Totals: ...
 
 
 class Tap:
@@ -85,16 +67,18 @@ class Facts:
         # every problem of a rule in the files by (severity, rule): check lists the first 50
         # of a rule in a file, these count them all
         self.problems: Counter[tuple[str, str]] = Counter()
-        self._tap: Tap | None = None  # the current file's
-        self.format = ""  # the current file's (detect.sniff), set by run._dispatch
-        self._http: dict[str, Any] | None = None
-        self._before = (0, 0)
+        self.begin()
 
-    def begin(self, f: _File) -> None:
-        self._tap = None
-        self.format = ""
-        self._http = None
-        self._before = (f.stats.errors, f.stats.warnings)
+    def begin(self) -> None:
+        """A new file: what follows is the current file's."""
+        self._tap: Tap | None = None
+        self.format = ""  # (detect.sniff), set by run._dispatch
+        self._http: dict[str, Any] | None = None
+        self._severities: Counter[str] = Counter()
+
+    def problem(self, severity: str, rule: str) -> None:
+        self.problems[severity, rule] += 1
+        self._severities[severity] += 1
 
     def tap(self, raw: IO[bytes]) -> IO[bytes]:
         tap = self._tap = Tap(raw)
@@ -104,18 +88,19 @@ class Facts:
         facts = getattr(body, "facts", None)
         self._http = facts() if facts is not None else None
 
-    def end(self, f: _File) -> None:
+    def end(self, name: str, listed_in: str | None, is_index: bool, entries: int,
+            size: int | None) -> None:
+        """The current file is read (FileFacts has the arguments' meaning)."""
         tap = self._tap
         kind = self.format or ("unreadable" if tap is None else "unknown")
-        if f.is_index:
+        if is_index:
             kind = "index"
         elif kind == "sitemap":
             kind = "urlset"
-        errors, warnings = self._before
         self.files.append(FileFacts(
-            f.name, f.listed_in, kind, f.entries, f.bytes, tap.count if tap else None,
-            tap is not None and tap.head == GZIP_MAGIC, f.stats.errors - errors,
-            f.stats.warnings - warnings, self._http))
+            name, listed_in, kind, entries, size, tap.count if tap else None,
+            tap is not None and tap.head == GZIP_MAGIC, self._severities["error"],
+            self._severities["warning"], self._http))
 
     def lastmods(self, values: list[str | None]) -> None:
         """The lastmods of a run of entries (None: an entry without one)."""

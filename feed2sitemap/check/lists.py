@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable, Iterator, Sequence
-from typing import IO, TYPE_CHECKING, Any, Optional
+from typing import IO, TYPE_CHECKING, Any
 
-from ..errors import InputError
-from ..model.limits import CLOCK_SKEW
+from ..errors import InputError, Problem
+from ..model.limits import CLOCK_SKEW, DEFAULT_MAX_FEED_BYTES
 from ..model.report import Report
 from ..model.rules import lastmod_key
 from ..readers.columns import csv_rows, jsonl_rows, tsv_rows
-from ..readers.feed.reader import DEFAULT_MAX_FEED_BYTES
 from ..readers.fields import Rows
 from ..readers.text import MAX_LINE
 from ..xmlutil import (
@@ -29,7 +28,7 @@ from ..xmlutil import (
     expat_input,
     safe_expat_parser,
 )
-from .locs import check_loc, judge_changefreq, judge_lastmod, judge_priority
+from .locs import check_loc, judge_field
 from .xml import parse_xml
 
 if TYPE_CHECKING:
@@ -94,42 +93,30 @@ _RULES = {
 }
 
 
-class _Collected(Report):
-    """A Report that keeps each problem for the checker instead of printing it."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.found: list[tuple[str, Optional[int], str]] = []
-
-    def warn(self, kind: str, source: Optional[str], line: Optional[int], text: str,
-             url: Optional[str] = None, count: int = 1) -> None:
-        self.found.append((kind, line, text))
-
-    skip = warn
-
-
-def _flush(report: _Collected, f: FileCheck) -> None:
-    for kind, line, text in report.found:
-        severity, rule = _RULES.get(kind, ("error", "format"))
-        (f.warn if severity == "warning" else f.error)(rule, line or 1, 1, text)
-    report.found.clear()
+def _flush(found: list[Problem], f: FileCheck) -> None:
+    """The reader's problems (Report.on_problem) as diagnostics."""
+    for p in found:
+        severity, rule = _RULES.get(p.kind, ("error", "format"))
+        (f.warn if severity == "warning" else f.error)(rule, p.line or 1, 1, p.reason)
+    found.clear()
 
 
 def check_columns(stream: IO[bytes], f: FileCheck, kind: str) -> Iterator[Diagnostic]:
     """A TSV, CSV or JSON Lines list: every row's fields, as XML sitemap fields are checked.
     No per-file limit: a list is an input to convert, which splits what it writes."""
-    report = _Collected()
+    found: list[Problem] = []
+    report = Report(on_problem=found.append)
     if kind == "jsonl":
         blocks = jsonl_rows(stream, f.name)
     else:
         blocks = (tsv_rows if kind == "tsv" else csv_rows)(stream, f.name, report)
     try:
         for rows in blocks:
-            _flush(report, f)
+            _flush(found, f)
             _check_rows(rows, f)
             yield from f.pop_all()
     except InputError as exc:
-        _flush(report, f)
+        _flush(found, f)
         rule = "encoding" if "UTF" in exc.reason else "format"
         f.error(rule, exc.line or 1, exc.column or 1, exc.reason)
     if not f.entries:
@@ -157,30 +144,21 @@ def _check_rows(rows: Rows, f: FileCheck) -> None:
             f.error("missing-loc", line, 1, "no loc (the URL) on this line")
         else:
             check_loc(f, loc, line, 1)
-        lastmod, changefreq, priority = rows.lastmods[i], rows.changefreqs[i], \
-            rows.priorities[i]
-        notes = f.notes  # (what the converter would write into the sitemap)
-        if lastmod is not None:
-            judge_lastmod(f, lastmod, line, 1)
-            notes.lastmod_at(line, 1)
-            notes.lastmod_values([lastmod.strip()])
-            if f.stats.facts is not None:
-                f.stats.facts.lastmods([lastmod])
-        if changefreq is not None:  # taken stripped, as the converter does
-            judge_changefreq(f, changefreq, line, 1, stripped=True)
-        if priority is not None:
-            judge_priority(f, priority, line, 1)
-        if changefreq is not None or priority is not None:
-            notes.field_at(line, 1)
-            notes.fields(changefreq is not None, priority is not None)
+        fields = {"lastmod": rows.lastmods[i], "changefreq": rows.changefreqs[i],
+                  "priority": rows.priorities[i]}
+        for name, value in fields.items():
+            if value is not None:
+                judge_field(f, name, value, line, 1, stripped=True)
+        f.notes.fields(fields["changefreq"] is not None, fields["priority"] is not None)
 
 
-def check_jsonfeed(stream: IO[bytes], f: FileCheck, base_url: Optional[str]) -> None:
+def check_jsonfeed(stream: IO[bytes], f: FileCheck, base_url: str | None) -> None:
     """A JSON Feed used as a sitemap: each item's page and date, by the converter's rules."""
     from ..model.batch import unbatched
     from ..readers.feed.jsonfeed import read_jsonfeed
 
-    report = _Collected()
+    found: list[Problem] = []
+    report = Report(on_problem=found.append)
     limit = min(f.profile.max_bytes, DEFAULT_MAX_FEED_BYTES)
     try:
         for record in unbatched(read_jsonfeed(stream, f.name, report, base_url,
@@ -193,9 +171,9 @@ def check_jsonfeed(stream: IO[bytes], f: FileCheck, base_url: Optional[str]) -> 
     except InputError as exc:
         rule = "too-large" if "larger than" in exc.reason else "format"
         f.error(rule, exc.line or 1, exc.column or 1, exc.reason)
-        _flush(report, f)
+        _flush(found, f)
     else:
-        _flush(report, f)
+        _flush(found, f)
         if not f.entries:
             f.error("empty-set", 1, 1, "the feed has no items with a page URL")
 

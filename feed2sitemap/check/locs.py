@@ -3,7 +3,7 @@ on lastmod, changefreq and priority values (an XML sitemap's or a list's, same r
 
 The grammar is the converter's own (model/). Errors are what the XSD or RFC 3986 refuse;
 warnings what the converter would change or leave out, and what --robots and --site find. A
-lastmod or a priority is judged once per distinct text (most in a sitemap repeat).
+lastmod is judged once per distinct text (most in a sitemap repeat).
 """
 
 from __future__ import annotations
@@ -42,8 +42,8 @@ if TYPE_CHECKING:
     from .diagnostics import FileCheck
     from .site import Site
 
-__all__ = ["PLACEHOLDER_DAYS", "check_loc", "judge_changefreq", "judge_lastmod", "judge_priority",
-           "priority_fine"]
+__all__ = ["PLACEHOLDER_DAYS", "check_loc", "judge_changefreq", "judge_lastmod", "judge_field",
+           "judge_priority"]
 
 _HTTP = re.compile(r"https?://", re.I)
 _XML_WS = re.compile(r"[ \t\n\r]+")
@@ -143,14 +143,13 @@ def _length(f: FileCheck, value: str, line: int, col: int, xsd: bool, truncated:
     return True
 
 
+_CHAR_NAMES = {" ": "a space", "%": "'%' not followed by two hex digits"}
+
+
 def _char_name(ch: str) -> str:
-    if ch == " ":
-        return "a space"
-    if ch == "%":
-        return "'%' not followed by two hex digits"
-    if ch.isprintable():
-        return repr(ch)
-    return f"control character U+{ord(ch):04X}"
+    if ch in _CHAR_NAMES:
+        return _CHAR_NAMES[ch]
+    return repr(ch) if ch.isprintable() else f"control character U+{ord(ch):04X}"
 
 
 def _site_page(f: FileCheck, site: Site, norm: str, line: int, col: int) -> None:
@@ -267,17 +266,13 @@ _REMEMBERED = 1 << 16
 _SHORT = 64
 
 
-def _report(f: FileCheck, verdict: _Verdict, line: int, col: int) -> None:
-    severity, rule, message = verdict
-    if severity == "info":  # a note: one a file, counted (notes.py)
+def judge_lastmod(f: FileCheck, text: str, line: int, col: int) -> None:
+    judge = _remembered_lastmod if len(text) <= _SHORT else _lastmod_verdict
+    severity, rule, message = judge(text, f.now)
+    if severity == "info":  # a note: one a file, counted (Notes)
         f.notes.add(rule, "", line, col, message)
     elif rule:
         (f.error if severity == "error" else f.warn)(rule, line, col, message)
-
-
-def judge_lastmod(f: FileCheck, text: str, line: int, col: int) -> None:
-    judge = _remembered_lastmod if len(text) <= _SHORT else _lastmod_verdict
-    _report(f, judge(text, f.now), line, col)
 
 
 def _lastmod_verdict(text: str, now: datetime) -> _Verdict:
@@ -319,21 +314,25 @@ def judge_changefreq(f: FileCheck, text: str, line: int, col: int,
                 f"{', '.join(CHANGEFREQS)} (exactly, lower-case{spaces})")
 
 
-def _priority(text: str) -> _Verdict:
-    problem = xsd_priority(text)
-    return ("error", "priority", problem) if problem else _FINE
-
-
-_remembered_priority = functools.lru_cache(maxsize=_REMEMBERED)(_priority)
+def judge_field(f: FileCheck, field: str, text: str, line: int, col: int,
+                stripped: bool = False) -> None:
+    """A URL's lastmod, changefreq or priority, with what it adds to the notes and facts;
+    ``stripped``: a list's column (judge_changefreq)."""
+    if field == "lastmod":
+        judge_lastmod(f, text, line, col)
+        f.notes.lastmod_at(line, col)
+        f.notes.lastmod_values([text.strip() if stripped else text.strip(XML_SPACE)])
+        if f.stats.facts is not None:
+            f.stats.facts.lastmods([text])
+        return
+    if field == "changefreq":
+        judge_changefreq(f, text, line, col, stripped)
+    else:
+        judge_priority(f, text, line, col)
+    f.notes.field_at(line, col)
 
 
 def judge_priority(f: FileCheck, text: str, line: int, col: int) -> None:
-    _report(f, _priority_verdict(text), line, col)
-
-
-def _priority_verdict(text: str) -> _Verdict:
-    return _remembered_priority(text) if len(text) <= _SHORT else _priority(text)
-
-
-def priority_fine(text: str) -> bool:
-    return _priority_verdict(text) is _FINE
+    problem = xsd_priority(text)
+    if problem:
+        f.error("priority", line, col, problem)

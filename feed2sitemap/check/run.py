@@ -1,13 +1,11 @@
 """check() and iter_check(): one file, then the parts its index lists, each file once in a run
-(follow_order); the run's last words (hreflang_diagnostics, site_diagnostics).
-
-A file is opened, or fetched by the converter's client, its format told from its first bytes as
-the converter tells it (detect.sniff), and handed to xml.py or lists.py.
-"""
+(follow_order); the run's last words (hreflang_diagnostics, site_diagnostics). A file's format
+is told from its first bytes as the converter tells it (detect.sniff)."""
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -63,11 +61,10 @@ def iter_check(source: Source, *, profile: str | Profile = "sitemaps", base_url:
         if key in stats.checked:
             return
         stats.checked.add(key)
-    scope = _scope(base_url)
-    if path is not None:
         name = name or (redact(path) if is_url(path) else shown(path) if is_store(path)
                         else path)
     name = name or str(getattr(source, "name", "<stream>"))
+    scope = _scope(base_url)
     robots = stats.robots
     if robots is not None and path is not None:
         # the sitemaps named by the user are the ones robots.txt should announce (their parts
@@ -169,11 +166,9 @@ def site_diagnostics(stats: CheckStats) -> Iterator[Diagnostic]:
     site = stats.site
     if site is None:
         return
-    count, first = 0, []
-    for rel in site.unlisted():
-        count += 1
-        if count <= SHOWN:
-            first.append(rel)
+    unlisted = site.unlisted()
+    first = list(itertools.islice(unlisted, SHOWN))
+    count = len(first) + sum(1 for _ in unlisted)
     if count:
         stats.warnings += 1
         yield Diagnostic(site.root, 1, 1, "warning", "site-unlisted",
@@ -226,10 +221,9 @@ def _check_file(source: Source, f: FileCheck, base_url: str | None) -> Iterator[
     """The diagnostics of one file; one that cannot be read is an error like any other."""
     facts = f.stats.facts
     if facts is not None:
-        facts.begin(f)
+        facts.begin()
     try:
-        if is_url(source):
-            assert isinstance(source, str)
+        if isinstance(source, str) and is_url(source):
             # a part may not be redirected off its index's host (as the converter fetches it)
             fetched = fetch(source, same_host=f.depth > 0)
             if f.follow_dir is not None:  # relative to where the index was found
@@ -238,12 +232,10 @@ def _check_file(source: Source, f: FileCheck, base_url: str | None) -> Iterator[
                 if facts is not None:
                     facts.fetched(fetched.stream)
                 yield from _dispatch(_tap(fetched.stream, f), f, base_url)
-        elif is_store(source):
-            assert isinstance(source, str)
-            with open_store(source) as raw:
-                yield from _dispatch(_tap(raw, f), f, base_url)
         elif isinstance(source, (str, os.PathLike)):
-            with open(source, "rb") as raw:
+            opened = open_store(source) if isinstance(source, str) and is_store(source) else \
+                open(source, "rb")
+            with opened as raw:
                 yield from _dispatch(_tap(raw, f), f, base_url)
         else:
             yield from _dispatch(source, f, base_url)
@@ -256,7 +248,7 @@ def _check_file(source: Source, f: FileCheck, base_url: str | None) -> Iterator[
     f.notes.finish(f.note)
     yield from f.pop_all()
     if facts is not None:
-        facts.end(f)
+        facts.end(f.name, f.listed_in, f.is_index, f.entries, f.bytes)
 
 
 def _tap(raw: IO[bytes], f: FileCheck) -> IO[bytes]:

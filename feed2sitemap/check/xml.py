@@ -1,11 +1,9 @@
-"""XML as ``check`` reads it, and sitemaps and indexes by the sitemaps.org schemas.
+"""XML as ``check`` reads it (``parse_xml``: what expat and the converter's MarkupGuard
+refuse), and sitemaps and indexes by the sitemaps.org schemas.
 
-``parse_xml`` feeds a file to expat chunk by chunk and reports what expat and the converter's
-MarkupGuard refuse; the caller's element handlers (``_Schema`` here, lists.py's for feeds)
-report the rest. The schemas are small (a root of ``##other`` elements then entries, an entry of
-fields in a fixed order then ``##other`` elements), so ``_Schema`` checks their rules event by
-event, in flat memory, rather than load a validator that needs the whole tree. Values are judged
-as the XSD judges them (locs.py): anyURI and the dates collapse white space, tChangeFreq does not.
+The schemas are small (a root of ``##other`` elements then entries, an entry of fields in a
+fixed order then ``##other`` elements), so ``_Schema`` checks their rules event by event, in flat
+memory, rather than load a validator that needs the whole tree.
 """
 
 from __future__ import annotations
@@ -34,7 +32,7 @@ from ..xmlutil import (
     expat_input,
     safe_expat_parser,
 )
-from .locs import check_loc, judge_changefreq, judge_lastmod, judge_priority
+from .locs import check_loc, judge_field, judge_lastmod
 from .xmlfast import FastUrlset
 
 if TYPE_CHECKING:
@@ -59,8 +57,8 @@ def is_utf16(head: bytes) -> bool:
 
 
 def check_encoding(head: bytes, f: FileCheck) -> bool:
-    """Report a declaration naming another encoding than UTF-8 (expat decodes it anyway, so the
-    rest is still checked); True for UTF-8."""
+    """Report a declaration naming another encoding than UTF-8 (the rest is still checked);
+    True for UTF-8."""
     body = head[3:] if head.startswith(codecs.BOM_UTF8) else head
     m = _DECL_ENCODING.match(body)
     if m is not None and m.group(1).lower().replace(b"_", b"-") not in (b"utf-8", b"utf8"):
@@ -85,9 +83,8 @@ def _bad_utf8_at(data: bytes, i: int) -> bool:
 def parse_xml(stream: IO[bytes], parser: Any, guard: MarkupGuard, f: FileCheck,
               utf8: bool, feed: Callable[[bytes, bool], Any] | None = None,
               free: Callable[[], bool] | None = None) -> Iterator[Diagnostic]:
-    """Feed ``stream`` to ``parser`` chunk by chunk, yielding the diagnostics that are final.
-    ``feed`` stands for ``parser.Parse``; ``free`` says when text may run past the markup
-    bound (MarkupGuard.scan)."""
+    """Feed ``stream`` to ``parser`` (through ``feed``, default ``parser.Parse``), yielding the
+    diagnostics that are final; ``free``: MarkupGuard.scan's."""
     feed = feed or parser.Parse
     doctype: list[tuple[int, int]] = []  # where the DOCTYPE began, once seen
 
@@ -176,7 +173,6 @@ class _Schema:
         self.field = ""
         self.field_at = (1, 1)
         self.parts: list[str] = []
-        self.length = 0
         self.run = 0  # characters of text since the last tag
         self.text_told = False
         self.page: str | None = None  # the current <url>'s loc
@@ -190,7 +186,7 @@ class _Schema:
         return self.depth == 1 and self.root == "urlset" and self.ns == SITEMAP_NS
 
     def after_entries(self) -> None:
-        """What the last </url> of a run of plain entries would have reset."""
+        """What the last </url> of xmlfast.py's run of entries would have reset."""
         self.run = 0
         self.text_told = False
 
@@ -280,7 +276,7 @@ class _Schema:
                          f"{', '.join(fields)}, then extension elements")
         self.seen.add(local)
         self.last = max(self.last, idx)
-        self.field, self.field_at, self.parts, self.length = local, (line, col), [], 0
+        self.field, self.field_at, self.parts = local, (line, col), []
         return True
 
     def _refuse(self, line: int, col: int, e_ns: str, local: str, where: str) -> bool:
@@ -307,7 +303,6 @@ class _Schema:
         if self.skip_at:
             return
         if self.depth == 3:
-            self.length += len(data)
             self.parts.append(data)
         elif not self.text_told and self.root:
             stripped = data.lstrip(XML_SPACE)
@@ -355,18 +350,11 @@ class _Schema:
         if self.field == "loc":
             self.page = text.strip(XML_SPACE)
             check_loc(f, text, line, col, xsd=True, index=self.entry_tag == "sitemap",
-                      truncated=self.length > MAX_VALUE)
-        elif self.field == "lastmod":
+                      truncated=len(text) > MAX_VALUE)
+        elif self.entry_tag == "url":
+            judge_field(f, self.field, text, line, col)
+        else:  # an index's <lastmod>: no note, no fact (they are the URLs')
             judge_lastmod(f, text, line, col)
-            if self.entry_tag == "url":
-                f.notes.lastmod_at(line, col)
-                f.notes.lastmod_values([text.strip(XML_SPACE)])
-                if f.stats.facts is not None:
-                    f.stats.facts.lastmods([text])
-        else:  # changefreq or priority
-            judge = judge_changefreq if self.field == "changefreq" else judge_priority
-            judge(f, text, line, col)
-            f.notes.field_at(line, col)
 
     def _url_done(self, line: int, col: int) -> None:
         """Judge the extensions of the <url> that ended by the converter's rules: what it would

@@ -21,7 +21,7 @@ from itertools import repeat
 from operator import itemgetter, methodcaller
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from ..model.rules import CHANGEFREQ_SET, LOC_MIN, XSD_LOC_MAX
+from ..model.rules import CHANGEFREQ_SET, LOC_MIN, XSD_LOC_MAX, xsd_priority
 from ..model.scope import scope_of
 from ..model.urls import normalize_locs
 from ..readers.sitemap import SITEMAP_NS
@@ -32,7 +32,6 @@ from .locs import (
     judge_changefreq,
     judge_lastmod,
     judge_priority,
-    priority_fine,
 )
 
 if TYPE_CHECKING:
@@ -278,7 +277,7 @@ def _changefreqs_fine(f: FileCheck, values: list[str]) -> bool:
 
 
 def _priorities_fine(f: FileCheck, values: list[str]) -> bool:
-    return all(map(priority_fine, set(values)))
+    return not any(map(xsd_priority, set(values)))
 
 
 # The two forms nearly every sitemap writes, every field in range but the day of the month: what
