@@ -13,7 +13,7 @@ import click
 
 from ..files.store import is_store
 from ..model.limits import PROFILES
-from .common import PROG, ProgressLine, check_stdin, command, count, on_disk, prepare_process
+from .common import PROG, ProgressLine, check_stdin, command, count, on_disk
 
 
 class CheckProgressLine(ProgressLine):
@@ -140,8 +140,3 @@ def check_command(files: tuple[str, ...], profile: str, base_url: str | None, fm
             (fail_on == "info" and stats.notes):
         raise click.exceptions.Exit(1)
 
-
-def run_check(args: list[str]) -> None:
-    """``feed2sitemap check ARGS``: reached without importing the converter (entry.py)."""
-    prepare_process()
-    check_command.main(args, prog_name=f"{PROG} check")

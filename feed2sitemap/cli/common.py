@@ -11,6 +11,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable
+from importlib import import_module
 from typing import TYPE_CHECKING, Any, Optional
 
 import click
@@ -33,6 +34,24 @@ _HELP = {"help_option_names": ["-h", "--help"]}
 def command(name: Optional[str] = None) -> Callable[[Callable[..., Any]], click.Command]:
     """Every command's decorator: our Command class, and -h as well as --help."""
     return click.command(name, cls=Command, context_settings=_HELP)
+
+
+# The subcommands and their modules, each imported by its own runs only (start-up time).
+_MODULES = {"check": "check", "report": "report", "diff": "diff", "index": "main"}
+
+
+def subcommand(args: list[str]) -> Callable[[], None]:
+    """The run of the subcommand ``args`` begins with, else the converter's, its module imported
+    now (by the console script while a signal still ends the process at once, entry.py)."""
+    name = args[0] if args and args[0] in _MODULES else None
+    module = import_module(f".{_MODULES.get(name or '', 'main')}", __package__)
+    command = getattr(module, f"{name or 'convert'}_command")
+
+    def run() -> None:
+        prepare_process()
+        command.main(args[1:] if name else args, prog_name=f"{PROG} {name}" if name else PROG)
+
+    return run
 
 
 def check_stdin(files: tuple[str, ...], follow: bool) -> None:
@@ -142,10 +161,10 @@ def signal_code(exc: BaseException) -> Optional[int]:
     return None
 
 
-def on_disk(**paths: Optional[str]) -> None:
+def on_disk(*arguments: str, **options: Optional[str]) -> None:
     """Refuse, in a line, a URL of object storage given for a file or folder that is read and
-    written in place on this machine (the option's name as the keyword)."""
-    for option, path in paths.items():
+    written in place on this machine (an option's name as the keyword)."""
+    for option, path in [*((None, a) for a in arguments), *options.items()]:
         if path is not None and is_store(path):
             raise OptionError(f"{shown(path)}: must be on this machine's disk, not in object "
                               "storage: give a local path", option)

@@ -11,7 +11,7 @@ import click
 
 from ..model.limits import PROFILES
 from .check import CheckProgressLine
-from .common import PROG, check_stdin, command, count, prepare_process
+from .common import PROG, check_stdin, command, count
 from .report_html import FILES_SHOWN, _n, render_html
 
 _MD_ROWS = 100  # lastmod bars listed in Markdown (the busiest; the HTML draws them all)
@@ -211,8 +211,3 @@ def _write(output: str, text: str, fmt: str) -> None:
         raise OutputError(f"{output}: cannot write: {exc.strerror or exc}; nothing was "
                           "written") from None
 
-
-def run_report(args: list[str]) -> None:
-    """``feed2sitemap report ARGS``: reached without importing the converter (entry.py)."""
-    prepare_process()
-    report_command.main(args, prog_name=f"{PROG} report")
