@@ -78,8 +78,8 @@ class Interrupted(BaseException):
 
 
 class StdoutGone(BaseException):
-    """stdout's reader has gone (`feed2sitemap ... | head -1`). Not an Exception: click would
-    turn a broken pipe into exit 1; the console script ends the way other filters do."""
+    """stdout's reader has gone (`feed2sitemap ... | head -1`); not an Exception, which click
+    would turn into exit 1."""
 
 
 # The run's state for the signal handler: "running" (a signal raises, once), "stopping" (the
@@ -98,7 +98,7 @@ def on_signal(signum: int, frame: object) -> None:
 
 
 def start_run(signums: tuple[int, ...]) -> None:
-    """The console script's command is about to run: ``signums`` raise from now on."""
+    """``signums`` raise from now on (the console script's command is about to run)."""
     global _run_state
     _run_state = "running"
     sys.unraisablehook = _unraisable
@@ -107,11 +107,9 @@ def start_run(signums: tuple[int, ...]) -> None:
 
 
 def _unraisable(args: Any) -> None:
-    """A signal's exception raised while Python ran a finalizer (a generator closed by the
-    collector, a __del__) cannot leave it: Python prints it and goes on, as if no signal had
-    come. It is sent again instead, to be raised where it can be (or held, while files are put
-    in place); from another thread, a moment later, since from here its handler would raise
-    inside this hook again."""
+    """A signal's exception raised in a finalizer (a generator closed by the collector) cannot
+    leave it: Python would print it and go on. The signal is sent again, from another thread a
+    moment later (from here its handler would raise inside this hook again)."""
     global _run_state
     exc = args.exc_value
     if isinstance(exc, (Interrupted, Terminated)) and _run_state == "stopping":
@@ -125,15 +123,13 @@ def _unraisable(args: Any) -> None:
 
 
 def end_run() -> None:
-    """The command has ended (its output in place, or its failure reported)."""
     global _run_state
     _run_state = "done"
 
 
 def prepare_process() -> None:
-    """SIGTERM and SIGHUP end a command's process as Ctrl-C does; the modules loaded so far,
-    which live as long as the process, are moved out of the collector's sight, so that its full
-    collections (a few dozen in a run of a million records) walk only what the run holds."""
+    """SIGTERM and SIGHUP end a command's process as Ctrl-C does; the modules loaded so far are
+    moved out of the collector's sight, so its full collections walk only what the run holds."""
     import gc
 
     signal.signal(signal.SIGTERM, on_signal)
@@ -143,8 +139,7 @@ def prepare_process() -> None:
 
 def unwrapped_signal(exc: RuntimeError) -> Optional[BaseException]:
     """The Ctrl-C or SIGTERM inside ``exc``: Python 3.11 wraps what is raised while a class is
-    being made (a dataclass's fields, in a module imported when first used) in a RuntimeError
-    "Error calling __set_name__", so a signal at that moment arrives as one."""
+    being made (a module imported when first used) in a RuntimeError."""
     cause = exc.__cause__
     return cause if isinstance(cause, (KeyboardInterrupt, Interrupted, Terminated)) else None
 
@@ -196,26 +191,43 @@ def render(text: str) -> str:
 
 
 class ProgressLine:
-    """A one-line progress display on a terminal's stderr, for runs longer than DELAY seconds,
-    redrawn at most every quarter second and cleared before any other message and at the end,
-    so nothing of it stays on the screen."""
+    """A one-line progress display on a terminal's stderr, for runs longer than a delay (2 s; 1 s
+    for check and report, which have no output to watch grow), redrawn at most every quarter
+    second and cleared before any other message and at the end, so nothing of it stays."""
 
-    DELAY = float(os.environ.get("FEED2SITEMAP_PROGRESS_DELAY", "2"))
-
-    def __init__(self) -> None:
+    def __init__(self, command: str = "", delay: str = "2") -> None:
+        self.prog = f"{PROG} {command}" if command else PROG
+        self.delay = float(os.environ.get("FEED2SITEMAP_PROGRESS_DELAY", delay))
         self.start = time.monotonic()
         self.drawn_at = 0.0
         self.shown = False
 
     def update(self, progress: Progress) -> None:
+        """The converter's line: URLs read, files written."""
+        elapsed = self._due()
+        if elapsed is not None:
+            self._draw(f"{progress.urls:,} URLs read, {progress.files} "
+                       f"file{'s' if progress.files != 1 else ''} written, "
+                       f"{progress.urls / elapsed if elapsed else 0.0:,.0f} URLs/s")
+
+    def checked(self, stats: Any) -> None:
+        """check's and report's line: entries (URLs and sitemaps) and files read."""
+        elapsed = self._due()
+        if elapsed is not None:
+            urls = stats.urls + stats.sitemaps
+            self._draw(f"{urls:,} entries read in {count(stats.files, 'file')}, "
+                       f"{urls / elapsed if elapsed else 0.0:,.0f}/s")
+
+    def _due(self) -> Optional[float]:
+        """The seconds since the start when the line is to be drawn now, else None."""
         now = time.monotonic()
-        elapsed = now - self.start
-        if elapsed < self.DELAY or now - self.drawn_at < 0.25:
-            return
+        if now - self.start < self.delay or now - self.drawn_at < 0.25:
+            return None
         self.drawn_at = now
-        sys.stderr.write(f"\r\x1b[K{PROG}: {progress.urls:,} URLs read, {progress.files} "
-                         f"file{'s' if progress.files != 1 else ''} written, "
-                         f"{progress.urls / elapsed if elapsed else 0.0:,.0f} URLs/s")
+        return now - self.start
+
+    def _draw(self, text: str) -> None:
+        sys.stderr.write(f"\r\x1b[K{self.prog}: {text}")
         sys.stderr.flush()
         self.shown = True
 

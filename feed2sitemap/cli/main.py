@@ -384,11 +384,3 @@ def main(argv: Optional[list[str]] = None) -> None:
     ./diff, ./report)."""
     subcommand(list(sys.argv[1:] if argv is None else argv))()
 
-
-def __getattr__(name: str) -> Any:
-    """``feed2sitemap.cli.main.check_command``, imported when asked for."""
-    if name == "check_command":
-        from .check import check_command
-
-        return check_command
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
