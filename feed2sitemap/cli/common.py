@@ -296,11 +296,10 @@ def summary_lines(summary: Summary) -> list[str]:
     lines.append(head)
     for rule, n in report.excluded.most_common():
         names = report.excluded_names.get(rule, [])
-        more = n - len(names)
-        if not names:
-            continue
-        lines.append(f"excluded, {rule}: {', '.join(names)}"
-                     + (f" and {more:,} more" if more > 0 else ""))
+        if names:
+            more = n - len(names)
+            lines.append(f"excluded, {rule}: {', '.join(names)}"
+                         + (f" and {more:,} more" if more > 0 else ""))
     if summary.merge is not None and (summary.merge.base is not None or summary.merge.copies):
         lines.append(_merge_text(summary.merge, summary.removals))
     return lines
@@ -316,9 +315,7 @@ def _index_head(summary: Summary, what: str) -> str:
             + ", ".join(f"{n:,} {verb}" for verb, n in sorted(done.items())) + ")")
 
 
-def _merge_text(m: Optional[MergeCounts], removals: Optional[Removals] = None) -> str:
-    if m is None:  # (removals are counted in merges only)
-        return ""
+def _merge_text(m: MergeCounts, removals: Optional[Removals]) -> str:
     if m.base is not None:
         gone = "" if removals is None else f", {_removed_text(removals)}"
         return (f"merged: {count(m.added, 'URL')} added, {m.updated:,} updated{gone}, "
@@ -389,7 +386,8 @@ def _dry(line: str) -> str:
 
 def say_summary(summary: Summary, quiet: bool, verbose: bool = False) -> None:
     lines = [] if quiet else summary_lines(summary)
-    if quiet and summary.removals is not None and summary.removals.total:
+    if quiet and summary.merge is not None and summary.removals is not None \
+            and summary.removals.total:  # (removals are counted in merges only)
         lines.append(_merge_text(summary.merge, summary.removals))  # one line even with -q
     if verbose and summary.removals is not None:
         lines += _removed_names(summary.removals)

@@ -378,9 +378,6 @@ def _stdin() -> Any:
 
 
 def main(argv: Optional[list[str]] = None) -> None:
-    """Entry point: `feed2sitemap check ...` validates, `feed2sitemap index ...` lists a
-    partitioned job's parts, `feed2sitemap diff ...` compares two sitemaps; anything else
-    converts (a file named "check", "index", "diff" or "report" is given as ./check, ./index,
-    ./diff, ./report)."""
+    """The command line ``argv`` (default: the process's), a subcommand's or the converter's."""
     subcommand(list(sys.argv[1:] if argv is None else argv))()
 

@@ -23,14 +23,10 @@ PartReader = Callable[[str], Iterable[Batch]]
 
 
 def part_path(index: Record, directory: str, base_prefix: Optional[str] = None) -> str:
-    """The local file of an index's <loc>: its path under ``base_prefix`` (the public URL of
-    the index's directory) when it lies there and that file exists, else its last path segment
-    beside the index (the index being read may not lie where --base-url points).
-
-    Percent-escapes are decoded; a name that would leave the directory ("..", an encoded "/")
-    is refused, since the index may come from anywhere, and so is a symbolic link that leads
-    out of it: in an in-place run the part read would then be replaced through the link.
-    """
+    """The local file of an index's <loc>: its path under ``base_prefix`` when that file
+    exists, else its name beside the index. A name that would leave the directory ("..", an
+    encoded "/") is refused, since the index may come from anywhere, and so is a symbolic link
+    out of it: an in-place run would replace the part through the link."""
     paths = [os.path.join(directory, *rel.split("/")) for rel in _relpaths(index, base_prefix)]
     if not paths:
         raise InputError(index.source, index.line,

@@ -18,7 +18,7 @@ from ..files.safety import same_file
 from ..files.store import is_store, open_store, shown
 from ..model.batch import Batch, unbatched
 from ..model.filters import Filters
-from ..model.options import NewsSitemap, ReadOptions
+from ..model.options import NewsSitemap, ReadOptions, _positive
 from ..model.record import Record
 from ..model.report import Report
 from ..model.scope import base_of
@@ -64,23 +64,16 @@ class Web:
                 or not 0 <= self.max_time < float("inf")):
             raise OptionError(f"must be a number of seconds (0: no limit) or None, not "
                               f"{self.max_time!r}", "max_time")
-        if (isinstance(self.max_fetch_bytes, bool) or not isinstance(self.max_fetch_bytes, int)
-                or self.max_fetch_bytes < 1):
-            raise OptionError(f"must be a positive integer, not {self.max_fetch_bytes!r}",
-                              "max_fetch_bytes")
+        _positive(self.max_fetch_bytes, "max_fetch_bytes")
 
 
 def read(source: Source, reading: ReadOptions = ReadOptions(), *,
          report: Optional[Report] = None, base_url: Optional[str] = None,
          name: Optional[str] = None, web: Web = Web()) -> Iterator[Record]:
     """The records of one input (a path, an http(s) URL or a binary stream), plain or
-    gzip-compressed, with the option groups ``convert`` takes.
-
-    ``reading.from_format`` is "auto" (sniffed from the first bytes) or one of options.FORMATS;
-    relative links resolve against ``reading.input_url``, else ``base_url``; with
-    ``reading.follow`` an index stands for the pages of its parts. Locations are as the input
-    gave them; ``convert`` normalises and checks them.
-    """
+    gzip-compressed, read as ``convert`` reads it; relative links resolve against
+    ``reading.input_url``, else ``base_url``. Locations are as the input gave them (``convert``
+    normalises and checks them)."""
     return unbatched(read_batches(source, reading, report=report, base_url=base_url,
                                   name=name, web=web))
 
@@ -111,11 +104,9 @@ def _check_source(source: object) -> None:
 
 
 class Reading:
-    """Reads the inputs of one run in order, following indexes where asked, where the input is
-    robots.txt (its Sitemap: lines), and where an input is the output ``out`` itself (an update
-    in place): then its index stands for its parts, parts an interrupted run was creating are
-    read too, and a file not there yet reads as empty. ``base_url`` is the base of relative
-    links; ``base_prefix`` the public URL of the output's directory, where local parts are."""
+    """Reads the inputs of one run in order, following indexes where asked, in robots.txt, and
+    where an input is the output ``out`` itself (an update in place: then parts an interrupted
+    run was creating are read too, and a file not there yet reads as empty)."""
 
     def __init__(self, out: Optional[OutputSet], options: ReadOptions, report: Report,
                  base_url: Optional[str], base_prefix: Optional[str], web: Web,

@@ -128,16 +128,11 @@ def write(records: Iterable[Record], output: Destination, *, base_url: Optional[
           report: Optional[Report] = None, writing: WriteOptions = WriteOptions(),
           limits: Limits = Limits(), channel: Channel = Channel(),
           source_name: Optional[str] = None) -> Summary:
-    """Write records to a path or a binary stream, split by the limits as ``convert`` does.
-
-    What is given is checked as ``convert`` checks what it reads (pipeline.check_fields): each
-    loc normalised and held to the profile's length (what cannot be written is skipped and
-    counted in ``summary.report``, as is a bad lastmod, changefreq or priority, left out), and
-    ``base_url`` as convert takes it (an OptionError if it is no http(s) URL), so no file the
-    schema rejects is written; JSON Lines, a data format, takes the locs as they are.
-    Records that are sitemaps (``is_sitemap``) make a sitemap index. No records at all is an
-    OptionError: a sitemap lists at least one URL.
-    """
+    """Write records to a path or a binary stream, split by the limits as ``convert`` does,
+    and checked as it checks what it reads: what cannot be written is skipped and counted in
+    ``summary.report`` (JSON Lines, a data format, takes the locs as they are); a bad
+    ``base_url``, or no records at all, is an OptionError. Records that are sitemaps
+    (``is_sitemap``) make a sitemap index."""
     return write_batches(batched(records), output, base_url=base_url, report=report,
                          writing=writing, limits=limits, channel=channel,
                          source_name=source_name)
