@@ -38,9 +38,9 @@ from .common import (
     command,
     on_disk,
     say,
-    say_summary,
     subcommand,
 )
+from .summary import say_summary
 
 
 @command()
