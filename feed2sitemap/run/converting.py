@@ -214,7 +214,7 @@ def _run(plan: _Plan, out: OutputSet, inputs: list[Source], report: Report,
                                       changes, news)
     stream = apply_defaults(stream, defaults.changefreq, defaults.priority)
     own_parts = None
-    if base_name is not None and reader.base is not None and plan.out_path is not None:
+    if reader.base is not None and plan.out_path is not None:  # (an update in place)
         own_parts = _OwnParts(reader.base, plan.out_path)
     summary = write_to(out, stream, plan.fmt, plan.gzip_level, writing, plan.limits, report,
                        plan.base_url, ", ".join(source_name(s) for s in inputs), channel,
