@@ -21,7 +21,8 @@ from click.testing import CliRunner
 
 from feed2sitemap import convert
 from feed2sitemap.check import CheckStats, Diagnostic, check
-from feed2sitemap.cli.main import check_command, main
+from feed2sitemap.cli.check import check_command
+from feed2sitemap.cli.main import main
 from feed2sitemap.model.limits import PROFILES, Profile
 from feed2sitemap.model.options import Defaults, Limits
 

@@ -12,7 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from feed2sitemap import read
-from feed2sitemap.cli.main import check_command, convert_command
+from feed2sitemap.cli.check import check_command
+from feed2sitemap.cli.main import convert_command
 
 from .conftest import SAMPLES, run
 

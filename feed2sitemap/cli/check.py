@@ -4,35 +4,14 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import sys
-import time
 from typing import Any
 
 import click
 
 from ..files.store import is_store
 from ..model.limits import PROFILES
-from .common import PROG, ProgressLine, check_stdin, command, count, on_disk, prepare_process
-
-
-class CheckProgressLine(ProgressLine):
-    """The converter's progress line, counting what check (or report) has read."""
-
-    WHAT = "check"
-    # the issue's "longer than a second": a check or a report has no output to watch grow
-    DELAY = float(os.environ.get("FEED2SITEMAP_PROGRESS_DELAY", "1"))
-
-    def update_check(self, urls: int, files: int) -> None:
-        now = time.monotonic()
-        elapsed = now - self.start
-        if elapsed < self.DELAY or now - self.drawn_at < 0.25:
-            return
-        self.drawn_at = now
-        sys.stderr.write(f"\r\x1b[K{PROG} {self.WHAT}: {urls:,} entries read in "
-                         f"{count(files, 'file')}, {urls / elapsed:,.0f}/s")
-        sys.stderr.flush()
-        self.shown = True
+from .common import PROG, ProgressLine, check_stdin, command, count, on_disk
 
 
 class SiteDir(click.Path):
@@ -102,9 +81,8 @@ def check_command(files: tuple[str, ...], profile: str, base_url: str | None, fm
             site = Site(site_dir, scope_of(base_url).prefix)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--base-url") from None
-    display = CheckProgressLine() if quiet == 0 and sys.stderr.isatty() else None
-    stats = CheckStats(progress=None if display is None else
-                       lambda s: display.update_check(s.urls + s.sitemaps, s.files),
+    display = ProgressLine("check", "1") if quiet == 0 and sys.stderr.isatty() else None
+    stats = CheckStats(progress=None if display is None else display.checked,
                        robots=None if robots_txt is None else load_robots(robots_txt),
                        site=site)
     first = True
@@ -140,8 +118,3 @@ def check_command(files: tuple[str, ...], profile: str, base_url: str | None, fm
             (fail_on == "info" and stats.notes):
         raise click.exceptions.Exit(1)
 
-
-def run_check(args: list[str]) -> None:
-    """``feed2sitemap check ARGS``: reached without importing the converter (entry.py)."""
-    prepare_process()
-    check_command.main(args, prog_name=f"{PROG} check")

@@ -1,6 +1,6 @@
-"""What the commands share: messages in the command line's terms, the progress line, the
-summary, and how library errors and signals become exit codes (1 bad data, 2 bad usage,
-130 Ctrl-C, 143 SIGTERM, 129 SIGHUP)."""
+"""What the commands share: messages in the command line's terms, the progress line, and how
+library errors and signals become exit codes (1 bad data, 2 bad usage, 130 Ctrl-C, 143 SIGTERM,
+129 SIGHUP)."""
 
 from __future__ import annotations
 
@@ -9,21 +9,15 @@ import re
 import signal
 import sys
 import time
-from collections import Counter
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Optional
+from importlib import import_module
+from typing import Any, Optional
 
 import click
 
 from ..errors import Feed2SitemapError, OptionError
 from ..files.store import is_store, shown
-from ..model.report import Progress, Report
-
-if TYPE_CHECKING:
-    from ..files.outputs import FileInfo
-    from ..pipeline.merging import MergeCounts
-    from ..pipeline.removals import Removals
-    from ..run.writing import Summary
+from ..model.report import Progress
 
 PROG = "feed2sitemap"
 PROGRESS_KEY = "feed2sitemap.progress"
@@ -33,6 +27,24 @@ _HELP = {"help_option_names": ["-h", "--help"]}
 def command(name: Optional[str] = None) -> Callable[[Callable[..., Any]], click.Command]:
     """Every command's decorator: our Command class, and -h as well as --help."""
     return click.command(name, cls=Command, context_settings=_HELP)
+
+
+# The subcommands and their modules, each imported by its own runs only (start-up time).
+_MODULES = {"check": "check", "report": "report", "diff": "diff", "index": "main"}
+
+
+def subcommand(args: list[str]) -> Callable[[], None]:
+    """The run of the subcommand ``args`` begins with, else the converter's, its module imported
+    now (by the console script while a signal still ends the process at once, entry.py)."""
+    name = args[0] if args and args[0] in _MODULES else None
+    module = import_module(f".{_MODULES.get(name or '', 'main')}", __package__)
+    command = getattr(module, f"{name or 'convert'}_command")
+
+    def run() -> None:
+        prepare_process()
+        command.main(args[1:] if name else args, prog_name=f"{PROG} {name}" if name else PROG)
+
+    return run
 
 
 def check_stdin(files: tuple[str, ...], follow: bool) -> None:
@@ -59,8 +71,8 @@ class Interrupted(BaseException):
 
 
 class StdoutGone(BaseException):
-    """stdout's reader has gone (`feed2sitemap ... | head -1`). Not an Exception: click would
-    turn a broken pipe into exit 1; the console script ends the way other filters do."""
+    """stdout's reader has gone (`feed2sitemap ... | head -1`); not an Exception, which click
+    would turn into exit 1."""
 
 
 # The run's state for the signal handler: "running" (a signal raises, once), "stopping" (the
@@ -79,7 +91,7 @@ def on_signal(signum: int, frame: object) -> None:
 
 
 def start_run(signums: tuple[int, ...]) -> None:
-    """The console script's command is about to run: ``signums`` raise from now on."""
+    """``signums`` raise from now on (the console script's command is about to run)."""
     global _run_state
     _run_state = "running"
     sys.unraisablehook = _unraisable
@@ -88,11 +100,9 @@ def start_run(signums: tuple[int, ...]) -> None:
 
 
 def _unraisable(args: Any) -> None:
-    """A signal's exception raised while Python ran a finalizer (a generator closed by the
-    collector, a __del__) cannot leave it: Python prints it and goes on, as if no signal had
-    come. It is sent again instead, to be raised where it can be (or held, while files are put
-    in place); from another thread, a moment later, since from here its handler would raise
-    inside this hook again."""
+    """A signal's exception raised in a finalizer (a generator closed by the collector) cannot
+    leave it: Python would print it and go on. The signal is sent again, from another thread a
+    moment later (from here its handler would raise inside this hook again)."""
     global _run_state
     exc = args.exc_value
     if isinstance(exc, (Interrupted, Terminated)) and _run_state == "stopping":
@@ -106,15 +116,13 @@ def _unraisable(args: Any) -> None:
 
 
 def end_run() -> None:
-    """The command has ended (its output in place, or its failure reported)."""
     global _run_state
     _run_state = "done"
 
 
 def prepare_process() -> None:
-    """SIGTERM and SIGHUP end a command's process as Ctrl-C does; the modules loaded so far,
-    which live as long as the process, are moved out of the collector's sight, so that its full
-    collections (a few dozen in a run of a million records) walk only what the run holds."""
+    """SIGTERM and SIGHUP end a command's process as Ctrl-C does; the modules loaded so far are
+    moved out of the collector's sight, so its full collections walk only what the run holds."""
     import gc
 
     signal.signal(signal.SIGTERM, on_signal)
@@ -124,8 +132,7 @@ def prepare_process() -> None:
 
 def unwrapped_signal(exc: RuntimeError) -> Optional[BaseException]:
     """The Ctrl-C or SIGTERM inside ``exc``: Python 3.11 wraps what is raised while a class is
-    being made (a dataclass's fields, in a module imported when first used) in a RuntimeError
-    "Error calling __set_name__", so a signal at that moment arrives as one."""
+    being made (a module imported when first used) in a RuntimeError."""
     cause = exc.__cause__
     return cause if isinstance(cause, (KeyboardInterrupt, Interrupted, Terminated)) else None
 
@@ -142,10 +149,10 @@ def signal_code(exc: BaseException) -> Optional[int]:
     return None
 
 
-def on_disk(**paths: Optional[str]) -> None:
+def on_disk(*arguments: str, **options: Optional[str]) -> None:
     """Refuse, in a line, a URL of object storage given for a file or folder that is read and
-    written in place on this machine (the option's name as the keyword)."""
-    for option, path in paths.items():
+    written in place on this machine (an option's name as the keyword)."""
+    for option, path in [*((None, a) for a in arguments), *options.items()]:
         if path is not None and is_store(path):
             raise OptionError(f"{shown(path)}: must be on this machine's disk, not in object "
                               "storage: give a local path", option)
@@ -177,26 +184,43 @@ def render(text: str) -> str:
 
 
 class ProgressLine:
-    """A one-line progress display on a terminal's stderr, for runs longer than DELAY seconds,
-    redrawn at most every quarter second and cleared before any other message and at the end,
-    so nothing of it stays on the screen."""
+    """A one-line progress display on a terminal's stderr, for runs longer than a delay (2 s; 1 s
+    for check and report, which have no output to watch grow), redrawn at most every quarter
+    second and cleared before any other message and at the end, so nothing of it stays."""
 
-    DELAY = float(os.environ.get("FEED2SITEMAP_PROGRESS_DELAY", "2"))
-
-    def __init__(self) -> None:
+    def __init__(self, command: str = "", delay: str = "2") -> None:
+        self.prog = f"{PROG} {command}" if command else PROG
+        self.delay = float(os.environ.get("FEED2SITEMAP_PROGRESS_DELAY", delay))
         self.start = time.monotonic()
         self.drawn_at = 0.0
         self.shown = False
 
     def update(self, progress: Progress) -> None:
+        """The converter's line: URLs read, files written."""
+        elapsed = self._due()
+        if elapsed is not None:
+            self._draw(f"{progress.urls:,} URLs read, {progress.files} "
+                       f"file{'s' if progress.files != 1 else ''} written, "
+                       f"{progress.urls / elapsed if elapsed else 0.0:,.0f} URLs/s")
+
+    def checked(self, stats: Any) -> None:
+        """check's and report's line: entries (URLs and sitemaps) and files read."""
+        elapsed = self._due()
+        if elapsed is not None:
+            urls = stats.urls + stats.sitemaps
+            self._draw(f"{urls:,} entries read in {count(stats.files, 'file')}, "
+                       f"{urls / elapsed if elapsed else 0.0:,.0f}/s")
+
+    def _due(self) -> Optional[float]:
+        """The seconds since the start when the line is to be drawn now, else None."""
         now = time.monotonic()
-        elapsed = now - self.start
-        if elapsed < self.DELAY or now - self.drawn_at < 0.25:
-            return
+        if now - self.start < self.delay or now - self.drawn_at < 0.25:
+            return None
         self.drawn_at = now
-        sys.stderr.write(f"\r\x1b[K{PROG}: {progress.urls:,} URLs read, {progress.files} "
-                         f"file{'s' if progress.files != 1 else ''} written, "
-                         f"{progress.urls / elapsed if elapsed else 0.0:,.0f} URLs/s")
+        return now - self.start
+
+    def _draw(self, text: str) -> None:
+        sys.stderr.write(f"\r\x1b[K{self.prog}: {text}")
         sys.stderr.flush()
         self.shown = True
 
@@ -213,170 +237,6 @@ class ProgressLine:
 
 def count(n: int, noun: str) -> str:
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
-
-
-def summary_lines(summary: Summary) -> list[str]:
-    lines = []
-    files = summary.files
-    what = "sitemap" if summary.of_sitemaps else "URL"
-
-    def verb(f: FileInfo) -> str:
-        return summary.placed.get(f.path or "") or ("unchanged" if f.unchanged else "wrote")
-
-    def sizes(f: FileInfo) -> str:
-        gzipped = (f", {f.compressed_size:,} bytes gzipped" if f.compressed_size is not None
-                   else "")
-        return f"{f.size:,} bytes{gzipped}"
-
-    if len(files) > 1:
-        for f in files:
-            noun = "sitemap" if f in summary.indexes else what
-            lines.append(f"{verb(f)} {f.path}: {count(f.count, noun)}, {sizes(f)}")
-    lines += [f"removed {path}: a temporary of an interrupted run" for path in summary.cleaned]
-    lines += [f"kept {path}: the replaced index listed it, the new one does not (not written "
-              "by feed2sitemap, so not removed)" for path in summary.left]
-    if len(files) == 1 and files[0].unchanged:
-        head = (f"unchanged: {files[0].path} already holds these {count(summary.urls, what)} "
-                f"({sizes(files[0])})")
-    elif len(files) == 1:
-        head = f"wrote {count(summary.urls, what)} to {files[0].path} ({sizes(files[0])})"
-    elif summary.placed:
-        head = _index_head(summary, what)
-    else:
-        all_same = len(summary.unchanged) == len(files)
-        head = (f"{'unchanged:' if all_same else 'wrote'} {count(summary.urls, what)} in "
-                f"{count(len(summary.parts), 'file')} and "
-                f"{count(len(summary.indexes), 'index file')}")
-        if summary.unchanged and not all_same:
-            head += (f" ({len(summary.unchanged):,} of the {len(files):,} files unchanged, "
-                     "not rewritten)")
-    report = summary.report
-    head += "; " + _skipped_text(report)
-    if report.excluded:
-        head += f"; {sum(report.excluded.values()):,} excluded (" + ", ".join(
-            f"{n:,} {rule}" for rule, n in report.excluded.most_common()) + ")"
-    if report.dropped_tags:
-        head += f"; dropped {count(report.dropped_tags.total(), 'deprecated extension tag')} (" \
-            + ", ".join(f"{tag} ×{n:,}" for tag, n in report.dropped_tags.most_common()) + ")"
-    if report.warnings:
-        head += "; warnings: " + ", ".join(f"{n:,} {k}" for k, n in report.warnings.items())
-    if report.scope is not None:
-        lines.append(f"scope: {report.scope} ({report.scope_from})")
-    lines.append(head)
-    for rule, n in report.excluded.most_common():
-        names = report.excluded_names.get(rule, [])
-        more = n - len(names)
-        if not names:
-            continue
-        lines.append(f"excluded, {rule}: {', '.join(names)}"
-                     + (f" and {more:,} more" if more > 0 else ""))
-    if summary.merge is not None and (summary.merge.base is not None or summary.merge.copies):
-        lines.append(_merge_text(summary.merge, summary.removals))
-    return lines
-
-
-def _index_head(summary: Summary, what: str) -> str:
-    """The index command's line: the index files it wrote, and what it did with the parts."""
-    done = Counter(summary.placed.values())
-    unchanged = all(f.unchanged for f in summary.indexes)
-    return (f"{'unchanged:' if unchanged else 'wrote'} "
-            f"{count(len(summary.indexes), 'index file')} listing {count(summary.urls, what)} in "
-            f"{count(len(summary.parts), 'file')} ("
-            + ", ".join(f"{n:,} {verb}" for verb, n in sorted(done.items())) + ")")
-
-
-def _merge_text(m: Optional[MergeCounts], removals: Optional[Removals] = None) -> str:
-    if m is None:  # (removals are counted in merges only)
-        return ""
-    if m.base is not None:
-        gone = "" if removals is None else f", {_removed_text(removals)}"
-        return (f"merged: {count(m.added, 'URL')} added, {m.updated:,} updated{gone}, "
-                f"compared with {m.base}")
-    return (f"merged: {count(m.urls, 'distinct URL')}, {m.copies:,} duplicate "
-            f"{'copy' if m.copies == 1 else 'copies'} folded in, {m.updated:,} "
-            f"{'entry' if m.updated == 1 else 'entries'} changed by a later copy")
-
-
-def _removed_text(removals: Removals) -> str:
-    """"K removed (n by rule, ...)": what left the earlier output, and why."""
-    if not removals.total:
-        return "0 removed"
-    why = [f"{n:,} {'listed by no input, --prune' if r == '--prune' else 'by ' + r}"
-           for r, n in removals.reasons.most_common() if n]
-    if removals.dropped_on_the_way:
-        why.append(f"{removals.dropped_on_the_way:,} skipped (see above)")
-    return f"{removals.total:,} removed ({', '.join(why)})"
-
-
-def _removed_names(removals: Removals) -> list[str]:
-    named = [f"removed {url}" for url in removals.names]
-    rest = sum(removals.reasons.values()) - len(removals.names)
-    if rest > 0:
-        named.append(f"removed {rest:,} more URLs (only the first {len(removals.names):,} "
-                     "are named)")
-    return named
-
-
-def removal_lines(summary: Summary, quiet: bool) -> list[str]:
-    """Deletions are said even under -q (shortened to one line): a user must be able to see
-    every file a scheduled run removed."""
-    lines = [f"warning: could not remove {path}: {why}" for path, why in summary.not_removed]
-    if quiet and summary.removed:
-        names = ", ".join(os.path.basename(p) for p in summary.removed[:5])
-        more = len(summary.removed) - 5
-        lines.append(f"removed {count(len(summary.removed), 'file')} of the earlier output "
-                     f"that this run no longer writes: {names}"
-                     f"{f', +{more} more' if more > 0 else ''}")
-    elif summary.removed:
-        lines += [f"removed {path}: listed by the replaced index, no longer written"
-                  for path in summary.removed]
-    return lines
-
-
-def _skipped_text(report: Report) -> str:
-    if not report.total_skipped:
-        return "skipped none"
-    parts = []
-    for kind, n in report.skipped.most_common():
-        if kind == "off scope" and report.hosts_off_scope:
-            hosts = ", ".join(f"{c:,} {h}" for h, c in report.hosts_off_scope.most_common(5))
-            more = len(report.hosts_off_scope) - 5
-            parts.append(f"{n:,} off scope ({hosts}{f', +{more} hosts' if more > 0 else ''})")
-        else:
-            parts.append(f"{n:,} {kind}")
-    return f"skipped {report.total_skipped:,}: " + ", ".join(parts)
-
-
-def _dry(line: str) -> str:
-    """A summary line of a dry run: what would have been done."""
-    if line.startswith("dry run"):
-        return line
-    verb, _, rest = line.partition(" ")
-    done = {"wrote": "written", "removed": "removed", "kept": "kept"}.get(verb)
-    return f"dry run: would have {done} {rest}" if done else f"dry run: {line}"
-
-
-def say_summary(summary: Summary, quiet: bool, verbose: bool = False) -> None:
-    lines = [] if quiet else summary_lines(summary)
-    if quiet and summary.removals is not None and summary.removals.total:
-        lines.append(_merge_text(summary.merge, summary.removals))  # one line even with -q
-    if verbose and summary.removals is not None:
-        lines += _removed_names(summary.removals)
-    for line in lines + removal_lines(summary, quiet):
-        say(_dry(line) if summary.dry_run else line)
-    if summary.indexnow is not None:
-        import json
-
-        sub = summary.indexnow
-        for body in sub.bodies:
-            click.echo(json.dumps(body))
-        if not quiet:
-            say(f"IndexNow: {'would submit' if summary.dry_run else 'submitted'} "
-                f"{count(sub.urls, 'URL')} in {count(sub.requests, 'request')}"
-                if sub.urls else "IndexNow: no URL was added or updated; nothing submitted")
-    if summary.robots is not None and not quiet:
-        say("robots.txt: Sitemap: lines updated" if summary.robots
-            else "robots.txt: Sitemap: lines already right, not rewritten")
 
 
 class _Failed(click.ClickException):

@@ -45,23 +45,13 @@ def main() -> None:
     # millions of records, none of them in a cycle, and the default thresholds spent about 9%
     # of a 1M-URL run traversing them. The command's process only, not a library user's.
     gc.set_threshold(10_000, 10, 10)
-    args = sys.argv[1:]
-    if args[:1] == ["check"]:  # the validator needs none of the converter's modules
-        from .check import run_check as command
-
-        args = args[1:]
-    elif args[:1] == ["report"]:  # nor does the report, which is a check run
-        from .report import run_report as command
-
-        args = args[1:]
-    else:
-        from .main import main as command  # type: ignore[assignment]
     from . import common
 
+    command = common.subcommand(sys.argv[1:])
     try:
         try:
             common.start_run(_SIGNALS)  # signals now raise, and the command cleans up
-            command(args)
+            command()
         finally:
             # a signal from here on changes nothing; one that came before this line (while
             # an exception was on its way out) is the exception the handler below sees

@@ -9,7 +9,7 @@ from typing import Any, Optional
 
 import click
 
-from ..errors import IndexNowError, InputError, OptionError
+from ..errors import IndexNowError, InputError
 from ..files.store import is_store, open_store, shown
 from ..model.filters import Filters, read_remove_files
 from ..model.limits import DEFAULT_ENDPOINT, PROFILES
@@ -37,10 +37,10 @@ from .common import (
     ProgressLine,
     command,
     on_disk,
-    prepare_process,
     say,
-    say_summary,
+    subcommand,
 )
+from .summary import say_summary
 
 
 @command()
@@ -192,17 +192,7 @@ from .common import (
                    "as an error: exit 1, write nothing.")
 @click.option("-q", "--quiet", is_flag=True, help="No warnings or summary; errors only.")
 @click.version_option(None, "--version", package_name="feed2sitemap", prog_name=PROG)
-def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
-                    no_scope_check: bool, merge_copies: bool, keep_first: bool,
-                    no_dedupe: bool, no_atomic: bool, timeout: float, max_time: Optional[float],
-                    max_fetch_bytes: int, allow_private_redirects: bool,
-                    cache_dir: Optional[str], robots: Optional[str],
-                    indexnow_key: Optional[str], indexnow_endpoint: str,
-                    indexnow_key_location: Optional[str], dry_run: bool, strict: bool,
-                    base_url: Optional[str], news_name: Optional[str],
-                    news_language: Optional[str], prune: bool, remove_files: tuple[str, ...],
-                    exclude: tuple[str, ...], include: tuple[str, ...], max_removals: str,
-                    verbose: bool, **o: Any) -> None:
+def convert_command(inputs: tuple[str, ...], quiet: bool, verbose: bool, **o: Any) -> None:
     """Turn RSS/Atom feeds, URL lists and sitemaps into sitemaps.
 
     INPUT is a file, an http(s) URL, a robots.txt (its Sitemap: lines), a built site's
@@ -220,54 +210,23 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
     picture a sitemap set: feed2sitemap report SITEMAP -o report.html (see their --help; a
     file so named is given as ./check, ./diff, ./index or ./report).
     """
-    if inputs.count("-") + remove_files.count("-") > 1:
-        raise click.UsageError("stdin (-) can be read only once")
-    on_disk(state=o["state"], source=o["source"], robots=robots)
-    if news_language is not None and news_name is None:
-        raise click.UsageError("--news-language needs --news-name (a news sitemap)")
-    if merge_copies + keep_first + no_dedupe > 1:
-        raise click.UsageError("--merge, --keep-first and --no-dedupe exclude each other")
-    reads_stdin = not inputs or "-" in inputs or "-" in remove_files
+    _check_usage(inputs, o)
+    reads_stdin = not inputs or "-" in inputs or "-" in o["remove_files"]
     if reads_stdin and not quiet and sys.stdin is not None and sys.stdin.isatty():
         say("reading URLs or a feed from standard input (Ctrl-D to end; feed2sitemap --help "
             "for inputs)")
     display = None if quiet or not sys.stderr.isatty() else ProgressLine()
-    report = Report(strict=strict,
-                    on_message=None if quiet else display.say if display else say)
+    report = Report(strict=o["strict"], on_message=None if quiet else display.say if display
+                    else say)
     report.name_each = verbose
-    mode = ("merge" if merge_copies else "first" if keep_first else "none" if no_dedupe
-            else "auto")
     progress = click.get_current_context().meta.setdefault(PROGRESS_KEY, Progress())
     if display is not None:
         progress.on_update = display.update
-    indexnow = None
-    if indexnow_key is not None:
-        from ..web.indexnow import IndexNow  # (the runs that submit import it: start-up time)
-
-        indexnow = IndexNow(indexnow_key, indexnow_endpoint, indexnow_key_location, timeout)
+    output = o["output"]
     try:
-        summary = convert(
-            [_stdin() if s == "-" else s for s in inputs or ["-"]],
-            sys.stdout.buffer if output in (None, "-") else output,
-            base_url=base_url, scope_check=not no_scope_check, dedupe_mode=mode,
-            report=report, progress=progress,
-            web=Web(timeout, cache_dir, max_time=max_time, max_fetch_bytes=max_fetch_bytes,
-                    allow_private_redirects=allow_private_redirects,
-                    skip_unreadable_parts=o["skip_unreadable_parts"]),
-            publish=Publish(robots, indexnow, dry_run),
-            news=None if news_name is None else NewsSitemap(news_name, news_language),
-            reading=ReadOptions(o["from_format"], o["max_feed_bytes"], o["follow"],
-                                o["input_url"], SiteOptions(
-                                    o["pretty_urls"], o["images"], o["lastmod_from"],
-                                    o["state"], o["source"])),
-            writing=WriteOptions(o["to"], o["gzip"], o["gzip_level"], o["index"],
-                                 not no_atomic, o["lock_timeout"], o["cache_control"],
-                                 drop_deprecated=o["drop_deprecated"]),
-            limits=Limits(o["profile"], o["max_urls"], o["max_bytes"]),
-            defaults=Defaults(o["changefreq"], o["priority"]),
-            channel=Channel(o["title"], o["site_url"], o["description"]),
-            filters=_filters(remove_files, exclude, include), prune=prune,
-            max_removals=max_removals)
+        summary = convert([_stdin() if s == "-" else s for s in inputs or ["-"]],
+                          sys.stdout.buffer if output in (None, "-") else output,
+                          report=report, progress=progress, **_groups(o))
     except IndexNowError as exc:  # the files are written: say so, then what failed
         say_summary(exc.summary, quiet)
         raise
@@ -275,6 +234,49 @@ def convert_command(inputs: tuple[str, ...], output: Optional[str], quiet: bool,
         if display is not None:
             display.clear()
     say_summary(summary, quiet, verbose)
+
+
+def _check_usage(inputs: tuple[str, ...], o: dict[str, Any]) -> None:
+    """What the options cannot be together, refused before anything is read."""
+    if inputs.count("-") + o["remove_files"].count("-") > 1:
+        raise click.UsageError("stdin (-) can be read only once")
+    on_disk(state=o["state"], source=o["source"], robots=o["robots"])
+    if o["news_language"] is not None and o["news_name"] is None:
+        raise click.UsageError("--news-language needs --news-name (a news sitemap)")
+    if o["merge_copies"] + o["keep_first"] + o["no_dedupe"] > 1:
+        raise click.UsageError("--merge, --keep-first and --no-dedupe exclude each other")
+
+
+def _groups(o: dict[str, Any]) -> dict[str, Any]:
+    """convert()'s keywords from the command's options."""
+    indexnow = None
+    if o["indexnow_key"] is not None:
+        from ..web.indexnow import IndexNow  # (the runs that submit import it: start-up time)
+
+        indexnow = IndexNow(o["indexnow_key"], o["indexnow_endpoint"],
+                            o["indexnow_key_location"], o["timeout"])
+    mode = ("merge" if o["merge_copies"] else "first" if o["keep_first"] else "none"
+            if o["no_dedupe"] else "auto")
+    news = None if o["news_name"] is None else NewsSitemap(o["news_name"], o["news_language"])
+    site = SiteOptions(o["pretty_urls"], o["images"], o["lastmod_from"], o["state"],
+                       o["source"])
+    return dict(
+        base_url=o["base_url"], scope_check=not o["no_scope_check"], dedupe_mode=mode,
+        web=Web(o["timeout"], o["cache_dir"], max_time=o["max_time"],
+                max_fetch_bytes=o["max_fetch_bytes"],
+                allow_private_redirects=o["allow_private_redirects"],
+                skip_unreadable_parts=o["skip_unreadable_parts"]),
+        publish=Publish(o["robots"], indexnow, o["dry_run"]), news=news,
+        reading=ReadOptions(o["from_format"], o["max_feed_bytes"], o["follow"], o["input_url"],
+                            site),
+        writing=WriteOptions(o["to"], o["gzip"], o["gzip_level"], o["index"], not o["no_atomic"],
+                             o["lock_timeout"], o["cache_control"],
+                             drop_deprecated=o["drop_deprecated"]),
+        limits=Limits(o["profile"], o["max_urls"], o["max_bytes"]),
+        defaults=Defaults(o["changefreq"], o["priority"]),
+        channel=Channel(o["title"], o["site_url"], o["description"]),
+        filters=_filters(o["remove_files"], o["exclude"], o["include"]), prune=o["prune"],
+        max_removals=o["max_removals"])
 
 
 def _filters(remove_files: tuple[str, ...], exclude: tuple[str, ...],
@@ -330,11 +332,8 @@ def index_command(sources: tuple[str, ...], output: str, base_url: str, profile:
     from ..scale.indexing import is_manifest, open_regular, read_manifest, write_index
     from ..scale.partition import PartManifest
 
+    on_disk(*sources, output=output)
     parts: list[PartManifest | str] = []
-    for path in (*sources, output):
-        if is_store(path):
-            raise OptionError(f"{shown(path)}: the index command reads and writes files on "
-                              "this machine's disk: use a folder, then copy it to the bucket")
     for source in sources:
         open_regular(source).close()  # (an InputError saying what it is, when not a file)
         if is_manifest(source):
@@ -378,36 +377,7 @@ def _stdin() -> Any:
     return stream
 
 
-def __getattr__(name: str) -> Any:
-    """``feed2sitemap.cli.main.check_command``, imported when asked for."""
-    if name == "check_command":
-        from .check import check_command
-
-        return check_command
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def main(argv: Optional[list[str]] = None) -> None:
-    """Entry point: `feed2sitemap check ...` validates, `feed2sitemap index ...` lists a
-    partitioned job's parts, `feed2sitemap diff ...` compares two sitemaps; anything else
-    converts (a file named "check", "index", "diff" or "report" is given as ./check, ./index,
-    ./diff, ./report)."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    if args[:1] == ["check"]:
-        from .check import run_check  # (a conversion does not import check's command)
+    """The command line ``argv`` (default: the process's), a subcommand's or the converter's."""
+    subcommand(list(sys.argv[1:] if argv is None else argv))()
 
-        run_check(args[1:])
-        return
-    prepare_process()
-    if args[:1] == ["index"]:
-        index_command.main(args[1:], prog_name=f"{PROG} index")
-    elif args[:1] == ["diff"]:
-        from .diff import diff_command  # (only this command needs it)
-
-        diff_command.main(args[1:], prog_name=f"{PROG} diff")
-    elif args[:1] == ["report"]:
-        from .report import run_report
-
-        run_report(args[1:])
-    else:
-        convert_command.main(args, prog_name=PROG)

@@ -10,15 +10,10 @@ from typing import Any
 import click
 
 from ..model.limits import PROFILES
-from .check import CheckProgressLine
-from .common import PROG, check_stdin, command, count, prepare_process
+from .common import PROG, ProgressLine, check_stdin, command, count
 from .report_html import FILES_SHOWN, _n, render_html
 
 _MD_ROWS = 100  # lastmod bars listed in Markdown (the busiest; the HTML draws them all)
-
-
-class _Progress(CheckProgressLine):
-    WHAT = "report"
 
 
 @command("report")
@@ -56,11 +51,10 @@ def report_command(files: tuple[str, ...], follow: bool, robots_txt: str | None,
 
     check_stdin(files, follow)
     fmt = fmt or _format_of(output)
-    display = _Progress() if sys.stderr.isatty() else None
+    display = ProgressLine("report", "1") if sys.stderr.isatty() else None
     sources = [sys.stdin.buffer if name == "-" else name for name in files]
     made = report(sources, profile=profile, base_url=base_url, follow=follow, robots=robots_txt,
-                  progress=None if display is None else
-                  lambda s: display.update_check(s.urls + s.sitemaps, s.files))
+                  progress=None if display is None else display.checked)
     if display is not None:
         display.clear()
     data = made.as_dict()
@@ -211,8 +205,3 @@ def _write(output: str, text: str, fmt: str) -> None:
         raise OutputError(f"{output}: cannot write: {exc.strerror or exc}; nothing was "
                           "written") from None
 
-
-def run_report(args: list[str]) -> None:
-    """``feed2sitemap report ARGS``: reached without importing the converter (entry.py)."""
-    prepare_process()
-    report_command.main(args, prog_name=f"{PROG} report")

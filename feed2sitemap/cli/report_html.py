@@ -1,12 +1,7 @@
 """`feed2sitemap report`'s HTML: one self-contained page, inline CSS and SVG, no script, nothing
 loaded (its Content-Security-Policy forbids any load), every value from the input escaped.
-
-Numbers a test or a script may read carry an id or a data-rule attribute: ``urls``,
-``sitemaps``, ``files``, ``errors``, ``warnings``, ``dated``, ``undated``; each problem row's
-``data-rule`` with its count in ``td.count`` and the diagnostics check lists in
-``td.listed``; each file row's ``data-file`` index with its
-entries in ``td.entries``.
-"""
+Numbers a script may read carry an id (``urls``, ``errors``, ...), a ``data-rule`` (problem
+rows: ``td.count``, ``td.listed``) or a ``data-file`` (file rows: ``td.entries``)."""
 
 from __future__ import annotations
 

@@ -79,26 +79,16 @@ def convert(inputs: Sequence[Source], output: Destination, *,
     path (written atomically: temporaries renamed when all succeeded) or a binary stream.
     Raises a Feed2SitemapError subclass for bad data or options (OptionError, a ValueError,
     for a bad parameter); problems that only skip a record are counted in ``summary.report``
-    (errors with ``strict``).
+    (errors with ``strict``). When an input is the output file itself, the run updates it in
+    place: an index there stands for its parts, and a file not there yet reads as empty.
 
-    When an input is the output file itself, the run updates it in place: an index there
-    stands for its parts, and a file not there yet reads as empty.
-
-    ``dedupe_mode``: "merge" (one entry per URL, newest lastmod wins; when ``output`` is also
-    an input, ``summary.merge`` compares with it), "first" (the first copy wins, one streaming
-    pass), "none", or "auto": merge when there are several inputs, else first. ``base_url`` is
-    the output's directory (a last segment without a dot names a directory): the scope, and the
-    base of relative links; without it the first input that states its site (a feed's own
-    link) gives the scope; ``scope_check`` False keeps URLs of other sites. ``web`` says how
-    inputs given by URL are fetched; ``publish`` what to do once the files are in place
-    (robots.txt, IndexNow), or ``dry_run`` to write nothing at all. ``news`` writes a Google
-    News sitemap (options.NewsSitemap): the feeds' recent articles, at most 1,000 URLs a file.
-
-    ``filters`` leave URLs out by rule (model/filters.py). In an update in place, ``prune``
-    removes the earlier output's URLs that no other input lists, and a run that would take
-    more than ``max_removals`` (a count, or "P%" of the earlier output's URLs) out, for any
-    reason, raises RemovalsRefused before writing anything; ``summary.removals`` says what
-    was taken out (pipeline/removals.py).
+    ``dedupe_mode``: "merge" (newest lastmod wins; ``summary.merge`` compares with the output
+    when it is an input too), "first" (one streaming pass), "none", or "auto": merge when there
+    are several inputs, else first. ``base_url``, the output's directory, is the scope and the
+    base of relative links (without it, the first input that states its site gives the scope;
+    ``scope_check`` False keeps URLs of other sites). In an update in place, ``prune`` removes
+    the earlier output's URLs no other input lists, and a run that would take more than
+    ``max_removals`` (a count, or "P%") of them out raises RemovalsRefused before writing.
     """
     call = dict(locals())  # (the call as made: a run to object storage repeats it, stored.py)
     inputs = _inputs(inputs)
@@ -214,7 +204,7 @@ def _run(plan: _Plan, out: OutputSet, inputs: list[Source], report: Report,
                                       changes, news)
     stream = apply_defaults(stream, defaults.changefreq, defaults.priority)
     own_parts = None
-    if base_name is not None and reader.base is not None and plan.out_path is not None:
+    if reader.base is not None and plan.out_path is not None:  # (an update in place)
         own_parts = _OwnParts(reader.base, plan.out_path)
     summary = write_to(out, stream, plan.fmt, plan.gzip_level, writing, plan.limits, report,
                        plan.base_url, ", ".join(source_name(s) for s in inputs), channel,

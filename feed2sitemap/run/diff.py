@@ -1,10 +1,6 @@
-"""``diff``: what changed between two sitemaps (or lists, feeds, sets): URLs added, removed,
-lastmod moved newer or older, extensions changed, with counts per file.
-
-OLD is read whole into a dict (URL → lastmod, a hash of its extensions, its file); NEW streams
-against it, each URL it lists marked seen (about 230 bytes for each distinct URL of the two),
-so what is left unmarked at the end was removed.
-"""
+"""``diff``: what changed between two sitemaps (or lists, feeds, sets). OLD is read whole into
+a dict (URL → lastmod, a hash of its extensions, its file: about 230 bytes a URL); NEW streams
+against it, each URL it lists marked seen, so what is left unmarked at the end was removed."""
 
 from __future__ import annotations
 
@@ -30,7 +26,6 @@ KINDS = ("added", "removed", "newer", "older", "extensions")
 
 @dataclass
 class Side:
-    """One side of a diff: its name, URLs and files read."""
 
     name: str
     urls: int = 0
@@ -51,9 +46,7 @@ class Diff:
 
     @property
     def changed(self) -> int:
-        """URLs that differ in any way: added, removed, lastmod moved or extensions changed."""
         return sum(self.counts[k] for k in KINDS)
-
 
 
 _NEW = (None, 0, -1)  # (a URL not in OLD)

@@ -1,9 +1,7 @@
-"""Following an index: each sitemap it lists is replaced by the records of that sitemap, read
-from a local file beside the index (``LocalParts``: a missing one stops the run, since an update
-would otherwise drop its URLs) or fetched by its URL (``RemoteParts``: on the index's host only,
-at most ``max_parts`` of them; one that cannot be read stops the run too, unless
-``skip_unreadable`` says to report it and go on).
-"""
+"""Following an index: each sitemap it lists stands for the records of its part, a file beside
+the index (a missing one stops the run: an update would drop its URLs), an object beside it, or
+fetched by URL (from the index's host only, at most ``max_parts``; skipped and reported, not
+stopping the run, with ``skip_unreadable``)."""
 
 from __future__ import annotations
 
@@ -25,16 +23,11 @@ PartReader = Callable[[str], Iterable[Batch]]
 
 
 def part_path(index: Record, directory: str, base_prefix: Optional[str] = None) -> str:
-    """The local file of an index's <loc>: its path under ``base_prefix`` (the public URL of
-    the index's directory) when it lies there and that file exists, else its last path segment
-    beside the index (the index being read may not lie where --base-url points).
-
-    Percent-escapes are decoded; a name that would leave the directory ("..", an encoded "/")
-    is refused, since the index may come from anywhere, and so is a symbolic link that leads
-    out of it: in an in-place run the part read would then be replaced through the link.
-    """
-    candidates = [part_relpath(index.loc, base_prefix), part_relpath(index.loc, None)]
-    paths = [os.path.join(directory, *rel.split("/")) for rel in candidates if rel is not None]
+    """The local file of an index's <loc>: its path under ``base_prefix`` when that file
+    exists, else its name beside the index. A name that would leave the directory ("..", an
+    encoded "/") is refused, since the index may come from anywhere, and so is a symbolic link
+    out of it: an in-place run would replace the part through the link."""
+    paths = [os.path.join(directory, *rel.split("/")) for rel in _relpaths(index, base_prefix)]
     if not paths:
         raise InputError(index.source, index.line,
                          f"{index.loc[:200]} names no file of this directory (`follow`)")
@@ -69,8 +62,8 @@ class LocalParts:
         return path
 
     def hint(self, loc: str) -> str:
-        """Where a missing part is, when it lies in a folder of the index's directory at the
-        path its URL gives: that is read with `base_url`, the public URL of the directory."""
+        """Where a missing part is, when it lies at its URL's path in a folder of the index's
+        directory (read so with `base_url`)."""
         assert self.directory is not None
         found = _folder_part(loc, self.directory)
         if found is not None and found[0] != self.base_prefix:
@@ -98,10 +91,7 @@ class StoreParts(LocalParts):
     found by name as files are."""
 
     def locate(self, index: Record) -> str:
-        assert self.directory is not None
-        rels = [r for r in (part_relpath(index.loc, self.base_prefix),
-                            part_relpath(index.loc, None)) if r is not None]
-        urls = [f"{self.directory}/{rel}" for rel in rels]
+        urls = [f"{self.directory}/{rel}" for rel in _relpaths(index, self.base_prefix)]
         if not urls:
             raise InputError(index.source, index.line,
                              f"{index.loc[:200]} names no object of this folder (`follow`)")
@@ -155,7 +145,7 @@ class RemoteParts:
         return loc
 
     def read(self, where: str, index: Record) -> Iterator[Batch]:
-        if self.left <= 0:  # (counted here: a part listed again is not fetched again)
+        if self.left <= 0:  # (a part listed again is not read again: not counted twice)
             raise InputError(index.source, index.line, "the index lists more parts than one "
                              f"run fetches ({self.max_parts:,})")
         self.left -= 1
@@ -174,6 +164,12 @@ class RemoteParts:
 
 
 Parts = Union[LocalParts, RemoteParts]
+
+
+def _relpaths(index: Record, base_prefix: Optional[str]) -> list[str]:
+    """A part's path under ``base_prefix`` (the index's public folder), then its name alone."""
+    rels = (part_relpath(index.loc, base_prefix), part_relpath(index.loc, None))
+    return [rel for rel in rels if rel is not None]
 
 
 def _folder_part(loc: str, directory: str) -> Optional[tuple[str, str]]:

@@ -8,7 +8,7 @@ import contextlib
 import io
 import os
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import IO, Any, Optional, Union
 
 from ..errors import InputError, OptionError
@@ -18,7 +18,7 @@ from ..files.safety import same_file
 from ..files.store import is_store, open_store, shown
 from ..model.batch import Batch, unbatched
 from ..model.filters import Filters
-from ..model.options import NewsSitemap, ReadOptions
+from ..model.options import NewsSitemap, ReadOptions, _positive
 from ..model.record import Record
 from ..model.report import Report
 from ..model.scope import base_of
@@ -56,7 +56,6 @@ class Web:
     max_time: Optional[float] = None  # per input, body included (None: 10 timeouts; 0: none)
     max_fetch_bytes: int = DEFAULT_MAX_FETCH_BYTES  # per input, as sent
     allow_private_redirects: bool = False  # redirects into loopback/private/link-local hosts
-    same_host: bool = False  # redirects off the URL's host refused (a remote index's parts)
     skip_unreadable_parts: bool = False  # a remote index's part that fails: reported, skipped
 
     def __post_init__(self) -> None:
@@ -65,23 +64,16 @@ class Web:
                 or not 0 <= self.max_time < float("inf")):
             raise OptionError(f"must be a number of seconds (0: no limit) or None, not "
                               f"{self.max_time!r}", "max_time")
-        if (isinstance(self.max_fetch_bytes, bool) or not isinstance(self.max_fetch_bytes, int)
-                or self.max_fetch_bytes < 1):
-            raise OptionError(f"must be a positive integer, not {self.max_fetch_bytes!r}",
-                              "max_fetch_bytes")
+        _positive(self.max_fetch_bytes, "max_fetch_bytes")
 
 
 def read(source: Source, reading: ReadOptions = ReadOptions(), *,
          report: Optional[Report] = None, base_url: Optional[str] = None,
          name: Optional[str] = None, web: Web = Web()) -> Iterator[Record]:
     """The records of one input (a path, an http(s) URL or a binary stream), plain or
-    gzip-compressed, with the option groups ``convert`` takes.
-
-    ``reading.from_format`` is "auto" (sniffed from the first bytes) or one of options.FORMATS;
-    relative links resolve against ``reading.input_url``, else ``base_url``; with
-    ``reading.follow`` an index stands for the pages of its parts. Locations are as the input
-    gave them; ``convert`` normalises and checks them.
-    """
+    gzip-compressed, read as ``convert`` reads it; relative links resolve against
+    ``reading.input_url``, else ``base_url``. Locations are as the input gave them (``convert``
+    normalises and checks them)."""
     return unbatched(read_batches(source, reading, report=report, base_url=base_url,
                                   name=name, web=web))
 
@@ -89,7 +81,7 @@ def read(source: Source, reading: ReadOptions = ReadOptions(), *,
 def read_batches(source: Source, reading: ReadOptions = ReadOptions(), *,
                  report: Optional[Report] = None, base_url: Optional[str] = None,
                  name: Optional[str] = None, web: Web = Web()) -> Iterator[Batch]:
-    """``read``, in batches (see model/batch.py)."""
+    """``read``, in batches (model/batch.py)."""
     if not isinstance(reading, ReadOptions):
         raise OptionError(f"must be a ReadOptions, not {type(reading).__name__}", "reading")
     _check_source(source)
@@ -112,11 +104,9 @@ def _check_source(source: object) -> None:
 
 
 class Reading:
-    """Reads the inputs of one run in order, following indexes where asked, where the input is
-    robots.txt (its Sitemap: lines), and where an input is the output ``out`` itself (an update
-    in place): then its index stands for its parts, parts an interrupted run was creating are
-    read too, and a file not there yet reads as empty. ``base_url`` is the base of relative
-    links; ``base_prefix`` the public URL of the output's directory, where local parts are."""
+    """Reads the inputs of one run in order, following indexes where asked, in robots.txt, and
+    where an input is the output ``out`` itself (an update in place: then parts an interrupted
+    run was creating are read too, and a file not there yet reads as empty)."""
 
     def __init__(self, out: Optional[OutputSet], options: ReadOptions, report: Report,
                  base_url: Optional[str], base_prefix: Optional[str], web: Web,
@@ -165,18 +155,19 @@ class Reading:
                 yield from self.read_part(os.path.join(prev.directory, part), True)
 
     def read(self, source: Source, name: Optional[str], kinds: Optional[list[str]] = None,
-             part: bool = False, web: Optional[Web] = None) -> Iterator[Batch]:
-        """One input's batches; the kind of input found is appended to ``kinds``. A ``part``
-        of an index is sniffed, whatever the inputs' format, and holds no news."""
+             part: bool = False, same_host: bool = False) -> Iterator[Batch]:
+        """One input's batches; the kind of file read is appended to ``kinds``. A ``part``
+        of an index is sniffed, whatever the inputs' format, and holds no news; ``same_host``
+        refuses redirects off its URL's host."""
         _check_source(source)
         name = name or source_name(source)
-        web = web or self.web
+        web = self.web
         if is_url(source):
             assert isinstance(source, str)
             fetched = fetch(source, timeout=web.timeout, cache_dir=web.cache_dir,
                             max_time=web.max_time, max_bytes=web.max_fetch_bytes,
                             private_redirects=web.allow_private_redirects,
-                            same_host=web.same_host)
+                            same_host=same_host)
             if fetched.from_cache:
                 self.report.note("not modified since the last run: the cached copy was read",
                                  name)
@@ -184,8 +175,6 @@ class Reading:
                 # relative links resolve against the document's own URL, after redirects
                 yield from self._stream(fetched.stream, name, kinds, part, fetched.url)
         elif isinstance(source, (str, os.PathLike)) and os.path.isdir(source):
-            if kinds is not None:
-                kinds.append("site")
             yield from self._site(os.fspath(source), name)
         elif is_store(source):
             assert isinstance(source, str)
@@ -276,11 +265,10 @@ class Reading:
         if is_url(source):
             assert isinstance(source, str)
             # a part on the index's host may not redirect off it either
-            web = replace(self.web, same_host=self.scope_check)
-            return RemoteParts(source, lambda where: self.read(where, None, part=True, web=web),
-                               self.report, same_host=self.scope_check,
-                               max_parts=self.web.max_parts,
-                               skip_unreadable=self.web.skip_unreadable_parts)
+            return RemoteParts(source, lambda where: self.read(
+                where, None, part=True, same_host=self.scope_check), self.report,
+                same_host=self.scope_check, max_parts=self.web.max_parts,
+                skip_unreadable=self.web.skip_unreadable_parts)
         if is_store(source):
             assert isinstance(source, str)
             return StoreParts(source.rpartition("/")[0], lambda where: self.read_part(

@@ -17,8 +17,7 @@ from ..files.naming import journal_path
 from ..files.previous import Previous, previous_output
 from ..files.store import Bucket
 from ..model.report import Report
-from ..model.scope import scope_of
-from .writing import Summary
+from .writing import Summary, public_prefix
 
 __all__ = ["to_store"]
 
@@ -38,7 +37,7 @@ def to_store(convert: Callable[..., Summary], args: dict[str, Any]) -> Summary:
             bucket.locked(writing.lock_timeout):
         earlier, work = os.path.join(tmp, "was"), os.path.join(tmp, "new")
         os.mkdir(earlier)
-        prev = _fetch_set(bucket, earlier, _prefix(args["base_url"]))
+        prev = _fetch_set(bucket, earlier, public_prefix(args["base_url"]))
         shutil.copytree(earlier, work)
         local = os.path.join(work, bucket.name)
         with _named_as_bucket(report, work, bucket):
@@ -66,12 +65,6 @@ def to_store(convert: Callable[..., Summary], args: dict[str, Any]) -> Summary:
     if summary.merge is not None and summary.merge.base is not None:
         summary.merge.base = bucket.url_of(os.path.basename(summary.merge.base))
     return summary
-
-
-def _prefix(base_url: Optional[str]) -> Optional[str]:
-    with contextlib.suppress(ValueError):
-        return scope_of(base_url).prefix if base_url is not None else None
-    return None
 
 
 def _fetch_set(bucket: Bucket, folder: str, base_prefix: Optional[str]) -> Previous:

@@ -67,11 +67,9 @@ class Summary:
 
 def settings_of(path: Optional[str], writing: WriteOptions, base_url: Optional[str],
                 dest: Destination, report: Report) -> tuple[Format, Optional[int]]:
-    """The output format and gzip level (None: not compressed), checked before any input is
-    read. The format is `to`, else the output name's, in any case (.txt text, .rss rss, .atom
-    atom, each also .gz; anything else XML). Compressed when `gzip` says so, else when the
-    name ends ".gz"; a name that says otherwise than the content is warned about: web servers
-    label a file by its name (Content-Type, Content-Encoding), so a crawler would misread it."""
+    """The output format (`to`, else the output name's) and gzip level (None: not compressed),
+    before any input is read. A name that says otherwise than the content is warned about: web
+    servers label a file by its name, so a crawler would misread it."""
     fmt: Format = URLSET
     try:
         if writing.to is not None:
@@ -103,8 +101,8 @@ def dest_path(dest: Destination) -> Optional[str]:
 
 def open_output(dest: Destination, progress: Optional[Progress], base_url: Optional[str],
                 writing: WriteOptions, dry_run: bool = False) -> OutputSet:
-    """The output set for ``dest``: taken (locked, the earlier run's files read) before any
-    input is read, so that reading and writing see one state of the directory."""
+    """The output set for ``dest``, locked and its earlier files read before any input is, so
+    that reading and writing see one state of the directory."""
     path = dest_path(dest)
     if path is None:
         if isinstance(dest, (io.TextIOBase, bytes)) or not hasattr(dest, "write"):
@@ -114,28 +112,27 @@ def open_output(dest: Destination, progress: Optional[Progress], base_url: Optio
     if is_store(path):
         raise OptionError("object storage is written by convert() (and the command) only, "
                           "not yet by write() or the Dask writers", "output")
-    prefix = None
-    if base_url is not None:
-        with contextlib.suppress(ValueError):
-            prefix = scope_of(base_url).prefix
-    return OutputSet(path, progress=progress, atomic=writing.atomic, base_prefix=prefix,
-                     lock_timeout=writing.lock_timeout, dry_run=dry_run)
+    return OutputSet(path, progress=progress, atomic=writing.atomic,
+                     base_prefix=public_prefix(base_url), lock_timeout=writing.lock_timeout,
+                     dry_run=dry_run)
+
+
+def public_prefix(base_url: Optional[str]) -> Optional[str]:
+    """The public URL of the output's directory, where its parts are; None if unknown."""
+    with contextlib.suppress(ValueError):
+        return scope_of(base_url).prefix if base_url is not None else None
+    return None
 
 
 def write(records: Iterable[Record], output: Destination, *, base_url: Optional[str] = None,
           report: Optional[Report] = None, writing: WriteOptions = WriteOptions(),
           limits: Limits = Limits(), channel: Channel = Channel(),
           source_name: Optional[str] = None) -> Summary:
-    """Write records to a path or a binary stream, split by the limits as ``convert`` does.
-
-    What is given is checked as ``convert`` checks what it reads (pipeline.check_fields): each
-    loc normalised and held to the profile's length (what cannot be written is skipped and
-    counted in ``summary.report``, as is a bad lastmod, changefreq or priority, left out), and
-    ``base_url`` as convert takes it (an OptionError if it is no http(s) URL), so no file the
-    schema rejects is written; JSON Lines, a data format, takes the locs as they are.
-    Records that are sitemaps (``is_sitemap``) make a sitemap index. No records at all is an
-    OptionError: a sitemap lists at least one URL.
-    """
+    """Write records to a path or a binary stream, split by the limits as ``convert`` does,
+    and checked as it checks what it reads: what cannot be written is skipped and counted in
+    ``summary.report`` (JSON Lines, a data format, takes the locs as they are); a bad
+    ``base_url``, or no records at all, is an OptionError. Records that are sitemaps
+    (``is_sitemap``) make a sitemap index."""
     return write_batches(batched(records), output, base_url=base_url, report=report,
                          writing=writing, limits=limits, channel=channel,
                          source_name=source_name)
@@ -178,8 +175,8 @@ def write_to(out: OutputSet, batches: Iterable[Batch], fmt: Format, gzip_level: 
              writing: WriteOptions, limits: Limits, report: Report, base_url: Optional[str],
              source_name: Optional[str], channel: Channel,
              parts_of: Optional[Container[Optional[str]]] = None) -> Summary:
-    """Write the batches to ``out`` (see files/split.py's write_output; ``parts_of``: the
-    earlier output's parts in an update in place, each kept to a file of its own)."""
+    """Write the batches to ``out`` (``parts_of``: the earlier output's parts in an update in
+    place, each kept to a file of its own)."""
     it = _one_kind(batches)
     first = next(it, None)
     if first is None:
@@ -232,8 +229,7 @@ def _one_kind(batches: Iterable[Batch]) -> Iterator[Batch]:
 
 
 def _site_url(site_url: Optional[str], base_url: Optional[str], first_loc: str) -> str:
-    """A feed's channel link: `site_url`, else `base_url`'s directory, else the first URL's
-    origin."""
+    """A feed's channel link: `site_url`, else `base_url`, else the first URL's origin."""
     try:
         if site_url is not None:
             return normalize_url(site_url)
@@ -245,9 +241,8 @@ def _site_url(site_url: Optional[str], base_url: Optional[str], first_loc: str) 
 
 def _without_extensions(batches: Iterable[Batch], fmt: str,
                         report: Report) -> Iterator[Batch]:
-    """The batches less their extensions; the URLs that had any counted, and said in one
-    warning at the end naming the first (a text list of a site with images would otherwise
-    say it for every page)."""
+    """The batches less their extensions, the URLs that had any counted in one warning at the
+    end (a text list of a site with images would otherwise say it for every page)."""
     count, first = 0, None
     kinds: set[str] = set()
     for batch in batches:
@@ -273,8 +268,7 @@ UNDATED = "Atom entries without a date"
 
 def _undated(batches: Iterable[Batch], report: Report) -> Iterator[Batch]:
     """Atom output: the entries with no lastmod, which get 1970-01-01T00:00:00Z (Atom requires
-    a date; writers/feed.py), warned about at the first and counted. Google reads that date as
-    the page's lastmod when the feed is submitted as a sitemap; RSS leaves it out."""
+    a date), warned about at the first and counted."""
     told = False
     for batch in batches:
         lastmods = batch.lastmods
