@@ -7,22 +7,16 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
-import tempfile
 from collections.abc import Callable, Iterator
 from typing import Any, Optional
 
 from ..errors import Feed2SitemapError, OptionError
-from ..files.naming import journal_path
-from ..files.previous import Previous, previous_output
 from ..files.store import Bucket
 from ..model.report import Report
 from ..model.scope import scope_of
 from .writing import Summary
 
 __all__ = ["to_store"]
-
-_DEPTH = 4  # the top index, STEM-index-N, STEM-index2-N, then their parts
 
 
 def to_store(convert: Callable[..., Summary], args: dict[str, Any]) -> Summary:
@@ -34,12 +28,8 @@ def to_store(convert: Callable[..., Summary], args: dict[str, Any]) -> Summary:
                           "storage yet", "output")
     bucket = Bucket(url, writing.cache_control)
     report = args["report"] or Report(strict=args["strict"])
-    with tempfile.TemporaryDirectory(prefix="feed2sitemap-") as tmp, \
-            bucket.locked(writing.lock_timeout):
-        earlier, work = os.path.join(tmp, "was"), os.path.join(tmp, "new")
-        os.mkdir(earlier)
-        prev = _fetch_set(bucket, earlier, _prefix(args["base_url"]))
-        shutil.copytree(earlier, work)
+    with bucket.checked_out(writing.lock_timeout, _prefix(args["base_url"])) as (
+            earlier, work, prev):
         local = os.path.join(work, bucket.name)
         with _named_as_bucket(report, work, bucket):
             summary: Summary = convert(**{
@@ -72,23 +62,6 @@ def _prefix(base_url: Optional[str]) -> Optional[str]:
     with contextlib.suppress(ValueError):
         return scope_of(base_url).prefix if base_url is not None else None
     return None
-
-
-def _fetch_set(bucket: Bucket, folder: str, base_prefix: Optional[str]) -> Previous:
-    """Download the output, its run's journal and the files they own (nested indexes first,
-    then what those list) into ``folder``; what the earlier run left there, as read there."""
-    path = os.path.join(folder, bucket.name)
-    bucket.fetch([bucket.name, os.path.basename(journal_path("", bucket.name))], folder)
-    fetched: set[str] = set()
-    prev = previous_output(path, base_prefix)
-    for _ in range(_DEPTH):
-        missing = [n for n in prev.owned() if n not in fetched]
-        if not missing:
-            break
-        bucket.fetch(missing, folder)
-        fetched.update(missing)
-        prev = previous_output(path, base_prefix)
-    return prev
 
 
 @contextlib.contextmanager

@@ -33,8 +33,8 @@ from ..readers.sitemap import read_sitemap
 from ..run.converting import Summary
 from .partition import PartManifest
 
-__all__ = ["PartRef", "open_index_output", "open_regular", "read_manifest", "read_part",
-           "write_index", "write_index_to"]
+__all__ = ["PartRef", "listed_parts", "open_index_output", "open_regular", "read_manifest",
+           "read_part", "write_index", "write_index_to"]
 
 PartRef = Union[PartManifest, str, "os.PathLike[str]"]
 
@@ -153,11 +153,6 @@ def read_part(path: str, profile: Profile) -> PartManifest:
     return PartManifest(path, urls, size, file_bytes, newest)
 
 
-def _order(name: str, stem: str) -> tuple[int, ...]:
-    """Parts in the order of their numbers (partition, then K), whatever order they came in."""
-    return tuple(int(n) for n in re.findall(r"[0-9]+", name[len(stem):]))
-
-
 def write_index(parts: Iterable[PartRef], output: str, *, base_url: str,
                 directory: Optional[str] = None, limits: Limits = Limits(),
                 writing: WriteOptions = WriteOptions(), report: Optional[Report] = None,
@@ -215,17 +210,13 @@ def write_index_to(out: OutputSet, parts: Iterable[PartRef], directory: str, pro
     """``write_index`` into an output set already taken (``open_index_output``)."""
     assert out.path is not None
     name = os.path.basename(out.path)
-    stem, ext = split_name(name)
     level = None
-    if ext.endswith(".gz"):
+    if name.endswith(".gz"):
         level = DEFAULT_GZIP_LEVEL if gzip_level is None else gzip_level
         if not 0 <= level <= 9:
             raise OptionError("must be between 0 and 9", "gzip_level")
     try:
-        listed = _resolve(parts, directory, name, prof)
-        if not listed:
-            raise InputError(None, None, "no parts to list in an index (no URLs to write)")
-        listed.sort(key=lambda m: _order(os.path.basename(m.name), stem))
+        listed = listed_parts(parts, directory, name, prof)
         return _commit(listed, out, name, prof, report, level, base_url)
     except OSError as exc:
         raise OutputError(f"{out.display}: cannot write: {exc.strerror or exc}; nothing was "
@@ -234,11 +225,11 @@ def write_index_to(out: OutputSet, parts: Iterable[PartRef], directory: str, pro
         out.abort()
 
 
-def _resolve(parts: Iterable[PartRef], directory: str, name: str, prof: Profile,
-             check: Optional[Callable[[PartManifest, Profile], None]] = None
-             ) -> list[PartManifest]:
+def listed_parts(parts: Iterable[PartRef], directory: str, name: str, prof: Profile,
+                 check: Optional[Callable[[PartManifest, Profile], None]] = None
+                 ) -> list[PartManifest]:
     """Every part as a manifest with its path, checked against its file (by ``check``, default
-    read again) and the limits."""
+    read again) and the limits, in the order of their numbers (partition, then K)."""
     ours = ours_pattern(name)
     stem = split_name(name)[0]
     seen: dict[str, str] = {}
@@ -264,7 +255,10 @@ def _resolve(parts: Iterable[PartRef], directory: str, name: str, prof: Profile,
                              f"1 to {prof.max_urls:,} URLs in at most {prof.max_bytes:,} bytes "
                              f"(profile {prof.name})")
         out.append(m)
-    return out
+    if not out:
+        raise InputError(None, None, "no parts to list in an index (no URLs to write)")
+    return sorted(out, key=lambda m: [int(n) for n in re.findall(
+        r"[0-9]+", os.path.basename(m.name)[len(stem):])])
 
 
 def _check_file(m: PartManifest, prof: Profile) -> None:

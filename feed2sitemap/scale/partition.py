@@ -27,7 +27,7 @@ from ..files.split import DEFAULT_GZIP_LEVEL, write_records
 from ..files.store import Bucket, is_store
 from ..model.batch import Batch, batched, unbatched
 from ..model.filters import Filters
-from ..model.limits import profile_of
+from ..model.limits import Profile, profile_of
 from ..model.options import Defaults, Limits, WriteOptions
 from ..model.record import Lastmod, Record, format_lastmod, parse_lastmod
 from ..model.report import Report
@@ -181,26 +181,28 @@ def write_partition(items: Items, directory: str, stem: str, partition: int, *,
     if writing.to not in (None, "xml"):
         raise OptionError(f"a partition is written as XML, not {writing.to!r}", "to")
     _check_stem(stem)
-    if is_store(directory):  # written here, then uploaded: one code path for the bytes
-        bucket = Bucket(f"{directory.rstrip('/')}/{stem}{URLSET.extension}",
-                        writing.cache_control)
-        with tempfile.TemporaryDirectory(prefix="feed2sitemap-") as local:
-            manifests = write_partition(
-                items, local, stem, partition, writing=writing, limits=limits,
-                defaults=defaults, dedupe_mode=dedupe_mode, report=report, counts=counts,
-                memory_limit=memory_limit, filters=filters)
-            for m in manifests:
-                bucket.upload(os.path.join(local, m.name), m.name)
-        return manifests
-    if not os.path.isdir(directory):
-        raise OutputError(f"{directory}: cannot write parts: not a directory")
     prof = profile_of(limits.profile, limits.max_urls, limits.max_bytes)
     report = report if report is not None else Report()
-    gzip = bool(writing.gzip)
-    level = None if not gzip else (
+    name = stem + URLSET.extension + (".gz" if writing.gzip else "")
+    level = None if not writing.gzip else (
         DEFAULT_GZIP_LEVEL if writing.gzip_level is None else writing.gzip_level)
-    name = stem + URLSET.extension + (".gz" if gzip else "")
-    # what is given is checked, as write's: prepare's output or not
+    stream = _rules(items, prof, report, writing, defaults, dedupe_mode, counts, memory_limit,
+                    filters)
+    if not is_store(directory):
+        return _write_parts(stream, directory, name, partition, prof, level, report)
+    # written here, then uploaded: one code path for the bytes
+    bucket = Bucket(f"{directory.rstrip('/')}/{stem}{URLSET.extension}", writing.cache_control)
+    with tempfile.TemporaryDirectory(prefix="feed2sitemap-") as local:
+        manifests = _write_parts(stream, local, name, partition, prof, level, report)
+        for m in manifests:
+            bucket.upload(os.path.join(local, m.name), m.name)
+    return manifests
+
+
+def _rules(items: Items, prof: Profile, report: Report, writing: WriteOptions,
+           defaults: Defaults, dedupe_mode: str, counts: Optional[MergeCounts],
+           memory_limit: int, filters: Filters) -> Iterable[Batch]:
+    """The command's rules over what is given, ``prepare``'s output or not."""
     stream = check_length(normalize(check_fields(_batches(items), report), report),
                           prof.max_loc, report, prof.name, prof.min_loc)
     if filters:
@@ -212,6 +214,14 @@ def write_partition(items: Items, directory: str, stem: str, partition: int, *,
     stream = apply_defaults(stream, defaults.changefreq, defaults.priority)
     if writing.drop_deprecated:
         stream = drop_deprecated(stream, report)
+    return stream
+
+
+def _write_parts(stream: Iterable[Batch], directory: str, name: str, partition: int,
+                 prof: Profile, level: Optional[int], report: Report) -> list[PartManifest]:
+    """The parts of ``stream`` in ``directory``, each renamed into place when complete."""
+    if not os.path.isdir(directory):
+        raise OutputError(f"{directory}: cannot write parts: not a directory")
     temps: list[str] = []
 
     def open_part(k: int) -> tuple[Any, FileInfo]:
@@ -222,18 +232,12 @@ def write_partition(items: Items, directory: str, stem: str, partition: int, *,
 
     try:
         files = write_records(stream, URLSET, prof, open_part, level, report)
-        manifests = []
         for info, temp in zip(files, temps, strict=True):
             assert info.path is not None
             # the mode and group of the part replaced, else of the set's index, as the command
             keep_metadata(temp, info.path, _MODE, os.path.join(directory, name))
             os.replace(temp, info.path)
-            manifests.append(PartManifest(
-                os.path.basename(info.path), info.count, info.size,
-                info.compressed_size if info.compressed_size is not None else info.size,
-                info.newest))
         temps.clear()
-        return manifests
     except OSError as exc:
         raise OutputError(f"{directory}: cannot write partition {partition}: "
                           f"{exc.strerror or exc}") from None
@@ -242,6 +246,9 @@ def write_partition(items: Items, directory: str, stem: str, partition: int, *,
             for temp in temps:
                 with contextlib.suppress(OSError):
                     os.unlink(temp)
+    return [PartManifest(os.path.basename(f.path or ""), f.count, f.size,
+                         f.size if f.compressed_size is None else f.compressed_size, f.newest)
+            for f in files]
 
 
 def check_dedupe_mode(mode: str) -> None:

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
-import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -25,14 +23,13 @@ from typing import Optional
 from ..errors import InputError
 from ..files.naming import split_name
 from ..files.outputs import FileInfo, OutputSet
-from ..files.previous import Previous, previous_output
 from ..files.split import write_indexes
 from ..files.store import Bucket
 from ..model.limits import Profile
 from ..model.report import Report
 from ..model.scope import base_of
 from ..run.converting import Summary
-from .indexing import _order, _resolve
+from .indexing import listed_parts
 from .partition import PartManifest
 
 __all__ = ["staging", "write_index_to_bucket"]
@@ -59,13 +56,8 @@ def write_index_to_bucket(bucket: Bucket, parts: list[PartManifest], stage_url: 
     beside it; the earlier parts the new index no longer lists are removed after it."""
     name, stage = bucket.name, stage_url.rpartition("/")[2]
     stem = split_name(name)[0]
-    with tempfile.TemporaryDirectory(prefix="feed2sitemap-") as tmp, \
-            bucket.locked(lock_timeout):
-        earlier, work = os.path.join(tmp, "was"), os.path.join(tmp, "new")
-        os.mkdir(earlier)
-        prefix = base_of(base_url)[1].prefix
-        prev = _fetch_indexes(bucket, earlier, prefix)
-        shutil.copytree(earlier, work)
+    prefix = base_of(base_url)[1].prefix
+    with bucket.checked_out(lock_timeout, prefix, parts=False) as (earlier, work, prev):
         _remove_dead_stagings(bucket, stage)
         staged = bucket.listing(stage + "/")
         live = bucket.listing(stem + "-")
@@ -76,10 +68,7 @@ def write_index_to_bucket(bucket: Bucket, parts: list[PartManifest], stage_url: 
                 raise InputError(m.name, None, f"its manifest says {m.file_bytes:,} bytes, the "
                                  "bucket holds " + ("none" if size is None else f"{size:,}"))
 
-        listed = _resolve(parts, stage_url, name, prof, check)
-        if not listed:
-            raise InputError(None, None, "no parts to list in an index (no URLs to write)")
-        listed.sort(key=lambda m: _order(os.path.basename(m.name), stem))
+        listed = listed_parts(parts, stage_url, name, prof, check)
         names = [os.path.basename(m.name) for m in listed]
         files = [FileInfo(None, m.urls, m.bytes, None if level is None else m.file_bytes,
                           m.newest, unchanged=live.get(n) == staged[f"{stage}/{n}"])
@@ -104,20 +93,6 @@ def write_index_to_bucket(bucket: Bucket, parts: list[PartManifest], stage_url: 
                    left=[bucket.url_of(n) for n in prev.others if bucket.exists(n)],
                    placed={f.path or "": "unchanged" if f.unchanged else "moved into place"
                            for f in files})
-
-
-def _fetch_indexes(bucket: Bucket, folder: str, base_prefix: Optional[str]) -> Previous:
-    """Download the output, its run's journal and its nested index files (not the parts) into
-    ``folder``; what the earlier run left, as read there."""
-    stem = split_name(bucket.name)[0]
-    names, fetched = [bucket.name, bucket.journal], set()
-    while names:
-        bucket.fetch(names, folder)
-        fetched.update(names)
-        prev = previous_output(os.path.join(folder, bucket.name), base_prefix)
-        names = [n for n in prev.owned()
-                 if n[len(stem):].startswith("-index") and n not in fetched]
-    return prev
 
 
 def _remove_dead_stagings(bucket: Bucket, ours: str) -> None:
