@@ -13,7 +13,7 @@ Needs the ``dask`` extra. The work is scale/partition.py's, run by Dask's active
 With a local output, workers must see the staging directory (the same machine, or a shared
 file system). With an output in object storage (``s3://BUCKET/FOLDER/sitemap.xml``, the
 ``cloud`` extra) they need no shared disk: each uploads its parts into a staging folder in the
-bucket, and step 4 has the store copy them into place, the index last (scale/stored.py).
+bucket, and step 4 has the store copy them into place, the index last (scale/indexing.py).
 Workers find their credentials as the driver does (the AWS variables, AWS_ENDPOINT_URL
 included, or the usual configuration files).
 """
@@ -28,7 +28,7 @@ import shutil
 import tempfile
 import uuid
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta, timezone
 from typing import Any, Optional, Union
 
@@ -55,11 +55,15 @@ from .model.scope import base_of
 from .pipeline.merging import DEFAULT_MEMORY_LIMIT, MergeCounts
 from .pipeline.removals import filter_urls
 from .run.converting import Summary
-from .scale.indexing import check_index_writing, open_index_output, write_index_to
+from .scale.indexing import (
+    check_index_writing,
+    open_index_output,
+    write_index_to,
+    write_index_to_bucket,
+)
+from .scale.indexing import staging as staging_in
 from .scale.partition import PartManifest, check_dedupe_mode, prepare_batches, write_partition
 from .scale.rows import partition_batch
-from .scale.stored import staging as staging_in
-from .scale.stored import write_index_to_bucket
 
 __all__ = ["to_sitemaps"]
 
@@ -98,26 +102,23 @@ class _Rules:
     filters: Filters
 
 
+_COUNTERS = ("skipped", "warnings", "hosts_off_scope", "excluded")
+
+
 @dataclass
 class _Counts:
-    """A task's report, sent back to the caller: counts and the first messages of each kind."""
+    """A task's report, sent back to the caller: its counters and first messages."""
 
-    skipped: dict[str, int] = field(default_factory=dict)
-    warnings: dict[str, int] = field(default_factory=dict)
-    hosts_off_scope: dict[str, int] = field(default_factory=dict)
-    messages: list[str] = field(default_factory=list)
-    excluded: dict[str, int] = field(default_factory=dict)
+    counters: dict[str, dict[str, int]]
+    messages: list[str]
 
     @classmethod
     def of(cls, report: Report, messages: list[str]) -> _Counts:
-        return cls(dict(report.skipped), dict(report.warnings), dict(report.hosts_off_scope),
-                   messages, dict(report.excluded))
+        return cls({c: dict(getattr(report, c)) for c in _COUNTERS}, messages)
 
     def add_to(self, report: Report) -> None:
-        report.skipped.update(self.skipped)
-        report.warnings.update(self.warnings)
-        report.hosts_off_scope.update(self.hosts_off_scope)
-        report.excluded.update(self.excluded)
+        for name, counts in self.counters.items():
+            getattr(report, name).update(counts)
         if report.on_message is not None:
             for text in self.messages:
                 report.on_message(text)

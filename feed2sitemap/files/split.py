@@ -18,7 +18,7 @@ from ..errors import LimitError, OutputError
 from ..model.batch import Batch, batched
 from ..model.lastmods import newest_of
 from ..model.limits import UNLIMITED, Profile
-from ..model.record import Lastmod, lastmod_key, make_record
+from ..model.record import Lastmod, make_record
 from ..model.report import Report
 from ..writers import INDEX, FeedFormat, Format, UrlsetFormat
 from ..writers.xml import IndexFormat, styled
@@ -129,17 +129,13 @@ class _Parts:
     def add(self, data: bytes, size: int, n: int,
             lastmods: Optional[list[Optional[Lastmod]]]) -> None:
         """Entries that fit the open file: their bytes, UTF-8 size and number."""
-        if self.body is not None:
-            self.body.write(data)
-        else:
-            assert self.sink is not None
-            self.sink.write(data)
+        out = self.body if self.body is not None else self.sink
+        assert out is not None
+        out.write(data)
         self.used += size
         self.count += n
-        newest = newest_of(lastmods or ())
-        if newest is not None and (self.info.newest is None
-                                   or lastmod_key(newest) > lastmod_key(self.info.newest)):
-            self.info.newest = newest
+        if lastmods is not None:
+            self.info.newest = newest_of([self.info.newest, *lastmods])
 
     def add_entries(self, batch: Batch, report: Report,
                     before_split: Optional[Callable[[], None]]) -> None:

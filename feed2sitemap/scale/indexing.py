@@ -5,15 +5,27 @@ ownership of parts, its removal of parts no longer listed, and nothing changed o
 Parts are known from their manifests, or read again when there are none. A part already beside
 the index (a Spark job that wrote there) stays where it is; a part elsewhere (a staging
 directory) is moved into place, and left alone when its bytes are the ones already there.
+
+In object storage the workers share no disk: each uploads its parts into a staging folder beside
+the output (``staging``), and the index step, under the bucket's lock, has the store copy each
+part that changed into place and uploads the index last (files/store.py, ``Bucket.publish``). A
+part is unchanged when the object there has the staged one's ETag: every part is one PUT (at
+most 50 MiB, under s3fs's multipart threshold), whose ETag is the MD5 of its bytes, and a copy
+keeps it. Only the earlier index files are downloaded, never the parts. A run removes its
+staging folder whatever happens; one whose driver was killed leaves it, and a later run removes
+it after a day.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import stat
-from collections.abc import Callable, Iterable, Sequence
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import IO, Any, Optional, Union
 
@@ -22,7 +34,7 @@ from ..files.naming import ours_pattern, split_name
 from ..files.outputs import FileInfo, OutputSet
 from ..files.safety import same_file
 from ..files.split import DEFAULT_GZIP_LEVEL, newest_of, write_indexes
-from ..files.store import is_store
+from ..files.store import Bucket, is_store
 from ..model.limits import Profile, profile_of
 from ..model.options import Limits, WriteOptions
 from ..model.record import Lastmod, lastmod_key
@@ -33,8 +45,8 @@ from ..readers.sitemap import read_sitemap
 from ..run.converting import Summary
 from .partition import PartManifest
 
-__all__ = ["PartRef", "listed_parts", "open_index_output", "open_regular", "read_manifest",
-           "read_part", "write_index", "write_index_to"]
+__all__ = ["PartRef", "open_index_output", "open_regular", "read_manifest", "read_part",
+           "staging", "write_index", "write_index_to", "write_index_to_bucket"]
 
 PartRef = Union[PartManifest, str, "os.PathLike[str]"]
 
@@ -216,7 +228,7 @@ def write_index_to(out: OutputSet, parts: Iterable[PartRef], directory: str, pro
         if not 0 <= level <= 9:
             raise OptionError("must be between 0 and 9", "gzip_level")
     try:
-        listed = listed_parts(parts, directory, name, prof)
+        listed = _listed_parts(parts, directory, name, prof)
         return _commit(listed, out, name, prof, report, level, base_url)
     except OSError as exc:
         raise OutputError(f"{out.display}: cannot write: {exc.strerror or exc}; nothing was "
@@ -225,7 +237,7 @@ def write_index_to(out: OutputSet, parts: Iterable[PartRef], directory: str, pro
         out.abort()
 
 
-def listed_parts(parts: Iterable[PartRef], directory: str, name: str, prof: Profile,
+def _listed_parts(parts: Iterable[PartRef], directory: str, name: str, prof: Profile,
                  check: Optional[Callable[[PartManifest, Profile], None]] = None
                  ) -> list[PartManifest]:
     """Every part as a manifest with its path, checked against its file (by ``check``, default
@@ -317,3 +329,74 @@ def _commit(listed: Sequence[PartManifest], out: OutputSet, name: str, prof: Pro
                    cleaned=out.cleaned, not_removed=out.not_removed,
                    left=[p for p in (os.path.join(prev.directory, n) for n in prev.others)
                          if os.path.isfile(p)], placed=placed)
+
+
+STALE_STAGING = 86_400.0  # seconds after which another run's staging folder is a dead run's
+
+
+@contextlib.contextmanager
+def staging(bucket: Bucket) -> Iterator[str]:
+    """The URL of a new folder beside the output for the workers' parts (named for the time it
+    was made), removed at the end whatever happened."""
+    name = f".{bucket.name}.parts.{time.time():.0f}-{uuid.uuid4().hex[:8]}"
+    try:
+        yield f"{bucket.url.rpartition('/')[0]}/{name}"
+    finally:
+        bucket.remove_all(name + "/")
+
+
+def write_index_to_bucket(bucket: Bucket, parts: list[PartManifest], stage_url: str,
+                          prof: Profile, report: Report, level: Optional[int], base_url: str,
+                          lock_timeout: float) -> Summary:
+    """The index of ``parts`` (staged at ``stage_url``) at the bucket's output, the parts copied
+    beside it; the earlier parts the new index no longer lists are removed after it."""
+    name, stage = bucket.name, stage_url.rpartition("/")[2]
+    stem = split_name(name)[0]
+    prefix = base_of(base_url)[1].prefix
+    with bucket.checked_out(lock_timeout, prefix, parts=False) as (earlier, work, prev):
+        _remove_dead_stagings(bucket, stage)
+        staged = bucket.listing(stage + "/")
+        live = bucket.listing(stem + "-")
+
+        def check(m: PartManifest, _: Profile) -> None:
+            size = staged.get(f"{stage}/{os.path.basename(m.name)}", (None, ""))[0]
+            if size != m.file_bytes:
+                raise InputError(m.name, None, f"its manifest says {m.file_bytes:,} bytes, the "
+                                 "bucket holds " + ("none" if size is None else f"{size:,}"))
+
+        listed = _listed_parts(parts, stage_url, name, prof, check)
+        names = [os.path.basename(m.name) for m in listed]
+        files = [FileInfo(None, m.urls, m.bytes, None if level is None else m.file_bytes,
+                          m.newest, unchanged=live.get(n) == staged[f"{stage}/{n}"])
+                 for m, n in zip(listed, names, strict=True)]
+        out = OutputSet(os.path.join(work, name), base_prefix=prefix, lock_timeout=lock_timeout)
+        try:
+            indexes, all_names = write_indexes(files, name, prof, out, report, level, base_url,
+                                               names)
+            for info, n in zip(indexes, all_names[len(files):], strict=True):
+                out.is_unchanged(info, n)
+            owned = set(prev.owned())
+            gone, kept = bucket.publish(
+                [(i.temp or "", n) for i, n in zip(indexes, all_names[len(files):], strict=True)
+                 if not i.unchanged], owned, earlier, sorted(owned - set(all_names)),
+                stage, [n for f, n in zip(files, names, strict=True) if not f.unchanged])
+        finally:
+            out.close()
+    for info, n in zip(files + indexes, all_names, strict=True):
+        info.path, info.temp = bucket.url_of(n), None
+    return Summary(files, indexes, gone, report, not_removed=kept,
+                   unchanged=[f.path or "" for f in files + indexes if f.unchanged],
+                   left=[bucket.url_of(n) for n in prev.others if bucket.exists(n)],
+                   placed={f.path or "": "unchanged" if f.unchanged else "moved into place"
+                           for f in files})
+
+
+def _remove_dead_stagings(bucket: Bucket, ours: str) -> None:
+    """Remove the staging folders of runs killed before they could remove theirs: those older
+    than STALE_STAGING by the time in their name (a run still computing may hold the lock's
+    turn later, so a younger one is left alone)."""
+    prefix = f".{bucket.name}.parts."
+    for folder in {n.partition("/")[0] for n in bucket.listing(prefix)} - {ours}:
+        made = folder[len(prefix):].partition("-")[0]
+        if made.isdigit() and time.time() - int(made) > STALE_STAGING:
+            bucket.remove_all(folder + "/")
