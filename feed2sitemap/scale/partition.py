@@ -31,7 +31,7 @@ from ..model.limits import Profile, profile_of
 from ..model.options import Defaults, Limits, WriteOptions
 from ..model.record import Lastmod, Record, format_lastmod, parse_lastmod
 from ..model.report import Report
-from ..model.scope import Scope, base_of
+from ..model.scope import base_of
 from ..pipeline.merging import DEFAULT_MEMORY_LIMIT, MergeCounts
 from ..pipeline.removals import filter_urls
 from ..pipeline.steps import (
@@ -48,33 +48,17 @@ from ..pipeline.steps import (
 )
 from ..writers import URLSET
 
-__all__ = ["PartManifest", "partition_of", "prepare", "prepare_batches", "url_key",
-           "write_partition"]
+__all__ = ["PartManifest", "partition_of", "prepare", "prepare_batches", "write_partition"]
 
 Items = Iterable[Union[Record, Batch]]
 
 
-def url_key(loc: str) -> int:
-    """A 64-bit hash of a normalised URL, the same on any machine and in any run (a keyed
-    hash, not Python's per-process ``hash``): what an engine shuffles by."""
-    digest = hashlib.blake2b(loc.encode("utf-8", "surrogatepass"), digest_size=8).digest()
-    return int.from_bytes(digest, "big") >> 1  # fits a signed 64-bit column
-
-
 def partition_of(loc: str, partitions: int) -> int:
     """The partition (0 … partitions-1) of a normalised URL: every copy of a URL gets the same
-    one, wherever and whenever it is computed."""
-    return url_key(loc) % partitions
-
-
-def _scope(base_url: Optional[str], scope_check: bool) -> Optional[Scope]:
-    if base_url is None:
-        if scope_check:
-            # the command takes the first URL's site; a partition cannot know which URL is first
-            raise OptionError("a partitioned run needs it for its scope check (or `scope_check` "
-                              "False)", parameter="base_url")
-        return None
-    return base_of(base_url)[1]
+    one, wherever and whenever it is computed (a keyed hash, not Python's per-process
+    ``hash``)."""
+    digest = hashlib.blake2b(loc.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return (int.from_bytes(digest, "big") >> 1) % partitions
 
 
 def prepare_batches(batches: Iterable[Batch], report: Report, *, base_url: Optional[str],
@@ -84,12 +68,14 @@ def prepare_batches(batches: Iterable[Batch], report: Report, *, base_url: Optio
     ``base_url``'s directory. Each skip is counted in ``report``. Pure: the output depends on
     the records alone, so any worker may run it on any slice of the data."""
     prof = profile_of(limits.profile)
-    scope = _scope(base_url, scope_check)
-    stream = normalize(batches, report)
-    stream = check_length(stream, prof.max_loc, report, prof.name, prof.min_loc)
-    if scope_check:
-        stream = within_scope(stream, report, scope)
-    return stream
+    scope = None if base_url is None else base_of(base_url)[1]
+    if scope is None and scope_check:
+        # the command takes the first URL's site; a partition cannot know which URL is first
+        raise OptionError("a partitioned run needs it for its scope check (or `scope_check` "
+                          "False)", parameter="base_url")
+    stream = check_length(normalize(batches, report), prof.max_loc, report, prof.name,
+                          prof.min_loc)
+    return within_scope(stream, report, scope) if scope_check else stream
 
 
 def prepare(records: Iterable[Record], report: Optional[Report] = None, *,
@@ -186,7 +172,7 @@ def write_partition(items: Items, directory: str, stem: str, partition: int, *,
     name = stem + URLSET.extension + (".gz" if writing.gzip else "")
     level = None if not writing.gzip else (
         DEFAULT_GZIP_LEVEL if writing.gzip_level is None else writing.gzip_level)
-    stream = _rules(items, prof, report, writing, defaults, dedupe_mode, counts, memory_limit,
+    stream = _rules(items, limits, report, writing, defaults, dedupe_mode, counts, memory_limit,
                     filters)
     if not is_store(directory):
         return _write_parts(stream, directory, name, partition, prof, level, report)
@@ -199,12 +185,12 @@ def write_partition(items: Items, directory: str, stem: str, partition: int, *,
     return manifests
 
 
-def _rules(items: Items, prof: Profile, report: Report, writing: WriteOptions,
+def _rules(items: Items, limits: Limits, report: Report, writing: WriteOptions,
            defaults: Defaults, dedupe_mode: str, counts: Optional[MergeCounts],
            memory_limit: int, filters: Filters) -> Iterable[Batch]:
     """The command's rules over what is given, ``prepare``'s output or not."""
-    stream = check_length(normalize(check_fields(_batches(items), report), report),
-                          prof.max_loc, report, prof.name, prof.min_loc)
+    stream = prepare_batches(check_fields(_batches(items), report), report, base_url=None,
+                             limits=limits, scope_check=False)
     if filters:
         stream = filter_urls(stream, filters, report)
     if dedupe_mode == "merge":
