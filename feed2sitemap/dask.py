@@ -63,7 +63,7 @@ from .scale.indexing import (
 )
 from .scale.indexing import staging as staging_in
 from .scale.partition import PartManifest, check_dedupe_mode, prepare_batches, write_partition
-from .scale.rows import partition_batch
+from .scale.rows import partition_batches
 
 __all__ = ["to_sitemaps"]
 
@@ -133,26 +133,16 @@ def _prepare(part: Any, number: int, rules: _Rules) -> tuple[pd.DataFrame, _Coun
     """Step 1, one input partition: rows → checked, normalised rows with their place in the
     input (``order``)."""
     report, messages = _task_report(rules)
-    batch = partition_batch(part, f"<partition {number}>", report)
     out: tuple[list[Any], ...] = ([], [], [], [], [], [])
-    batches = prepare_batches(_slices(batch), report, base_url=rules.base_url,
-                              limits=rules.limits, scope_check=rules.scope_check)
+    rows = partition_batches(part, f"<partition {number}>", report)
+    batches = prepare_batches(rows, report, base_url=rules.base_url, limits=rules.limits,
+                              scope_check=rules.scope_check)
     for b in filter_urls(batches, rules.filters, report) if rules.filters else batches:
         _append(out, b)
     locs, us, kinds, cfs, prs, kept = out
     # a row's place: its input partition, then its line in it
     order = np.asarray(kept, dtype=np.int64) + (number << 40)
     return _frame(locs, us, kinds, cfs, prs, order), _Counts.of(report, messages)
-
-
-def _slices(batch: Batch) -> Iterable[Batch]:
-    """The batch in slices of BATCH rows, as readers give them."""
-    for a in range(0, len(batch.locs), BATCH):
-        cut = slice(a, a + BATCH)
-        lines, lastmods, changefreqs, priorities = (None if col is None else col[cut] for col in (
-            batch.lines, batch.lastmods, batch.changefreqs, batch.priorities))
-        yield Batch._trusted(batch.locs[cut], batch.source, lines, lastmods, changefreqs,
-                             priorities)
 
 
 def _append(out: tuple[list[Any], ...], b: Batch) -> None:
