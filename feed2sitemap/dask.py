@@ -43,7 +43,6 @@ except ImportError as exc:  # the optional extra is not installed
 
 from .errors import OptionError, OutputError
 from .files.naming import split_name
-from .files.split import DEFAULT_GZIP_LEVEL
 from .files.store import Bucket, is_store
 from .model.batch import BATCH, Batch
 from .model.filters import Filters
@@ -239,8 +238,7 @@ def to_sitemaps(data: Any, output: Union[str, os.PathLike[str]], *, base_url: st
     if ext not in (".xml", ".xml.gz"):
         raise OptionError(f"{output}: must be an XML sitemap index, named .xml or .xml.gz",
                           parameter="output")
-    check_index_writing(writing, output)
-    level = DEFAULT_GZIP_LEVEL if writing.gzip_level is None else writing.gzip_level
+    level = check_index_writing(writing, output)
     report = report if report is not None else Report(strict=strict)
     inputs = data.to_delayed()
     n_out = len(inputs) if partitions is None else partitions
@@ -263,8 +261,7 @@ def to_sitemaps(data: Any, output: Union[str, os.PathLike[str]], *, base_url: st
         bucket = Bucket(output, writing.cache_control)
         with staging_in(bucket) as stage:
             listed, merges = compute(stage)
-            summary = write_index_to_bucket(bucket, listed, stage, prof, report,
-                                            level if ext.endswith(".gz") else None,
+            summary = write_index_to_bucket(bucket, listed, stage, prof, report, level,
                                             directory, writing.lock_timeout)
     else:
         out = open_index_output(output, directory, atomic=writing.atomic,

@@ -81,7 +81,6 @@ class OutputSet:
         self.atomic = atomic
         self.dry_run = dry_run  # commit puts nothing in place and removes nothing
         self._temps: list[str] = []
-        self._adopted: list[str] = []  # files written elsewhere by this run (staged parts)
         self._spools: list[IO[bytes]] = []
         self.removed: list[str] = []  # earlier parts this run no longer writes, deleted
         self.cleaned: list[str] = []  # temporaries of an interrupted run, deleted
@@ -158,12 +157,6 @@ class OutputSet:
             raise OutputError(f"cannot write in {where}: {exc.strerror}") from None
         info.temp = temp
         return open(temp, "wb"), info
-
-    def adopt(self, path: str) -> FileInfo:
-        """A file this run wrote elsewhere (a part staged by a worker), to be put in place on
-        commit like a temporary. It is the caller's: a failed run leaves it be."""
-        self._adopted.append(path)
-        return FileInfo(None, temp=path)
 
     def _final(self, name: str) -> str:
         assert self.directory is not None
@@ -337,7 +330,8 @@ class OutputSet:
                         keep_metadata(target, self._like, self._mode)
                     os.unlink(info.temp)
                     done.append(_Done(final, target, True, None))
-                (self._adopted if info.temp in self._adopted else self._temps).remove(info.temp)
+                if info.temp in self._temps:  # (else a part staged elsewhere: the caller's)
+                    self._temps.remove(info.temp)
                 info.temp = None
                 info.path = final
         except OSError as exc:

@@ -178,27 +178,33 @@ def write_index(parts: Iterable[PartRef], output: str, *, base_url: str,
     command gives; raises Feed2SitemapError subclasses, with nothing changed, on bad parts.
     """
     prof = profile_of(limits.profile)
-    check_index_writing(writing, output)
+    level = check_index_writing(writing, output)
     out = open_index_output(output, base_url, progress=progress, atomic=writing.atomic,
                             lock_timeout=writing.lock_timeout)
     try:
         assert out.directory is not None
         return write_index_to(out, parts, directory or out.directory, prof,
-                              report if report is not None else Report(), writing.gzip_level,
-                              base_url)
+                              report if report is not None else Report(), level, base_url)
     finally:
         out.close()
 
 
-def check_index_writing(writing: WriteOptions, output: str) -> None:
+def check_index_writing(writing: WriteOptions, output: str) -> Optional[int]:
     """What of ``writing`` an index step takes: XML, gzipped as its name says (``.gz``), at
-    ``gzip_level``; atomic or not; ``lock_timeout``. Anything else is said, not ignored."""
+    ``gzip_level``; atomic or not; ``lock_timeout``. Anything else is said, not ignored.
+    Returns the gzip level of a .gz index, None for XML."""
     if writing.to not in (None, "xml"):
         raise OptionError(f"an index is written as XML, not {writing.to!r}", "to")
     if writing.gzip is not None and writing.gzip != output.endswith(".gz"):
         raise OptionError(f"{output}: the index's name says whether it is gzipped (.gz)", "gzip")
     if writing.index != "auto":
         raise OptionError("an index step always writes an index", "index")
+    if not output.endswith(".gz"):
+        return None
+    level = DEFAULT_GZIP_LEVEL if writing.gzip_level is None else writing.gzip_level
+    if not 0 <= level <= 9:
+        raise OptionError("must be between 0 and 9", "gzip_level")
+    return level
 
 
 def open_index_output(output: str, base_url: str, *, progress: Optional[Progress] = None,
@@ -218,15 +224,11 @@ def open_index_output(output: str, base_url: str, *, progress: Optional[Progress
 
 
 def write_index_to(out: OutputSet, parts: Iterable[PartRef], directory: str, prof: Profile,
-                   report: Report, gzip_level: Optional[int], base_url: str) -> Summary:
-    """``write_index`` into an output set already taken (``open_index_output``)."""
+                   report: Report, level: Optional[int], base_url: str) -> Summary:
+    """``write_index`` into an output set already taken (``open_index_output``), gzipped at
+    ``level`` (``check_index_writing``'s)."""
     assert out.path is not None
     name = os.path.basename(out.path)
-    level = None
-    if name.endswith(".gz"):
-        level = DEFAULT_GZIP_LEVEL if gzip_level is None else gzip_level
-        if not 0 <= level <= 9:
-            raise OptionError("must be between 0 and 9", "gzip_level")
     try:
         listed = _listed_parts(parts, directory, name, prof)
         return _commit(listed, out, name, prof, report, level, base_url)
@@ -311,7 +313,8 @@ def _commit(listed: Sequence[PartManifest], out: OutputSet, name: str, prof: Pro
             info = FileInfo(m.name, unchanged=False)  # written in place by the job itself
             kept.append(base)
         else:
-            info = out.adopt(m.name)  # staged: moved into place on commit
+            # staged: put in place on commit like a temporary, and left be by a failed run
+            info = FileInfo(None, temp=m.name)
         info.count, info.size, info.newest = m.urls, m.bytes, m.newest
         if level is not None:
             info.compressed_size = m.file_bytes
