@@ -13,7 +13,7 @@ Needs the ``dask`` extra. The work is scale/partition.py's, run by Dask's active
 With a local output, workers must see the staging directory (the same machine, or a shared
 file system). With an output in object storage (``s3://BUCKET/FOLDER/sitemap.xml``, the
 ``cloud`` extra) they need no shared disk: each uploads its parts into a staging folder in the
-bucket, and step 4 has the store copy them into place, the index last (scale/stored.py).
+bucket, and step 4 has the store copy them into place, the index last (scale/indexing.py).
 Workers find their credentials as the driver does (the AWS variables, AWS_ENDPOINT_URL
 included, or the usual configuration files).
 """
@@ -28,7 +28,7 @@ import shutil
 import tempfile
 import uuid
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta, timezone
 from typing import Any, Optional, Union
 
@@ -43,7 +43,6 @@ except ImportError as exc:  # the optional extra is not installed
 
 from .errors import OptionError, OutputError
 from .files.naming import split_name
-from .files.split import DEFAULT_GZIP_LEVEL
 from .files.store import Bucket, is_store
 from .model.batch import BATCH, Batch
 from .model.filters import Filters
@@ -55,11 +54,15 @@ from .model.scope import base_of
 from .pipeline.merging import DEFAULT_MEMORY_LIMIT, MergeCounts
 from .pipeline.removals import filter_urls
 from .run.converting import Summary
-from .scale.indexing import check_index_writing, open_index_output, write_index_to
+from .scale.indexing import (
+    check_index_writing,
+    open_index_output,
+    write_index_to,
+    write_index_to_bucket,
+)
+from .scale.indexing import staging as staging_in
 from .scale.partition import PartManifest, check_dedupe_mode, prepare_batches, write_partition
-from .scale.rows import partition_batch
-from .scale.stored import staging as staging_in
-from .scale.stored import write_index_to_bucket
+from .scale.rows import partition_batches
 
 __all__ = ["to_sitemaps"]
 
@@ -98,26 +101,23 @@ class _Rules:
     filters: Filters
 
 
+_COUNTERS = ("skipped", "warnings", "hosts_off_scope", "excluded")
+
+
 @dataclass
 class _Counts:
-    """A task's report, sent back to the caller: counts and the first messages of each kind."""
+    """A task's report, sent back to the caller: its counters and first messages."""
 
-    skipped: dict[str, int] = field(default_factory=dict)
-    warnings: dict[str, int] = field(default_factory=dict)
-    hosts_off_scope: dict[str, int] = field(default_factory=dict)
-    messages: list[str] = field(default_factory=list)
-    excluded: dict[str, int] = field(default_factory=dict)
+    counters: dict[str, dict[str, int]]
+    messages: list[str]
 
     @classmethod
     def of(cls, report: Report, messages: list[str]) -> _Counts:
-        return cls(dict(report.skipped), dict(report.warnings), dict(report.hosts_off_scope),
-                   messages, dict(report.excluded))
+        return cls({c: dict(getattr(report, c)) for c in _COUNTERS}, messages)
 
     def add_to(self, report: Report) -> None:
-        report.skipped.update(self.skipped)
-        report.warnings.update(self.warnings)
-        report.hosts_off_scope.update(self.hosts_off_scope)
-        report.excluded.update(self.excluded)
+        for name, counts in self.counters.items():
+            getattr(report, name).update(counts)
         if report.on_message is not None:
             for text in self.messages:
                 report.on_message(text)
@@ -132,26 +132,16 @@ def _prepare(part: Any, number: int, rules: _Rules) -> tuple[pd.DataFrame, _Coun
     """Step 1, one input partition: rows → checked, normalised rows with their place in the
     input (``order``)."""
     report, messages = _task_report(rules)
-    batch = partition_batch(part, f"<partition {number}>", report)
     out: tuple[list[Any], ...] = ([], [], [], [], [], [])
-    batches = prepare_batches(_slices(batch), report, base_url=rules.base_url,
-                              limits=rules.limits, scope_check=rules.scope_check)
+    rows = partition_batches(part, f"<partition {number}>", report)
+    batches = prepare_batches(rows, report, base_url=rules.base_url, limits=rules.limits,
+                              scope_check=rules.scope_check)
     for b in filter_urls(batches, rules.filters, report) if rules.filters else batches:
         _append(out, b)
     locs, us, kinds, cfs, prs, kept = out
     # a row's place: its input partition, then its line in it
     order = np.asarray(kept, dtype=np.int64) + (number << 40)
     return _frame(locs, us, kinds, cfs, prs, order), _Counts.of(report, messages)
-
-
-def _slices(batch: Batch) -> Iterable[Batch]:
-    """The batch in slices of BATCH rows, as readers give them."""
-    for a in range(0, len(batch.locs), BATCH):
-        cut = slice(a, a + BATCH)
-        lines, lastmods, changefreqs, priorities = (None if col is None else col[cut] for col in (
-            batch.lines, batch.lastmods, batch.changefreqs, batch.priorities))
-        yield Batch._trusted(batch.locs[cut], batch.source, lines, lastmods, changefreqs,
-                             priorities)
 
 
 def _append(out: tuple[list[Any], ...], b: Batch) -> None:
@@ -248,8 +238,7 @@ def to_sitemaps(data: Any, output: Union[str, os.PathLike[str]], *, base_url: st
     if ext not in (".xml", ".xml.gz"):
         raise OptionError(f"{output}: must be an XML sitemap index, named .xml or .xml.gz",
                           parameter="output")
-    check_index_writing(writing, output)
-    level = DEFAULT_GZIP_LEVEL if writing.gzip_level is None else writing.gzip_level
+    level = check_index_writing(writing, output)
     report = report if report is not None else Report(strict=strict)
     inputs = data.to_delayed()
     n_out = len(inputs) if partitions is None else partitions
@@ -272,8 +261,7 @@ def to_sitemaps(data: Any, output: Union[str, os.PathLike[str]], *, base_url: st
         bucket = Bucket(output, writing.cache_control)
         with staging_in(bucket) as stage:
             listed, merges = compute(stage)
-            summary = write_index_to_bucket(bucket, listed, stage, prof, report,
-                                            level if ext.endswith(".gz") else None,
+            summary = write_index_to_bucket(bucket, listed, stage, prof, report, level,
                                             directory, writing.lock_timeout)
     else:
         out = open_index_output(output, directory, atomic=writing.atomic,

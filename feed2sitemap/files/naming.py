@@ -36,8 +36,6 @@ def url_segment(name: str) -> str:
     UTF-8 (a name that is not UTF-8 by its own bytes), so that no name can end its URL early
     ("#", "?"), add a segment ("/") or break the line it is written on (a newline in robots.txt
     or an index's <loc>). previous.part_relpath and follow.part_path decode it back."""
-    if all(c in _SEGMENT for c in name):
-        return name
     return "".join(c if c in _SEGMENT else
                    "".join(f"%{b:02X}" for b in c.encode("utf-8", "surrogateescape"))
                    for c in name)

@@ -81,7 +81,6 @@ class OutputSet:
         self.atomic = atomic
         self.dry_run = dry_run  # commit puts nothing in place and removes nothing
         self._temps: list[str] = []
-        self._adopted: list[str] = []  # files written elsewhere by this run (staged parts)
         self._spools: list[IO[bytes]] = []
         self.removed: list[str] = []  # earlier parts this run no longer writes, deleted
         self.cleaned: list[str] = []  # temporaries of an interrupted run, deleted
@@ -116,24 +115,19 @@ class OutputSet:
         self._like = real_target(path) if os.path.isfile(path) else next(
             (p for p in map(self._final, self.previous.owned())
              if os.path.isfile(p) and not leaves(p, self.directory)), None)
-        if self.atomic:
-            self._probe(path)
-        for temp in self.previous.leftovers:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
-                self.cleaned.append(temp)
-
-    def _probe(self, path: str) -> None:
-        """Make sure a temporary can be made where the output lies, before reading anything."""
-        assert self.directory is not None
         try:
-            with deferred_signals():  # (made and removed: no signal between leaves it behind)
-                os.unlink(make_temp(self.directory, temp_prefix(os.path.basename(path))))
+            if self.atomic:  # (a temporary made and removed: no signal between leaves it)
+                with deferred_signals():
+                    os.unlink(make_temp(self.directory, temp_prefix(os.path.basename(path))))
         except OSError as exc:
             raise OutputError(
                 f"{path}: cannot write: no temporary file can be made in {self.directory} "
                 f"({exc.strerror}), and the file is replaced through one; nothing was changed. "
                 "To overwrite existing files in place instead, use `atomic=False`") from None
+        for temp in self.previous.leftovers:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+                self.cleaned.append(temp)
 
     def close(self) -> None:
         """End the run: remove what was not committed, release the directory's lock."""
@@ -147,19 +141,14 @@ class OutputSet:
         if self.progress is not None:
             self.progress.opened()
         # (tempfile imports shutil, bz2, lzma and random: only the runs that need it pay)
-        if self.path is None:
+        if self.path is None or not self.atomic:
             import tempfile
-
+        if self.path is None:
             spool = tempfile.TemporaryFile()
             self._spools.append(spool)
             # a second descriptor, so that closing the part leaves the spool to copy out
             return open(os.dup(spool.fileno()), "wb"), info
-        if self.atomic and self.directory:
-            where = self.directory
-        else:
-            import tempfile
-
-            where = tempfile.gettempdir()
+        where = self.directory if self.atomic and self.directory else tempfile.gettempdir()
         try:
             with deferred_signals():  # made and listed for abort() at once
                 temp = make_temp(where, temp_prefix(os.path.basename(self.path)))
@@ -168,12 +157,6 @@ class OutputSet:
             raise OutputError(f"cannot write in {where}: {exc.strerror}") from None
         info.temp = temp
         return open(temp, "wb"), info
-
-    def adopt(self, path: str) -> FileInfo:
-        """A file this run wrote elsewhere (a part staged by a worker), to be put in place on
-        commit like a temporary. It is the caller's: a failed run leaves it be."""
-        self._adopted.append(path)
-        return FileInfo(None, temp=path)
 
     def _final(self, name: str) -> str:
         assert self.directory is not None
@@ -347,7 +330,8 @@ class OutputSet:
                         keep_metadata(target, self._like, self._mode)
                     os.unlink(info.temp)
                     done.append(_Done(final, target, True, None))
-                (self._adopted if info.temp in self._adopted else self._temps).remove(info.temp)
+                if info.temp in self._temps:  # (else a part staged elsewhere: the caller's)
+                    self._temps.remove(info.temp)
                 info.temp = None
                 info.path = final
         except OSError as exc:

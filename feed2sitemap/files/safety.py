@@ -157,12 +157,8 @@ def replace_file(path: str, data: bytes) -> None:
     except FileNotFoundError:
         mode = stat.S_IFREG
     if not stat.S_ISREG(mode):
-        if stat.S_ISLNK(mode):
-            code = errno.ELOOP
-        elif stat.S_ISDIR(mode):
-            code = errno.EISDIR
-        else:
-            code = errno.EINVAL
+        code = (errno.ELOOP if stat.S_ISLNK(mode) else errno.EISDIR if stat.S_ISDIR(mode)
+                else errno.EINVAL)
         raise OSError(code, os.strerror(code), path)
     directory = os.path.dirname(os.path.abspath(path))
     # Held: a signal while the temporary exists would leave it behind.

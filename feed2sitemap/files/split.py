@@ -18,7 +18,7 @@ from ..errors import LimitError, OutputError
 from ..model.batch import Batch, batched
 from ..model.lastmods import newest_of
 from ..model.limits import UNLIMITED, Profile
-from ..model.record import Lastmod, lastmod_key, make_record
+from ..model.record import Lastmod, make_record
 from ..model.report import Report
 from ..writers import INDEX, FeedFormat, Format, UrlsetFormat
 from ..writers.xml import IndexFormat, styled
@@ -28,10 +28,8 @@ from .outputs import BinaryOut, FileInfo, OutputSet
 __all__ = ["DEFAULT_GZIP_LEVEL", "Written", "newest_of", "write_indexes", "write_output",
            "write_records"]
 
-# Chosen from benchmarks/bench.py (1,000,000 URLs, 83 MB of XML, see README): level 1 makes
-# 17.0 MB in 1.4 s, level 6 14.2 MB in 2.4 s, level 9 13.5 MB in 5.0 s. 6 buys files 16%
-# smaller for a second per million URLs (a sitemap is fetched again and again); 9 doubles the
-# time again for 5%. 6 is also gzip's own default, so our files match what `gzip` would make.
+# gzip's own default (our files match what `gzip` makes): 16% smaller than level 1 for a second
+# more per million URLs (a sitemap is fetched again and again); 9 doubles the time for 5% more
 DEFAULT_GZIP_LEVEL = 6
 
 Opener = Callable[[int], tuple[BinaryOut, FileInfo]]
@@ -48,11 +46,11 @@ def write_records(batches: Iterable[Batch], fmt: Format, profile: Profile, open_
                   parts_of: Optional[Container[Optional[str]]] = None) -> list[FileInfo]:
     """Write the batches' records into as many files as the limits need; return the files.
 
-    ``open_part(n)`` opens file number n (1-based). ``before_split`` is called when a second file
-    is about to be needed, the first one complete; it raises if the destination cannot take
-    more than one. Each file is appended to ``files`` as it is opened. ``parts_of``: the
-    sources that are parts of the earlier output (an update in place); each of them begins a
-    new file, so a part that loses URLs shrinks and the parts after it stay as they were.
+    ``open_part(n)`` opens file number n (1-based). ``before_split``, called when a second file
+    is needed, raises if the destination cannot take more than one. Each file is appended to
+    ``files`` as it is opened. ``parts_of``: the sources that are parts of the earlier output
+    (an update in place); each begins a new file, so a part that loses URLs shrinks and the
+    parts after it stay as they were.
     """
     max_urls = profile.max_sitemaps if isinstance(fmt, IndexFormat) else profile.max_urls
     parts = _Parts(fmt, max_urls, profile.max_bytes, open_part, gzip_level,
@@ -129,17 +127,13 @@ class _Parts:
     def add(self, data: bytes, size: int, n: int,
             lastmods: Optional[list[Optional[Lastmod]]]) -> None:
         """Entries that fit the open file: their bytes, UTF-8 size and number."""
-        if self.body is not None:
-            self.body.write(data)
-        else:
-            assert self.sink is not None
-            self.sink.write(data)
+        out = self.body if self.body is not None else self.sink
+        assert out is not None
+        out.write(data)
         self.used += size
         self.count += n
-        newest = newest_of(lastmods or ())
-        if newest is not None and (self.info.newest is None
-                                   or lastmod_key(newest) > lastmod_key(self.info.newest)):
-            self.info.newest = newest
+        if lastmods is not None:
+            self.info.newest = newest_of([self.info.newest, *lastmods])
 
     def add_entries(self, batch: Batch, report: Report,
                     before_split: Optional[Callable[[], None]]) -> None:

@@ -19,11 +19,13 @@ import contextlib
 import os
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from typing import IO, Any, Optional
 
 from ..errors import InputError, OptionError, OutputError
 from .naming import journal_path, split_name
+from .previous import Previous, previous_output
 
 __all__ = ["Bucket", "content_type", "is_store", "open_store", "shown", "store_exists",
            "store_put", "store_read"]
@@ -173,20 +175,41 @@ class Bucket:
         except Exception as exc:
             raise self._fail(name, "read", exc) from None
 
-    def fetch(self, names: list[str], directory: str) -> list[str]:
-        """Download the objects of ``names`` there are into ``directory``: those fetched."""
-        got = []
+    def fetch(self, names: list[str], directory: str) -> None:
+        """Download the objects of ``names`` there are into ``directory``."""
         for name in names:
             try:
                 if name == self.name:
                     self.etag = self.fs.info(self.key(name), refresh=True)["ETag"]
                 self.fs.get_file(self.key(name), os.path.join(directory, name))
-                got.append(name)
             except FileNotFoundError:
                 continue
             except Exception as exc:
                 raise self._fail(name, "read", exc) from None
-        return got
+
+    @contextlib.contextmanager
+    def checked_out(self, lock_timeout: float, base_prefix: Optional[str], parts: bool = True
+                    ) -> Iterator[tuple[str, str, Previous]]:
+        """Under the bucket's lock: a private folder holding the earlier set as fetched (the
+        output, its run's journal, its index files, and with ``parts`` the parts), a copy of
+        it to work in, and what the earlier run left, as read there."""
+        import shutil  # (as tempfile: runs with an output in a bucket only)
+        import tempfile
+
+        with tempfile.TemporaryDirectory(prefix="feed2sitemap-") as tmp, \
+                self.locked(lock_timeout):
+            earlier, work = os.path.join(tmp, "was"), os.path.join(tmp, "new")
+            os.mkdir(earlier)
+            stem = split_name(self.name)[0]
+            names, fetched = [self.name, self.journal], set()
+            while names:
+                self.fetch(names, earlier)
+                fetched.update(names)
+                prev = previous_output(os.path.join(earlier, self.name), base_prefix)
+                names = [n for n in prev.owned() if n not in fetched
+                         and (parts or n[len(stem):].startswith("-index"))]
+            shutil.copytree(earlier, work)
+            yield earlier, work, prev
 
     @contextlib.contextmanager
     def locked(self, timeout: float) -> Iterator[None]:
@@ -244,22 +267,14 @@ class Bucket:
             extra.update({"IfMatch": self.etag} if self.etag else {"IfNoneMatch": "*"})
         self.fs.put_file(local, self.key(name), ContentType=content_type(name), **extra)
 
-    def _put_bytes(self, name: str, data: bytes) -> None:
-        try:
-            self.fs.pipe_file(self.key(name), data)
-        except Exception as exc:
-            raise OutputError(f"{self.url_of(name)}: cannot upload: {_why(exc)}; nothing was "
-                              "changed") from None
-
-    def _roll_back(self, done: list[str], earlier: str) -> list[str]:
-        """Undo the uploads of ``done``, last first: the earlier bytes put back, or the new
-        object deleted; the names that could not be."""
+    def _undo(self, done: list[tuple[str, Optional[Callable[[], None]]]]) -> list[str]:
+        """Undo the writes of ``done``, last first: the earlier object put back (by its
+        callable), or the new one deleted; the URLs of those that could not be."""
         left = []
-        for name in reversed(done):
-            was = os.path.join(earlier, name)
+        for name, put_back in reversed(done):
             try:
-                if os.path.isfile(was):
-                    self._put(was, name)
+                if put_back is not None:
+                    put_back()
                 else:
                     self.fs.rm_file(self.key(name))
             except Exception:
@@ -328,27 +343,34 @@ class Bucket:
                     "not list it: feed2sitemap replaces only the objects it wrote. Move it "
                     "away or choose another -o name; nothing was changed")
         creating = [n for n in names if n not in owned and n != self.name]
-        if creating and len(names) > 1:  # so that a run cut short owns what it left
-            self._put_bytes(self.journal, "".join(n + "\n" for n in creating).encode())
-        copied: list[str] = []
-        saved: set[str] = set()
-        done: list[str] = []
+        journal = bool(creating) and len(names) > 1  # so that a run cut short owns what it left
+        if journal:
+            try:
+                self.fs.pipe_file(self.key(self.journal),
+                                  "".join(n + "\n" for n in creating).encode())
+            except Exception as exc:
+                raise OutputError(f"{self.url_of(self.journal)}: cannot upload: {_why(exc)}; "
+                                  "nothing was changed") from None
+        done: list[tuple[str, Optional[Callable[[], None]]]] = []
         name, what = "", "copy"
         try:
             for name in parts:
+                saved = None
                 if name in owned:
                     with contextlib.suppress(FileNotFoundError):
                         self._copy(name, f"{stage}/earlier/{name}")
-                        saved.add(name)
+                        saved = partial(self._copy, f"{stage}/earlier/{name}", name)
                 self._copy(f"{stage}/{name}", name)
-                copied.append(name)
+                done.append((name, saved))
             what = "upload"
             for local, name in files:
+                was = os.path.join(earlier, name)
                 self._put(local, name)
-                done.append(name)
+                done.append((name, partial(self._put, was, name) if os.path.isfile(was)
+                             else None))
         except BaseException as exc:
-            left = self._restore(copied, saved, stage) + self._roll_back(done, earlier)
-            if not left and creating and len(names) > 1:
+            left = self._undo(done)
+            if not left and journal:
                 with contextlib.suppress(Exception):
                     self.fs.rm_file(self.key(self.journal))
             if not isinstance(exc, Exception):
@@ -369,17 +391,3 @@ class Bucket:
         source_key = self.fs.split_path(self.key(source))[1]
         self.fs.call_s3("copy_object", Bucket=bucket, Key=key,
                         CopySource={"Bucket": bucket, "Key": source_key})
-
-    def _restore(self, copied: list[str], saved: set[str], stage: str) -> list[str]:
-        """Undo the copies of ``copied``, last first: the earlier object put back from its copy
-        in ``stage``, or the new one deleted; the names that could not be."""
-        left = []
-        for name in reversed(copied):
-            try:
-                if name in saved:
-                    self._copy(f"{stage}/earlier/{name}", name)
-                else:
-                    self.fs.rm_file(self.key(name))
-            except Exception:
-                left.append(self.url_of(name))
-        return left[::-1]

@@ -7,21 +7,15 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
-import tempfile
 from collections.abc import Callable, Iterator
-from typing import Any, Optional
+from typing import Any
 
 from ..errors import Feed2SitemapError, OptionError
-from ..files.naming import journal_path
-from ..files.previous import Previous, previous_output
 from ..files.store import Bucket
 from ..model.report import Report
 from .writing import Summary, public_prefix
 
 __all__ = ["to_store"]
-
-_DEPTH = 4  # the top index, STEM-index-N, STEM-index2-N, then their parts
 
 
 def to_store(convert: Callable[..., Summary], args: dict[str, Any]) -> Summary:
@@ -33,12 +27,8 @@ def to_store(convert: Callable[..., Summary], args: dict[str, Any]) -> Summary:
                           "storage yet", "output")
     bucket = Bucket(url, writing.cache_control)
     report = args["report"] or Report(strict=args["strict"])
-    with tempfile.TemporaryDirectory(prefix="feed2sitemap-") as tmp, \
-            bucket.locked(writing.lock_timeout):
-        earlier, work = os.path.join(tmp, "was"), os.path.join(tmp, "new")
-        os.mkdir(earlier)
-        prev = _fetch_set(bucket, earlier, public_prefix(args["base_url"]))
-        shutil.copytree(earlier, work)
+    with bucket.checked_out(writing.lock_timeout, public_prefix(args["base_url"])) as (
+            earlier, work, prev):
         local = os.path.join(work, bucket.name)
         with _named_as_bucket(report, work, bucket):
             summary: Summary = convert(**{
@@ -65,23 +55,6 @@ def to_store(convert: Callable[..., Summary], args: dict[str, Any]) -> Summary:
     if summary.merge is not None and summary.merge.base is not None:
         summary.merge.base = bucket.url_of(os.path.basename(summary.merge.base))
     return summary
-
-
-def _fetch_set(bucket: Bucket, folder: str, base_prefix: Optional[str]) -> Previous:
-    """Download the output, its run's journal and the files they own (nested indexes first,
-    then what those list) into ``folder``; what the earlier run left there, as read there."""
-    path = os.path.join(folder, bucket.name)
-    bucket.fetch([bucket.name, os.path.basename(journal_path("", bucket.name))], folder)
-    fetched: set[str] = set()
-    prev = previous_output(path, base_prefix)
-    for _ in range(_DEPTH):
-        missing = [n for n in prev.owned() if n not in fetched]
-        if not missing:
-            break
-        bucket.fetch(missing, folder)
-        fetched.update(missing)
-        prev = previous_output(path, base_prefix)
-    return prev
 
 
 @contextlib.contextmanager

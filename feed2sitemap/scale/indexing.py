@@ -5,15 +5,27 @@ ownership of parts, its removal of parts no longer listed, and nothing changed o
 Parts are known from their manifests, or read again when there are none. A part already beside
 the index (a Spark job that wrote there) stays where it is; a part elsewhere (a staging
 directory) is moved into place, and left alone when its bytes are the ones already there.
+
+In object storage the workers share no disk: each uploads its parts into a staging folder beside
+the output (``staging``), and the index step, under the bucket's lock, has the store copy each
+part that changed into place and uploads the index last (files/store.py, ``Bucket.publish``). A
+part is unchanged when the object there has the staged one's ETag: every part is one PUT (at
+most 50 MiB, under s3fs's multipart threshold), whose ETag is the MD5 of its bytes, and a copy
+keeps it. Only the earlier index files are downloaded, never the parts. A run removes its
+staging folder whatever happens; one whose driver was killed leaves it, and a later run removes
+it after a day.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import stat
-from collections.abc import Callable, Iterable, Sequence
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import IO, Any, Optional, Union
 
@@ -22,7 +34,7 @@ from ..files.naming import ours_pattern, split_name
 from ..files.outputs import FileInfo, OutputSet
 from ..files.safety import same_file
 from ..files.split import DEFAULT_GZIP_LEVEL, newest_of, write_indexes
-from ..files.store import is_store
+from ..files.store import Bucket, is_store
 from ..model.limits import Profile, profile_of
 from ..model.options import Limits, WriteOptions
 from ..model.record import Lastmod, lastmod_key
@@ -34,7 +46,7 @@ from ..run.converting import Summary
 from .partition import PartManifest
 
 __all__ = ["PartRef", "open_index_output", "open_regular", "read_manifest", "read_part",
-           "write_index", "write_index_to"]
+           "staging", "write_index", "write_index_to", "write_index_to_bucket"]
 
 PartRef = Union[PartManifest, str, "os.PathLike[str]"]
 
@@ -153,11 +165,6 @@ def read_part(path: str, profile: Profile) -> PartManifest:
     return PartManifest(path, urls, size, file_bytes, newest)
 
 
-def _order(name: str, stem: str) -> tuple[int, ...]:
-    """Parts in the order of their numbers (partition, then K), whatever order they came in."""
-    return tuple(int(n) for n in re.findall(r"[0-9]+", name[len(stem):]))
-
-
 def write_index(parts: Iterable[PartRef], output: str, *, base_url: str,
                 directory: Optional[str] = None, limits: Limits = Limits(),
                 writing: WriteOptions = WriteOptions(), report: Optional[Report] = None,
@@ -171,27 +178,33 @@ def write_index(parts: Iterable[PartRef], output: str, *, base_url: str,
     command gives; raises Feed2SitemapError subclasses, with nothing changed, on bad parts.
     """
     prof = profile_of(limits.profile)
-    check_index_writing(writing, output)
+    level = check_index_writing(writing, output)
     out = open_index_output(output, base_url, progress=progress, atomic=writing.atomic,
                             lock_timeout=writing.lock_timeout)
     try:
         assert out.directory is not None
         return write_index_to(out, parts, directory or out.directory, prof,
-                              report if report is not None else Report(), writing.gzip_level,
-                              base_url)
+                              report if report is not None else Report(), level, base_url)
     finally:
         out.close()
 
 
-def check_index_writing(writing: WriteOptions, output: str) -> None:
+def check_index_writing(writing: WriteOptions, output: str) -> Optional[int]:
     """What of ``writing`` an index step takes: XML, gzipped as its name says (``.gz``), at
-    ``gzip_level``; atomic or not; ``lock_timeout``. Anything else is said, not ignored."""
+    ``gzip_level``; atomic or not; ``lock_timeout``. Anything else is said, not ignored.
+    Returns the gzip level of a .gz index, None for XML."""
     if writing.to not in (None, "xml"):
         raise OptionError(f"an index is written as XML, not {writing.to!r}", "to")
     if writing.gzip is not None and writing.gzip != output.endswith(".gz"):
         raise OptionError(f"{output}: the index's name says whether it is gzipped (.gz)", "gzip")
     if writing.index != "auto":
         raise OptionError("an index step always writes an index", "index")
+    if not output.endswith(".gz"):
+        return None
+    level = DEFAULT_GZIP_LEVEL if writing.gzip_level is None else writing.gzip_level
+    if not 0 <= level <= 9:
+        raise OptionError("must be between 0 and 9", "gzip_level")
+    return level
 
 
 def open_index_output(output: str, base_url: str, *, progress: Optional[Progress] = None,
@@ -211,21 +224,13 @@ def open_index_output(output: str, base_url: str, *, progress: Optional[Progress
 
 
 def write_index_to(out: OutputSet, parts: Iterable[PartRef], directory: str, prof: Profile,
-                   report: Report, gzip_level: Optional[int], base_url: str) -> Summary:
-    """``write_index`` into an output set already taken (``open_index_output``)."""
+                   report: Report, level: Optional[int], base_url: str) -> Summary:
+    """``write_index`` into an output set already taken (``open_index_output``), gzipped at
+    ``level`` (``check_index_writing``'s)."""
     assert out.path is not None
     name = os.path.basename(out.path)
-    stem, ext = split_name(name)
-    level = None
-    if ext.endswith(".gz"):
-        level = DEFAULT_GZIP_LEVEL if gzip_level is None else gzip_level
-        if not 0 <= level <= 9:
-            raise OptionError("must be between 0 and 9", "gzip_level")
     try:
-        listed = _resolve(parts, directory, name, prof)
-        if not listed:
-            raise InputError(None, None, "no parts to list in an index (no URLs to write)")
-        listed.sort(key=lambda m: _order(os.path.basename(m.name), stem))
+        listed = _listed_parts(parts, directory, name, prof)
         return _commit(listed, out, name, prof, report, level, base_url)
     except OSError as exc:
         raise OutputError(f"{out.display}: cannot write: {exc.strerror or exc}; nothing was "
@@ -234,11 +239,11 @@ def write_index_to(out: OutputSet, parts: Iterable[PartRef], directory: str, pro
         out.abort()
 
 
-def _resolve(parts: Iterable[PartRef], directory: str, name: str, prof: Profile,
-             check: Optional[Callable[[PartManifest, Profile], None]] = None
-             ) -> list[PartManifest]:
+def _listed_parts(parts: Iterable[PartRef], directory: str, name: str, prof: Profile,
+                 check: Optional[Callable[[PartManifest, Profile], None]] = None
+                 ) -> list[PartManifest]:
     """Every part as a manifest with its path, checked against its file (by ``check``, default
-    read again) and the limits."""
+    read again) and the limits, in the order of their numbers (partition, then K)."""
     ours = ours_pattern(name)
     stem = split_name(name)[0]
     seen: dict[str, str] = {}
@@ -264,7 +269,10 @@ def _resolve(parts: Iterable[PartRef], directory: str, name: str, prof: Profile,
                              f"1 to {prof.max_urls:,} URLs in at most {prof.max_bytes:,} bytes "
                              f"(profile {prof.name})")
         out.append(m)
-    return out
+    if not out:
+        raise InputError(None, None, "no parts to list in an index (no URLs to write)")
+    return sorted(out, key=lambda m: [int(n) for n in re.findall(
+        r"[0-9]+", os.path.basename(m.name)[len(stem):])])
 
 
 def _check_file(m: PartManifest, prof: Profile) -> None:
@@ -305,7 +313,8 @@ def _commit(listed: Sequence[PartManifest], out: OutputSet, name: str, prof: Pro
             info = FileInfo(m.name, unchanged=False)  # written in place by the job itself
             kept.append(base)
         else:
-            info = out.adopt(m.name)  # staged: moved into place on commit
+            # staged: put in place on commit like a temporary, and left be by a failed run
+            info = FileInfo(None, temp=m.name)
         info.count, info.size, info.newest = m.urls, m.bytes, m.newest
         if level is not None:
             info.compressed_size = m.file_bytes
@@ -323,3 +332,74 @@ def _commit(listed: Sequence[PartManifest], out: OutputSet, name: str, prof: Pro
                    cleaned=out.cleaned, not_removed=out.not_removed,
                    left=[p for p in (os.path.join(prev.directory, n) for n in prev.others)
                          if os.path.isfile(p)], placed=placed)
+
+
+STALE_STAGING = 86_400.0  # seconds after which another run's staging folder is a dead run's
+
+
+@contextlib.contextmanager
+def staging(bucket: Bucket) -> Iterator[str]:
+    """The URL of a new folder beside the output for the workers' parts (named for the time it
+    was made), removed at the end whatever happened."""
+    name = f".{bucket.name}.parts.{time.time():.0f}-{uuid.uuid4().hex[:8]}"
+    try:
+        yield f"{bucket.url.rpartition('/')[0]}/{name}"
+    finally:
+        bucket.remove_all(name + "/")
+
+
+def write_index_to_bucket(bucket: Bucket, parts: list[PartManifest], stage_url: str,
+                          prof: Profile, report: Report, level: Optional[int], base_url: str,
+                          lock_timeout: float) -> Summary:
+    """The index of ``parts`` (staged at ``stage_url``) at the bucket's output, the parts copied
+    beside it; the earlier parts the new index no longer lists are removed after it."""
+    name, stage = bucket.name, stage_url.rpartition("/")[2]
+    stem = split_name(name)[0]
+    prefix = base_of(base_url)[1].prefix
+    with bucket.checked_out(lock_timeout, prefix, parts=False) as (earlier, work, prev):
+        _remove_dead_stagings(bucket, stage)
+        staged = bucket.listing(stage + "/")
+        live = bucket.listing(stem + "-")
+
+        def check(m: PartManifest, _: Profile) -> None:
+            size = staged.get(f"{stage}/{os.path.basename(m.name)}", (None, ""))[0]
+            if size != m.file_bytes:
+                raise InputError(m.name, None, f"its manifest says {m.file_bytes:,} bytes, the "
+                                 "bucket holds " + ("none" if size is None else f"{size:,}"))
+
+        listed = _listed_parts(parts, stage_url, name, prof, check)
+        names = [os.path.basename(m.name) for m in listed]
+        files = [FileInfo(None, m.urls, m.bytes, None if level is None else m.file_bytes,
+                          m.newest, unchanged=live.get(n) == staged[f"{stage}/{n}"])
+                 for m, n in zip(listed, names, strict=True)]
+        out = OutputSet(os.path.join(work, name), base_prefix=prefix, lock_timeout=lock_timeout)
+        try:
+            indexes, all_names = write_indexes(files, name, prof, out, report, level, base_url,
+                                               names)
+            for info, n in zip(indexes, all_names[len(files):], strict=True):
+                out.is_unchanged(info, n)
+            owned = set(prev.owned())
+            gone, kept = bucket.publish(
+                [(i.temp or "", n) for i, n in zip(indexes, all_names[len(files):], strict=True)
+                 if not i.unchanged], owned, earlier, sorted(owned - set(all_names)),
+                stage, [n for f, n in zip(files, names, strict=True) if not f.unchanged])
+        finally:
+            out.close()
+    for info, n in zip(files + indexes, all_names, strict=True):
+        info.path, info.temp = bucket.url_of(n), None
+    return Summary(files, indexes, gone, report, not_removed=kept,
+                   unchanged=[f.path or "" for f in files + indexes if f.unchanged],
+                   left=[bucket.url_of(n) for n in prev.others if bucket.exists(n)],
+                   placed={f.path or "": "unchanged" if f.unchanged else "moved into place"
+                           for f in files})
+
+
+def _remove_dead_stagings(bucket: Bucket, ours: str) -> None:
+    """Remove the staging folders of runs killed before they could remove theirs: those older
+    than STALE_STAGING by the time in their name (a run still computing may hold the lock's
+    turn later, so a younger one is left alone)."""
+    prefix = f".{bucket.name}.parts."
+    for folder in {n.partition("/")[0] for n in bucket.listing(prefix)} - {ours}:
+        made = folder[len(prefix):].partition("-")[0]
+        if made.isdigit() and time.time() - int(made) > STALE_STAGING:
+            bucket.remove_all(folder + "/")

@@ -27,11 +27,11 @@ from ..files.split import DEFAULT_GZIP_LEVEL, write_records
 from ..files.store import Bucket, is_store
 from ..model.batch import Batch, batched, unbatched
 from ..model.filters import Filters
-from ..model.limits import profile_of
+from ..model.limits import Profile, profile_of
 from ..model.options import Defaults, Limits, WriteOptions
 from ..model.record import Lastmod, Record, format_lastmod, parse_lastmod
 from ..model.report import Report
-from ..model.scope import Scope, base_of
+from ..model.scope import base_of
 from ..pipeline.merging import DEFAULT_MEMORY_LIMIT, MergeCounts
 from ..pipeline.removals import filter_urls
 from ..pipeline.steps import (
@@ -48,33 +48,17 @@ from ..pipeline.steps import (
 )
 from ..writers import URLSET
 
-__all__ = ["PartManifest", "partition_of", "prepare", "prepare_batches", "url_key",
-           "write_partition"]
+__all__ = ["PartManifest", "partition_of", "prepare", "prepare_batches", "write_partition"]
 
 Items = Iterable[Union[Record, Batch]]
 
 
-def url_key(loc: str) -> int:
-    """A 64-bit hash of a normalised URL, the same on any machine and in any run (a keyed
-    hash, not Python's per-process ``hash``): what an engine shuffles by."""
-    digest = hashlib.blake2b(loc.encode("utf-8", "surrogatepass"), digest_size=8).digest()
-    return int.from_bytes(digest, "big") >> 1  # fits a signed 64-bit column
-
-
 def partition_of(loc: str, partitions: int) -> int:
     """The partition (0 … partitions-1) of a normalised URL: every copy of a URL gets the same
-    one, wherever and whenever it is computed."""
-    return url_key(loc) % partitions
-
-
-def _scope(base_url: Optional[str], scope_check: bool) -> Optional[Scope]:
-    if base_url is None:
-        if scope_check:
-            # the command takes the first URL's site; a partition cannot know which URL is first
-            raise OptionError("a partitioned run needs it for its scope check (or `scope_check` "
-                              "False)", parameter="base_url")
-        return None
-    return base_of(base_url)[1]
+    one, wherever and whenever it is computed (a keyed hash, not Python's per-process
+    ``hash``)."""
+    digest = hashlib.blake2b(loc.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return (int.from_bytes(digest, "big") >> 1) % partitions
 
 
 def prepare_batches(batches: Iterable[Batch], report: Report, *, base_url: Optional[str],
@@ -84,12 +68,14 @@ def prepare_batches(batches: Iterable[Batch], report: Report, *, base_url: Optio
     ``base_url``'s directory. Each skip is counted in ``report``. Pure: the output depends on
     the records alone, so any worker may run it on any slice of the data."""
     prof = profile_of(limits.profile)
-    scope = _scope(base_url, scope_check)
-    stream = normalize(batches, report)
-    stream = check_length(stream, prof.max_loc, report, prof.name, prof.min_loc)
-    if scope_check:
-        stream = within_scope(stream, report, scope)
-    return stream
+    scope = None if base_url is None else base_of(base_url)[1]
+    if scope is None and scope_check:
+        # the command takes the first URL's site; a partition cannot know which URL is first
+        raise OptionError("a partitioned run needs it for its scope check (or `scope_check` "
+                          "False)", parameter="base_url")
+    stream = check_length(normalize(batches, report), prof.max_loc, report, prof.name,
+                          prof.min_loc)
+    return within_scope(stream, report, scope) if scope_check else stream
 
 
 def prepare(records: Iterable[Record], report: Optional[Report] = None, *,
@@ -181,28 +167,30 @@ def write_partition(items: Items, directory: str, stem: str, partition: int, *,
     if writing.to not in (None, "xml"):
         raise OptionError(f"a partition is written as XML, not {writing.to!r}", "to")
     _check_stem(stem)
-    if is_store(directory):  # written here, then uploaded: one code path for the bytes
-        bucket = Bucket(f"{directory.rstrip('/')}/{stem}{URLSET.extension}",
-                        writing.cache_control)
-        with tempfile.TemporaryDirectory(prefix="feed2sitemap-") as local:
-            manifests = write_partition(
-                items, local, stem, partition, writing=writing, limits=limits,
-                defaults=defaults, dedupe_mode=dedupe_mode, report=report, counts=counts,
-                memory_limit=memory_limit, filters=filters)
-            for m in manifests:
-                bucket.upload(os.path.join(local, m.name), m.name)
-        return manifests
-    if not os.path.isdir(directory):
-        raise OutputError(f"{directory}: cannot write parts: not a directory")
     prof = profile_of(limits.profile, limits.max_urls, limits.max_bytes)
     report = report if report is not None else Report()
-    gzip = bool(writing.gzip)
-    level = None if not gzip else (
+    name = stem + URLSET.extension + (".gz" if writing.gzip else "")
+    level = None if not writing.gzip else (
         DEFAULT_GZIP_LEVEL if writing.gzip_level is None else writing.gzip_level)
-    name = stem + URLSET.extension + (".gz" if gzip else "")
-    # what is given is checked, as write's: prepare's output or not
-    stream = check_length(normalize(check_fields(_batches(items), report), report),
-                          prof.max_loc, report, prof.name, prof.min_loc)
+    stream = _rules(items, limits, report, writing, defaults, dedupe_mode, counts, memory_limit,
+                    filters)
+    if not is_store(directory):
+        return _write_parts(stream, directory, name, partition, prof, level, report)
+    # written here, then uploaded: one code path for the bytes
+    bucket = Bucket(f"{directory.rstrip('/')}/{stem}{URLSET.extension}", writing.cache_control)
+    with tempfile.TemporaryDirectory(prefix="feed2sitemap-") as local:
+        manifests = _write_parts(stream, local, name, partition, prof, level, report)
+        for m in manifests:
+            bucket.upload(os.path.join(local, m.name), m.name)
+    return manifests
+
+
+def _rules(items: Items, limits: Limits, report: Report, writing: WriteOptions,
+           defaults: Defaults, dedupe_mode: str, counts: Optional[MergeCounts],
+           memory_limit: int, filters: Filters) -> Iterable[Batch]:
+    """The command's rules over what is given, ``prepare``'s output or not."""
+    stream = prepare_batches(check_fields(_batches(items), report), report, base_url=None,
+                             limits=limits, scope_check=False)
     if filters:
         stream = filter_urls(stream, filters, report)
     if dedupe_mode == "merge":
@@ -212,6 +200,14 @@ def write_partition(items: Items, directory: str, stem: str, partition: int, *,
     stream = apply_defaults(stream, defaults.changefreq, defaults.priority)
     if writing.drop_deprecated:
         stream = drop_deprecated(stream, report)
+    return stream
+
+
+def _write_parts(stream: Iterable[Batch], directory: str, name: str, partition: int,
+                 prof: Profile, level: Optional[int], report: Report) -> list[PartManifest]:
+    """The parts of ``stream`` in ``directory``, each renamed into place when complete."""
+    if not os.path.isdir(directory):
+        raise OutputError(f"{directory}: cannot write parts: not a directory")
     temps: list[str] = []
 
     def open_part(k: int) -> tuple[Any, FileInfo]:
@@ -222,18 +218,12 @@ def write_partition(items: Items, directory: str, stem: str, partition: int, *,
 
     try:
         files = write_records(stream, URLSET, prof, open_part, level, report)
-        manifests = []
         for info, temp in zip(files, temps, strict=True):
             assert info.path is not None
             # the mode and group of the part replaced, else of the set's index, as the command
             keep_metadata(temp, info.path, _MODE, os.path.join(directory, name))
             os.replace(temp, info.path)
-            manifests.append(PartManifest(
-                os.path.basename(info.path), info.count, info.size,
-                info.compressed_size if info.compressed_size is not None else info.size,
-                info.newest))
         temps.clear()
-        return manifests
     except OSError as exc:
         raise OutputError(f"{directory}: cannot write partition {partition}: "
                           f"{exc.strerror or exc}") from None
@@ -242,6 +232,9 @@ def write_partition(items: Items, directory: str, stem: str, partition: int, *,
             for temp in temps:
                 with contextlib.suppress(OSError):
                     os.unlink(temp)
+    return [PartManifest(os.path.basename(f.path or ""), f.count, f.size,
+                         f.size if f.compressed_size is None else f.compressed_size, f.newest)
+            for f in files]
 
 
 def check_dedupe_mode(mode: str) -> None:

@@ -3,25 +3,27 @@ side of feed2sitemap.dask's prepare step."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import date, datetime, timezone
 from typing import Any, Optional
 
 import pandas as pd
 
 from ..errors import OptionError
-from ..model.batch import Batch
+from ..model.batch import BATCH, Batch
 from ..model.record import Lastmod, parse_changefreq, parse_lastmod
 from ..model.report import Report
 from ..model.rules import Fixed
 
-__all__ = ["partition_batch"]
+__all__ = ["partition_batches"]
 
 _COLUMNS = ("loc", "lastmod", "changefreq", "priority")
 
 
-def partition_batch(part: Any, source: str, report: Report) -> Batch:
-    """An input partition's rows: a URL that is not a string is skipped, a bad field dropped
-    (each reported); a row's line is its place in the partition."""
+def partition_batches(part: Any, source: str, report: Report) -> Iterator[Batch]:
+    """An input partition's rows in batches of BATCH, as readers give them: a URL that is not a
+    string is skipped, a bad field dropped (each reported); a row's line is its place in the
+    partition."""
     locs, cols = _rows(part)
     lines: list[int] | range = range(1, len(locs) + 1)
     if set(map(type, locs)) - {str}:  # (in C: the usual column holds nothing else)
@@ -34,7 +36,10 @@ def partition_batch(part: Any, source: str, report: Report) -> Batch:
         locs = [locs[i] for i in keep]
         cols = {c: [v[i] for i in keep] for c, v in cols.items()}
         lines = [i + 1 for i in keep]
-    return _fields(Batch._trusted(locs, source, lines), cols, report)
+    for a in range(0, len(locs), BATCH):
+        cut = slice(a, a + BATCH)
+        yield _fields(Batch._trusted(locs[cut], source, lines[cut]),
+                      {c: v[cut] for c, v in cols.items()}, report)
 
 
 def _value(v: Any) -> Any:
