@@ -22,17 +22,12 @@ from feed2sitemap.extensions import (
     Platform,
     Restriction,
     Video,
-    check_extensions,
-    feed_language,
-    in_window,
-    merge_extensions,
-    news_for_entry,
-    news_language,
-    now,
-    sanitize,
 )
+from feed2sitemap.extensions.merging import merge_extensions
 from feed2sitemap.extensions.model import NEWS_NS, VIDEO_NS
-from feed2sitemap.extensions.rules import is_hreflang, is_news_language
+from feed2sitemap.extensions.news import feed_language, in_window, news_for_entry, now
+from feed2sitemap.extensions.rules import check_extensions, is_hreflang, is_news_language, sanitize
+from feed2sitemap.model.rules import news_language
 
 PAGE = "https://example.com/watch"
 VIDEO = Video("https://cdn.example.com/t.jpg", "Title", "Description",

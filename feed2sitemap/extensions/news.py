@@ -17,14 +17,13 @@ from typing import Any, Optional
 
 from ..errors import OptionError
 from ..model.record import Lastmod, lastmod_key
-from ..model.rules import news_language, parsed_utc
+from ..model.rules import news_language as news_language  # (the feed reader's, from here)
+from ..model.rules import parsed_utc
 from .model import News
-
-__all__ = ["NEWS_WINDOW", "SOURCE_DATE_EPOCH", "feed_language", "first_published", "in_window",
-           "news_for_entry", "news_language", "now"]
 
 NEWS_WINDOW = timedelta(days=2)
 SOURCE_DATE_EPOCH = "SOURCE_DATE_EPOCH"  # reproducible-builds.org: "now", for reproducible runs
+
 
 def feed_language(feed: Mapping[str, Any], entry: Optional[Mapping[str, Any]] = None
                   ) -> Optional[str]:
