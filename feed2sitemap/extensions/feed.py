@@ -1,22 +1,12 @@
-"""Extensions from a feed entry as feedparser gives it.
+"""Extensions from a feed entry as feedparser gives it (README, "Feeds").
 
-Images: <enclosure>/Atom <link rel="enclosure"> with an image/* type, media:content with
-medium="image" or an image/* type, media:thumbnail, itunes:image — normalised like page URLs
-but not scope-checked (images may live on a CDN), each once, at most 1,000 (the rest counted);
-one declared without its URL is left out with a warning.
-
-Videos, mapped from Media RSS as Google reads mRSS ([VID] "Google also supports mRSS"): one
-video per entry, from its first media:content or enclosure with a video/* type or
-medium="video" (content_loc), media:player (player_loc; a media:content of type
-application/x-shockwave-flash, as YouTube's channel feeds give, is a player too), thumbnail
-from media:thumbnail (item, group or content level: feedparser gathers them) or itunes:image
-(the entry's, else the channel's), title from media:title/the item title, description from
-media:description/the summary with markup removed, duration from media:content@duration or
-itunes:duration, tags from media:keywords and categories. A video missing a required field
-is left out with a warning naming it (rules.sanitize).
-
-Alternates: an Atom entry's rel="alternate" links that carry hreflang, when it has several.
-"""
+Images: image enclosures, media:content and media:thumbnail, itunes:image; normalised but not
+scope-checked (images may live on a CDN), each once. Videos, from Media RSS as Google reads it
+([VID] "Google also supports mRSS"): one per entry, from its first video media:content or
+enclosure (content_loc) or media:player (player_loc; a Flash media:content is a player too),
+with the thumbnail, title, description without markup, duration and tags. Alternates: an Atom
+entry's rel="alternate" links that carry hreflang, when it has several. What breaks Google's
+rules is left out with a warning (rules.sanitize)."""
 
 from __future__ import annotations
 

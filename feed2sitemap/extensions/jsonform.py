@@ -1,17 +1,7 @@
-"""Extensions as JSON values, the shapes JSON Lines writes and reads (lossless): one key per
-kind, each a list of objects whose keys are the model's field names:
-``"images": [{"loc": …, "caption": …}]``, ``"videos": [{"thumbnail_loc": …, "title": …,
-"description": …, "content_loc": …, "tags": […], "restriction": {"relationship": "allow",
-"countries": ["IE"]}}]``, ``"news": [{"name": …, "language": …, "publication_date": …,
-"title": …}]``, ``"alternates": [{"hreflang": …, "href": …}]``, ``"mobile": [{"type": …}]``,
-``"foreign": [{"namespace": …, "name": …, "attributes": [[name, value]], "children": [text
-or element]}]``. Dates are W3C Datetime text, as lastmod; a value left at its default is left
-out. The npm ``sitemap`` package's shapes (sitemap.js's SitemapItem, what its ``--parse``
-writes) are read too: ``img`` (a URL, or objects with ``url``, ``geoLocation``…), ``video``
-(``tag``, ``"yes"``/``"no"``, ``restriction`` text with ``restriction:relationship``…),
-``news`` (one object with ``publication: {name, language}``) and ``links`` (``lang`` or
-``hreflang``, ``url``), ``androidLink`` and ``ampLink`` (README, Inputs).
-"""
+"""Extensions as JSON values, the shapes JSON Lines writes and reads losslessly (README, "JSON
+Lines shapes": one member per kind, lists of objects keyed by the model's field names, dates as
+W3C Datetime, defaults left out); the npm ``sitemap`` package's shapes (``img``, ``video``,
+``news``, ``links``, ``androidLink``, ``ampLink``) are read too (README, Inputs)."""
 
 from __future__ import annotations
 

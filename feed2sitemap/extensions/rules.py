@@ -45,6 +45,12 @@ _NEWS_LANGUAGE = re.compile(r"[a-z]{2,3}|zh-cn|zh-tw")
 _HREFLANG = re.compile(r"(?i:[a-z]{2,3}(?:-[a-z]{4})?(?:-(?:[a-z]{2}|\d{3}))?|x-default)")
 
 
+# [LOC] "Each language version must list itself as well as all other language versions": a
+# warning, nothing is left out for it
+NOT_ITSELF = Problem("alternates", "", "the page is not among its own alternates (each "
+                     "version must list itself)", drops="none")
+
+
 def is_news_language(code: str) -> bool:
     return _NEWS_LANGUAGE.fullmatch(code) is not None
 
@@ -323,10 +329,7 @@ def check_extensions(ext: Extensions, page: Optional[str] = None) -> list[Proble
         if why:
             out.append(Problem("alternates", "href", why, i, drops="item"))
     if ext.alternates and page is not None and not _lists_itself(ext, page):
-        # [LOC] "Each language version must list itself as well as all other language
-        # versions": a warning, nothing is left out for it
-        out.append(Problem("alternates", "", "the page is not among its own alternates "
-                           "(each version must list itself)", drops="none"))
+        out.append(NOT_ITSELF)
     for i, mobile in enumerate(ext.mobile):
         if mobile.type is not None and mobile.type not in MOBILE_TYPES:
             out.append(Problem("mobile", "type", f"{mobile.type!r} is not one of "

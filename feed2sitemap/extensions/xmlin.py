@@ -1,19 +1,12 @@
-"""Reading the extension elements of one <url> from expat-style events.
+"""Reading the extension elements of one <url> from namespace-aware expat events.
 
-``UrlChildren`` is fed the events inside a <url> as a namespace-aware expat parser reports
-them (``"URI local"``); core fields are passed over. Each element at the top is held as a small
-tree (bounded: MAX_VALUE characters a text, at most MAX_FOREIGN_NODES nodes and
-MAX_FOREIGN_DEPTH levels per <url>), then turned into its typed value (``build``); an element
-of a namespace we do not model is kept as it is.
-
-A missing required child is no problem of ``build``'s (the rules say so); it refuses what
-cannot be held: a value that does not parse, an element the schema does not have, a child
-given twice (the first is kept).
-"""
+Each top element (core fields passed over) is held as a small tree, bounded per <url>, then
+turned into its typed value (``build``); an element of a namespace we do not model is kept as
+it is. A missing required child is the rules' to report; ``build`` refuses what cannot be held:
+a value that does not parse, an element the schema does not have, a child given twice."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, Optional, Union
@@ -38,7 +31,7 @@ from .model import (
     Restriction,
     Video,
 )
-from .xmlout import IMAGE_ORDER, NEWS_ORDER, VIDEO_ORDER, VIDEO_TEXTS
+from .xmlout import IMAGE_ORDER, NEWS_ORDER, VIDEO_ORDER, VIDEO_VALUES
 
 CORE_FIELDS = frozenset(("loc", "lastmod", "changefreq", "priority"))
 # Per <url>: far above any real extension (a video with 32 tags is ~40 nodes; 1,000 images
@@ -171,39 +164,7 @@ def located(problems: list[Problem], lines: Mapping[tuple[str, int], int]) -> li
             else replace(p, line=lines[(p.kind, p.index)]) for p in problems]
 
 
-_INT = re.compile(r"\s*\+?\d{1,15}\s*")
-_FLOAT = re.compile(r"\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d{1,3})?\s*")
-
-
-def _yes_no(text: str) -> bool:
-    # [VID] yes or no; Google's schema takes yes/no, YES/NO and Yes/No
-    value = text.strip().lower()
-    if value not in ("yes", "no"):
-        raise ValueError(f"{text.strip()[:40]!r} is not yes or no")
-    return value == "yes"
-
-
-def _int(text: str) -> int:
-    if not _INT.fullmatch(text):
-        raise ValueError(f"{text.strip()[:40]!r} is not a whole number")
-    return int(text)
-
-
-def _float(text: str) -> float:
-    if not _FLOAT.fullmatch(text):
-        raise ValueError(f"{text.strip()[:40]!r} is not a number")
-    return float(text)
-
-
-# how each of <video:video>'s one-value children (xmlout.VIDEO_TEXTS) is read
-_VIDEO_PARSERS: dict[str, Callable[[str], Any]] = {
-    **dict.fromkeys(("thumbnail_loc", "title", "description", "content_loc", "player_loc",
-                     "uploader"), str.strip),
-    "duration": _int, "view_count": _int, "rating": _float, "expiration_date": parse_lastmod,
-    "publication_date": parse_lastmod, "family_friendly": _yes_no,
-    "requires_subscription": _yes_no, "live": _yes_no}
-assert _VIDEO_PARSERS.keys() == VIDEO_TEXTS.keys()
-_VIDEO_LEGACY = frozenset(VIDEO_ORDER) - set(VIDEO_TEXTS) - {"tag", "restriction", "platform"}
+_VIDEO_LEGACY = frozenset(VIDEO_ORDER) - set(VIDEO_VALUES) - {"tag", "restriction", "platform"}
 _NEWS_LEGACY = frozenset(NEWS_ORDER) - {"publication", "publication_date", "title"}
 
 
@@ -277,8 +238,8 @@ def _video(element: Foreign, reader: _Reader) -> Video:
     extra: list[Foreign] = []
     for child in reader.children(element, VIDEO_NS):
         name = child.name
-        if name in _VIDEO_PARSERS:
-            value = reader.value(child, _VIDEO_PARSERS[name])
+        if name in VIDEO_VALUES:
+            value = reader.value(child, VIDEO_VALUES[name][0])
             if value is None:
                 continue
             values[name] = value

@@ -9,11 +9,12 @@ map lacks, so its output is well-formed whatever the writer declared.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Optional
 
 from ..model.extensions import Extensions
-from ..model.record import format_lastmod
+from ..model.record import format_lastmod, parse_lastmod
 from ..xmlutil import escape_specials, xml_escape
 from .model import (
     IMAGE_NS,
@@ -55,13 +56,37 @@ def _rating(value: float) -> str:
     return repr(float(value))
 
 
-# <video:video>'s children of one value each (a Video field of the same name): how each is
-# written (xmlin reads them back with VIDEO_PARSERS)
-VIDEO_TEXTS: dict[str, Callable[[Any], str]] = {
-    "thumbnail_loc": str, "title": str, "description": str, "content_loc": str,
-    "player_loc": str, "duration": str, "expiration_date": format_lastmod, "rating": _rating,
-    "view_count": str, "publication_date": format_lastmod, "family_friendly": _yes,
-    "requires_subscription": _yes, "uploader": str, "live": _yes}
+def _read_yes_no(text: str) -> bool:
+    # [VID] yes or no; Google's schema takes yes/no, YES/NO and Yes/No
+    value = text.strip().lower()
+    if value not in ("yes", "no"):
+        raise ValueError(f"{text.strip()[:40]!r} is not yes or no")
+    return value == "yes"
+
+
+def _read_int(text: str) -> int:
+    if re.fullmatch(r"\s*\+?\d{1,15}\s*", text) is None:
+        raise ValueError(f"{text.strip()[:40]!r} is not a whole number")
+    return int(text)
+
+
+def _read_float(text: str) -> float:
+    if re.fullmatch(r"\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d{1,3})?\s*", text) is None:
+        raise ValueError(f"{text.strip()[:40]!r} is not a number")
+    return float(text)
+
+
+_TEXT = (str.strip, str)
+_DATE = (parse_lastmod, format_lastmod)
+_YES_NO = (_read_yes_no, _yes)
+# <video:video>'s children of one value each (a Video field of the same name): how each is read
+# (xmlin) and written
+VIDEO_VALUES: dict[str, tuple[Callable[[str], Any], Callable[[Any], str]]] = {
+    "thumbnail_loc": _TEXT, "title": _TEXT, "description": _TEXT, "content_loc": _TEXT,
+    "player_loc": _TEXT, "duration": (_read_int, str), "expiration_date": _DATE,
+    "rating": (_read_float, _rating), "view_count": (_read_int, str),
+    "publication_date": _DATE, "family_friendly": _YES_NO, "requires_subscription": _YES_NO,
+    "uploader": _TEXT, "live": _YES_NO}
 
 
 def declarations(kinds: Iterable[str] = KIND_NAMESPACES,
@@ -164,7 +189,7 @@ def _video(out: list[str], video: Video, scope: Mapping[str, str]) -> None:
     attrs = {"player_loc": _attrs(allow_embed=video.allow_embed, autoplay=video.autoplay),
              "uploader": _attrs(info=video.uploader_info)}
     children = [(_VIDEO_RANK[name], _leaf(p, name, text(value), attrs.get(name, "")))
-                for name, text in VIDEO_TEXTS.items()
+                for name, (_, text) in VIDEO_VALUES.items()
                 if (value := getattr(video, name)) is not None]
     if video.restriction is not None:
         children.append((_VIDEO_RANK["restriction"], _leaf(

@@ -62,10 +62,16 @@ def proven_clean(text: str, n: int, unclean_bytes: int) -> str | None:
     return None
 
 
-def all_clean(text: str) -> bool:
-    """Whether every line of ``text`` (each ending in a newline, none holding a "%") is a
-    normalised URI already: the proof for several sites' URLs."""
-    return re.fullmatch(_CLEAN_URLS, text) is not None and _no_dots(text)
+def all_normalized(locs: Sequence[str]) -> bool:
+    """Whether every URL of ``locs`` is a normalised URI already, proven at once (False may
+    only mean not proven: a URL holding a newline or a "%" of several sites is left to the
+    rule)."""
+    text = "\n".join(locs) + "\n"
+    if text.count("\n") != len(locs):
+        return False
+    if _one_site(locs, text) is not None:
+        return True
+    return "%" not in text and re.fullmatch(_CLEAN_URLS, text) is not None and _no_dots(text)
 
 
 _KEY = object()
@@ -139,8 +145,8 @@ def _normalize_block(locs: Sequence[str]) -> Normalized:
     return Normalized(CleanLocs(done.clean.locs, site, _KEY), [], done.fragments)
 
 
-def _one_site(locs: Sequence[str]) -> str | None:
-    text = "\n".join(locs) + "\n"
+def _one_site(locs: Sequence[str], text: str = "") -> str | None:
+    text = text or "\n".join(locs) + "\n"
     if not text.isascii():  # (never clean; and a lone surrogate cannot be encoded)
         return None
     return proven_clean(text, len(locs), len(text.encode().translate(None, CLEAN_BYTES)))
