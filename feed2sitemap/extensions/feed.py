@@ -27,8 +27,7 @@ _SECONDS = re.compile(r"\d{1,9}(?:\.\d+)?")
 
 
 def parse_duration(text: str) -> int:
-    """Seconds from "3156", "3156.4", "26:53" or "00:37:07" (itunes:duration's forms and
-    media:content@duration's); ValueError otherwise."""
+    """Seconds from "3156", "3156.4", "26:53" or "00:37:07"; ValueError otherwise."""
     value = text.strip()
     if _SECONDS.fullmatch(value):
         return round(float(value))
@@ -61,8 +60,7 @@ class _Text(HTMLParser):
 
 
 def plain_text(html: str) -> str:
-    """``html`` with its markup removed, its references decoded and its white space runs
-    made single spaces."""
+    """``html`` as text: no markup, references decoded, white space runs as single spaces."""
     if "<" not in html and "&" not in html:
         return " ".join(html.split())
     parser = _Text()
@@ -72,7 +70,6 @@ def plain_text(html: str) -> str:
 
 
 def _list(value: Any) -> list[Mapping[str, Any]]:
-    """feedparser's value as a list of dicts."""
     if isinstance(value, Mapping):
         return [value]
     return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
@@ -88,8 +85,7 @@ def _given(raw: Any) -> bool:
 
 
 class _Urls(NamedTuple):
-    """Normalises the URLs of one entry, reporting those that are no URL (one not given is
-    None, unreported)."""
+    """Normalises the URLs of one entry, reporting those that are no URL."""
 
     base: Optional[str]
     problems: list[Problem]
@@ -190,9 +186,8 @@ def _alternates(entry: Mapping[str, Any], url: _Urls) -> list[Alternate]:
 def extensions_for_entry(entry: Mapping[str, Any], feed: Optional[Mapping[str, Any]] = None,
                          *, page: Optional[str] = None, base: Optional[str] = None
                          ) -> tuple[Extensions, list[Problem]]:
-    """The images, video and alternates of a feedparser entry (``feed``: the feed-level dict,
-    for the channel's itunes:image), and the problems met (warnings naming what was left
-    out). ``page`` is the entry's own URL; relative URLs are resolved against ``base``."""
+    """The images, video and alternates of a feedparser entry (``feed``, the feed's dict, gives
+    the channel's itunes:image), and the problems met; ``page`` is the entry's own URL."""
     problems: list[Problem] = []
     url = _Urls(base, problems)
     video = _video(entry, feed or {}, url)

@@ -54,7 +54,6 @@ Notes = list[tuple[str, str]]
 
 
 def to_json(ext: Extensions) -> dict[str, Any]:
-    """The JSON object members for ``ext`` (empty for no extensions)."""
     out: dict[str, Any] = {}
     for kind in (*KINDS, "foreign"):
         items = getattr(ext, kind)
@@ -92,10 +91,9 @@ def _foreign_json(element: Foreign) -> dict[str, Any]:
 
 def from_json(obj: dict[str, Any], notes: Optional[Notes] = None
               ) -> tuple[Extensions, list[str]]:
-    """The Extensions in a JSON object's members (other members ignored), and a message for
-    each value that could not be read (that item is left out): a member of another type than
-    the model's field (a number for a URL, true for a duration) is one, naming the member.
-    ``notes`` receives what an item held that is not kept (Notes)."""
+    """The Extensions in a JSON object's members (others ignored), and a message naming the
+    member for each item left out (a value of another type than the model's field, say);
+    ``notes`` receives what an item held that is not kept."""
     found: dict[str, list[Any]] = {}
     problems: list[str] = []
     for key, value in obj.items():
@@ -148,7 +146,7 @@ def _read(kind: str, key: str, item: Any, where: str, notes: Notes) -> Any:
 
 
 def _npm_video(item: dict[str, Any], where: str, notes: Notes) -> dict[str, Any]:
-    """An npm video in our shape, but for the members _NPM_NAMES renames."""
+    """An npm video in our shape but for _NPM_NAMES."""
     item = dict(item)
     if isinstance(item.get("tag"), str):
         item["tag"] = [item["tag"]]
@@ -191,8 +189,7 @@ def _npm_news(item: dict[str, Any], where: str, notes: Notes) -> dict[str, Any]:
 
 
 def _npm_elements(item: dict[str, Any], key: str, namespace: str) -> dict[str, Any]:
-    """``item`` with its _NPM_ELEMENTS members (and their ``name:attribute`` ones) moved into
-    ``extra`` as the elements they stand for."""
+    """``item`` with its _NPM_ELEMENTS members (and ``name:attribute`` ones) moved to ``extra``."""
     extra = []
     for name in _NPM_ELEMENTS[key]:
         if name in item:
@@ -210,8 +207,7 @@ def _npm_elements(item: dict[str, Any], key: str, namespace: str) -> dict[str, A
 
 @cache
 def _schema(cls: type) -> dict[str, tuple[Any, bool]]:
-    """Each field of a kind: the type its JSON value must have (Optional taken off) and
-    whether it is required (no default)."""
+    """Each field of a kind: the type its JSON value must have, and whether it is required."""
     hints = get_type_hints(cls)
     out = {}
     for f in dataclasses.fields(cls):
@@ -230,8 +226,7 @@ _MAX_WHOLE = 10 ** 15
 
 
 def _typed(name: str, value: Any, want: Any, required: bool) -> Any:
-    """A member's value as the model holds it; TypeError/ValueError naming ``name`` when it
-    is not one."""
+    """A member's value as the model holds it; TypeError/ValueError naming it when not one."""
     if value is None:
         if required and name != "publication_date":  # (a news date: the rules say)
             raise ValueError(f"{name} is missing (required)")
@@ -292,9 +287,8 @@ def _date(name: str, text: Any) -> date:
 
 
 def _foreign(obj: Any, nested: bool = False) -> Foreign:
-    """A foreign element from its JSON form. Its names are written into the markup as they
-    are, so each must be an XML name (NCName) and its namespace one we may declare: a name
-    such as ``x/></url><url>…`` would otherwise write markup of its own."""
+    """A foreign element from its JSON form; its names must be XML names (they are written as
+    they are: ``x/></url><url>…`` would write markup of its own)."""
     if not isinstance(obj, dict):
         raise TypeError("a foreign element is an object")
     namespace, name = _member(obj, "namespace", str, ""), _member(obj, "name", str, None)

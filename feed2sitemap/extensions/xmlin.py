@@ -56,15 +56,15 @@ class _Node:
 
 
 def _attributes(attrs: Any) -> tuple[tuple[str, str], ...]:
-    """expat gives a dict, or a flat [name, value, …] list with ordered_attributes."""
+    """From expat's dict, or its flat list with ordered_attributes."""
     if isinstance(attrs, dict):
         return tuple(attrs.items())
     return tuple(zip(attrs[::2], attrs[1::2], strict=True)) if attrs else ()
 
 
 def unknown_element(local: str, ns: str) -> str:
-    """What is said of an element of the sitemaps.org namespace (``ns``), or of none, that the
-    schema does not have there (the sitemap reader says it of one outside this pass too)."""
+    """The message for an element of the sitemaps.org namespace, or of none, the schema does
+    not have there."""
     where = "the sitemaps.org namespace" if ns else "no namespace"
     return f"unknown element <{local}> in {where}: left out"
 
@@ -150,8 +150,8 @@ class UrlChildren:
             self._overflow = False
 
     def finish(self) -> tuple[Extensions, list[Problem], dict[tuple[str, int], int]]:
-        """The <url>'s Extensions, the problems met reading them, and the line of each item
-        read (``(kind, index)`` → line, where lines were given). Resets for the next <url>."""
+        """The <url>'s Extensions, problems and items' lines (``(kind, index)`` → line); resets
+        for the next <url>."""
         ext, problems, lines = build(self._tops)
         problems = self._problems + problems
         self._reset()
@@ -159,7 +159,7 @@ class UrlChildren:
 
 
 def located(problems: list[Problem], lines: Mapping[tuple[str, int], int]) -> list[Problem]:
-    """``problems`` with the line of the item each concerns (UrlChildren.finish's map)."""
+    """``problems`` with their items' lines (UrlChildren.finish's map)."""
     return [p if p.line is not None or p.index is None or (p.kind, p.index) not in lines
             else replace(p, line=lines[(p.kind, p.index)]) for p in problems]
 
@@ -304,8 +304,7 @@ _MOBILE = frozenset(("type",))
 
 
 def _kind_of(element: Foreign) -> tuple[str, Any]:
-    """The kind an element is, and its value when it needs no reader: an xhtml:link that is
-    exactly an hreflang alternate, a bare mobile:mobile; anything else unknown is foreign."""
+    """An hreflang alternate's or a bare mobile:mobile's kind and value; else "foreign"."""
     key = (element.namespace, element.name)
     attrs = dict(element.attributes)
     if key == (XHTML_NS, "link"):
@@ -319,7 +318,7 @@ def _kind_of(element: Foreign) -> tuple[str, Any]:
 
 def build(tops: list[tuple[Foreign, Optional[int]]]
           ) -> tuple[Extensions, list[Problem], dict[tuple[str, int], int]]:
-    """The Extensions of a <url>'s top-level extension elements (with their lines)."""
+    """The Extensions of a <url>'s top extension elements (with their lines)."""
     kinds: dict[str, list[Any]] = {}
     problems: list[Problem] = []
     lines: dict[tuple[str, int], int] = {}

@@ -1,11 +1,6 @@
-"""Extensions as the XML that goes inside <url>, after loc, lastmod, changefreq and priority:
-each kind in its namespace with the prefix Google's examples use, its children in the order of
-Google's schemas.
-
-``declarations`` gives the ``xmlns:…`` attributes for <urlset> and the prefix map they set up;
-``serialize`` writes against such a map and declares on the element itself any namespace the
-map lacks, so its output is well-formed whatever the writer declared.
-"""
+"""Extensions as the XML inside <url>: each kind with the prefix Google's examples use, its
+children in the order of Google's schemas. ``serialize`` declares on the element itself any
+namespace the <urlset>'s ``declarations`` lack, so its output is well-formed whatever they are."""
 
 from __future__ import annotations
 
@@ -34,8 +29,7 @@ from .model import (
 PREFIXES: Mapping[str, str] = {IMAGE_NS: "image", VIDEO_NS: "video", NEWS_NS: "news",
                                XHTML_NS: "xhtml", MOBILE_NS: "mobile"}
 # Children of <image:image>, <video:video> and <news:news> in the order of Google's schemas
-# (each an xsd:sequence). Deprecated children are placed where the schemas have them, so a
-# video read with a <video:price> is written back valid.
+# (xsd:sequence), deprecated ones too: a video read with a <video:price> is written back valid
 IMAGE_ORDER = ("loc", "caption", "geo_location", "title", "license")
 VIDEO_ORDER = ("thumbnail_loc", "title", "description", "content_loc", "player_loc",
                "duration", "expiration_date", "rating", "content_segment_loc", "view_count",
@@ -91,10 +85,8 @@ VIDEO_VALUES: dict[str, tuple[Callable[[str], Any], Callable[[Any], str]]] = {
 
 def declarations(kinds: Iterable[str] = KIND_NAMESPACES,
                  foreign: Iterable[str] = ()) -> tuple[str, dict[str, str]]:
-    """The ``xmlns:…`` attributes (each with a leading space) a <urlset> needs for ``kinds``
-    (Extensions field names) and the ``foreign`` namespaces, and the namespace → prefix map
-    to pass to ``serialize``. The kinds are declared in one fixed order whatever order they
-    come in; foreign namespaces get ``ns1``, ``ns2`` … in the order given."""
+    """The ``xmlns:…`` attributes a <urlset> needs for ``kinds`` (in one fixed order) and the
+    ``foreign`` namespaces (``ns1``, ``ns2`` … in order), and the namespace → prefix map."""
     wanted = set(kinds)
     prefixes = {ns: PREFIXES[ns] for kind, ns in KIND_NAMESPACES.items() if kind in wanted}
     n = 0
@@ -115,8 +107,7 @@ def serialized(column: Sequence[Extensions], declared: Mapping[str, str]) -> lis
 
 
 def serialize(ext: Extensions, declared: Optional[Mapping[str, str]] = None) -> str:
-    """The XML of ``ext`` ("" when it is empty). ``declared`` maps the namespaces the <urlset>
-    declares to their prefixes (default: the five kinds' usual ones)."""
+    """The XML of ``ext``; ``declared``: the <urlset>'s namespace → prefix map."""
     if not ext:
         return ""
     scope = PREFIXES if declared is None else declared
@@ -217,8 +208,7 @@ def _news(out: list[str], news: News, scope: Mapping[str, str]) -> None:
 
 def _ranked(out: list[str], p: str, decl: str, name: str, children: list[tuple[int, str]],
             extra: tuple[Foreign, ...], rank: Mapping[str, int], scope: Mapping[str, str]) -> None:
-    """An item's element: its children and its ``extra`` (deprecated) elements in schema
-    order; the sort is stable, so tags and repeated elements keep their order."""
+    """An item's element, its children and ``extra`` elements in schema order (a stable sort)."""
     for element in extra:
         parts: list[str] = []
         _foreign(parts, element, scope)
@@ -229,8 +219,8 @@ def _ranked(out: list[str], p: str, decl: str, name: str, children: list[tuple[i
 
 def _foreign(out: list[str], element: Foreign, scope: Mapping[str, str],
              nested: bool = False) -> None:
-    """An element as read; prefixes are ours. Names are checked again here, for a Foreign a
-    library caller built: they are written as they are."""
+    """An element as read, with our prefixes; its names checked again (a library caller's
+    Foreign is written as it is)."""
     check_foreign_name(element.namespace, element.name, nested=nested)
     decls = ""
     if element.namespace:
