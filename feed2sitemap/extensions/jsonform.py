@@ -220,7 +220,7 @@ def _schema(cls: type) -> dict[str, tuple[Any, bool]]:
 
 # The model's types as JSON says them; a value of another type is refused, naming the member
 _WANTED = {str: "a string", int: "a whole number", float: "a number", bool: "true or false"}
-# what the XML reader takes for a whole number (xmlin._INT): a bigger one would be written
+# the most digits the XML reader takes (xmlout.VIDEO_VALUES): a bigger number would be written
 # into a sitemap that reads back as no number at all
 _MAX_WHOLE = 10 ** 15
 

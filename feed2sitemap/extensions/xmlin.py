@@ -43,12 +43,11 @@ MAX_URL_CHARS = 64 * MAX_VALUE
 
 
 class _Node:
-    __slots__ = ("ns", "name", "attrs", "children", "size")
+    __slots__ = ("ns", "name", "attrs", "children")
 
     def __init__(self, ns: str, name: str, attrs: tuple[tuple[str, str], ...]) -> None:
         self.ns, self.name, self.attrs = ns, name, attrs
         self.children: list[Union[str, _Node]] = []
-        self.size = 0  # characters of the text being collected (the last child)
 
     def frozen(self) -> Foreign:
         return Foreign(self.ns, self.name, self.attrs,
@@ -118,18 +117,16 @@ class UrlChildren:
     def data(self, text: str) -> None:
         if self._skip or not self._stack:
             return  # text between the <url>'s children, or inside a core field
-        node = self._stack[-1]
+        children = self._stack[-1].children
         self._chars += len(text)
-        last = node.children[-1] if node.children else None
-        size = (node.size if isinstance(last, str) else 0) + len(text)
-        if self._chars > MAX_URL_CHARS or size > MAX_VALUE:
-            self._overflow = True
-        elif isinstance(last, str):
-            node.children[-1] = last + text
-            node.size = size
+        last = children[-1] if children else None
+        if isinstance(last, str):
+            children.pop()
+            text = last + text
+        if self._chars > MAX_URL_CHARS or len(text) > MAX_VALUE:
+            self._overflow = True  # (the top element is left out whole)
         else:
-            node.children.append(text)
-            node.size = size
+            children.append(text)
 
     def end(self, name: str = "") -> None:
         if self._skip:
