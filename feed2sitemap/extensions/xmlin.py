@@ -184,21 +184,16 @@ class _Reader:
         self.seen.add(name)
         return True
 
-    def text(self, child: Foreign) -> Optional[str]:
-        """The child's text, once: None (with a problem) if repeated or holding elements."""
+    def value(self, child: Foreign, parse: Callable[[str], Any] = str.strip) -> Any:
+        """The child's text, once, parsed: None (with a problem) if repeated, holding elements
+        or refused by ``parse``."""
         if not self.once(child.name):
             return None
         if any(isinstance(c, Foreign) for c in child.children):
             self.bad(child.name, "holds elements, not text: left out")
             return None
-        return child.text()
-
-    def value(self, child: Foreign, parse: Callable[[str], Any]) -> Any:
-        text = self.text(child)
-        if text is None:
-            return None
         try:
-            return parse(text)
+            return parse(child.text())
         except ValueError as exc:
             self.bad(child.name, f"{exc}: left out")
             return None
@@ -224,8 +219,8 @@ def _image(element: Foreign, reader: _Reader) -> Image:
     for child in reader.children(element, IMAGE_NS):
         if child.name not in IMAGE_ORDER:
             reader.unknown(child, "image:image")
-        elif (text := reader.text(child)) is not None:
-            values[child.name] = text.strip()
+        elif (text := reader.value(child)) is not None:
+            values[child.name] = text
     return Image(values.pop("loc", ""), **values)
 
 
@@ -248,7 +243,7 @@ def _video(element: Foreign, reader: _Reader) -> Video:
         elif name == "tag":
             tags.append(child.text().strip())
         elif name in ("restriction", "platform"):
-            text = reader.text(child)
+            text = reader.value(child, str)
             relationship = child.attribute("relationship")
             if text is not None and relationship is None:
                 reader.bad(name, "no relationship attribute (allow or deny): left out")
@@ -273,13 +268,12 @@ def _news(element: Foreign, reader: _Reader) -> News:
             for part in reader.children(child, NEWS_NS):
                 if part.name not in ("name", "language"):
                     reader.unknown(part, "news:publication")
-                elif (text := reader.text(part)) is not None:
-                    values[part.name] = text.strip()
+                elif (text := reader.value(part)) is not None:
+                    values[part.name] = text
         elif child.name == "publication_date":
             values["publication_date"] = reader.value(child, parse_lastmod)
         elif child.name == "title":
-            text = reader.text(child)
-            values["title"] = values["title"] if text is None else text.strip()
+            values["title"] = reader.value(child) or values["title"]
         elif child.name in _NEWS_LEGACY:
             extra.append(child)
         else:
