@@ -18,24 +18,11 @@ def _newer(second: Optional[Lastmod], first: Optional[Lastmod]) -> bool:
     return first is None or lastmod_key(second) > lastmod_key(first)
 
 
-def merge_extensions(first: Extensions, first_lastmod: Optional[Lastmod],
-                     second: Extensions, second_lastmod: Optional[Lastmod]) -> Extensions:
-    """Each kind (and foreign namespace) from the newest copy that has it, a tie to ``first``:
-    a feed entry that moves a page's lastmod on keeps the alternates the sitemap had."""
-    if not second:
-        return first
-    if not first:
-        return second
-    merger = ExtensionMerger()
-    merger.add(first, first_lastmod)
-    merger.add(second, second_lastmod)
-    return merger.value()
-
-
 class ExtensionMerger:
-    """``merge_extensions`` over any number of copies, each kind kept with its copy's lastmod.
-    Foreign elements all from one copy keep their order; otherwise each namespace's elements
-    go where the namespace first appeared."""
+    """The extensions of one URL over its copies: each kind (and foreign namespace) from the
+    newest copy that has it, a tie to the first (a feed entry that moves a page's lastmod on
+    keeps the alternates the sitemap had). Foreign elements all from one copy keep their order;
+    otherwise each namespace's elements go where the namespace first appeared."""
 
     __slots__ = ("_first", "_foreign", "_kinds")
 
