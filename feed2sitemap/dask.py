@@ -28,7 +28,7 @@ import shutil
 import tempfile
 import uuid
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta, timezone
 from typing import Any, Optional, Union
 
@@ -257,8 +257,8 @@ def to_sitemaps(data: Any, output: Union[str, os.PathLike[str]], *, base_url: st
         raise OptionError("must be 1 or more", parameter="partitions")
 
     def compute(stage: str) -> tuple[list[PartManifest], list[MergeCounts]]:
-        rules = _Rules(directory, limits.replace(profile=prof), scope_check, n_out, stage,
-                       stem, writing.replace(gzip=ext.endswith(".gz"), gzip_level=level),
+        rules = _Rules(directory, replace(limits, profile=prof), scope_check, n_out, stage,
+                       stem, replace(writing, gzip=ext.endswith(".gz"), gzip_level=level),
                        dedupe_mode, defaults, memory_limit, report.strict, filters)
         manifests, counts, merges = _run(inputs, rules)
         for c in counts:

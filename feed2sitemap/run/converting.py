@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import fields, replace
 from datetime import datetime, timezone
 from typing import NamedTuple, Optional, Union
 
@@ -154,7 +155,7 @@ def _plan(inputs: list[Source], output: Destination, base_url: Optional[str],
     if news is not None:  # Google News: at most 1,000 <news:news> a sitemap
         from ..extensions.rules import NEWS_PER_FILE
 
-        limits = limits.replace(max_urls=min(limits.max_urls or NEWS_PER_FILE, NEWS_PER_FILE))
+        limits = replace(limits, max_urls=min(limits.max_urls or NEWS_PER_FILE, NEWS_PER_FILE))
     if publish.indexnow is not None and dedupe_mode == "auto":
         dedupe_mode = "merge"  # what changed is what merging with the old version tells
     if dedupe_mode not in DEDUPE_MODES:
@@ -299,8 +300,8 @@ def _check_sites(inputs: Sequence[Source], base_url: Optional[str],
         raise OptionError(f"{source_name(sites[0])} is a site directory: its pages' URLs are "
                           "the files' paths under `base_url`; give it", "base_url")
     if not sites and reading.site != SiteOptions():
-        changed = [name for name, value in vars(SiteOptions()).items()
-                   if getattr(reading.site, name) != value]
+        changed = [f.name for f in fields(SiteOptions)
+                   if getattr(reading.site, f.name) != getattr(SiteOptions(), f.name)]
         raise OptionError("goes with a site directory among the inputs (a built site, read "
                           "as served at `base_url`)", changed[0])
 
