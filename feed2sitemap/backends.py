@@ -49,8 +49,8 @@ TABLE: dict[str, FastPath] = {
         "tests/test_urlextfast.py", "sitemap-ext", 293,
         "5x on the extension reader; the row exceeds 1.5x its floor without it"),
     "extension rules": FastPath(
-        ("extensions.rulesfast",), "extensions.rules:check_extensions",
-        "tests/test_urlextfast.py", "sitemap-ext", 71,
+        ("extensions.rulesfast", "model.urls:all_normalized"),
+        "extensions.rules:check_extensions", "tests/test_urlextfast.py", "sitemap-ext", 64,
         "1.55x (12.7 / 8.2 s on 200,000 of the row's URLs, 2026-12-05); the row exceeds 1.5x "
         "its floor without it"),
     "URL list blocks": FastPath(

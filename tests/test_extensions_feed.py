@@ -12,10 +12,8 @@ from feed2sitemap.extensions import (
     Alternate,
     Extensions,
     Image,
-    extensions_for_entry,
-    parse_duration,
-    plain_text,
 )
+from feed2sitemap.extensions.feed import extensions_for_entry, parse_duration, plain_text
 from feed2sitemap.extensions.model import Problem
 from tests.conftest import conformance
 

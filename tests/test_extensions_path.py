@@ -15,7 +15,8 @@ from hypothesis import given, settings
 
 from feed2sitemap import Limits, Record, Report, WriteOptions, batched, read, unbatched, write
 from feed2sitemap.backends import reference
-from feed2sitemap.extensions import Alternate, Extensions, Foreign, Image, Video, from_json
+from feed2sitemap.extensions import Alternate, Extensions, Foreign, Image, Video
+from feed2sitemap.extensions.jsonform import from_json
 from feed2sitemap.extensions.xmlout import serialize
 from feed2sitemap.pipeline.steps import merge
 

@@ -23,14 +23,12 @@ from feed2sitemap.extensions import (
     Platform,
     Problem,
     Restriction,
-    UrlChildren,
     Video,
-    check_extensions,
-    declarations,
-    serialize,
 )
 from feed2sitemap.extensions.model import IMAGE_NS, MOBILE_NS, SITEMAP_NS, VIDEO_NS, XML_NS
-from feed2sitemap.extensions.xmlin import MAX_FOREIGN_NODES, located
+from feed2sitemap.extensions.rules import check_extensions
+from feed2sitemap.extensions.xmlin import MAX_FOREIGN_NODES, UrlChildren, located
+from feed2sitemap.extensions.xmlout import declarations, serialize
 from feed2sitemap.xmlutil import MAX_VALUE, safe_expat_parser
 from tests.conftest import conformance
 

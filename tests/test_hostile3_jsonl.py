@@ -27,7 +27,7 @@ from feed2sitemap import (
     convert,
 )
 from feed2sitemap.check import check
-from feed2sitemap.extensions import from_json
+from feed2sitemap.extensions.jsonform import from_json
 from feed2sitemap.model.rules import FAR_FUTURE, xsd_lastmod
 from feed2sitemap.scale.indexing import read_manifest, write_index
 from feed2sitemap.scale.partition import PartManifest, write_partition

@@ -1,14 +1,7 @@
 """The extension tags Google no longer reads: found (check's ``ext-deprecated`` note) and left
-out (the converter's ``--drop-deprecated``), by one table.
-
-Google deprecated image caption, geo_location, title and license and video category,
-gallery_loc, price, tvshow and player_loc's allow_embed and autoplay attributes on 2022-05-06,
-with no effect on indexing from 2022-08-06 (DEPRECATED_SOURCE). Its News sitemap documentation
-(NEWS_SOURCE) lists only publication, publication_date and title since: access, genres,
-keywords, stock_tickers and geo_locations are read by no one. The readers keep all of them
-(News.extra, Video.extra and the Image and Video fields): a value read is never lost unless
-asked.
-"""
+out (``--drop-deprecated``). Deprecated on 2022-05-06 (DEPRECATED_SOURCE); the News sitemap
+documentation (NEWS_SOURCE) names only publication, publication_date and title since. The
+readers keep them all: a value read is never lost unless asked."""
 
 from __future__ import annotations
 
@@ -35,8 +28,7 @@ def _gone(element: Foreign, namespace: str, names: frozenset[str]) -> bool:
 
 
 def deprecated_tags(ext: Extensions) -> Iterator[tuple[str, str, int]]:
-    """(tag, kind, index of the item) for each deprecated tag in ``ext``: "image:caption",
-    "video:player_loc@autoplay", "news:keywords", ..."""
+    """(tag, kind, item's index) for each deprecated tag: "video:player_loc@autoplay", ..."""
     for i, image in enumerate(ext.images):
         for name in _IMAGE:
             if getattr(image, name) is not None:
@@ -55,8 +47,7 @@ def deprecated_tags(ext: Extensions) -> Iterator[tuple[str, str, int]]:
 
 
 def without_deprecated(ext: Extensions, dropped: Counter[str]) -> Optional[Extensions]:
-    """``ext`` less its deprecated tags, each counted in ``dropped`` by tag; None when it has
-    none (the usual: nothing is rebuilt)."""
+    """``ext`` less its deprecated tags (counted in ``dropped``); None when it has none."""
     tags = Counter(tag for tag, _, _ in deprecated_tags(ext))
     if not tags:
         return None

@@ -1,22 +1,12 @@
-"""Extensions from a feed entry as feedparser gives it.
+"""Extensions from a feed entry as feedparser gives it (README, "Feeds").
 
-Images: <enclosure>/Atom <link rel="enclosure"> with an image/* type, media:content with
-medium="image" or an image/* type, media:thumbnail, itunes:image — normalised like page URLs
-but not scope-checked (images may live on a CDN), each once, at most 1,000 (the rest counted);
-one declared without its URL is left out with a warning.
-
-Videos, mapped from Media RSS as Google reads mRSS ([VID] "Google also supports mRSS"): one
-video per entry, from its first media:content or enclosure with a video/* type or
-medium="video" (content_loc), media:player (player_loc; a media:content of type
-application/x-shockwave-flash, as YouTube's channel feeds give, is a player too), thumbnail
-from media:thumbnail (item, group or content level: feedparser gathers them) or itunes:image
-(the entry's, else the channel's), title from media:title/the item title, description from
-media:description/the summary with markup removed, duration from media:content@duration or
-itunes:duration, tags from media:keywords and categories. A video missing a required field
-is left out with a warning naming it (rules.sanitize).
-
-Alternates: an Atom entry's rel="alternate" links that carry hreflang, when it has several.
-"""
+Images: image enclosures, media:content and media:thumbnail, itunes:image; normalised but not
+scope-checked (images may live on a CDN), each once. Videos, from Media RSS as Google reads it
+([VID] "Google also supports mRSS"): one per entry, from its first video media:content or
+enclosure (content_loc) or media:player (player_loc; a Flash media:content is a player too),
+with the thumbnail, title, description without markup, duration and tags. Alternates: an Atom
+entry's rel="alternate" links that carry hreflang, when it has several. What breaks Google's
+rules is left out with a warning (rules.sanitize)."""
 
 from __future__ import annotations
 
@@ -37,8 +27,7 @@ _SECONDS = re.compile(r"\d{1,9}(?:\.\d+)?")
 
 
 def parse_duration(text: str) -> int:
-    """Seconds from "3156", "3156.4", "26:53" or "00:37:07" (itunes:duration's forms and
-    media:content@duration's); ValueError otherwise."""
+    """Seconds from "3156", "3156.4", "26:53" or "00:37:07"; ValueError otherwise."""
     value = text.strip()
     if _SECONDS.fullmatch(value):
         return round(float(value))
@@ -71,8 +60,7 @@ class _Text(HTMLParser):
 
 
 def plain_text(html: str) -> str:
-    """``html`` with its markup removed, its references decoded and its white space runs
-    made single spaces."""
+    """``html`` as text: no markup, references decoded, white space runs as single spaces."""
     if "<" not in html and "&" not in html:
         return " ".join(html.split())
     parser = _Text()
@@ -82,7 +70,6 @@ def plain_text(html: str) -> str:
 
 
 def _list(value: Any) -> list[Mapping[str, Any]]:
-    """feedparser's value as a list of dicts."""
     if isinstance(value, Mapping):
         return [value]
     return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
@@ -98,8 +85,7 @@ def _given(raw: Any) -> bool:
 
 
 class _Urls(NamedTuple):
-    """Normalises the URLs of one entry, reporting those that are no URL (one not given is
-    None, unreported)."""
+    """Normalises the URLs of one entry, reporting those that are no URL."""
 
     base: Optional[str]
     problems: list[Problem]
@@ -200,9 +186,8 @@ def _alternates(entry: Mapping[str, Any], url: _Urls) -> list[Alternate]:
 def extensions_for_entry(entry: Mapping[str, Any], feed: Optional[Mapping[str, Any]] = None,
                          *, page: Optional[str] = None, base: Optional[str] = None
                          ) -> tuple[Extensions, list[Problem]]:
-    """The images, video and alternates of a feedparser entry (``feed``: the feed-level dict,
-    for the channel's itunes:image), and the problems met (warnings naming what was left
-    out). ``page`` is the entry's own URL; relative URLs are resolved against ``base``."""
+    """The images, video and alternates of a feedparser entry (``feed``, the feed's dict, gives
+    the channel's itunes:image), and the problems met; ``page`` is the entry's own URL."""
     problems: list[Problem] = []
     url = _Urls(base, problems)
     video = _video(entry, feed or {}, url)

@@ -1,17 +1,7 @@
-"""Extensions as JSON values, the shapes JSON Lines writes and reads (lossless): one key per
-kind, each a list of objects whose keys are the model's field names:
-``"images": [{"loc": …, "caption": …}]``, ``"videos": [{"thumbnail_loc": …, "title": …,
-"description": …, "content_loc": …, "tags": […], "restriction": {"relationship": "allow",
-"countries": ["IE"]}}]``, ``"news": [{"name": …, "language": …, "publication_date": …,
-"title": …}]``, ``"alternates": [{"hreflang": …, "href": …}]``, ``"mobile": [{"type": …}]``,
-``"foreign": [{"namespace": …, "name": …, "attributes": [[name, value]], "children": [text
-or element]}]``. Dates are W3C Datetime text, as lastmod; a value left at its default is left
-out. The npm ``sitemap`` package's shapes (sitemap.js's SitemapItem, what its ``--parse``
-writes) are read too: ``img`` (a URL, or objects with ``url``, ``geoLocation``…), ``video``
-(``tag``, ``"yes"``/``"no"``, ``restriction`` text with ``restriction:relationship``…),
-``news`` (one object with ``publication: {name, language}``) and ``links`` (``lang`` or
-``hreflang``, ``url``), ``androidLink`` and ``ampLink`` (README, Inputs).
-"""
+"""Extensions as JSON values, the shapes JSON Lines writes and reads losslessly (README, "JSON
+Lines shapes": one member per kind, lists of objects keyed by the model's field names, dates as
+W3C Datetime, defaults left out); the npm ``sitemap`` package's shapes (``img``, ``video``,
+``news``, ``links``, ``androidLink``, ``ampLink``) are read too (README, Inputs)."""
 
 from __future__ import annotations
 
@@ -64,7 +54,6 @@ Notes = list[tuple[str, str]]
 
 
 def to_json(ext: Extensions) -> dict[str, Any]:
-    """The JSON object members for ``ext`` (empty for no extensions)."""
     out: dict[str, Any] = {}
     for kind in (*KINDS, "foreign"):
         items = getattr(ext, kind)
@@ -102,10 +91,9 @@ def _foreign_json(element: Foreign) -> dict[str, Any]:
 
 def from_json(obj: dict[str, Any], notes: Optional[Notes] = None
               ) -> tuple[Extensions, list[str]]:
-    """The Extensions in a JSON object's members (other members ignored), and a message for
-    each value that could not be read (that item is left out): a member of another type than
-    the model's field (a number for a URL, true for a duration) is one, naming the member.
-    ``notes`` receives what an item held that is not kept (Notes)."""
+    """The Extensions in a JSON object's members (others ignored), and a message naming the
+    member for each item left out (a value of another type than the model's field, say);
+    ``notes`` receives what an item held that is not kept."""
     found: dict[str, list[Any]] = {}
     problems: list[str] = []
     for key, value in obj.items():
@@ -158,7 +146,7 @@ def _read(kind: str, key: str, item: Any, where: str, notes: Notes) -> Any:
 
 
 def _npm_video(item: dict[str, Any], where: str, notes: Notes) -> dict[str, Any]:
-    """An npm video in our shape, but for the members _NPM_NAMES renames."""
+    """An npm video in our shape but for _NPM_NAMES."""
     item = dict(item)
     if isinstance(item.get("tag"), str):
         item["tag"] = [item["tag"]]
@@ -201,8 +189,7 @@ def _npm_news(item: dict[str, Any], where: str, notes: Notes) -> dict[str, Any]:
 
 
 def _npm_elements(item: dict[str, Any], key: str, namespace: str) -> dict[str, Any]:
-    """``item`` with its _NPM_ELEMENTS members (and their ``name:attribute`` ones) moved into
-    ``extra`` as the elements they stand for."""
+    """``item`` with its _NPM_ELEMENTS members (and ``name:attribute`` ones) moved to ``extra``."""
     extra = []
     for name in _NPM_ELEMENTS[key]:
         if name in item:
@@ -220,8 +207,7 @@ def _npm_elements(item: dict[str, Any], key: str, namespace: str) -> dict[str, A
 
 @cache
 def _schema(cls: type) -> dict[str, tuple[Any, bool]]:
-    """Each field of a kind: the type its JSON value must have (Optional taken off) and
-    whether it is required (no default)."""
+    """Each field of a kind: the type its JSON value must have, and whether it is required."""
     hints = get_type_hints(cls)
     out = {}
     for f in dataclasses.fields(cls):
@@ -234,14 +220,13 @@ def _schema(cls: type) -> dict[str, tuple[Any, bool]]:
 
 # The model's types as JSON says them; a value of another type is refused, naming the member
 _WANTED = {str: "a string", int: "a whole number", float: "a number", bool: "true or false"}
-# what the XML reader takes for a whole number (xmlin._INT): a bigger one would be written
+# the most digits the XML reader takes (xmlout.VIDEO_VALUES): a bigger number would be written
 # into a sitemap that reads back as no number at all
 _MAX_WHOLE = 10 ** 15
 
 
 def _typed(name: str, value: Any, want: Any, required: bool) -> Any:
-    """A member's value as the model holds it; TypeError/ValueError naming ``name`` when it
-    is not one."""
+    """A member's value as the model holds it; TypeError/ValueError naming it when not one."""
     if value is None:
         if required and name != "publication_date":  # (a news date: the rules say)
             raise ValueError(f"{name} is missing (required)")
@@ -302,9 +287,8 @@ def _date(name: str, text: Any) -> date:
 
 
 def _foreign(obj: Any, nested: bool = False) -> Foreign:
-    """A foreign element from its JSON form. Its names are written into the markup as they
-    are, so each must be an XML name (NCName) and its namespace one we may declare: a name
-    such as ``x/></url><url>…`` would otherwise write markup of its own."""
+    """A foreign element from its JSON form; its names must be XML names (they are written as
+    they are: ``x/></url><url>…`` would write markup of its own)."""
     if not isinstance(obj, dict):
         raise TypeError("a foreign element is an object")
     namespace, name = _member(obj, "namespace", str, ""), _member(obj, "name", str, None)

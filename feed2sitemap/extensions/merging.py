@@ -18,33 +18,16 @@ def _newer(second: Optional[Lastmod], first: Optional[Lastmod]) -> bool:
     return first is None or lastmod_key(second) > lastmod_key(first)
 
 
-def merge_extensions(first: Extensions, first_lastmod: Optional[Lastmod],
-                     second: Extensions, second_lastmod: Optional[Lastmod]) -> Extensions:
-    """Each kind (and each foreign namespace) from the newest copy that has it: the newest
-    lastmod, a tie (or neither dated) to ``first``. So a feed entry that moves a page's lastmod
-    on but carries no alternates keeps the alternates the sitemap had."""
-    if not second:
-        return first
-    if not first:
-        return second
-    merger = ExtensionMerger()
-    merger.add(first, first_lastmod)
-    merger.add(second, second_lastmod)
-    return merger.value()
-
-
 class ExtensionMerger:
-    """The extensions of one URL over any number of copies, as ``merge_extensions`` takes them
-    from two: each kind kept with its copy's lastmod, so a chain of copies is decided exactly.
-    Foreign elements: when every namespace comes from one copy, that copy's elements are kept
-    in their order (two namespaces may interleave); otherwise each namespace's elements go
-    where the namespace first appeared."""
+    """The extensions of one URL over its copies: each kind (and foreign namespace) from the
+    newest copy that has it, a tie to the first (a feed entry that moves a page's lastmod on
+    keeps the alternates the sitemap had). Foreign elements all from one copy keep their order;
+    otherwise each namespace's elements go where the namespace first appeared."""
 
     __slots__ = ("_first", "_foreign", "_kinds")
 
     def __init__(self) -> None:
-        # the one copy added so far, kept whole: most URLs of a merge have one copy with
-        # extensions, whose value is that copy's (no kind to sort out, nothing to rebuild)
+        # the one copy added so far, kept whole: most URLs have one (nothing to rebuild)
         self._first: Optional[tuple[Extensions, Optional[Lastmod]]] = None
         self._kinds: dict[str, tuple[tuple[object, ...], Optional[Lastmod]]] = {}
         # namespace → (its elements, that copy's lastmod, that copy's whole foreign tuple)

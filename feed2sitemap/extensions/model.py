@@ -1,5 +1,4 @@
-"""The extension values a URL may carry besides loc, lastmod, changefreq and priority: frozen,
-slotted dataclasses (the rules live in rules.py, the XML in xmlin.py and xmlout.py)."""
+"""The extension values a URL may carry besides loc, lastmod, changefreq and priority."""
 
 from __future__ import annotations
 
@@ -30,9 +29,8 @@ KIND_NAMESPACES = {"images": IMAGE_NS, "videos": VIDEO_NS, "news": NEWS_NS,
 
 @dataclass(frozen=True, slots=True)
 class Foreign:
-    """An element kept as it was read: its namespace URI, local name, attributes (expat-style
-    names: ``"URI local"`` for a namespaced attribute, ``"local"`` otherwise, in document order)
-    and children (text and elements, in order). Its prefix is not kept: it may change."""
+    """An element kept as read (but for its prefix): attributes named as expat names them
+    (``"URI local"``, or ``"local"`` without a namespace), in order; children, text or elements."""
 
     namespace: str
     name: str
@@ -65,11 +63,9 @@ def _ncname() -> re.Pattern[str]:
 
 def check_foreign_name(namespace: str, name: str, attribute: bool = False,
                        nested: bool = False) -> None:
-    """ValueError unless ``name`` is an XML name without a colon and ``namespace`` one a
-    foreign element (or attribute) may be written in (an attribute may be xml:). An element
-    directly in <url> (or in an image, video or news item) needs a namespace: the schemas
-    allow only other namespaces' elements there (``##other`` excludes no namespace); one
-    ``nested`` inside a foreign element may have none."""
+    """ValueError unless ``name`` is an XML name without a colon, in a namespace a foreign
+    element (or attribute) may be in. Only one ``nested`` in a foreign element may have none:
+    the schemas' ``##other`` allows only other namespaces' elements in <url> and its items."""
     what = "attribute" if attribute else "element"
     if len(name) > 256 or not _ncname().fullmatch(name):
         raise ValueError(f"{name[:80]!r} is not an XML name for a foreign {what}")
@@ -84,8 +80,7 @@ def check_foreign_name(namespace: str, name: str, attribute: bool = False,
 
 @dataclass(frozen=True, slots=True)
 class Image:
-    """<image:image>. Only ``loc`` is current; caption, title, geo_location and license were
-    deprecated by Google in 2022 and are kept when read, never invented."""
+    """<image:image>; caption, title, geo_location and license are deprecated (kept as read)."""
 
     loc: str
     caption: Optional[str] = None
@@ -112,10 +107,8 @@ class Platform:
 
 @dataclass(frozen=True, slots=True)
 class Video:
-    """<video:video>. thumbnail_loc, title, description and one of content_loc/player_loc are
-    required (rules.check_extensions says so). ``allow_embed`` and ``autoplay`` are
-    <video:player_loc>'s deprecated attributes; ``extra`` holds the deprecated children that
-    have no field here, kept as they were read."""
+    """<video:video>. ``allow_embed`` and ``autoplay`` are <video:player_loc>'s deprecated
+    attributes; ``extra`` holds the deprecated children with no field here, as read."""
 
     thumbnail_loc: str
     title: str
@@ -142,9 +135,7 @@ class Video:
 
 @dataclass(frozen=True, slots=True)
 class News:
-    """<news:news>: publication name and language, publication date, title. ``extra`` holds
-    the children Google dropped from its documentation (access, genres, keywords,
-    stock_tickers, geo_locations), kept as read."""
+    """<news:news>; ``extra`` holds the children Google dropped from its documentation."""
 
     name: str
     language: str
@@ -163,19 +154,17 @@ class Alternate:
 
 @dataclass(frozen=True, slots=True)
 class Mobile:
-    """Baidu's <mobile:mobile type="…"/>: ``type`` None when the attribute is absent (which
-    Baidu reads as "mobile")."""
+    """Baidu's <mobile:mobile type="…"/> (no type: Baidu reads "mobile")."""
 
     type: Optional[str] = None
 
 
 @dataclass(frozen=True, slots=True)
 class Problem:
-    """One thing wrong with an extension: its ``kind`` ("images", "videos", …), the ``index``
-    of the item (None for the URL as a whole), the ``field`` ("" for the whole item), the
-    ``reason``, the ``line`` when known. ``drops`` says what the converter leaves out for it:
-    "field" (the value alone), "item" (the whole item), "excess" (what is past a limit),
-    "value" (the value is written as ``value``, the form the schema takes) or "none"."""
+    """One thing wrong with an extension: its ``kind`` ("images", …), the ``index`` of the item
+    (None: the URL as a whole), its ``field`` ("": the whole item). ``drops`` says what the
+    converter leaves out: "field", "item", "excess" (what is past a limit), "value" (written
+    as ``value``, the form the schema takes) or "none"."""
 
     kind: str
     field: str

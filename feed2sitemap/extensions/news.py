@@ -1,11 +1,6 @@
-"""Google News from a feed: the language code, the two-day window, the publication date.
-
-[NEWS] https://developers.google.com/search/docs/crawling-indexing/sitemaps/news-sitemap:
-"Include URLs for articles that were published in the last two days"; <news:language> is an
-ISO 639 code of two or three letters, except zh-cn (Simplified) and zh-tw (Traditional
-Chinese); <news:publication_date> is "the original date and time when the article was first
-published on your site", in W3C format.
-"""
+"""Google News from a feed ([NEWS] https://developers.google.com/search/docs/crawling-indexing/
+sitemaps/news-sitemap: "articles that were published in the last two days", the date "when the
+article was first published")."""
 
 from __future__ import annotations
 
@@ -17,19 +12,17 @@ from typing import Any, Optional
 
 from ..errors import OptionError
 from ..model.record import Lastmod, lastmod_key
-from ..model.rules import news_language, parsed_utc
+from ..model.rules import news_language as news_language  # (the feed reader's, from here)
+from ..model.rules import parsed_utc
 from .model import News
-
-__all__ = ["NEWS_WINDOW", "SOURCE_DATE_EPOCH", "feed_language", "first_published", "in_window",
-           "news_for_entry", "news_language", "now"]
 
 NEWS_WINDOW = timedelta(days=2)
 SOURCE_DATE_EPOCH = "SOURCE_DATE_EPOCH"  # reproducible-builds.org: "now", for reproducible runs
 
+
 def feed_language(feed: Mapping[str, Any], entry: Optional[Mapping[str, Any]] = None
                   ) -> Optional[str]:
-    """The language a feed declares, as feedparser gives it: RSS <language> (or
-    <dc:language>), else the xml:lang in force on the entry's or the feed's title."""
+    """RSS <language> (or <dc:language>), else the xml:lang of the entry's or feed's title."""
     if feed.get("language"):
         return str(feed["language"])
     for holder in (entry or {}, feed):
@@ -52,14 +45,13 @@ def now() -> datetime:
 
 
 def in_window(published: Lastmod, at: datetime) -> bool:
-    """Whether ``published`` is within NEWS_WINDOW before ``at`` (or after it: a clock a
-    little ahead is no reason to leave an article out). A date counts as its midnight UTC."""
+    """Whether ``published`` is within NEWS_WINDOW before ``at``, or after it (a clock ahead
+    is no reason to leave an article out)."""
     return lastmod_key(published) >= at - NEWS_WINDOW
 
 
 def first_published(entry: Mapping[str, Any]) -> Optional[datetime]:
-    """The entry's first publication time (RSS <pubDate>, Atom <published>, <issued>), as
-    feedparser gives it; never its update time. None when it has none."""
+    """The entry's first publication time (<pubDate>, <published>, <issued>), never its update."""
     parsed = entry.get("published_parsed")
     if not isinstance(parsed, time.struct_time):
         return None

@@ -45,6 +45,12 @@ _NEWS_LANGUAGE = re.compile(r"[a-z]{2,3}|zh-cn|zh-tw")
 _HREFLANG = re.compile(r"(?i:[a-z]{2,3}(?:-[a-z]{4})?(?:-(?:[a-z]{2}|\d{3}))?|x-default)")
 
 
+# [LOC] "Each language version must list itself as well as all other language versions": a
+# warning, nothing is left out for it
+NOT_ITSELF = Problem("alternates", "", "the page is not among its own alternates (each "
+                     "version must list itself)", drops="none")
+
+
 def is_news_language(code: str) -> bool:
     return _NEWS_LANGUAGE.fullmatch(code) is not None
 
@@ -65,7 +71,7 @@ def _url_problem(value: Optional[str]) -> Optional[str]:
 
 def _check_video(video: Video, index: int, page: Optional[str]) -> list[Problem]:
     """[VID] required: thumbnail_loc, title, description, and content_loc or player_loc
-    (neither the same as the page's <loc>); then each optional value's format and range."""
+    (neither the page's own <loc>)."""
     out: list[Problem] = []
 
     def bad(name: str, reason: str, drops: str = "field", value: Any = None) -> None:
@@ -113,10 +119,8 @@ def _check_video_values(video: Video, bad: Callable[..., None]) -> None:
                 [v for v in countries if not _COUNTRY.fullmatch(v)], "an ISO 3166 country code")
     if video.platform is not None:
         platforms = video.platform.platforms
-        spelt = tuple(map(str.lower, platforms))
-        _listed(bad, "platform", video.platform, platforms, spelt,
-                [v for v in platforms if v.lower() not in PLATFORMS],
-                "web, mobile or tv")
+        _listed(bad, "platform", video.platform, platforms, tuple(map(str.lower, platforms)),
+                [v for v in platforms if v.lower() not in PLATFORMS], "web, mobile or tv")
     if len(video.tags) > MAX_TAGS:
         bad("tags", f"{len(video.tags)} tags, at most {MAX_TAGS} are permitted", "excess")
     if video.uploader is not None and len(video.uploader) > MAX_UPLOADER:
@@ -127,8 +131,8 @@ def _check_video_values(video: Video, bad: Callable[..., None]) -> None:
 
 def _listed(bad: Callable[..., None], name: str, held: Any, given: tuple[str, ...],
             spelt: tuple[str, ...], wrong: list[str], what: str) -> None:
-    """<video:restriction> or <video:platform>: its relationship, then its list, written
-    ``spelt`` (the case the schema takes) when that is all that is wrong with it."""
+    """<video:restriction> or <video:platform>, its list written ``spelt`` (in the case the
+    schema takes) when that is all that is wrong with it."""
     if held.relationship not in RELATIONSHIPS:
         bad(name, f"relationship {held.relationship!r} is not allow or deny")
     elif wrong:
@@ -143,8 +147,7 @@ Rule = Callable[[str], Optional[str]]
 
 
 def _rule(pattern: str, what: str, collapse: bool = True) -> Rule:
-    """A schema type as a pattern: why a text is not one, or None. ``collapse``: the type
-    strips surrounding white space (every type but xsd:string's)."""
+    """A schema type as a pattern; ``collapse``: it strips white space (all but xsd:string)."""
     regex = re.compile(pattern)
 
     def judge(text: str) -> Optional[str]:
@@ -194,7 +197,7 @@ _TVSHOW: dict[str, tuple[Optional[Rule], bool]] = {
 
 def _leaf(element: Foreign, text: Optional[Rule], attributes: dict[str, Optional[Rule]],
           needed: tuple[str, ...] = ()) -> Optional[str]:
-    """Why an element fails its schema type (text and attributes), or None."""
+    """Why an element fails its schema type, or None."""
     if any(isinstance(c, Foreign) for c in element.children):
         return "holds elements, not text"
     why = text(element.text()) if text is not None else None
@@ -276,16 +279,13 @@ def _extra(extra: tuple[Foreign, ...], ns: str
 
 
 def _check_news(news: News, index: int) -> list[Problem]:
-    """[NEWS] required: publication name and language, publication_date, title."""
     out = [Problem("news", name, "missing (required)", index, drops="item")
            for name, value in (("name", news.name), ("language", news.language),
                                ("publication_date", news.publication_date),
                                ("title", news.title))
            if value is None or (isinstance(value, str) and not value.strip())]
     if news.language and not is_news_language(news.language):
-        # the feed's rule (model/rules.py): a tag's language alone ("en-US" is "en"), as
-        # Google takes no region; Chinese by its script or region
-        code = news_language(news.language)
+        code = news_language(news.language)  # ("en-US" is "en": Google takes no region)
         why = f"{news.language[:40]!r} is not an ISO 639 code of two or three lower-case " \
               "letters, zh-cn or zh-tw"
         out.append(Problem("news", "language", why, index, drops="item") if code is None else
@@ -299,12 +299,11 @@ def _check_news(news: News, index: int) -> list[Problem]:
 
 
 def check_extensions(ext: Extensions, page: Optional[str] = None) -> list[Problem]:
-    """Every problem of every item, and the per-URL limits (foreign elements have no rules)."""
+    """Every problem of every item and of the per-URL limits (foreign elements have none)."""
     if not ext:
         return []
     out: list[Problem] = []
-    for i, image in enumerate(ext.images[:IMAGES_PER_URL]):
-        # [IMG] <image:loc> is required: the image's URL (any host: images may be on a CDN)
+    for i, image in enumerate(ext.images[:IMAGES_PER_URL]):  # (any host: a CDN's too)
         why = _url_problem(image.loc)
         if why:
             out.append(Problem("images", "loc", why, i, drops="item"))
@@ -323,10 +322,7 @@ def check_extensions(ext: Extensions, page: Optional[str] = None) -> list[Proble
         if why:
             out.append(Problem("alternates", "href", why, i, drops="item"))
     if ext.alternates and page is not None and not _lists_itself(ext, page):
-        # [LOC] "Each language version must list itself as well as all other language
-        # versions": a warning, nothing is left out for it
-        out.append(Problem("alternates", "", "the page is not among its own alternates "
-                           "(each version must list itself)", drops="none"))
+        out.append(NOT_ITSELF)
     for i, mobile in enumerate(ext.mobile):
         if mobile.type is not None and mobile.type not in MOBILE_TYPES:
             out.append(Problem("mobile", "type", f"{mobile.type!r} is not one of "
@@ -352,12 +348,7 @@ def _lists_itself(ext: Extensions, page: str) -> bool:
 
 
 def sanitize(ext: Extensions, page: Optional[str] = None) -> tuple[Extensions, list[Problem]]:
-    """``ext`` less everything a problem names, and the problems (one warning each).
-
-    An item with a problem that ``drops`` "item" is left out whole; a bad optional value is
-    left out alone; past a limit ("excess") the surplus is cut: images past 1,000, tags past
-    32, a description past 2,048 characters (at a character boundary); "none" is a warning.
-    """
+    """``ext`` less everything a problem names (as its ``drops`` says), and the problems."""
     problems = check_extensions(ext, page)
     if not problems:
         return ext, []
@@ -375,7 +366,7 @@ def sanitize(ext: Extensions, page: Optional[str] = None) -> tuple[Extensions, l
 
 
 def _fixed(item: Any, problems: list[Problem]) -> Any:
-    """``item`` less what ``problems`` name, or None when one of them drops it whole."""
+    """``item`` less what ``problems`` name, or None when one drops it whole."""
     if not problems:
         return item
     if any(p.drops == "item" for p in problems):

@@ -12,13 +12,10 @@ from collections.abc import Sequence
 from typing import Optional
 
 from ..model.extensions import Extensions
-from ..model.urls import CLEAN_BYTES, all_clean, proven_clean
+from ..model.urls import all_normalized
 from .model import Problem
-from .rules import IMAGES_PER_URL, is_hreflang
+from .rules import IMAGES_PER_URL, NOT_ITSELF, is_hreflang
 
-# rules.check_extensions's warning, word for word, shared by every row given it
-NOT_ITSELF = Problem("alternates", "", "the page is not among its own alternates (each "
-                     "version must list itself)", drops="none")
 _NONE: list[Problem] = []
 _WARNING = [NOT_ITSELF]
 
@@ -39,9 +36,7 @@ def proven_problems(column: Sequence[Extensions], locs: Sequence[str]
     hrefs = [alt.href for i in rows for alt in column[i].alternates]
     bad_langs = {h for h in {alt.hreflang for i in rows for alt in column[i].alternates}
                  if not is_hreflang(h)}
-    urls += hrefs + pages
-    text = "\n".join(urls) + "\n"
-    if not _all_clean(text, len(urls)) or bad_langs:
+    if not all_normalized(urls + hrefs + pages) or bad_langs:
         rows = [i for i in rows if _clean_row(column[i], locs[i], bad_langs)]
     for i in rows:
         alternates = column[i].alternates
@@ -54,18 +49,5 @@ def _clean_row(ext: Extensions, page: str, bad_langs: set[str]) -> bool:
     if any(alt.hreflang in bad_langs for alt in ext.alternates):
         return False
     urls = [image.loc for image in ext.images] + [alt.href for alt in ext.alternates]
-    if ext.alternates:
-        urls.append(page)
-    return _all_clean("\n".join(urls) + "\n", len(urls))
+    return all_normalized(urls + [page] if ext.alternates else urls)
 
-
-def _all_clean(text: str, n: int) -> bool:
-    """Whether the ``n`` URLs that make ``text`` (each followed by a newline) are all
-    normalised already (one holding a newline is left to the rule)."""
-    if text.count("\n") != n:
-        return False
-    if text.isascii():
-        unclean = len(text.encode().translate(None, CLEAN_BYTES))
-        if proven_clean(text, n, unclean) is not None:
-            return True
-    return "%" not in text and all_clean(text)

@@ -1,19 +1,12 @@
-"""Reading the extension elements of one <url> from expat-style events.
+"""Reading the extension elements of one <url> from namespace-aware expat events.
 
-``UrlChildren`` is fed the events inside a <url> as a namespace-aware expat parser reports
-them (``"URI local"``); core fields are passed over. Each element at the top is held as a small
-tree (bounded: MAX_VALUE characters a text, at most MAX_FOREIGN_NODES nodes and
-MAX_FOREIGN_DEPTH levels per <url>), then turned into its typed value (``build``); an element
-of a namespace we do not model is kept as it is.
-
-A missing required child is no problem of ``build``'s (the rules say so); it refuses what
-cannot be held: a value that does not parse, an element the schema does not have, a child
-given twice (the first is kept).
-"""
+Each top element (core fields passed over) is held as a small tree, bounded per <url>, then
+turned into its typed value (``build``); an element of a namespace we do not model is kept as
+it is. A missing required child is the rules' to report; ``build`` refuses what cannot be held:
+a value that does not parse, an element the schema does not have, a child given twice."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, Optional, Union
@@ -38,7 +31,7 @@ from .model import (
     Restriction,
     Video,
 )
-from .xmlout import IMAGE_ORDER, NEWS_ORDER, VIDEO_ORDER, VIDEO_TEXTS
+from .xmlout import IMAGE_ORDER, NEWS_ORDER, VIDEO_ORDER, VIDEO_VALUES
 
 CORE_FIELDS = frozenset(("loc", "lastmod", "changefreq", "priority"))
 # Per <url>: far above any real extension (a video with 32 tags is ~40 nodes; 1,000 images
@@ -50,12 +43,11 @@ MAX_URL_CHARS = 64 * MAX_VALUE
 
 
 class _Node:
-    __slots__ = ("ns", "name", "attrs", "children", "size")
+    __slots__ = ("ns", "name", "attrs", "children")
 
     def __init__(self, ns: str, name: str, attrs: tuple[tuple[str, str], ...]) -> None:
         self.ns, self.name, self.attrs = ns, name, attrs
         self.children: list[Union[str, _Node]] = []
-        self.size = 0  # characters of the text being collected (the last child)
 
     def frozen(self) -> Foreign:
         return Foreign(self.ns, self.name, self.attrs,
@@ -63,15 +55,15 @@ class _Node:
 
 
 def _attributes(attrs: Any) -> tuple[tuple[str, str], ...]:
-    """expat gives a dict, or a flat [name, value, …] list with ordered_attributes."""
+    """From expat's dict, or its flat list with ordered_attributes."""
     if isinstance(attrs, dict):
         return tuple(attrs.items())
     return tuple(zip(attrs[::2], attrs[1::2], strict=True)) if attrs else ()
 
 
 def unknown_element(local: str, ns: str) -> str:
-    """What is said of an element of the sitemaps.org namespace (``ns``), or of none, that the
-    schema does not have there (the sitemap reader says it of one outside this pass too)."""
+    """The message for an element of the sitemaps.org namespace, or of none, the schema does
+    not have there."""
     where = "the sitemaps.org namespace" if ns else "no namespace"
     return f"unknown element <{local}> in {where}: left out"
 
@@ -125,18 +117,16 @@ class UrlChildren:
     def data(self, text: str) -> None:
         if self._skip or not self._stack:
             return  # text between the <url>'s children, or inside a core field
-        node = self._stack[-1]
+        children = self._stack[-1].children
         self._chars += len(text)
-        last = node.children[-1] if node.children else None
-        size = (node.size if isinstance(last, str) else 0) + len(text)
-        if self._chars > MAX_URL_CHARS or size > MAX_VALUE:
-            self._overflow = True
-        elif isinstance(last, str):
-            node.children[-1] = last + text
-            node.size = size
+        last = children[-1] if children else None
+        if isinstance(last, str):
+            children.pop()
+            text = last + text
+        if self._chars > MAX_URL_CHARS or len(text) > MAX_VALUE:
+            self._overflow = True  # (the top element is left out whole)
         else:
-            node.children.append(text)
-            node.size = size
+            children.append(text)
 
     def end(self, name: str = "") -> None:
         if self._skip:
@@ -157,8 +147,8 @@ class UrlChildren:
             self._overflow = False
 
     def finish(self) -> tuple[Extensions, list[Problem], dict[tuple[str, int], int]]:
-        """The <url>'s Extensions, the problems met reading them, and the line of each item
-        read (``(kind, index)`` → line, where lines were given). Resets for the next <url>."""
+        """The <url>'s Extensions, problems and items' lines (``(kind, index)`` → line); resets
+        for the next <url>."""
         ext, problems, lines = build(self._tops)
         problems = self._problems + problems
         self._reset()
@@ -166,44 +156,12 @@ class UrlChildren:
 
 
 def located(problems: list[Problem], lines: Mapping[tuple[str, int], int]) -> list[Problem]:
-    """``problems`` with the line of the item each concerns (UrlChildren.finish's map)."""
+    """``problems`` with their items' lines (UrlChildren.finish's map)."""
     return [p if p.line is not None or p.index is None or (p.kind, p.index) not in lines
             else replace(p, line=lines[(p.kind, p.index)]) for p in problems]
 
 
-_INT = re.compile(r"\s*\+?\d{1,15}\s*")
-_FLOAT = re.compile(r"\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d{1,3})?\s*")
-
-
-def _yes_no(text: str) -> bool:
-    # [VID] yes or no; Google's schema takes yes/no, YES/NO and Yes/No
-    value = text.strip().lower()
-    if value not in ("yes", "no"):
-        raise ValueError(f"{text.strip()[:40]!r} is not yes or no")
-    return value == "yes"
-
-
-def _int(text: str) -> int:
-    if not _INT.fullmatch(text):
-        raise ValueError(f"{text.strip()[:40]!r} is not a whole number")
-    return int(text)
-
-
-def _float(text: str) -> float:
-    if not _FLOAT.fullmatch(text):
-        raise ValueError(f"{text.strip()[:40]!r} is not a number")
-    return float(text)
-
-
-# how each of <video:video>'s one-value children (xmlout.VIDEO_TEXTS) is read
-_VIDEO_PARSERS: dict[str, Callable[[str], Any]] = {
-    **dict.fromkeys(("thumbnail_loc", "title", "description", "content_loc", "player_loc",
-                     "uploader"), str.strip),
-    "duration": _int, "view_count": _int, "rating": _float, "expiration_date": parse_lastmod,
-    "publication_date": parse_lastmod, "family_friendly": _yes_no,
-    "requires_subscription": _yes_no, "live": _yes_no}
-assert _VIDEO_PARSERS.keys() == VIDEO_TEXTS.keys()
-_VIDEO_LEGACY = frozenset(VIDEO_ORDER) - set(VIDEO_TEXTS) - {"tag", "restriction", "platform"}
+_VIDEO_LEGACY = frozenset(VIDEO_ORDER) - set(VIDEO_VALUES) - {"tag", "restriction", "platform"}
 _NEWS_LEGACY = frozenset(NEWS_ORDER) - {"publication", "publication_date", "title"}
 
 
@@ -226,21 +184,16 @@ class _Reader:
         self.seen.add(name)
         return True
 
-    def text(self, child: Foreign) -> Optional[str]:
-        """The child's text, once: None (with a problem) if repeated or holding elements."""
+    def value(self, child: Foreign, parse: Callable[[str], Any] = str.strip) -> Any:
+        """The child's text, once, parsed: None (with a problem) if repeated, holding elements
+        or refused by ``parse``."""
         if not self.once(child.name):
             return None
         if any(isinstance(c, Foreign) for c in child.children):
             self.bad(child.name, "holds elements, not text: left out")
             return None
-        return child.text()
-
-    def value(self, child: Foreign, parse: Callable[[str], Any]) -> Any:
-        text = self.text(child)
-        if text is None:
-            return None
         try:
-            return parse(text)
+            return parse(child.text())
         except ValueError as exc:
             self.bad(child.name, f"{exc}: left out")
             return None
@@ -266,8 +219,8 @@ def _image(element: Foreign, reader: _Reader) -> Image:
     for child in reader.children(element, IMAGE_NS):
         if child.name not in IMAGE_ORDER:
             reader.unknown(child, "image:image")
-        elif (text := reader.text(child)) is not None:
-            values[child.name] = text.strip()
+        elif (text := reader.value(child)) is not None:
+            values[child.name] = text
     return Image(values.pop("loc", ""), **values)
 
 
@@ -277,8 +230,8 @@ def _video(element: Foreign, reader: _Reader) -> Video:
     extra: list[Foreign] = []
     for child in reader.children(element, VIDEO_NS):
         name = child.name
-        if name in _VIDEO_PARSERS:
-            value = reader.value(child, _VIDEO_PARSERS[name])
+        if name in VIDEO_VALUES:
+            value = reader.value(child, VIDEO_VALUES[name][0])
             if value is None:
                 continue
             values[name] = value
@@ -290,7 +243,7 @@ def _video(element: Foreign, reader: _Reader) -> Video:
         elif name == "tag":
             tags.append(child.text().strip())
         elif name in ("restriction", "platform"):
-            text = reader.text(child)
+            text = reader.value(child, str)
             relationship = child.attribute("relationship")
             if text is not None and relationship is None:
                 reader.bad(name, "no relationship attribute (allow or deny): left out")
@@ -315,13 +268,12 @@ def _news(element: Foreign, reader: _Reader) -> News:
             for part in reader.children(child, NEWS_NS):
                 if part.name not in ("name", "language"):
                     reader.unknown(part, "news:publication")
-                elif (text := reader.text(part)) is not None:
-                    values[part.name] = text.strip()
+                elif (text := reader.value(part)) is not None:
+                    values[part.name] = text
         elif child.name == "publication_date":
             values["publication_date"] = reader.value(child, parse_lastmod)
         elif child.name == "title":
-            text = reader.text(child)
-            values["title"] = values["title"] if text is None else text.strip()
+            values["title"] = reader.value(child) or values["title"]
         elif child.name in _NEWS_LEGACY:
             extra.append(child)
         else:
@@ -343,8 +295,7 @@ _MOBILE = frozenset(("type",))
 
 
 def _kind_of(element: Foreign) -> tuple[str, Any]:
-    """The kind an element is, and its value when it needs no reader: an xhtml:link that is
-    exactly an hreflang alternate, a bare mobile:mobile; anything else unknown is foreign."""
+    """An hreflang alternate's or a bare mobile:mobile's kind and value; else "foreign"."""
     key = (element.namespace, element.name)
     attrs = dict(element.attributes)
     if key == (XHTML_NS, "link"):
@@ -358,7 +309,7 @@ def _kind_of(element: Foreign) -> tuple[str, Any]:
 
 def build(tops: list[tuple[Foreign, Optional[int]]]
           ) -> tuple[Extensions, list[Problem], dict[tuple[str, int], int]]:
-    """The Extensions of a <url>'s top-level extension elements (with their lines)."""
+    """The Extensions of a <url>'s top extension elements (with their lines)."""
     kinds: dict[str, list[Any]] = {}
     problems: list[Problem] = []
     lines: dict[tuple[str, int], int] = {}

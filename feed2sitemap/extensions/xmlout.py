@@ -1,19 +1,15 @@
-"""Extensions as the XML that goes inside <url>, after loc, lastmod, changefreq and priority:
-each kind in its namespace with the prefix Google's examples use, its children in the order of
-Google's schemas.
-
-``declarations`` gives the ``xmlns:…`` attributes for <urlset> and the prefix map they set up;
-``serialize`` writes against such a map and declares on the element itself any namespace the
-map lacks, so its output is well-formed whatever the writer declared.
-"""
+"""Extensions as the XML inside <url>: each kind with the prefix Google's examples use, its
+children in the order of Google's schemas. ``serialize`` declares on the element itself any
+namespace the <urlset>'s ``declarations`` lack, so its output is well-formed whatever they are."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Optional
 
 from ..model.extensions import Extensions
-from ..model.record import format_lastmod
+from ..model.record import format_lastmod, parse_lastmod
 from ..xmlutil import escape_specials, xml_escape
 from .model import (
     IMAGE_NS,
@@ -33,8 +29,7 @@ from .model import (
 PREFIXES: Mapping[str, str] = {IMAGE_NS: "image", VIDEO_NS: "video", NEWS_NS: "news",
                                XHTML_NS: "xhtml", MOBILE_NS: "mobile"}
 # Children of <image:image>, <video:video> and <news:news> in the order of Google's schemas
-# (each an xsd:sequence). Deprecated children are placed where the schemas have them, so a
-# video read with a <video:price> is written back valid.
+# (xsd:sequence), deprecated ones too: a video read with a <video:price> is written back valid
 IMAGE_ORDER = ("loc", "caption", "geo_location", "title", "license")
 VIDEO_ORDER = ("thumbnail_loc", "title", "description", "content_loc", "player_loc",
                "duration", "expiration_date", "rating", "content_segment_loc", "view_count",
@@ -55,21 +50,43 @@ def _rating(value: float) -> str:
     return repr(float(value))
 
 
-# <video:video>'s children of one value each (a Video field of the same name): how each is
-# written (xmlin reads them back with VIDEO_PARSERS)
-VIDEO_TEXTS: dict[str, Callable[[Any], str]] = {
-    "thumbnail_loc": str, "title": str, "description": str, "content_loc": str,
-    "player_loc": str, "duration": str, "expiration_date": format_lastmod, "rating": _rating,
-    "view_count": str, "publication_date": format_lastmod, "family_friendly": _yes,
-    "requires_subscription": _yes, "uploader": str, "live": _yes}
+def _read_yes_no(text: str) -> bool:
+    # [VID] yes or no; Google's schema takes yes/no, YES/NO and Yes/No
+    value = text.strip().lower()
+    if value not in ("yes", "no"):
+        raise ValueError(f"{text.strip()[:40]!r} is not yes or no")
+    return value == "yes"
+
+
+def _read_int(text: str) -> int:
+    if re.fullmatch(r"\s*\+?\d{1,15}\s*", text) is None:
+        raise ValueError(f"{text.strip()[:40]!r} is not a whole number")
+    return int(text)
+
+
+def _read_float(text: str) -> float:
+    if re.fullmatch(r"\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d{1,3})?\s*", text) is None:
+        raise ValueError(f"{text.strip()[:40]!r} is not a number")
+    return float(text)
+
+
+_TEXT = (str.strip, str)
+_DATE = (parse_lastmod, format_lastmod)
+_YES_NO = (_read_yes_no, _yes)
+# <video:video>'s children of one value each (a Video field of the same name): how each is read
+# (xmlin) and written
+VIDEO_VALUES: dict[str, tuple[Callable[[str], Any], Callable[[Any], str]]] = {
+    "thumbnail_loc": _TEXT, "title": _TEXT, "description": _TEXT, "content_loc": _TEXT,
+    "player_loc": _TEXT, "duration": (_read_int, str), "expiration_date": _DATE,
+    "rating": (_read_float, _rating), "view_count": (_read_int, str),
+    "publication_date": _DATE, "family_friendly": _YES_NO, "requires_subscription": _YES_NO,
+    "uploader": _TEXT, "live": _YES_NO}
 
 
 def declarations(kinds: Iterable[str] = KIND_NAMESPACES,
                  foreign: Iterable[str] = ()) -> tuple[str, dict[str, str]]:
-    """The ``xmlns:…`` attributes (each with a leading space) a <urlset> needs for ``kinds``
-    (Extensions field names) and the ``foreign`` namespaces, and the namespace → prefix map
-    to pass to ``serialize``. The kinds are declared in one fixed order whatever order they
-    come in; foreign namespaces get ``ns1``, ``ns2`` … in the order given."""
+    """The ``xmlns:…`` attributes a <urlset> needs for ``kinds`` (in one fixed order) and the
+    ``foreign`` namespaces (``ns1``, ``ns2`` … in order), and the namespace → prefix map."""
     wanted = set(kinds)
     prefixes = {ns: PREFIXES[ns] for kind, ns in KIND_NAMESPACES.items() if kind in wanted}
     n = 0
@@ -90,8 +107,7 @@ def serialized(column: Sequence[Extensions], declared: Mapping[str, str]) -> lis
 
 
 def serialize(ext: Extensions, declared: Optional[Mapping[str, str]] = None) -> str:
-    """The XML of ``ext`` ("" when it is empty). ``declared`` maps the namespaces the <urlset>
-    declares to their prefixes (default: the five kinds' usual ones)."""
+    """The XML of ``ext``; ``declared``: the <urlset>'s namespace → prefix map."""
     if not ext:
         return ""
     scope = PREFIXES if declared is None else declared
@@ -164,7 +180,7 @@ def _video(out: list[str], video: Video, scope: Mapping[str, str]) -> None:
     attrs = {"player_loc": _attrs(allow_embed=video.allow_embed, autoplay=video.autoplay),
              "uploader": _attrs(info=video.uploader_info)}
     children = [(_VIDEO_RANK[name], _leaf(p, name, text(value), attrs.get(name, "")))
-                for name, text in VIDEO_TEXTS.items()
+                for name, (_, text) in VIDEO_VALUES.items()
                 if (value := getattr(video, name)) is not None]
     if video.restriction is not None:
         children.append((_VIDEO_RANK["restriction"], _leaf(
@@ -192,8 +208,7 @@ def _news(out: list[str], news: News, scope: Mapping[str, str]) -> None:
 
 def _ranked(out: list[str], p: str, decl: str, name: str, children: list[tuple[int, str]],
             extra: tuple[Foreign, ...], rank: Mapping[str, int], scope: Mapping[str, str]) -> None:
-    """An item's element: its children and its ``extra`` (deprecated) elements in schema
-    order; the sort is stable, so tags and repeated elements keep their order."""
+    """An item's element, its children and ``extra`` elements in schema order (a stable sort)."""
     for element in extra:
         parts: list[str] = []
         _foreign(parts, element, scope)
@@ -204,8 +219,8 @@ def _ranked(out: list[str], p: str, decl: str, name: str, children: list[tuple[i
 
 def _foreign(out: list[str], element: Foreign, scope: Mapping[str, str],
              nested: bool = False) -> None:
-    """An element as read; prefixes are ours. Names are checked again here, for a Foreign a
-    library caller built: they are written as they are."""
+    """An element as read, with our prefixes; its names checked again (a library caller's
+    Foreign is written as it is)."""
     check_foreign_name(element.namespace, element.name, nested=nested)
     decls = ""
     if element.namespace:

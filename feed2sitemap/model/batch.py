@@ -1,8 +1,5 @@
-"""Batches: the records of a stretch of input, column by column, as the pipeline moves them.
-
-Up to BATCH records at once turn per-URL Python work into C loops (on a million-URL list 1.3 s
-instead of 2.7 s). Records exist at the edges (``batched`` / ``unbatched``).
-"""
+"""Batches: the records of a stretch of input, column by column, as the pipeline moves them
+(per-URL Python work in C loops: a million-URL list in 1.3 s instead of 2.7 s)."""
 
 from __future__ import annotations
 
@@ -23,13 +20,11 @@ class Batch:
     """Up to BATCH records of one kind (pages, or sitemaps of an index), column by column.
 
     A column is None when no row has a value (``sources`` when all rows come from ``source``).
-    ``clean``, when it covers ``locs`` (``proven``), is urls.py's proof that they are normalised
-    URIs starting with its ``prefix``: writers escape them in one pass, the scope check passes
-    them at once. Set after construction: ``site``, the site the input speaks for (the scope
-    when no `base_url` gives one), and ``lastmod_texts``, per row the text format_lastmod would
-    write, or None. ``Batch(...)`` checks what it is given; readers and steps, which check
-    values as they parse them, use ``Batch._trusted``.
-    """
+    ``clean``, when it covers ``locs``, is urls.py's proof that they are normalised URIs
+    starting with its ``prefix``. Set after construction: ``site``, the site the input speaks
+    for, and ``lastmod_texts``, per row the text format_lastmod would write, or None.
+    ``Batch(...)`` checks what it is given; readers and steps, which check values as they
+    parse them, use ``Batch._trusted``."""
 
     __slots__ = ("changefreqs", "clean", "extensions", "is_sitemap", "lastmod_texts",
                  "lastmods", "lines", "locs", "priorities", "site", "source", "sources")
@@ -43,8 +38,6 @@ class Batch:
                  sources: Optional[list[Optional[str]]] = None,
                  clean: Optional[CleanLocs] = None,
                  extensions: Optional[list[Extensions]] = None, *, _check: bool = True) -> None:
-        """A column of another length, or a value a Record would refuse, is an OptionError (a
-        ValueError) naming the column."""
         self.locs = locs
         self.source = source
         self.lines = lines
@@ -64,7 +57,7 @@ class Batch:
 
     @classmethod
     def _trusted(cls, *columns: Any, **named: Any) -> Batch:
-        """A batch of values already checked (``__init__``'s arguments), not looked at again."""
+        """A batch of values already checked, not looked at again."""
         return cls(*columns, **named, _check=False)
 
     def __len__(self) -> int:
@@ -82,14 +75,12 @@ class Batch:
     @property
     def prefix(self) -> str:
         """What every location is proven to start with ("" when nothing is proven)."""
-        proof = self.proof
-        return "" if proof is None else proof.prefix
+        return "" if self.proof is None else self.proof.prefix
 
     @property
     def longest(self) -> Optional[int]:
-        """How long the longest location is proven to be at most (None when not known)."""
-        proof = self.proof
-        return None if proof is None else proof.longest
+        """The most characters a location is proven to have (None when not known)."""
+        return None if self.proof is None else self.proof.longest
 
     @property
     def plain(self) -> bool:
@@ -116,10 +107,10 @@ class Batch:
         return map(self.record, range(len(self.locs)))
 
     def replaced(self, **columns: Any) -> Batch:
-        """The same rows with the given attributes replaced (``changefreqs=[...]``)."""
+        """A copy with the attributes given replaced (a misspelt name is an AttributeError)."""
         batch = copy.copy(self)
         for name, value in columns.items():
-            setattr(batch, name, value)  # (__slots__: a misspelt name is an AttributeError)
+            setattr(batch, name, value)
         return batch
 
     def without(self, drop: Sequence[int]) -> Batch:
@@ -189,8 +180,7 @@ _VALUES = (("lastmods", "lastmod"), ("changefreqs", "changefreq"),
 
 
 def check_shape(batch: Batch) -> None:
-    """OptionError unless ``batch`` is a Batch whose every column is None or one value per
-    location."""
+    """OptionError unless ``batch`` is a Batch whose columns are None or one value a row."""
     if not isinstance(batch, Batch):
         raise OptionError(f"must be Batch values, not {type(batch).__name__}", "batches")
     if not isinstance(batch.locs, (list, tuple)):
@@ -208,7 +198,7 @@ def check_shape(batch: Batch) -> None:
 
 def bad_values(batch: Batch) -> Iterator[tuple[int, str, str]]:
     """(row, field, why) for each value a Record would refuse (the shape checked first); a
-    loc need only be a str here: normalize judges it."""
+    loc need only be a str: normalize judges it."""
     for i, loc in enumerate(batch.locs):
         if not isinstance(loc, str):
             yield i, "loc", f"must be a str (an absolute http(s) URL), not {shown_value(loc)}"

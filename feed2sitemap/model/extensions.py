@@ -1,6 +1,5 @@
-"""``Extensions``, the one extension value every run meets (a Record carries one), and
-``EMPTY``. The item types stay in extensions/model.py, imported only when a run meets an
-extension: each dataclass costs about a millisecond to make."""
+"""``Extensions``, the one extension value every run meets (a Record carries one); the item
+types stay in extensions/model.py, imported only when a run meets an extension."""
 
 from __future__ import annotations
 
@@ -15,8 +14,7 @@ __all__ = ["EMPTY", "Extensions"]
 
 @dataclass(frozen=True, slots=True)
 class Extensions:
-    """Everything a <url> carries besides its core fields; every kind empty by default.
-    ``bool(ext)`` is False when there is nothing at all (the test a writer or a merge makes)."""
+    """Everything a <url> carries besides its core fields; false when there is nothing."""
 
     images: tuple[Image, ...] = ()
     videos: tuple[Video, ...] = ()

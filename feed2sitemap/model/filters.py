@@ -1,13 +1,10 @@
 """Which URLs a run keeps: ``--include``/``--exclude`` globs, ``--remove`` lists, and the
 mass-removal guard's threshold (``--max-removals``).
 
-A glob is matched against a URL's path, with its query when it has one (``/a?b=1``), decoded
-from percent-escapes so that a pattern is written as the page's address reads: ``*`` matches
-within one path segment, ``**`` across segments (``/tags/**`` is everything under /tags/), any
-other character stands for itself (``?`` and ``[`` too: they are common in URLs). A pattern
-without a ``/`` matches the last segment at any depth (``*.pdf``); one that starts with
-``http://`` or ``https://`` is matched against the whole URL.
-"""
+A glob is matched against a URL's decoded path and query (``/café?p=2``): ``*`` within one
+segment, ``**`` across segments, any other character itself (``?`` and ``[`` too: they are
+common in URLs). Without a ``/`` it matches the last segment at any depth (``*.pdf``); one
+starting ``http://`` or ``https://`` is matched against the whole URL."""
 
 from __future__ import annotations
 
@@ -21,8 +18,7 @@ from .urls import normalize_url
 
 
 def compile_glob(pattern: str) -> re.Pattern[str]:
-    """The regular expression a glob stands for (see the module docstring); OptionError when
-    the pattern is empty."""
+    """The regular expression a glob stands for; OptionError when it is empty."""
     if not pattern.strip():
         raise OptionError("an empty --include/--exclude pattern matches nothing", "exclude")
     whole_url = pattern.startswith(("http://", "https://"))
@@ -44,7 +40,7 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
 
 
 def _path_of(loc: str) -> str:
-    """A normalised URL's path with its query, decoded: "/caf%C3%A9?p=2" reads "/café?p=2"."""
+    """A normalised URL's path and query, decoded."""
     from urllib.parse import unquote  # (a run with globs only: start-up time)
 
     start = loc.find("/", loc.find("://") + 3)
@@ -86,9 +82,8 @@ class Filters:
 
 
 def read_url_list(lines: Iterable[str], name: str) -> Iterator[str]:
-    """The URLs of a ``--remove`` list: one a line, blank lines and ``#`` comments skipped,
-    each normalised as the output's URLs are. InputError (file and line) for a line that is
-    no http(s) URL: a list that names no page must not pass for one that does."""
+    """The URLs of a ``--remove`` list (blank lines and ``#`` comments skipped), normalised;
+    InputError for a line that is no http(s) URL: a list that names no page must not pass."""
     for number, line in enumerate(lines, 1):
         text = line.strip()
         if not text or text.startswith("#"):
@@ -119,7 +114,7 @@ def read_remove_files(files: Iterable[Union[str, IO[str]]]) -> frozenset[str]:
 @dataclass(frozen=True)
 class Threshold:
     """A number of URLs allowed: a count, or a percentage of the earlier output's (or OLD's)
-    URLs, rounded down. ``--max-removals`` (default 10%) and diff's gates."""
+    URLs, rounded down (``--max-removals``, diff's gates)."""
 
     count: Optional[int] = None
     percent: Optional[float] = None

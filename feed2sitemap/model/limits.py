@@ -68,11 +68,9 @@ UNLIMITED = 1 << 62  # "no limit": larger than any count or size a run can reach
 
 def output_profile(profile: Profile, limits: str, to_stdout: bool,
                    max_urls: Optional[int] = None, max_bytes: Optional[int] = None) -> Profile:
-    """The limits the files of one output obey, by what they are (Format.limits): "sitemap",
-    and "text" to a file, the profile's lowered by ``max_urls``/``max_bytes`` (split into
-    parts); "text" to stdout and "data" (JSON Lines), an extraction, only the limits asked for
-    (``-t text | wc -l`` counts every URL); "feed", any entry count up to the byte limit.
-    Feeds and JSON Lines are never split. A value above the profile's is a ValueError."""
+    """The limits the files of one output obey (Format.limits): "sitemap", and "text" to a
+    file, the profile's, lowered; "text" to stdout and "data" (JSON Lines), only those asked
+    for (``-t text | wc -l`` counts every URL); "feed", any entry count up to the byte limit."""
     lowered = profile.lowered(max_urls, max_bytes)
     if limits == "sitemap" or (limits == "text" and not to_stdout):
         return lowered

@@ -1,5 +1,4 @@
-"""The one record type that flows from readers to writers; the value rules are rules.py's,
-re-exported here, where the converter's modules find them."""
+"""The record that flows from readers to writers; rules.py's value rules re-exported."""
 
 from __future__ import annotations
 
@@ -31,8 +30,7 @@ __all__ = ["CHANGEFREQS", "MIN_YEAR", "Lastmod", "Record", "check_changefreq", "
 @dataclass(frozen=True)
 class Record:
     """One URL of a sitemap (or one sitemap of an index, when ``is_sitemap``). ``source`` and
-    ``line``, for messages, take no part in equality: a record read back equals the one written.
-    """
+    ``line`` take no part in equality: a record read back equals the one written."""
 
     loc: str
     lastmod: Optional[Lastmod] = None
@@ -53,8 +51,8 @@ class Record:
 
 
 def value_problem(name: str, value: object) -> Optional[str]:
-    """Why ``value`` cannot be the field ``name`` of a record, or None: the one rule of Record,
-    Batch and the writers' check. A loc need only be a non-empty str (the pipeline normalises)."""
+    """Why ``value`` cannot be the field ``name`` of a record, or None (a loc need only be a
+    non-empty str: the pipeline normalises it)."""
     if name == "loc":
         ok = isinstance(value, str) and value != ""
         return None if ok else f"must be a non-empty str (an absolute http(s) URL), not " \
@@ -82,7 +80,7 @@ def value_problem(name: str, value: object) -> Optional[str]:
 
 
 def shown_value(value: object) -> str:
-    """A value in a one-line message: its repr, cut to 80 characters."""
+    """A value's repr, cut to 80 characters."""
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 
@@ -117,9 +115,8 @@ def make_record(
     line: Optional[int] = None,
     extensions: Optional[Extensions] = None,
 ) -> Record:
-    """A Record of values already validated, given its attribute dict in one step: the frozen
-    dataclass's ``__init__`` (1 µs) would be most of a plain conversion's time. A field at its
-    default is not stored (the class holds defaults)."""
+    """A Record of values already validated, its attribute dict set in one step: the frozen
+    dataclass's ``__init__`` (1 µs) would be most of a plain conversion's time."""
     r = _new(Record)
     values: dict[str, object] = {"loc": loc, "source": source, "line": line}
     if lastmod is not None:

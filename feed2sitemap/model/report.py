@@ -15,10 +15,10 @@ NAMES_SHOWN = 5  # files named per reason a site's file is left out (Report.excl
 
 
 class Report:
-    """Collects skipped records and warnings for one run: ``skip`` and ``warn`` count the
-    problem under ``kind``, pass it to ``on_problem`` (every one) and as a one-line message
-    ``source:line: text`` to ``on_message`` (the first MESSAGES_PER_KIND of each kind, which
-    ``problems`` keeps). With ``strict`` every problem raises InputError instead."""
+    """Skipped records and warnings of one run: ``skip`` and ``warn`` count each under its
+    ``kind``, pass it to ``on_problem`` and, the first MESSAGES_PER_KIND of a kind (which
+    ``problems`` keeps), as ``source:line: text`` to ``on_message``. With ``strict`` every
+    problem raises InputError instead."""
 
     def __init__(self, strict: bool = False,
                  on_message: Optional[Callable[[str], None]] = None,
@@ -74,15 +74,13 @@ class Report:
             self.on_message(message)
 
     def hold(self) -> None:
-        """Hold the messages until ``release``, which gives them in input order. The steps of
-        a run each report a whole batch in turn, so a later step's skip of line 2 would come
-        after an earlier step's warning of line 9."""
+        """Hold the messages until ``release`` gives them in input order (each step reports a
+        whole batch in turn: a later step's line 2 would come after an earlier step's line 9)."""
         if self._held is None:
             self._held = []
 
     def release(self, stop: bool = False) -> None:
-        """Give the held messages, each file's in the order of its lines (the files in the
-        order they came); with ``stop``, hold no more."""
+        """Give the held messages in input order; with ``stop``, hold no more."""
         held = self._held
         if held is None:
             return
@@ -103,14 +101,13 @@ class Report:
 
     def skip(self, kind: str, source: Optional[str], line: Optional[int], text: str,
              url: Optional[str] = None) -> None:
-        """A record was left out of the output."""
+        """A record left out of the output."""
         self._emit("skipped", kind, source, line, text, url)
         self.skipped[kind] += 1
 
     def exclude(self, reason: str, name: str) -> None:
-        """A file of a site left out by a rule (not HTML, noindex...): no problem, so never
-        an error, even with strict; counted under ``reason``, the first NAMES_SHOWN names kept
-        for the summary, every one said as it goes with ``name_each``."""
+        """A file of a site left out by a rule (not HTML, noindex...): no problem, never an
+        error; counted, the first NAMES_SHOWN names kept, each said with ``name_each``."""
         self.excluded[reason] += 1
         names = self.excluded_names.setdefault(reason, [])
         if len(names) < NAMES_SHOWN:
@@ -120,15 +117,15 @@ class Report:
 
     def warn(self, kind: str, source: Optional[str], line: Optional[int], text: str,
              url: Optional[str] = None, count: int = 1) -> None:
-        """Something was wrong but the record (perhaps without a field) was kept. ``count``:
-        one message said for that many records (the first's place and URL given)."""
+        """Something was wrong but the record (perhaps less a field) was kept; ``count``: one
+        message for that many records."""
         self._emit("warning", kind, source, line, text, url)
         self.warnings[kind] += count
 
     def warn_rows(self, kind: str, source: Optional[str], text: str, rows: Sequence[int],
                   lines: Sequence[Optional[int]], urls: Sequence[str]) -> None:
         """``warn`` for several records (``rows`` index ``lines`` and ``urls``); once the kind
-        is only counted, the rest are counted at once (their lines, maybe costly, never asked)."""
+        is only counted, the rest are counted at once."""
         for done, i in enumerate(rows):
             if self._counted_only(kind):  # (never with strict: the first warn raised)
                 rest = len(rows) - done
@@ -143,8 +140,7 @@ class Report:
 
 
 class Progress:
-    """How far a run has got, for a progress display: URLs read and files opened. The library
-    counts and calls ``on_update`` (per batch, and per file opened); the caller shows it."""
+    """How far a run has got: URLs read and files opened; ``on_update`` shows it."""
 
     def __init__(self, on_update: Optional[Callable[[Progress], None]] = None) -> None:
         self.urls = 0

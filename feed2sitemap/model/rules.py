@@ -1,11 +1,9 @@
 """The value rules of sitemaps.org 0.9, one copy for the converter and for ``check``.
 
-Each field is *judged* as the sitemaps.org XSD judges a file (``check``: ``xsd_lastmod``,
-``xsd_priority``, ``CHANGEFREQS``, ``bad_uri_char``, ``bad_bracket``), and *read* by the
-converter, leniently where no meaning is lost (``parse_*``), then written in the XSD's form
-(``format_lastmod``). Every value the XSD accepts is read as the same value; where the converter
-is stricter (a year outside 1000-9999, read as no date), ``check`` warns (tests/test_rules.py).
-"""
+Each field is *judged* as the sitemaps.org XSD judges it (``xsd_*``, for ``check``), *read* by
+the converter leniently where no meaning is lost (``parse_*``) and written in the XSD's form.
+Every value the XSD accepts is read as the same value; where the converter is stricter (a year
+outside 1000-9999), ``check`` warns (tests/test_rules.py)."""
 
 from __future__ import annotations
 
@@ -27,8 +25,7 @@ LOC_MIN = 12
 XSD_LOC_MAX = 2048
 
 
-# (The regexes are compiled when first used: start-up time.)
-@cache
+@cache  # (compiled when first used: start-up time)
 def bad_uri_char() -> re.Pattern[str]:
     """What RFC 3986 allows nowhere in a URI; "%" only as %XX (normalize_url encodes these)."""
     return re.compile(r'[\x00-\x20"<>\\^`{|}\x7f-\x9f]|%(?![0-9A-Fa-f]{2})')
@@ -36,7 +33,7 @@ def bad_uri_char() -> re.Pattern[str]:
 
 @cache
 def _ip_literal() -> re.Pattern[str]:
-    """A URL's start to the end of an IPv6 (or IPvFuture) host, where "[" and "]" may be."""
+    """A URL's start to the end of an IP literal host, where "[" and "]" may be."""
     return re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://(?:[^/?#\[\]@]*@)?\[[^/?#\[\]]*\]")
 
 
@@ -57,8 +54,7 @@ CHANGEFREQ_SET = frozenset(CHANGEFREQS)
 
 
 class Fixed(ValueError):
-    """A value not written as the protocol says but clear: the reader keeps ``value`` and
-    warns with the message."""
+    """A value not as the protocol says but clear: the reader keeps ``value`` and warns."""
 
     def __init__(self, message: str, value: object) -> None:
         super().__init__(message)
@@ -89,8 +85,8 @@ def parse_priority(text: str) -> float:
 
 
 def _outside(value: str, number: float) -> bool:
-    """Whether a decimal is outside 0-1 as the XSD's exact decimal, ``number`` its float. At
-    the ends rounding hides the answer ("1.00000000000000001" reads as 1.0)."""
+    """Whether an exact decimal is outside 0-1, ``number`` its float (which rounds at the
+    ends: "1.00000000000000001" reads as 1.0)."""
     if not 0.0 <= number <= 1.0:
         return True
     if number not in (0.0, 1.0):
@@ -114,7 +110,7 @@ COMMON_CHANGEFREQS = {value: value for value in CHANGEFREQS}  # (parse_changefre
 
 
 def xsd_priority(text: str) -> str | None:
-    """tPriority: an xsd:decimal from 0.0 to 1.0, both included. The problem, or None."""
+    """tPriority's problem with ``text`` (an xsd:decimal from 0.0 to 1.0), or None."""
     value = text.strip(XML_SPACE)
     if PRIORITY.fullmatch(value) is None:
         return f"{value[:40]!r} is not a decimal number (xsd:decimal, e.g. 0.5)"
@@ -135,7 +131,7 @@ def _w3c() -> re.Pattern[str]:
 
 @cache
 def _common() -> re.Pattern[str]:
-    """The two forms nearly every input writes: shape checked here, values by fromisoformat."""
+    """The two forms nearly every input writes (fromisoformat checks the values)."""
     return re.compile(r"\d{4}-\d\d-\d\d(?:T\d\d:\d\d:\d\d(?:Z|[+-]\d\d:[0-5]\d))?")
 
 
@@ -159,8 +155,7 @@ def check_year(value: Lastmod) -> Lastmod:
 
 
 def parse_lastmod(text: str) -> Lastmod:
-    """Parse a W3C Datetime into a ``date`` or an aware ``datetime``; raise ValueError otherwise
-    (a placeholder year before 1000 included)."""
+    """A W3C Datetime as a ``date`` or an aware ``datetime``; else ValueError."""
     value: Lastmod | None = None
     if _common().fullmatch(text) is not None:
         try:
@@ -215,7 +210,7 @@ def format_lastmod(value: Lastmod) -> str:
 
 @cache
 def canonical_lastmod() -> re.Pattern[str]:
-    """The texts format_lastmod writes: a reader can hand such a text on (Batch.lastmod_texts)."""
+    """The texts format_lastmod writes (a reader can hand them on: Batch.lastmod_texts)."""
     return re.compile(
         r"\d{4}-\d\d-\d\d(?:T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d{0,5}[1-9])?\+00:00)?",
         re.ASCII)  # (\d alone would take "２０２４", which the lenient reader accepts)
@@ -253,9 +248,8 @@ def _xsd_zone(tz: str | None) -> timezone | None:
 
 
 def _xsd_year(year: str) -> tuple[int, int]:
-    """An XSD year as (the year, a year with the same leap days). A longer one than four
-    digits is never made an int (Python refuses 4,300 digits): its last four digits give its
-    leap days (the calendar repeats every 400 years)."""
+    """An XSD year as (the year, a year with the same leap days): past four digits, never an int
+    (Python refuses 4,300 digits), its last four give its leap days."""
     digits = year.lstrip("-")
     if len(digits) <= 4:
         return int(year), int(year)
@@ -264,9 +258,8 @@ def _xsd_year(year: str) -> tuple[int, int]:
 
 
 def xsd_lastmod(text: str) -> tuple[str | None, bool, datetime | None]:
-    """Judge a <lastmod> as tLastmod does: (XSD error or None, time without zone, earliest
-    instant): when the value begins (a date without a zone first at UTC+14), for the "in the
-    future" warning; FAR_FUTURE past 9999; None when it cannot be placed (a year before 1)."""
+    """A <lastmod> judged as tLastmod does: (XSD error or None, time without zone, the earliest
+    instant it may be, for the "in the future" warning: FAR_FUTURE past 9999, None before 1)."""
     value = text.strip(XML_SPACE)
     m = _xsd_datetime().fullmatch(value)
     bad = f"{value[:60]!r} is neither an xsd:date (YYYY-MM-DD) nor an xsd:dateTime " \
@@ -306,8 +299,7 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 def parsed_utc(parsed: Any) -> datetime | None:
-    """feedparser's UTC 9-tuple (``*_parsed``) as an aware datetime; None for none, or for one
-    no datetime holds (a year 0 or past 9999)."""
+    """feedparser's UTC 9-tuple as an aware datetime; None for none or one no datetime holds."""
     if not parsed:
         return None
     try:
@@ -332,9 +324,8 @@ _TRADITIONAL = {"hant", "tw", "hk", "mo"}
 
 
 def news_language(tag: Optional[str]) -> Optional[str]:
-    """The <news:language> code for a language tag: ``en-US`` → ``en``, ``zh-CN``/``zh-Hans``
-    → ``zh-cn``, ``zh-TW``/``zh-Hant``/``zh-HK`` → ``zh-tw``. None when it gives no code Google
-    accepts: no ISO 639 shape, or Chinese with no script or region to tell which."""
+    """The <news:language> code of a language tag (``en-US`` → ``en``, ``zh-Hant`` → ``zh-tw``),
+    None when it gives none Google accepts (Chinese with no script or region, say)."""
     if not tag:
         return None
     text = tag.strip()

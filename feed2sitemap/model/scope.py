@@ -22,9 +22,8 @@ class Scope(NamedTuple):
 
 
 def base_directory(url: str) -> tuple[str, Optional[str]]:
-    """The directory a base URL names, normalised, and a note when that is not what it says:
-    ".../blog" is the directory /blog/ (a last segment without a dot names a directory),
-    ".../blog/sitemap.xml" a file in it. Raises BadURL."""
+    """The directory a base URL names, and a note when that is not what it says (".../blog"
+    is /blog/: a last segment without a dot names a directory). Raises BadURL."""
     norm = normalize_url(url)
     after_host = norm.find("/", norm.find("://") + 3)
     path = norm[after_host:].partition("?")[0]
@@ -49,9 +48,8 @@ def scope_of(url: str, *, directory: bool = True) -> Scope:
 
 
 def base_of(base_url: object) -> tuple[str, Scope, Optional[str]]:
-    """`base_url` as the directory it names, that scope, and a note when it was read as other
-    than written (base_directory); OptionError when it is no http(s) URL, or has a query or
-    fragment (an index joins part names to it, so it must name a directory)."""
+    """`base_url` as the directory it names, that scope, and base_directory's note;
+    OptionError when it is no http(s) URL or has a query or fragment (it names a directory)."""
     try:
         if not isinstance(base_url, str):
             raise ValueError(f"must be an http(s) URL (a str), not {type(base_url).__name__}")

@@ -1,8 +1,7 @@
-"""URL checks and IRI → URI normalisation (RFC 3986/3987).
+"""URL checks and IRI → URI normalisation (RFC 3986/3987): ``normalize_url`` is the rule.
 
-``normalize_url`` is the rule. The block proofs (``proven_clean``, ``all_clean``) let readers
-and steps skip it for whole blocks, and only ever accept what it returns unchanged
-(tests/test_url_rules.py). A proof travels as a ``CleanLocs``, which only this module makes.
+The block proofs let readers and steps skip it for whole blocks, accepting only what it returns
+unchanged (tests/test_url_rules.py); a proof travels as a ``CleanLocs``, made only here.
 """
 
 from __future__ import annotations
@@ -24,8 +23,7 @@ _CHARS = r"A-Za-z0-9\-._~!$&'()*+,;=:@/?"
 # A scheme and host already in normal form: lower case, no port, userinfo or IPv6 literal.
 _HOST = r"https?://[a-z0-9][a-z0-9.-]*"
 _HEAD = _HOST + "/"
-# A clean, normalised absolute http(s) URI, but for dot segments, which the character class
-# cannot see: each proof also looks for "/." (_no_dots).
+# A normalised absolute http(s) URI but for dot segments, which each proof looks for (_no_dots)
 _CLEAN_TEXT = f"{_HEAD}[{_CHARS}]*"
 _CLEAN = re.compile(_CLEAN_TEXT)
 # A %XX escape in normal form (RFC 3986 section 6.2.2.1-2): upper-case hex digits, and not an
@@ -34,9 +32,8 @@ _GOOD_ESCAPE = r"%(?!3[0-9]|4[1-9A-F]|5[0-9AF]|6[1-9A-F]|7[0-9AE]|2[DE])[0-9A-F]
 # The clean characters and "%" as bytes: deleting them from clean URL lines leaves the newlines.
 CLEAN_BYTES = re.sub(f"[^{_CHARS}%]", "", bytes(range(128)).decode()).encode()
 _head = re.compile(_HEAD).match
-# An absolute http(s) URL whose scheme and host are in normal form (an IRI's, usually)
 _clean_head = re.compile(_HOST + "(?=[/?#]|$)").match
-# (The patterns below are compiled by re when first used: start-up time.)
+# (compiled when first used: start-up time)
 _CLEAN_PCT = f"{_HEAD}(?:[{_CHARS}]|{_GOOD_ESCAPE})*"
 _CLEAN_URLS = f"(?:{_CLEAN_TEXT}\n)*"
 _BAD_PCT = f"%(?!(?<=%){_GOOD_ESCAPE[1:]})"  # a "%" that starts no normal escape
@@ -45,7 +42,7 @@ _DOTS = r"(?m)/\.\.?(?=[/?#\n]|$)"
 # A host as written: RFC 3986 reg-name characters (no escapes), after IDNA encoding, which can
 # map other characters to anything ("＜" to "<"); or an IPv6 literal
 _GOOD_HOST = r"[a-z0-9\-._~!$&'()*+,;=]+|\[[0-9a-f:.]+\]"
-# An authority whose host is an IPv6 literal, maybe with a port (checked by urlsplit)
+# An IPv6 literal host, maybe with a port (which urlsplit checks)
 _IPV6_AUTHORITY = r"\[[0-9A-Fa-f.]*:[0-9A-Fa-f:.]*\](?::[^\[\]]*)?"
 
 
@@ -65,21 +62,26 @@ def proven_clean(text: str, n: int, unclean_bytes: int) -> str | None:
     return None
 
 
-def all_clean(text: str) -> bool:
-    """Whether every line of ``text`` (each ending in a newline, none holding a "%") is a
-    normalised URI already: the proof for several sites' URLs."""
-    return re.fullmatch(_CLEAN_URLS, text) is not None and _no_dots(text)
+def all_normalized(locs: Sequence[str]) -> bool:
+    """Whether every URL of ``locs`` is a normalised URI already, proven at once (False may
+    only mean not proven: a URL holding a newline or a "%" of several sites is left to the
+    rule)."""
+    text = "\n".join(locs) + "\n"
+    if text.count("\n") != len(locs):
+        return False
+    if _one_site(locs, text) is not None:
+        return True
+    return "%" not in text and re.fullmatch(_CLEAN_URLS, text) is not None and _no_dots(text)
 
 
 _KEY = object()
 
 
 class CleanLocs:
-    """The proof that every location of a list is a normalised URI, each starting with
-    ``prefix`` ("" when nothing is said of the site), none longer than ``longest`` when known.
-    It holds its own tuple of the locations, which the batch it proves takes as its ``locs``:
-    ``covers`` is an identity test, so a list put in their place, or changed, is unproven.
-    """
+    """The proof that every location of a list is a normalised URI starting with ``prefix``
+    ("" when nothing is said of the site), none longer than ``longest`` when known. It holds
+    its own tuple, which the batch it proves takes as its ``locs``: ``covers`` is an identity
+    test, so a list put in their place is unproven."""
 
     __slots__ = ("locs", "prefix", "longest")
 
@@ -112,7 +114,7 @@ def prove_lines(text: str, lines: list[str], unclean_bytes: int, size: int,
 
 
 class Normalized(NamedTuple):
-    """The URLs kept (proven), refused (index, why), defragmented."""
+    """The URLs kept (proven), refused and defragmented (with their indexes)."""
 
     clean: CleanLocs
     bad: list[tuple[int, BadURL]]
@@ -125,8 +127,8 @@ def normalize_locs(locs: Sequence[str]) -> Normalized:
 
 
 def _normalize_block(locs: Sequence[str]) -> Normalized:
-    """normalize_locs for a block: one site's clean ASCII URLs are proven at memory speed
-    (proven_clean), also beside a few IRIs, which alone go through normalize_url."""
+    """One site's clean ASCII URLs proven at memory speed, also beside a few IRIs, which alone
+    go through normalize_url."""
     site = _one_site(locs)
     if site is not None:
         return Normalized(CleanLocs(locs, site, _KEY), [], [])
@@ -143,8 +145,8 @@ def _normalize_block(locs: Sequence[str]) -> Normalized:
     return Normalized(CleanLocs(done.clean.locs, site, _KEY), [], done.fragments)
 
 
-def _one_site(locs: Sequence[str]) -> str | None:
-    text = "\n".join(locs) + "\n"
+def _one_site(locs: Sequence[str], text: str = "") -> str | None:
+    text = text or "\n".join(locs) + "\n"
     if not text.isascii():  # (never clean; and a lone surrogate cannot be encoded)
         return None
     return proven_clean(text, len(locs), len(text.encode().translate(None, CLEAN_BYTES)))
@@ -174,7 +176,6 @@ def _normalize_some(locs: Sequence[str], unclean: Iterable[int]) -> Normalized:
 
 
 def _is_clean(url: str) -> bool:
-    """Whether ``url`` is a normalised URI already (normalize_url returns it unchanged)."""
     return (_CLEAN.fullmatch(url) is not None
             or ("%" in url and re.fullmatch(_CLEAN_PCT, url) is not None)) and _no_dots(url)
 
@@ -190,15 +191,14 @@ class BadURL(ValueError):
 
 
 def shown(url: str, limit: int = 80) -> str:
-    """``url`` as a message may show it: no userinfo (a password is never printed), cut."""
+    """``url`` for a message: no userinfo (a password is never printed), cut."""
     return repr(re.sub(r"(?<=//)[^/?#@]*@", "", url, count=1)[:limit])  # (re caches it)
 
 
 @cache
 def _quoting() -> tuple[re.Pattern[str], ...]:
-    """_quote's patterns: a part with nothing to encode, a run of characters to encode, a "%"
-    that starts no escape, any escape, and an escape not in normal form (_GOOD_ESCAPE's
-    complement spelt out: a double negative takes sre milliseconds to compile)."""
+    """_quote's patterns; the last, an escape not in normal form, is _GOOD_ESCAPE's complement
+    spelt out (a double negative takes sre milliseconds to compile)."""
     return (re.compile(f"[{_CHARS}]*"), re.compile(f"[^{_CHARS}%]+"),
             re.compile(r"%(?![0-9A-Fa-f]{2})"), re.compile(r"%[0-9A-Fa-f]{2}"),
             re.compile(r"%(?:[0-9A-Fa-f][a-f]|[a-f][0-9A-F]|3[0-9]|4[1-9A-F]|5[0-9AF]"
@@ -264,14 +264,13 @@ def _tail(rest: str) -> str:
 
 
 def normalize_url(raw: str) -> str:
-    """Return the normalised absolute http(s) URI for ``raw``, or raise BadURL saying why.
+    """The normalised absolute http(s) URI for ``raw``, or BadURL saying why.
 
     Strips surrounding white space, lower-cases scheme and host, drops a default port, writes
     an empty path as "/", IDNA-encodes a non-ASCII host, percent-encodes (as UTF-8) what a URI
     may not hold ("[" and "]" too), never encoding an escape twice, applies RFC 3986 section
-    6.2.2 (escapes upper-cased or decoded, dot segments removed) and drops the fragment. A URL
-    with userinfo, or a backslash in its authority, is refused.
-    """
+    6.2.2 and drops the fragment. A URL with userinfo, or a backslash in its authority, is
+    refused."""
     url = raw.strip()
     if _is_clean(url):
         return url
@@ -327,9 +326,8 @@ def _normalize_slow(url: str) -> str:
 
 
 def _idna_host(host: str) -> str:
-    """A non-ASCII host in its ASCII form: IDNA 2008 after the UTS #46 mapping, non-transitional,
-    as browsers read it: "faß.de" is xn--fa-hia.de (the standard library's IDNA 2003 codec makes
-    it fass.de, another host). BadURL, kind "bad host", when a label breaks those rules."""
+    """A non-ASCII host in its ASCII form: IDNA 2008 after the UTS #46 mapping, as browsers read
+    it: "faß.de" is xn--fa-hia.de (the standard library's IDNA 2003 makes it fass.de)."""
     ascii_host, why = _encoded_host(host)
     if why:
         raise BadURL(f"bad host {host[:80]!r}: {why[:200]} (IDNA 2008 with UTS #46)", "bad host")
@@ -338,8 +336,8 @@ def _idna_host(host: str) -> str:
 
 @lru_cache(maxsize=1024)  # one site's URLs share their host
 def _encoded_host(host: str) -> tuple[str, str]:
-    """(the ASCII host, "") or ("", why not). Only labels with non-ASCII characters (after the
-    mapping) are encoded and judged: ASCII labels pass as in an ASCII host, "_" included."""
+    """(the ASCII host, "") or ("", why not). Only non-ASCII labels are encoded and judged:
+    ASCII labels pass as in an ASCII host, "_" included."""
     import idna  # (7 ms of start-up)
 
     try:
@@ -372,8 +370,7 @@ def request_url(url: str) -> str:
 
 
 def base_problem(url: str) -> Optional[str]:
-    """Why ``url`` cannot be the base links are resolved against (urljoin would raise), or
-    None."""
+    """Why ``url`` cannot be a base links are resolved against (urljoin would raise), or None."""
     if url.isascii() and "[" not in url and "]" not in url:  # what urlsplit takes
         return None
     from urllib.parse import urlsplit
