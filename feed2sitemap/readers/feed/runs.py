@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
-from datetime import datetime, timezone
+from datetime import datetime
 from functools import cache
 from itertools import accumulate, repeat
-from operator import methodcaller
+from operator import itemgetter, sub
 from typing import Any, NamedTuple
 
 from .compat import (
@@ -32,6 +32,7 @@ from .compat import (
     is_html,
     link_text,
     new_entry,
+    zone_offset,
 )
 
 _WS = "[ \t\n]*"
@@ -286,15 +287,17 @@ def _atom_link(attrs: str, base: str,
 
 # The columns: values whose answer by the handlers' functions is known without calling them,
 # proven by one regular expression over the whole column (a property test holds the two equal):
-# a link that is an absolute ASCII http(s) URL urljoin leaves as it is, with no reference but
-# "&amp;" and nothing link_text repairs; a date of RFC 822's or W3C-DTF's usual shape, made
-# ISO 8601 a column at a time by C-coded splits and slices (out of range, the epoch or year 1:
-# entry_date's).
-
-_ABS = (
-    r"https?://[A-Za-z0-9.-]+(?::[0-9]+)?(?:/[A-Za-z0-9\-._~!$&'()*+,=:@/%]*)?"
-    r"(?:\?[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]+)?(?:#[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]+)?"
-)
+# a link that is an absolute http(s) URL (ASCII host) urljoin leaves as it is, with no
+# reference but "&amp;" and nothing link_text repairs; a date of RFC 822's or W3C-DTF's usual
+# shape, made ISO 8601 a column at a time by C-coded splits and slices (out of range, the epoch
+# or year 1: entry_date's).
+# Non-ASCII characters that strip(), clean() and urljoin leave as they are: from U+00C0 (no
+# byte a UTF-8 sequence continues with, which clean() would read as mojibake), white space but
+_IRI = ("\u00c0-\u167f\u1681-\u1fff\u200b-\u2027\u202a-\u202e\u2030-\u205e\u2060-\u2fff"
+        "\u3001-\U0010ffff")
+_PATH = rf"[A-Za-z0-9\-._~!$&'()*+,=:@/%{_IRI}]"
+_QUERY = rf"[A-Za-z0-9\-._~!$&'()*+,;=:@/?%{_IRI}]"
+_ABS = rf"https?://[A-Za-z0-9.-]+(?::[0-9]+)?(?:/{_PATH}*)?(?:\?{_QUERY}+)?(?:#{_QUERY}+)?"
 # Values as the grammar captures them, each followed by its end tag's "</" (Atom's attributes
 # by a NUL, which no run holds)
 _RSS_LINKS = re.compile(f"(?:{_ABS}</)*")
@@ -368,7 +371,7 @@ _RFC822 = re.compile(r"(?:(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), )?\d\d? "
 _WEEKDAYS = tuple(f"{d}, " for d in "Mon Tue Wed Thu Fri Sat Sun".split())
 _DAY_T = {k: f"{d:02d}T" for d in range(1, 32) for k in (str(d), f"{d:02d}")}
 _W3CDTF = re.compile(r"(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:Z|[+-]\d\d:\d\d)</)*")
-_TO_UTC = methodcaller("astimezone", timezone.utc)
+_ZERO = {"+0000", "GMT", "UT"}
 
 
 def dates(column: Sequence[str], epoch_is_unknown: bool, odd: Odd) -> list[Any]:
@@ -390,11 +393,14 @@ def _iso_dates(text: str, rfc: bool, epoch_is_unknown: bool) -> list[datetime] |
     made = _rfc822_isos(text, n) if rfc else _w3cdtf_isos(text, n)
     if made is None:
         return None
-    isos, utc = made
+    isos, zones = made
     try:
         values = list(map(datetime.fromisoformat, isos))
-        if not utc:  # (a zero offset is read as timezone.utc already)
-            values = list(map(_TO_UTC, values))
+        if zones is not None:  # (a subtraction, where astimezone would cost three times as much)
+            offsets = {z: zone_offset(z) for z in set(zones)}
+            if None in offsets.values():
+                return None
+            values = list(map(sub, values, map(offsets.__getitem__, zones)))
     except (ValueError, OverflowError):
         return None
     if min(values).year <= 1 or epoch_is_unknown and EPOCH in values:
@@ -402,9 +408,9 @@ def _iso_dates(text: str, rfc: bool, epoch_is_unknown: bool) -> list[datetime] |
     return values
 
 
-def _rfc822_isos(text: str, n: int) -> tuple[list[str], bool] | None:
-    """The ``n`` values of ``text`` (of _RFC822's shape) as ISO 8601 strings, its fields put
-    in ISO's order by slices; and whether every offset is zero."""
+def _rfc822_isos(text: str, n: int) -> tuple[list[str], list[str] | None] | None:
+    """The ``n`` values of ``text`` (of _RFC822's shape) as ISO 8601 strings at offset zero,
+    its fields put in ISO's order by slices; and their zones, None when every one is zero."""
     commas = text.count(",")  # (a comma only ends a weekday)
     if commas and commas != n:  # some with a weekday, some without
         for weekday in _WEEKDAYS:
@@ -416,10 +422,8 @@ def _rfc822_isos(text: str, n: int) -> tuple[list[str], bool] | None:
         return None
     fields.pop()
     k = w - 5  # the day's index
-    zone = fields[k + 4 :: w]
-    offsets = {z: ("+00:00" if z[0] not in "+-" else z[:3] + ":" + z[3:]) + "\0"
-               for z in set(zone)}
-    iso = [""] * (5 * n)
+    zones = fields[k + 4 :: w]
+    iso = ["+00:00\0"] * (5 * n)
     iso[0::5] = fields[k + 2 :: w]
     try:
         iso[1::5] = map(MONTH_DASHED.__getitem__, fields[k + 1 :: w])
@@ -427,16 +431,19 @@ def _rfc822_isos(text: str, n: int) -> tuple[list[str], bool] | None:
     except KeyError:
         return None
     iso[3::5] = fields[k + 3 :: w]
-    iso[4::5] = map(offsets.__getitem__, zone)
     isos = "".join(iso).split("\0")
     isos.pop()
-    return isos, set(offsets.values()) == {"+00:00\0"}
+    return isos, None if set(zones) <= _ZERO else zones
 
 
-def _w3cdtf_isos(text: str, n: int) -> tuple[list[str], bool]:
-    """The ``n`` values of ``text`` (of _W3CDTF's shape) as ISO 8601 strings, and whether
-    every offset is zero."""
-
-    isos = text.replace("Z</", "+00:00</").split("</")
-    isos.pop()
-    return isos, text.count("Z</") == n
+def _w3cdtf_isos(text: str, n: int) -> tuple[list[str], list[str] | None]:
+    """The ``n`` values of ``text`` (of _W3CDTF's shape) as ISO 8601 strings at offset zero,
+    and their zones, None when every one is "Z"."""
+    if text.count("Z</") == n:
+        isos = text.replace("Z</", "+00:00</").split("</")
+        isos.pop()
+        return isos, None
+    values = text.split("</")
+    values.pop()
+    clocks = list(map(itemgetter(slice(19)), values))
+    return ("+00:00\0".join(clocks) + "+00:00").split("\0"), [v[19:] for v in values]
