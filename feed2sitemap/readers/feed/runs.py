@@ -15,7 +15,7 @@ line ends instead of the run, so that its state and lines stay exact.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from functools import cache
 from itertools import accumulate, repeat
@@ -308,61 +308,48 @@ _AMP_NAME = re.compile("&[A-Za-z0-9_]+;")  # what link_text repairs
 Odd = Callable[[str], Any]  # the handler path's answer for one value (with its separator)
 
 
-def _pieces(joined: str, plain: re.Pattern[str], sep: str) -> Iterator[tuple[bool, str]]:
-    """The column cut into stretches of plain values (True) and single other values."""
+def _column(joined: str, plain: re.Pattern[str], sep: str,
+            bulk: Callable[[str], list[Any] | None], odd: Odd) -> list[Any]:
+    """The values of a joined column, each ending in ``sep``: the stretches ``plain`` matches
+    by ``bulk`` (None: by ``odd`` after all), every other value by ``odd``."""
+    out: list[Any] = []
     pos, n = 0, len(joined)
     while pos < n:
         m = plain.match(joined, pos)
         end = m.end() if m else pos
-        if end > pos:
-            yield True, joined[pos:end]
+        values = bulk(joined[pos:end]) if end > pos else []
+        if values is None:
+            values = [odd(v + sep) for v in joined[pos:end].split(sep)[:-1]]
+        out += values
         if end == n:
-            return
-        after = joined.index(sep, end) + len(sep)
-        yield False, joined[end:after]
-        pos = after
-
-
-def _decoded(text: str) -> str | None:
-    """Plain values with "&amp;" as "&" when that is their only reference and link_text
-    would repair nothing, else None."""
-    if "&" not in text:
-        return text
-    if text.count("&") != text.count("&amp;"):
-        return None
-    text = text.replace("&amp;", "&")
-    return None if _AMP_NAME.search(text) else text
-
-
-def _links(joined: str, plain: re.Pattern[str], sep: str, odd: Odd,
-           split: Callable[[str], list[str]]) -> list[Any]:
-    out: list[Any] = []
-    for ok, text in _pieces(joined, plain, sep):
-        decoded = _decoded(text) if ok else None
-        if decoded is not None:
-            out += split(decoded)
-        elif ok:
-            out += [odd(v + sep) for v in text.split(sep)[:-1]]
-        else:
-            out.append(odd(text))
+            break
+        pos = joined.index(sep, end) + len(sep)
+        out.append(odd(joined[end:pos]))
     return out
 
 
-def _rss_split(text: str) -> list[str]:
-    links = text.split("</")
-    links.pop()
-    return links
+def _bulk_links(text: str, sep: str) -> list[str] | None:
+    """Plain links, with "&amp;" as "&" when that is their only reference and link_text would
+    repair nothing, else None."""
+    if "&" in text:
+        if text.count("&") != text.count("&amp;"):
+            return None
+        text = text.replace("&amp;", "&")
+        if _AMP_NAME.search(text):
+            return None
+    return text.split(sep)[:-1] if sep == "</" else _HREF.findall(text)
 
 
 def rss_links(column: Sequence[str], odd: Odd) -> list[Any]:
     """The links of a column of RSS <link> texts; ``odd`` gives a value's that is not plain."""
-    return _links("".join(column), _RSS_LINKS, "</", odd, _rss_split)
+    return _column("".join(column), _RSS_LINKS, "</", lambda t: _bulk_links(t, "</"), odd)
 
 
 def atom_links(column: Sequence[str], odd: Odd) -> list[Any]:
     """The links of a column of Atom <link> attributes: the href where rel="alternate" and
     type="text/html" (or none) come in that order before it; ``odd`` gives any other's."""
-    return _links("\0".join(column) + "\0", _ATOM_LINKS, "\0", odd, _HREF.findall)
+    joined = "\0".join(column) + "\0"
+    return _column(joined, _ATOM_LINKS, "\0", lambda t: _bulk_links(t, "\0"), odd)
 
 
 _RFC822 = re.compile(r"(?:(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), )?\d\d? "
@@ -379,13 +366,11 @@ def dates(column: Sequence[str], epoch_is_unknown: bool, odd: Odd) -> list[Any]:
     for the others."""
     joined = "".join(column)
     rfc = not joined[:1].isdigit()  # (the first value's shape is taken for the column's)
-    out: list[Any] = []
-    for ok, text in _pieces(joined, _RFC822 if rfc else _W3CDTF, "</"):
-        values = _iso_dates(text, rfc, epoch_is_unknown) if ok and text.isascii() else None
-        if values is None:
-            values = [odd(v + "</") for v in text.split("</")[:-1]]
-        out += values
-    return out
+
+    def bulk(text: str) -> list[datetime] | None:
+        return _iso_dates(text, rfc, epoch_is_unknown) if text.isascii() else None
+
+    return _column(joined, _RFC822 if rfc else _W3CDTF, "</", bulk, odd)
 
 
 def _iso_dates(text: str, rfc: bool, epoch_is_unknown: bool) -> list[datetime] | None:
