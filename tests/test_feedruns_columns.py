@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from feedparser.urls import _urljoin
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from feed2sitemap.readers.feed.compat import entry_date, link_text, resolver
@@ -43,7 +43,7 @@ def test_dates_in_bulk_are_entry_dates(values: list[str], epoch_is_unknown: bool
 URL = st.builds(
     "{}://{}{}{}".format, st.sampled_from(["https", "http", "HTTP", "ftp"]),
     st.sampled_from(["e.example", "e.example:8080", "E.example", ""]),
-    st.text(alphabet="/ab-~%.é日;", max_size=10),
+    st.text(alphabet="/ab-~%.é日;\xa0\x85Ã©\u3000\u2028\u1680𝔘", max_size=10),
     st.sampled_from(["", "?q=1&amp;r=2", "?", "#", "#f", "?a&amp;amp;b", "&lt;", "&b;"]))
 RSS = URL | st.sampled_from(["", "rel/x", " https://e.example/ws ", "/abs"])
 
@@ -51,6 +51,8 @@ RSS = URL | st.sampled_from(["", "rel/x", " https://e.example/ws ", "/abs"])
 @pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(st.lists(RSS, min_size=1, max_size=20), st.sampled_from(["", "http://b.example/d/"]))
+@example(["https://e.example/\u00e9\u3000", "https://e.example/\x85", "https://e.example/\u00c3\u00a9",
+          "https://e.example/\u00e9\u65e5"], "")  # what only some non-ASCII characters change
 def test_rss_links_in_bulk_are_link_text(values: list[str], base: str) -> None:
     resolve = resolver()
 

@@ -602,7 +602,7 @@ _RFC822 = re.compile(r"(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), )?(\d\d?) "
 
 
 @cache  # (a zone is one of at most 40,003 strings the patterns match)
-def _offset(zone: str) -> timedelta | None:
+def zone_offset(zone: str) -> timedelta | None:
     """A zone as written as its offset, or None where fromisoformat refuses it ("+99:99")."""
     if zone in ("Z", "GMT", "UT"):
         return timedelta(0)
@@ -631,7 +631,7 @@ def entry_date(text: str, epoch_is_unknown: bool = True) -> datetime | None:
         else:
             local = None
     if local is not None:
-        offset = _offset(zone)
+        offset = zone_offset(zone)
         try:
             value = datetime.fromisoformat(local) - offset if offset is not None else None
         except (ValueError, OverflowError):

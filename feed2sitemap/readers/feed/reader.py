@@ -48,8 +48,7 @@ def read_feed(stream: IO[bytes], source: str, report: Report,
     read = _policy(stream, source, base_url, max_bytes, news is not None)
     entries = _entries(read, source, report)
     site = _site(entries, source, report)
-    if site is not None and not base_url and not all(  # (in C: most feeds' links are absolute)
-            map(_HTTP.match, filter(None, map(itemgetter(0), entries)))):
+    if site is not None and not base_url and not _all_absolute(entries):
         # the feed's own site is the base of what is left
         for i in [i for i, e in enumerate(entries) if e.link and not _HTTP.match(e.link)]:
             entries[i] = entries[i]._replace(link=resolve(site, entries[i].link or ""))
@@ -156,6 +155,17 @@ def _site(entries: list[FeedEntry], source: str, report: Report) -> Optional[str
 
 
 _HTTP = re.compile(r"\s*https?://", re.I)
+
+
+def _all_absolute(entries: list[FeedEntry]) -> bool:
+    """Whether every link is an http(s) URL: counted in C where none holds a NUL (most feeds),
+    else link by link."""
+    links = list(filter(None, map(itemgetter(0), entries)))
+    joined = "\0" + "\0".join(links)
+    if joined.count("\0") == len(links) and (
+            joined.count("\0https://") + joined.count("\0http://") == len(links)):
+        return True
+    return all(map(_HTTP.match, links))
 
 
 def _on_site(site: str, entries: list[FeedEntry]) -> bool:

@@ -15,11 +15,11 @@ line ends instead of the run, so that its state and lines stay exact.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
-from datetime import datetime, timezone
+from collections.abc import Callable, Sequence
+from datetime import datetime
 from functools import cache
 from itertools import accumulate, repeat
-from operator import methodcaller
+from operator import itemgetter, sub
 from typing import Any, NamedTuple
 
 from .compat import (
@@ -32,6 +32,7 @@ from .compat import (
     is_html,
     link_text,
     new_entry,
+    zone_offset,
 )
 
 _WS = "[ \t\n]*"
@@ -286,15 +287,20 @@ def _atom_link(attrs: str, base: str,
 
 # The columns: values whose answer by the handlers' functions is known without calling them,
 # proven by one regular expression over the whole column (a property test holds the two equal):
-# a link that is an absolute ASCII http(s) URL urljoin leaves as it is, with no reference but
-# "&amp;" and nothing link_text repairs; a date of RFC 822's or W3C-DTF's usual shape, made
-# ISO 8601 a column at a time by C-coded splits and slices (out of range, the epoch or year 1:
-# entry_date's).
+# a link that is an absolute http(s) URL (ASCII host) urljoin leaves as it is, with no
+# reference but "&amp;" and nothing link_text repairs; a date of RFC 822's or W3C-DTF's usual
+# shape, made ISO 8601 a column at a time by C-coded splits and slices (out of range, the epoch
+# or year 1: entry_date's).
 
-_ABS = (
-    r"https?://[A-Za-z0-9.-]+(?::[0-9]+)?(?:/[A-Za-z0-9\-._~!$&'()*+,=:@/%]*)?"
-    r"(?:\?[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]+)?(?:#[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]+)?"
-)
+# What may follow in a path, and in a query or fragment: RFC 3986's characters but ";" (urljoin
+# cuts a path's parameters), and the non-ASCII ones strip(), clean() and urljoin leave as they
+# are: from U+00C0 (no byte a UTF-8 sequence continues with, which clean() would read as
+# mojibake), white space but. (Written as what is left out: a range up to U+10FFFF costs sre
+# 10 ms to compile.)
+_SPACES = "\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+_PATH = rf'[^\x00-\x20"#;<>?\[\\\]^`{{|}}\x7f-\xbf{_SPACES}]'
+_QUERY = rf'[^\x00-\x20"#<>\[\\\]^`{{|}}\x7f-\xbf{_SPACES}]'
+_ABS = rf"https?://[A-Za-z0-9.-]+(?::[0-9]+)?(?:/{_PATH}*)?(?:\?{_QUERY}+)?(?:#{_QUERY}+)?"
 # Values as the grammar captures them, each followed by its end tag's "</" (Atom's attributes
 # by a NUL, which no run holds)
 _RSS_LINKS = re.compile(f"(?:{_ABS}</)*")
@@ -305,61 +311,48 @@ _AMP_NAME = re.compile("&[A-Za-z0-9_]+;")  # what link_text repairs
 Odd = Callable[[str], Any]  # the handler path's answer for one value (with its separator)
 
 
-def _pieces(joined: str, plain: re.Pattern[str], sep: str) -> Iterator[tuple[bool, str]]:
-    """The column cut into stretches of plain values (True) and single other values."""
+def _column(joined: str, plain: re.Pattern[str], sep: str,
+            bulk: Callable[[str], list[Any] | None], odd: Odd) -> list[Any]:
+    """The values of a joined column, each ending in ``sep``: the stretches ``plain`` matches
+    by ``bulk`` (None: by ``odd`` after all), every other value by ``odd``."""
+    out: list[Any] = []
     pos, n = 0, len(joined)
     while pos < n:
         m = plain.match(joined, pos)
         end = m.end() if m else pos
-        if end > pos:
-            yield True, joined[pos:end]
+        values = bulk(joined[pos:end]) if end > pos else []
+        if values is None:
+            values = [odd(v + sep) for v in joined[pos:end].split(sep)[:-1]]
+        out += values
         if end == n:
-            return
-        after = joined.index(sep, end) + len(sep)
-        yield False, joined[end:after]
-        pos = after
-
-
-def _decoded(text: str) -> str | None:
-    """Plain values with "&amp;" as "&" when that is their only reference and link_text
-    would repair nothing, else None."""
-    if "&" not in text:
-        return text
-    if text.count("&") != text.count("&amp;"):
-        return None
-    text = text.replace("&amp;", "&")
-    return None if _AMP_NAME.search(text) else text
-
-
-def _links(joined: str, plain: re.Pattern[str], sep: str, odd: Odd,
-           split: Callable[[str], list[str]]) -> list[Any]:
-    out: list[Any] = []
-    for ok, text in _pieces(joined, plain, sep):
-        decoded = _decoded(text) if ok else None
-        if decoded is not None:
-            out += split(decoded)
-        elif ok:
-            out += [odd(v + sep) for v in text.split(sep)[:-1]]
-        else:
-            out.append(odd(text))
+            break
+        pos = joined.index(sep, end) + len(sep)
+        out.append(odd(joined[end:pos]))
     return out
 
 
-def _rss_split(text: str) -> list[str]:
-    links = text.split("</")
-    links.pop()
-    return links
+def _bulk_links(text: str, sep: str) -> list[str] | None:
+    """Plain links, with "&amp;" as "&" when that is their only reference and link_text would
+    repair nothing, else None."""
+    if "&" in text:
+        if text.count("&") != text.count("&amp;"):
+            return None
+        text = text.replace("&amp;", "&")
+        if _AMP_NAME.search(text):
+            return None
+    return text.split(sep)[:-1] if sep == "</" else _HREF.findall(text)
 
 
 def rss_links(column: Sequence[str], odd: Odd) -> list[Any]:
     """The links of a column of RSS <link> texts; ``odd`` gives a value's that is not plain."""
-    return _links("".join(column), _RSS_LINKS, "</", odd, _rss_split)
+    return _column("".join(column), _RSS_LINKS, "</", lambda t: _bulk_links(t, "</"), odd)
 
 
 def atom_links(column: Sequence[str], odd: Odd) -> list[Any]:
     """The links of a column of Atom <link> attributes: the href where rel="alternate" and
     type="text/html" (or none) come in that order before it; ``odd`` gives any other's."""
-    return _links("\0".join(column) + "\0", _ATOM_LINKS, "\0", odd, _HREF.findall)
+    joined = "\0".join(column) + "\0"
+    return _column(joined, _ATOM_LINKS, "\0", lambda t: _bulk_links(t, "\0"), odd)
 
 
 _RFC822 = re.compile(r"(?:(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), )?\d\d? "
@@ -368,7 +361,7 @@ _RFC822 = re.compile(r"(?:(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), )?\d\d? "
 _WEEKDAYS = tuple(f"{d}, " for d in "Mon Tue Wed Thu Fri Sat Sun".split())
 _DAY_T = {k: f"{d:02d}T" for d in range(1, 32) for k in (str(d), f"{d:02d}")}
 _W3CDTF = re.compile(r"(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:Z|[+-]\d\d:\d\d)</)*")
-_TO_UTC = methodcaller("astimezone", timezone.utc)
+_ZERO = {"+0000", "GMT", "UT"}
 
 
 def dates(column: Sequence[str], epoch_is_unknown: bool, odd: Odd) -> list[Any]:
@@ -376,13 +369,11 @@ def dates(column: Sequence[str], epoch_is_unknown: bool, odd: Odd) -> list[Any]:
     for the others."""
     joined = "".join(column)
     rfc = not joined[:1].isdigit()  # (the first value's shape is taken for the column's)
-    out: list[Any] = []
-    for ok, text in _pieces(joined, _RFC822 if rfc else _W3CDTF, "</"):
-        values = _iso_dates(text, rfc, epoch_is_unknown) if ok and text.isascii() else None
-        if values is None:
-            values = [odd(v + "</") for v in text.split("</")[:-1]]
-        out += values
-    return out
+
+    def bulk(text: str) -> list[datetime] | None:
+        return _iso_dates(text, rfc, epoch_is_unknown) if text.isascii() else None
+
+    return _column(joined, _RFC822 if rfc else _W3CDTF, "</", bulk, odd)
 
 
 def _iso_dates(text: str, rfc: bool, epoch_is_unknown: bool) -> list[datetime] | None:
@@ -390,11 +381,14 @@ def _iso_dates(text: str, rfc: bool, epoch_is_unknown: bool) -> list[datetime] |
     made = _rfc822_isos(text, n) if rfc else _w3cdtf_isos(text, n)
     if made is None:
         return None
-    isos, utc = made
+    isos, zones = made
     try:
         values = list(map(datetime.fromisoformat, isos))
-        if not utc:  # (a zero offset is read as timezone.utc already)
-            values = list(map(_TO_UTC, values))
+        if zones is not None:  # (a subtraction, where astimezone would cost three times as much)
+            offsets = {z: zone_offset(z) for z in set(zones)}
+            if None in offsets.values():
+                return None
+            values = list(map(sub, values, map(offsets.__getitem__, zones)))
     except (ValueError, OverflowError):
         return None
     if min(values).year <= 1 or epoch_is_unknown and EPOCH in values:
@@ -402,9 +396,9 @@ def _iso_dates(text: str, rfc: bool, epoch_is_unknown: bool) -> list[datetime] |
     return values
 
 
-def _rfc822_isos(text: str, n: int) -> tuple[list[str], bool] | None:
-    """The ``n`` values of ``text`` (of _RFC822's shape) as ISO 8601 strings, its fields put
-    in ISO's order by slices; and whether every offset is zero."""
+def _rfc822_isos(text: str, n: int) -> tuple[list[str], list[str] | None] | None:
+    """The ``n`` values of ``text`` (of _RFC822's shape) as ISO 8601 strings at offset zero,
+    its fields put in ISO's order by slices; and their zones, None when every one is zero."""
     commas = text.count(",")  # (a comma only ends a weekday)
     if commas and commas != n:  # some with a weekday, some without
         for weekday in _WEEKDAYS:
@@ -416,10 +410,8 @@ def _rfc822_isos(text: str, n: int) -> tuple[list[str], bool] | None:
         return None
     fields.pop()
     k = w - 5  # the day's index
-    zone = fields[k + 4 :: w]
-    offsets = {z: ("+00:00" if z[0] not in "+-" else z[:3] + ":" + z[3:]) + "\0"
-               for z in set(zone)}
-    iso = [""] * (5 * n)
+    zones = fields[k + 4 :: w]
+    iso = ["+00:00\0"] * (5 * n)
     iso[0::5] = fields[k + 2 :: w]
     try:
         iso[1::5] = map(MONTH_DASHED.__getitem__, fields[k + 1 :: w])
@@ -427,16 +419,19 @@ def _rfc822_isos(text: str, n: int) -> tuple[list[str], bool] | None:
     except KeyError:
         return None
     iso[3::5] = fields[k + 3 :: w]
-    iso[4::5] = map(offsets.__getitem__, zone)
     isos = "".join(iso).split("\0")
     isos.pop()
-    return isos, set(offsets.values()) == {"+00:00\0"}
+    return isos, None if set(zones) <= _ZERO else zones
 
 
-def _w3cdtf_isos(text: str, n: int) -> tuple[list[str], bool]:
-    """The ``n`` values of ``text`` (of _W3CDTF's shape) as ISO 8601 strings, and whether
-    every offset is zero."""
-
-    isos = text.replace("Z</", "+00:00</").split("</")
-    isos.pop()
-    return isos, text.count("Z</") == n
+def _w3cdtf_isos(text: str, n: int) -> tuple[list[str], list[str] | None]:
+    """The ``n`` values of ``text`` (of _W3CDTF's shape) as ISO 8601 strings at offset zero,
+    and their zones, None when every one is "Z"."""
+    if text.count("Z</") == n:
+        isos = text.replace("Z</", "+00:00</").split("</")
+        isos.pop()
+        return isos, None
+    values = text.split("</")
+    values.pop()
+    clocks = list(map(itemgetter(slice(19)), values))
+    return ("+00:00\0".join(clocks) + "+00:00").split("\0"), [v[19:] for v in values]
