@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from itertools import chain, compress, filterfalse
+from itertools import chain, compress, islice, repeat
 from operator import itemgetter
 from typing import IO, TYPE_CHECKING, Any, Optional
 
@@ -202,19 +202,19 @@ class Store:
     """The merge the command runs (ReferenceStore's rules, on columns): add batches, then take
     the merged ones (``batches``) once.
 
-    ``index`` holds each URL in first-seen order, ``folds`` the fold of the later copies of each
-    URL that has some. The first copies stay in their batches' columns (``segments``) and go out
-    as they came unless a later copy changed them: tuples of str, dates and None, which the
-    garbage collector stops walking. Past ``memory_limit`` bytes the rows of URLs not held here
-    go to the Spill; they come after the ones held here, which is their first-seen order.
+    ``index`` maps each URL held here, in first-seen order, to the fold of its later copies (a
+    tuple) or, while it has none, to the mark of the batch it came in. The first copies stay in
+    their batches' columns (``segments``, index's order) and go out as they came unless a later
+    copy changed them: tuples of str, dates and None, which the garbage collector stops walking.
+    Past ``memory_limit`` bytes the rows of URLs not held here go to the Spill; they come after
+    the ones held here, which is their first-seen order.
     """
 
     def __init__(self, *, base_mode: bool = False, memory_limit: int = DEFAULT_MEMORY_LIMIT,
                  extensions: bool = True) -> None:
         self.base_mode = base_mode
         self.memory_limit = memory_limit
-        self.index: dict[str, None] = {}
-        self.folds: dict[str, tuple[Any, ...]] = {}
+        self.index: dict[str, Any] = {}
         self.segments: list[tuple[Batch, bool]] = []
         self.used = 0
         self.copies = 0
@@ -229,36 +229,31 @@ class Store:
             self._add_extensions(batch)
         locs, index = batch.locs, self.index
         n = len(locs)
-        seen: Optional[list[bool]] = None
-        outside: Sequence[int] = range(n)
-        if not index.keys().isdisjoint(locs):
-            seen = list(map(index.__contains__, locs))
-            outside = list(filterfalse(seen.__getitem__, range(n)))
-        new, later = outside, []
-        spilled = bool(outside) and self.spill is not None
-        if outside and self.spill is None:
-            out_locs = _pick(locs, outside)
-            fresh = dict.fromkeys(out_locs)
-            if len(fresh) < len(out_locs):  # a URL twice in the batch: its first row is new
-                first = dict(zip(reversed(out_locs), reversed(outside), strict=True))
-                new = sorted(first.values())
-                later = sorted(set(outside).difference(new))
-            cost = _row_cost(batch) * len(new) + sum(map(len, fresh))
-            if self.used + cost <= self.memory_limit:
-                self.used += cost
-                index.update(fresh)
-                self.segments.append((_rows(batch, new), is_base))
-            else:  # the budget reached: this batch's new URLs and all after them spill
-                self.spill = Spill(self.memory_limit)
-                spilled = True
-        if spilled:
-            assert self.spill is not None
-            self.spill.add(batch, outside, is_base)
-            new, later = [], []
-        if seen is not None:
-            self._fold(batch, list(compress(range(n), seen)), is_base)
-        if later:
-            self._fold(batch, later, is_base)
+        if self.spill is None and (self.used + _row_cost(batch) * n + sum(map(len, locs))
+                                   > self.memory_limit):
+            self.spill = Spill(self.memory_limit)  # this batch's new URLs and all after spill
+        if self.spill is not None:
+            held = list(map(index.get, locs))
+            self.spill.add(batch, [i for i in range(n) if held[i] is None], is_base)
+            self._fold(batch, [i for i in range(n) if held[i] is not None], is_base)
+            return []
+        mark = object()
+        before = len(index)
+        held = list(map(index.setdefault, locs, repeat(mark)))  # one look-up a row
+        added = len(index) - before
+        new: Sequence[int] = range(n)
+        later: list[int] = []
+        if added < n:
+            new = [i for i in range(n) if held[i] is mark]
+            later = [i for i in range(n) if held[i] is not mark]
+        if added < len(new):  # a URL twice in the batch: its first row is new
+            first = dict(zip(reversed(_pick(locs, new)), reversed(new), strict=True))
+            later = sorted(later + list(set(new).difference(first.values())))
+            new = sorted(first.values())
+        self.used += _row_cost(batch) * added + sum(map(len, _pick(locs, new)))
+        if new:
+            self.segments.append((_rows(batch, new), is_base))
+        self._fold(batch, later, is_base)
         return new
 
     def _fold(self, batch: Batch, rows: list[int], is_base: bool) -> None:
@@ -266,22 +261,22 @@ class Store:
         self.copies += len(rows)
         lms, texts = batch.lastmods, batch.lastmod_texts
         cfs, prs = batch.changefreqs, batch.priorities
-        if lms is None and cfs is None and prs is None and not self.base_mode:
+        if not rows or lms is None and cfs is None and prs is None and not self.base_mode:
             # no lastmod, changefreq or priority, and no base: such a copy is never the
             # newest, gives no field, and makes no URL added or updated; it changes nothing
             return
         compared = is_base or not self.base_mode
-        folds, locs = self.folds, batch.locs
+        index, locs = self.index, batch.locs
         for i in rows:
             lm = None if lms is None else lms[i]
             text = None if texts is None else texts[i]
             cf = None if cfs is None else cfs[i]
             pr = None if prs is None else prs[i]
             key = None if lm is None else lastmod_key(lm)
-            fold = folds.get(locs[i])
-            if fold is None:
+            fold = index[locs[i]]
+            if not isinstance(fold, tuple):  # the first later copy
                 self.used += FOLD_COST
-                folds[locs[i]] = (key, lm, text, cf, pr, cf, pr,
+                index[locs[i]] = (key, lm, text, cf, pr, cf, pr,
                                   (lm, cf, pr) if compared else None)
                 continue
             first_cf, first_pr, base = fold[5:]
@@ -292,9 +287,9 @@ class Store:
             if base is None and compared:
                 base = (lm, cf, pr)
             if key is not None and (fold[0] is None or key > fold[0]):  # strictly: a tie
-                folds[locs[i]] = (key, lm, text, cf, pr, first_cf, first_pr, base)  # keeps
+                index[locs[i]] = (key, lm, text, cf, pr, first_cf, first_pr, base)  # keeps
             elif (first_cf, first_pr, base) != fold[5:]:                        # the earlier
-                folds[locs[i]] = (*fold[:5], first_cf, first_pr, base)
+                index[locs[i]] = (*fold[:5], first_cf, first_pr, base)
 
     def _add_extensions(self, batch: Batch) -> None:
         from ..extensions.merging import ExtensionMerger  # (only a run with extensions)
@@ -314,10 +309,10 @@ class Store:
         try:
             counts.copies += self.copies
             segments, self.segments = self.segments, []
-            self.index = {}
+            folds = iter(self.index.values())
             for seg, is_base in segments:
-                yield self._merged(seg, is_base, list(map(self.folds.get, seg.locs)), counts)
-            self.folds = {}
+                yield self._merged(seg, is_base, list(islice(folds, len(seg.locs))), counts)
+            self.index = {}
             if self.spill is not None:
                 before = counts.urls
                 yield from self.spill.merged(counts, self.base_mode, self.extensions)
@@ -325,7 +320,7 @@ class Store:
         finally:
             self.close()
 
-    def _merged(self, seg: Batch, is_base: bool, folds: list[Optional[tuple[Any, ...]]],
+    def _merged(self, seg: Batch, is_base: bool, folds: list[Any],
                 counts: MergeCounts) -> Batch:
         """A segment's rows, each with its later copies folded in; counted (and told)."""
         n = len(seg.locs)
@@ -336,7 +331,7 @@ class Store:
         counts.urls += n
         first_base = is_base or not self.base_mode
         on_change = counts.on_change if self.base_mode else None
-        rows = list(compress(range(n), folds))
+        rows = list(compress(range(n), map(isinstance, folds, repeat(tuple))))
         if not rows and on_change is None:
             counts.added += 0 if self.base_mode and is_base else n
             return batch
@@ -347,7 +342,7 @@ class Store:
         changed: dict[int, bool] = {}
         added = 0 if self.base_mode and is_base else n - len(rows)  # (the rows of one copy)
         for i in rows:
-            key, lm, text, cf, pr, first_cf, first_pr, base = folds[i]  # type: ignore[misc]
+            key, lm, text, cf, pr, first_cf, first_pr, base = folds[i]
             lm0, cf0, pr0 = lms[i], cfs[i], prs[i]
             if first_base:
                 base = (lm0, cf0, pr0)
@@ -366,7 +361,7 @@ class Store:
         if on_change is not None:  # in row order: each URL added, then each updated
             for i, loc in enumerate(seg.locs):
                 fold = folds[i]
-                if not (first_base or (fold is not None and fold[7] is not None)):
+                if not (first_base or (isinstance(fold, tuple) and fold[7] is not None)):
                     on_change(loc)
                 if changed.get(i):
                     on_change(loc)
@@ -378,7 +373,7 @@ class Store:
         return batch
 
     def close(self) -> None:
-        self.index, self.folds, self.segments = {}, {}, []
+        self.index, self.segments = {}, []
         if self.spill is not None:
             self.spill.close()
 
