@@ -88,11 +88,6 @@ def _key(lastmod: Optional[Lastmod]) -> tuple[bool, Optional[datetime]]:
     return (False, None) if lastmod is None else (True, lastmod_key(lastmod))
 
 
-def _same(a: Optional[Lastmod], b: Optional[Lastmod]) -> bool:
-    """The same lastmod as written: the same instant in the same form (date or datetime)."""
-    return _key(a) == _key(b) and isinstance(a, datetime) == isinstance(b, datetime)
-
-
 class _Entry:
     """One URL: its first copy, its newest, the first changefreq and priority given, and the
     copy it is compared with for "updated" (the base's first, or without a base the first)."""
@@ -128,9 +123,11 @@ class _Entry:
             EMPTY if self.extensions is None else self.extensions.value())
 
     def updated(self, merged: Record) -> bool:
+        """Whether the entry differs from its base (lastmods as written: a date never equals a
+        datetime, two datetimes are equal when they are the same instant)."""
         base = self.base
         return base is not None and not (
-            _same(merged.lastmod, base.lastmod) and merged.changefreq == base.changefreq
+            merged.lastmod == base.lastmod and merged.changefreq == base.changefreq
             and merged.priority == base.priority)
 
 
@@ -259,25 +256,22 @@ class Store:
     def _fold(self, batch: Batch, rows: list[int], is_base: bool) -> None:
         """Fold later copies of URLs held here into their entries, in row order."""
         self.copies += len(rows)
-        lms, texts = batch.lastmods, batch.lastmod_texts
-        cfs, prs = batch.changefreqs, batch.priorities
+        lms, texts, cfs, prs = (batch.lastmods, batch.lastmod_texts, batch.changefreqs,
+                                batch.priorities)
         if not rows or lms is None and cfs is None and prs is None and not self.base_mode:
             # no lastmod, changefreq or priority, and no base: such a copy is never the
             # newest, gives no field, and makes no URL added or updated; it changes nothing
             return
         compared = is_base or not self.base_mode
-        index, locs = self.index, batch.locs
-        for i in rows:
-            lm = None if lms is None else lms[i]
-            text = None if texts is None else texts[i]
-            cf = None if cfs is None else cfs[i]
-            pr = None if prs is None else prs[i]
+        index = self.index
+        for loc, lm, text, cf, pr in zip(_pick(batch.locs, rows), _pick(lms, rows),
+                                         _pick(texts, rows), _pick(cfs, rows), _pick(prs, rows),
+                                         strict=True):
             key = None if lm is None else lastmod_key(lm)
-            fold = index[locs[i]]
+            fold = index[loc]
             if not isinstance(fold, tuple):  # the first later copy
                 self.used += FOLD_COST
-                index[locs[i]] = (key, lm, text, cf, pr, cf, pr,
-                                  (lm, cf, pr) if compared else None)
+                index[loc] = (key, lm, text, cf, pr, cf, pr, (lm, cf, pr) if compared else None)
                 continue
             first_cf, first_pr, base = fold[5:]
             if cf is not None and first_cf is None:
@@ -287,9 +281,9 @@ class Store:
             if base is None and compared:
                 base = (lm, cf, pr)
             if key is not None and (fold[0] is None or key > fold[0]):  # strictly: a tie
-                index[locs[i]] = (key, lm, text, cf, pr, first_cf, first_pr, base)  # keeps
-            elif (first_cf, first_pr, base) != fold[5:]:                        # the earlier
-                index[locs[i]] = (*fold[:5], first_cf, first_pr, base)
+                index[loc] = (key, lm, text, cf, pr, first_cf, first_pr, base)  # keeps the
+            elif (first_cf, first_pr, base) != fold[5:]:                         # earlier
+                index[loc] = (*fold[:5], first_cf, first_pr, base)
 
     def _add_extensions(self, batch: Batch) -> None:
         from ..extensions.merging import ExtensionMerger  # (only a run with extensions)
@@ -354,7 +348,7 @@ class Store:
             prs[i] = pr if pr is not None else pr0 if pr0 is not None else first_pr
             added += not (self.base_mode and base is not None)
             changed[i] = base is not None and not (
-                (lms[i] is base[0] or _same(lms[i], base[0])) and cfs[i] == base[1]
+                lms[i] == base[0] and cfs[i] == base[1]
                 and prs[i] == base[2])
         counts.added += added
         counts.updated += sum(changed.values())
