@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from itertools import chain, compress, islice, repeat
+from itertools import chain, compress, groupby, islice, repeat
 from operator import itemgetter
 from typing import IO, TYPE_CHECKING, Any, Optional
 
@@ -126,9 +126,8 @@ class _Entry:
         """Whether the entry differs from its base (lastmods as written: a date never equals a
         datetime, two datetimes are equal when they are the same instant)."""
         base = self.base
-        return base is not None and not (
-            merged.lastmod == base.lastmod and merged.changefreq == base.changefreq
-            and merged.priority == base.priority)
+        return base is not None and (merged.lastmod, merged.changefreq, merged.priority) != (
+            base.lastmod, base.changefreq, base.priority)
 
 
 class ReferenceStore:
@@ -165,16 +164,13 @@ class ReferenceStore:
             record = entry.merged()
             counts.urls += 1
             counts.copies += entry.copies
-            changes = []
-            if not (self.base_mode and entry.base is not None):
-                counts.added += 1
-                changes.append(loc)
-            if entry.updated(record):
-                counts.updated += 1
-                changes.append(loc)
+            added = not (self.base_mode and entry.base is not None)
+            updated = entry.updated(record)
+            counts.added += added
+            counts.updated += updated
             if on_change is not None:
-                for changed in changes:
-                    on_change(changed)
+                for _ in range(added + updated):
+                    on_change(loc)
             if run and (len(run) >= BATCH or run[0].is_sitemap != record.is_sitemap):
                 yield Batch.of_records(run)
                 run = []
@@ -329,11 +325,9 @@ class Store:
         if not rows and on_change is None:
             counts.added += 0 if self.base_mode and is_base else n
             return batch
-        lms: list[Any] = [None] * n if seg.lastmods is None else list(seg.lastmods)
-        texts: list[Any] = [None] * n if seg.lastmod_texts is None else list(seg.lastmod_texts)
-        cfs: list[Any] = [None] * n if seg.changefreqs is None else list(seg.changefreqs)
-        prs: list[Any] = [None] * n if seg.priorities is None else list(seg.priorities)
-        changed: dict[int, bool] = {}
+        lms, texts, cfs, prs = (list(_pick(col, range(n))) for col in (
+            seg.lastmods, seg.lastmod_texts, seg.changefreqs, seg.priorities))
+        changed = set()
         added = 0 if self.base_mode and is_base else n - len(rows)  # (the rows of one copy)
         for i in rows:
             key, lm, text, cf, pr, first_cf, first_pr, base = folds[i]
@@ -347,17 +341,16 @@ class Store:
             cfs[i] = cf if cf is not None else cf0 if cf0 is not None else first_cf
             prs[i] = pr if pr is not None else pr0 if pr0 is not None else first_pr
             added += not (self.base_mode and base is not None)
-            changed[i] = base is not None and not (
-                lms[i] == base[0] and cfs[i] == base[1]
-                and prs[i] == base[2])
+            if base is not None and (lms[i], cfs[i], prs[i]) != base:
+                changed.add(i)
         counts.added += added
-        counts.updated += sum(changed.values())
+        counts.updated += len(changed)
         if on_change is not None:  # in row order: each URL added, then each updated
             for i, loc in enumerate(seg.locs):
                 fold = folds[i]
                 if not (first_base or (isinstance(fold, tuple) and fold[7] is not None)):
                     on_change(loc)
-                if changed.get(i):
+                if i in changed:
                     on_change(loc)
         batch.lastmods = lms if lms.count(None) < n else None
         batch.lastmod_texts = (texts if batch.lastmods is not None and texts.count(None) < n
@@ -504,18 +497,10 @@ class Spill:
                     columns[c] += col
         seqs, locs, isos, texts, cfs, prs, sources, lines, flags = columns
         store = Store(base_mode=base_mode, memory_limit=1 << 62, extensions=False)
-        start = 0
-        while start < len(locs):  # each run of rows of one kind and one base flag
-            flag = flags[start]
-            end = _run_end(flags, start)
-            span = slice(start, end)
-            batch = Batch._trusted(locs[span], sources[start], _some(lines[span]),
-                                   _some(_lastmods(isos[span])), _some(cfs[span]),
-                                   _some(prs[span]), bool(flag & 1), sources[span])
-            batch.lastmod_texts = _texts(isos[span], texts[span])
-            for i in store.add(batch, bool(flag & 2)):
-                tape[seqs[start + i]] = p
-            start = end
+        for span in _runs(flags):  # each run of rows of one kind and one base flag
+            batch = _unspilled(locs, isos, texts, cfs, prs, sources, lines, flags, span)
+            for i in store.add(batch, bool(flags[span.start] & 2)):
+                tape[seqs[span.start + i]] = p
         del columns, seqs, locs, isos, texts, cfs, prs, sources, lines, flags
         told: list[str] = []
         part = MergeCounts(on_change=told.append)
@@ -562,18 +547,20 @@ def _batches(rows: list[tuple[Any, ...]], on_change: Any,
         for loc, times in zip(locs, tells, strict=True):
             for _ in range(times):
                 on_change(loc)
-    start = 0
-    while start < len(locs):
-        end = _run_end(kinds, start)
-        span = slice(start, end)
-        batch = Batch._trusted(locs[span], sources[start], _some(lines[span]),
-                               _some(_lastmods(isos[span])), _some(cfs[span]),
-                               _some(prs[span]), bool(kinds[start]), sources[span], None,
-                               _extensions(extensions, locs[span]))
-        if batch.lastmods is not None:
-            batch.lastmod_texts = _texts(isos[span], texts[span])
-        yield batch
-        start = end
+    for span in _runs(kinds):
+        yield _unspilled(locs, isos, texts, cfs, prs, sources, lines, kinds, span,
+                         _extensions(extensions, locs[span]))
+
+
+def _unspilled(locs: list[Any], isos: list[Any], texts: list[Any], cfs: list[Any],
+               prs: list[Any], sources: list[Any], lines: list[Any], flags: list[int],
+               span: slice, extensions: Optional[list[Extensions]] = None) -> Batch:
+    """The batch of spilled rows ``span`` (of one kind)."""
+    batch = Batch._trusted(locs[span], sources[span.start], _some(lines[span]),
+                           _some(_lastmods(isos[span])), _some(cfs[span]), _some(prs[span]),
+                           bool(flags[span.start] & 1), sources[span], None, extensions)
+    batch.lastmod_texts = _texts(isos[span], texts[span])
+    return batch
 
 
 def _encoded(lastmods: Sequence[Any], texts: Sequence[Optional[str]]
@@ -611,15 +598,13 @@ def _texts(isos: list[Optional[str]], own: list[Optional[bool]]) -> Optional[lis
 _DATE, _DATETIME = date.fromisoformat, datetime.fromisoformat
 
 
-def _run_end(flags: list[int], start: int) -> int:
-    """Where the run of rows with the flag of row ``start`` ends."""
-    flag = flags[start]
-    if start == 0 and flags.count(flag) == len(flags):  # (the usual case: one run)
-        return len(flags)
-    end = start + 1
-    while end < len(flags) and flags[end] == flag:
-        end += 1
-    return end
+def _runs(flags: list[int]) -> Iterator[slice]:
+    """The runs of rows with the same flag."""
+    start = 0
+    for _, run in groupby(flags):
+        end = start + len(list(run))
+        yield slice(start, end)
+        start = end
 
 
 def _some(column: list[Any]) -> Optional[list[Any]]:
