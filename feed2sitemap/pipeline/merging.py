@@ -37,7 +37,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from itertools import chain, compress, groupby, islice, repeat
-from operator import itemgetter
+from operator import is_, is_not, itemgetter
 from typing import IO, TYPE_CHECKING, Any, Optional
 
 from ..errors import OutputError
@@ -227,8 +227,8 @@ class Store:
             self.spill = Spill(self.memory_limit)  # this batch's new URLs and all after spill
         if self.spill is not None:
             held = list(map(index.get, locs))
-            self.spill.add(batch, [i for i in range(n) if held[i] is None], is_base)
-            self._fold(batch, [i for i in range(n) if held[i] is not None], is_base)
+            self.spill.add(batch, _where(held, is_, None), is_base)
+            self._fold(batch, _where(held, is_not, None), is_base)
             return []
         mark = object()
         before = len(index)
@@ -237,8 +237,8 @@ class Store:
         new: Sequence[int] = range(n)
         later: list[int] = []
         if added < n:
-            new = [i for i in range(n) if held[i] is mark]
-            later = [i for i in range(n) if held[i] is not mark]
+            new = _where(held, is_, mark)
+            later = _where(held, is_not, mark)
         if added < len(new):  # a URL twice in the batch: its first row is new
             first = dict(zip(reversed(_pick(locs, new)), reversed(new), strict=True))
             later = sorted(later + list(set(new).difference(first.values())))
@@ -605,6 +605,11 @@ def _runs(flags: list[int]) -> Iterator[slice]:
         end = start + len(list(run))
         yield slice(start, end)
         start = end
+
+
+def _where(items: list[Any], test: Callable[[Any, Any], bool], value: Any) -> list[int]:
+    """The indexes of the items for which ``test(item, value)`` holds."""
+    return list(compress(range(len(items)), map(test, items, repeat(value))))
 
 
 def _some(column: list[Any]) -> Optional[list[Any]]:
