@@ -43,7 +43,7 @@ from typing import IO, TYPE_CHECKING, Any, Optional
 from ..errors import OutputError
 from ..model.batch import BATCH, Batch
 from ..model.extensions import EMPTY, Extensions
-from ..model.record import Lastmod, Record, lastmod_key, make_record
+from ..model.record import Record, lastmod_key, make_record
 
 if TYPE_CHECKING:
     from ..extensions.merging import ExtensionMerger
@@ -83,11 +83,6 @@ class MergeCounts:
     on_change: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
 
 
-def _key(lastmod: Optional[Lastmod]) -> tuple[bool, Optional[datetime]]:
-    """For "newest": no lastmod is older than any; a date is its midnight UTC."""
-    return (False, None) if lastmod is None else (True, lastmod_key(lastmod))
-
-
 class _Entry:
     """One URL: its first copy, its newest, the first changefreq and priority given, and the
     copy it is compared with for "updated" (the base's first, or without a base the first)."""
@@ -104,8 +99,9 @@ class _Entry:
     def add(self, copy: Record, compared: bool) -> None:
         """Fold in a later copy (``compared``: it comes from the base)."""
         self.copies += 1
-        if _key(copy.lastmod) > _key(self.newest.lastmod):  # strictly: a tie keeps the earlier
-            self.newest = copy
+        lm, newest = copy.lastmod, self.newest.lastmod  # (no lastmod is older than any)
+        if lm is not None and (newest is None or lastmod_key(lm) > lastmod_key(newest)):
+            self.newest = copy  # (strictly: a tie keeps the earlier)
         if self.changefreq is None:
             self.changefreq = copy.changefreq
         if self.priority is None:
@@ -185,7 +181,7 @@ class ReferenceStore:
 
 # A URL held costs its string, dict slot, tuple slot and line besides its columns' values
 # (_row_cost); the fold of its later copies a tuple of eight, a dict slot and a lastmod.
-# benchmarks/merge_memory.py measured 175 bytes of peak RSS per 62-character URL (363 with a
+# benchmarks/merge_memory.py measured 174 bytes of peak RSS per 62-character URL (311 with a
 # lastmod and its text): 640 MiB holds the 1.5M URLs of the merge-lastmods row.
 MEMORY_PER_URL = 90
 FOLD_COST = 200
@@ -422,14 +418,9 @@ class Spill:
     def add(self, batch: Batch, rows: Sequence[int], is_base: bool) -> None:
         """Take a batch's ``rows`` (ascending)."""
         k = len(rows)
-        locs = _pick(batch.locs, rows)
-        columns: list[Sequence[Any]] = [
-            range(self.rows, self.rows + k), locs,
-            *_encoded(_pick(batch.lastmods, rows), _pick(batch.lastmod_texts, rows)),
-            _pick(batch.changefreqs, rows),
-            _pick(batch.priorities, rows),
-            [batch.source] * k if batch.sources is None else _pick(batch.sources, rows),
-            _pick(batch.lines, rows), [batch.is_sitemap | is_base << 1] * k]
+        columns = [range(self.rows, self.rows + k),
+                   *_columns(batch, rows, batch.is_sitemap | is_base << 1)]
+        locs = columns[1]
         self.rows += k
         n = len(self._files)
         parts = [hash(loc) % n for loc in locs]
@@ -512,14 +503,7 @@ class Spill:
                 times = Counter(told)
                 tells = list(map(times.get, batch.locs, tells))
                 told.clear()
-            result = [
-                batch.locs, *_encoded(_pick(batch.lastmods, range(n)),
-                                      _pick(batch.lastmod_texts, range(n))),
-                *([None] * n if col is None else col for col in (
-                    batch.changefreqs, batch.priorities)),
-                batch.sources or [batch.source] * n,
-                [None] * n if batch.lines is None else list(batch.lines),
-                [int(batch.is_sitemap)] * n, tells]
+            result = [*_columns(batch, range(n), int(batch.is_sitemap)), tells]
             for lo in range(0, n, self._read_rows):
                 _dump([col[lo:lo + self._read_rows] for col in result], out)
         out.seek(0)
@@ -561,6 +545,15 @@ def _unspilled(locs: list[Any], isos: list[Any], texts: list[Any], cfs: list[Any
                            bool(flags[span.start] & 1), sources[span], None, extensions)
     batch.lastmod_texts = _texts(isos[span], texts[span])
     return batch
+
+
+def _columns(batch: Batch, rows: Sequence[int], flag: int) -> list[Sequence[Any]]:
+    """The batch's ``rows`` as the spill writes them (_SPILLED, less the arrival)."""
+    return [_pick(batch.locs, rows),
+            *_encoded(_pick(batch.lastmods, rows), _pick(batch.lastmod_texts, rows)),
+            _pick(batch.changefreqs, rows), _pick(batch.priorities, rows),
+            [batch.source] * len(rows) if batch.sources is None else _pick(batch.sources, rows),
+            _pick(batch.lines, rows), [flag] * len(rows)]
 
 
 def _encoded(lastmods: Sequence[Any], texts: Sequence[Optional[str]]

@@ -118,11 +118,8 @@ class _Layout:
 
 def _values(column: Sequence[Optional[str]]) -> list[Optional[str]]:
     """A column's values: an absent, empty or blank field is no value."""
-    try:
-        if all(map(str.strip, column)):  # type: ignore[arg-type]
-            return list(column)
-    except TypeError:  # (a row without the field)
-        pass
+    if None not in column and all(map(str.strip, column)):  # type: ignore[arg-type]
+        return list(column)
     return [f if f and f.strip() else None for f in column]
 
 
