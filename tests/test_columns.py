@@ -144,6 +144,22 @@ def test_a_line_without_a_url_is_skipped_and_counted() -> None:
     assert report.skipped == {"no loc": 1}
 
 
+def test_tsv_lines_of_one_width_with_blank_fields_and_lines() -> None:
+    # every line has one tab (the block is split at once): blank fields are no value, a blank
+    # line is left out silently, a blank URL is a skipped row
+    data = (b"https://a.example/1\t 2024-01-01\n"
+            b"\t\n"
+            b"https://a.example/2\t \n"
+            b" \t2024-01-02\n"
+            b"https://a.example/3\t2024-01-03\n")
+    got, report = read_all(data)
+    assert got == [make_record("https://a.example/1", date(2024, 1, 1)),
+                   make_record("https://a.example/2"),
+                   make_record("https://a.example/3", date(2024, 1, 3))]
+    assert [r.line for r in got] == [1, 3, 5]
+    assert report.skipped == {"no loc": 1} and not report.warnings
+
+
 # --------------------------------------------------------------------------- CSV
 
 def test_csv_with_rfc4180_quoting() -> None:

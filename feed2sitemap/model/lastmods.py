@@ -10,7 +10,8 @@ import re
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime, timezone
 from functools import cache
-from itertools import groupby
+from itertools import compress, groupby, repeat
+from operator import not_
 from typing import Optional, Union, cast
 
 
@@ -109,9 +110,9 @@ def newest_of(lastmods: Iterable[Optional[Union[date, datetime]]]
     try:  # in C: all dates, or all datetimes (aware, so compared as instants)
         return max(present)
     except TypeError:  # both: a date is its midnight UTC (each kind's newest found in C)
-        times = [v for v in present if isinstance(v, datetime)]
-        day = max(v for v in present if not isinstance(v, datetime))
-        time = max(times)
+        kinds = list(map(isinstance, present, repeat(datetime)))
+        time = max(compress(present, kinds))
+        day = max(compress(present, map(not_, kinds)))
         if lastmod_key(day) != time:
             return day if lastmod_key(day) > time else time
         return day if present.index(day) < present.index(time) else time

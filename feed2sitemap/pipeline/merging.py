@@ -36,14 +36,14 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from itertools import chain, compress, filterfalse
-from operator import itemgetter
+from itertools import chain, compress, groupby, islice, repeat
+from operator import is_, is_not, itemgetter
 from typing import IO, TYPE_CHECKING, Any, Optional
 
 from ..errors import OutputError
 from ..model.batch import BATCH, Batch
 from ..model.extensions import EMPTY, Extensions
-from ..model.record import Lastmod, Record, lastmod_key, make_record
+from ..model.record import Record, lastmod_key, make_record
 
 if TYPE_CHECKING:
     from ..extensions.merging import ExtensionMerger
@@ -83,16 +83,6 @@ class MergeCounts:
     on_change: Callable[[str], None] | None = field(default=None, repr=False, compare=False)
 
 
-def _key(lastmod: Optional[Lastmod]) -> tuple[bool, Optional[datetime]]:
-    """For "newest": no lastmod is older than any; a date is its midnight UTC."""
-    return (False, None) if lastmod is None else (True, lastmod_key(lastmod))
-
-
-def _same(a: Optional[Lastmod], b: Optional[Lastmod]) -> bool:
-    """The same lastmod as written: the same instant in the same form (date or datetime)."""
-    return _key(a) == _key(b) and isinstance(a, datetime) == isinstance(b, datetime)
-
-
 class _Entry:
     """One URL: its first copy, its newest, the first changefreq and priority given, and the
     copy it is compared with for "updated" (the base's first, or without a base the first)."""
@@ -109,8 +99,9 @@ class _Entry:
     def add(self, copy: Record, compared: bool) -> None:
         """Fold in a later copy (``compared``: it comes from the base)."""
         self.copies += 1
-        if _key(copy.lastmod) > _key(self.newest.lastmod):  # strictly: a tie keeps the earlier
-            self.newest = copy
+        lm, newest = copy.lastmod, self.newest.lastmod  # (no lastmod is older than any)
+        if lm is not None and (newest is None or lastmod_key(lm) > lastmod_key(newest)):
+            self.newest = copy  # (strictly: a tie keeps the earlier)
         if self.changefreq is None:
             self.changefreq = copy.changefreq
         if self.priority is None:
@@ -128,10 +119,11 @@ class _Entry:
             EMPTY if self.extensions is None else self.extensions.value())
 
     def updated(self, merged: Record) -> bool:
+        """Whether the entry differs from its base (lastmods as written: a date never equals a
+        datetime, two datetimes are equal when they are the same instant)."""
         base = self.base
-        return base is not None and not (
-            _same(merged.lastmod, base.lastmod) and merged.changefreq == base.changefreq
-            and merged.priority == base.priority)
+        return base is not None and (merged.lastmod, merged.changefreq, merged.priority) != (
+            base.lastmod, base.changefreq, base.priority)
 
 
 class ReferenceStore:
@@ -168,16 +160,13 @@ class ReferenceStore:
             record = entry.merged()
             counts.urls += 1
             counts.copies += entry.copies
-            changes = []
-            if not (self.base_mode and entry.base is not None):
-                counts.added += 1
-                changes.append(loc)
-            if entry.updated(record):
-                counts.updated += 1
-                changes.append(loc)
+            added = not (self.base_mode and entry.base is not None)
+            updated = entry.updated(record)
+            counts.added += added
+            counts.updated += updated
             if on_change is not None:
-                for changed in changes:
-                    on_change(changed)
+                for _ in range(added + updated):
+                    on_change(loc)
             if run and (len(run) >= BATCH or run[0].is_sitemap != record.is_sitemap):
                 yield Batch.of_records(run)
                 run = []
@@ -192,7 +181,7 @@ class ReferenceStore:
 
 # A URL held costs its string, dict slot, tuple slot and line besides its columns' values
 # (_row_cost); the fold of its later copies a tuple of eight, a dict slot and a lastmod.
-# benchmarks/merge_memory.py measured 175 bytes of peak RSS per 62-character URL (363 with a
+# benchmarks/merge_memory.py measured 174 bytes of peak RSS per 62-character URL (311 with a
 # lastmod and its text): 640 MiB holds the 1.5M URLs of the merge-lastmods row.
 MEMORY_PER_URL = 90
 FOLD_COST = 200
@@ -202,19 +191,19 @@ class Store:
     """The merge the command runs (ReferenceStore's rules, on columns): add batches, then take
     the merged ones (``batches``) once.
 
-    ``index`` holds each URL in first-seen order, ``folds`` the fold of the later copies of each
-    URL that has some. The first copies stay in their batches' columns (``segments``) and go out
-    as they came unless a later copy changed them: tuples of str, dates and None, which the
-    garbage collector stops walking. Past ``memory_limit`` bytes the rows of URLs not held here
-    go to the Spill; they come after the ones held here, which is their first-seen order.
+    ``index`` maps each URL held here, in first-seen order, to the fold of its later copies (a
+    tuple) or, while it has none, to the mark of the batch it came in. The first copies stay in
+    their batches' columns (``segments``, index's order) and go out as they came unless a later
+    copy changed them: tuples of str, dates and None, which the garbage collector stops walking.
+    Past ``memory_limit`` bytes the rows of URLs not held here go to the Spill; they come after
+    the ones held here, which is their first-seen order.
     """
 
     def __init__(self, *, base_mode: bool = False, memory_limit: int = DEFAULT_MEMORY_LIMIT,
                  extensions: bool = True) -> None:
         self.base_mode = base_mode
         self.memory_limit = memory_limit
-        self.index: dict[str, None] = {}
-        self.folds: dict[str, tuple[Any, ...]] = {}
+        self.index: dict[str, Any] = {}
         self.segments: list[tuple[Batch, bool]] = []
         self.used = 0
         self.copies = 0
@@ -229,60 +218,52 @@ class Store:
             self._add_extensions(batch)
         locs, index = batch.locs, self.index
         n = len(locs)
-        seen: Optional[list[bool]] = None
-        outside: Sequence[int] = range(n)
-        if not index.keys().isdisjoint(locs):
-            seen = list(map(index.__contains__, locs))
-            outside = list(filterfalse(seen.__getitem__, range(n)))
-        new, later = outside, []
-        spilled = bool(outside) and self.spill is not None
-        if outside and self.spill is None:
-            out_locs = _pick(locs, outside)
-            fresh = dict.fromkeys(out_locs)
-            if len(fresh) < len(out_locs):  # a URL twice in the batch: its first row is new
-                first = dict(zip(reversed(out_locs), reversed(outside), strict=True))
-                new = sorted(first.values())
-                later = sorted(set(outside).difference(new))
-            cost = _row_cost(batch) * len(new) + sum(map(len, fresh))
-            if self.used + cost <= self.memory_limit:
-                self.used += cost
-                index.update(fresh)
-                self.segments.append((_rows(batch, new), is_base))
-            else:  # the budget reached: this batch's new URLs and all after them spill
-                self.spill = Spill(self.memory_limit)
-                spilled = True
-        if spilled:
-            assert self.spill is not None
-            self.spill.add(batch, outside, is_base)
-            new, later = [], []
-        if seen is not None:
-            self._fold(batch, list(compress(range(n), seen)), is_base)
-        if later:
-            self._fold(batch, later, is_base)
+        if self.spill is None and (self.used + _row_cost(batch) * n + sum(map(len, locs))
+                                   > self.memory_limit):
+            self.spill = Spill(self.memory_limit)  # this batch's new URLs and all after spill
+        if self.spill is not None:
+            held = list(map(index.get, locs))
+            self.spill.add(batch, _where(held, is_, None), is_base)
+            self._fold(batch, _where(held, is_not, None), is_base)
+            return []
+        mark = object()
+        before = len(index)
+        held = list(map(index.setdefault, locs, repeat(mark)))  # one look-up a row
+        added = len(index) - before
+        new: Sequence[int] = range(n)
+        later: list[int] = []
+        if added < n:
+            new = _where(held, is_, mark)
+            later = _where(held, is_not, mark)
+        if added < len(new):  # a URL twice in the batch: its first row is new
+            first = dict(zip(reversed(_pick(locs, new)), reversed(new), strict=True))
+            later = sorted(later + list(set(new).difference(first.values())))
+            new = sorted(first.values())
+        self.used += _row_cost(batch) * added + sum(map(len, _pick(locs, new)))
+        if new:
+            self.segments.append((_rows(batch, new), is_base))
+        self._fold(batch, later, is_base)
         return new
 
     def _fold(self, batch: Batch, rows: list[int], is_base: bool) -> None:
         """Fold later copies of URLs held here into their entries, in row order."""
         self.copies += len(rows)
-        lms, texts = batch.lastmods, batch.lastmod_texts
-        cfs, prs = batch.changefreqs, batch.priorities
-        if lms is None and cfs is None and prs is None and not self.base_mode:
+        lms, texts, cfs, prs = (batch.lastmods, batch.lastmod_texts, batch.changefreqs,
+                                batch.priorities)
+        if not rows or lms is None and cfs is None and prs is None and not self.base_mode:
             # no lastmod, changefreq or priority, and no base: such a copy is never the
             # newest, gives no field, and makes no URL added or updated; it changes nothing
             return
         compared = is_base or not self.base_mode
-        folds, locs = self.folds, batch.locs
-        for i in rows:
-            lm = None if lms is None else lms[i]
-            text = None if texts is None else texts[i]
-            cf = None if cfs is None else cfs[i]
-            pr = None if prs is None else prs[i]
+        index = self.index
+        for loc, lm, text, cf, pr in zip(_pick(batch.locs, rows), _pick(lms, rows),
+                                         _pick(texts, rows), _pick(cfs, rows), _pick(prs, rows),
+                                         strict=True):
             key = None if lm is None else lastmod_key(lm)
-            fold = folds.get(locs[i])
-            if fold is None:
+            fold = index[loc]
+            if not isinstance(fold, tuple):  # the first later copy
                 self.used += FOLD_COST
-                folds[locs[i]] = (key, lm, text, cf, pr, cf, pr,
-                                  (lm, cf, pr) if compared else None)
+                index[loc] = (key, lm, text, cf, pr, cf, pr, (lm, cf, pr) if compared else None)
                 continue
             first_cf, first_pr, base = fold[5:]
             if cf is not None and first_cf is None:
@@ -292,9 +273,9 @@ class Store:
             if base is None and compared:
                 base = (lm, cf, pr)
             if key is not None and (fold[0] is None or key > fold[0]):  # strictly: a tie
-                folds[locs[i]] = (key, lm, text, cf, pr, first_cf, first_pr, base)  # keeps
-            elif (first_cf, first_pr, base) != fold[5:]:                        # the earlier
-                folds[locs[i]] = (*fold[:5], first_cf, first_pr, base)
+                index[loc] = (key, lm, text, cf, pr, first_cf, first_pr, base)  # keeps the
+            elif (first_cf, first_pr, base) != fold[5:]:                         # earlier
+                index[loc] = (*fold[:5], first_cf, first_pr, base)
 
     def _add_extensions(self, batch: Batch) -> None:
         from ..extensions.merging import ExtensionMerger  # (only a run with extensions)
@@ -314,10 +295,10 @@ class Store:
         try:
             counts.copies += self.copies
             segments, self.segments = self.segments, []
-            self.index = {}
+            folds = iter(self.index.values())
             for seg, is_base in segments:
-                yield self._merged(seg, is_base, list(map(self.folds.get, seg.locs)), counts)
-            self.folds = {}
+                yield self._merged(seg, is_base, list(islice(folds, len(seg.locs))), counts)
+            self.index = {}
             if self.spill is not None:
                 before = counts.urls
                 yield from self.spill.merged(counts, self.base_mode, self.extensions)
@@ -325,7 +306,7 @@ class Store:
         finally:
             self.close()
 
-    def _merged(self, seg: Batch, is_base: bool, folds: list[Optional[tuple[Any, ...]]],
+    def _merged(self, seg: Batch, is_base: bool, folds: list[Any],
                 counts: MergeCounts) -> Batch:
         """A segment's rows, each with its later copies folded in; counted (and told)."""
         n = len(seg.locs)
@@ -336,18 +317,16 @@ class Store:
         counts.urls += n
         first_base = is_base or not self.base_mode
         on_change = counts.on_change if self.base_mode else None
-        rows = list(compress(range(n), folds))
+        rows = list(compress(range(n), map(isinstance, folds, repeat(tuple))))
         if not rows and on_change is None:
             counts.added += 0 if self.base_mode and is_base else n
             return batch
-        lms: list[Any] = [None] * n if seg.lastmods is None else list(seg.lastmods)
-        texts: list[Any] = [None] * n if seg.lastmod_texts is None else list(seg.lastmod_texts)
-        cfs: list[Any] = [None] * n if seg.changefreqs is None else list(seg.changefreqs)
-        prs: list[Any] = [None] * n if seg.priorities is None else list(seg.priorities)
-        changed: dict[int, bool] = {}
+        lms, texts, cfs, prs = (list(_pick(col, range(n))) for col in (
+            seg.lastmods, seg.lastmod_texts, seg.changefreqs, seg.priorities))
+        changed = set()
         added = 0 if self.base_mode and is_base else n - len(rows)  # (the rows of one copy)
         for i in rows:
-            key, lm, text, cf, pr, first_cf, first_pr, base = folds[i]  # type: ignore[misc]
+            key, lm, text, cf, pr, first_cf, first_pr, base = folds[i]
             lm0, cf0, pr0 = lms[i], cfs[i], prs[i]
             if first_base:
                 base = (lm0, cf0, pr0)
@@ -358,17 +337,16 @@ class Store:
             cfs[i] = cf if cf is not None else cf0 if cf0 is not None else first_cf
             prs[i] = pr if pr is not None else pr0 if pr0 is not None else first_pr
             added += not (self.base_mode and base is not None)
-            changed[i] = base is not None and not (
-                (lms[i] is base[0] or _same(lms[i], base[0])) and cfs[i] == base[1]
-                and prs[i] == base[2])
+            if base is not None and (lms[i], cfs[i], prs[i]) != base:
+                changed.add(i)
         counts.added += added
-        counts.updated += sum(changed.values())
+        counts.updated += len(changed)
         if on_change is not None:  # in row order: each URL added, then each updated
             for i, loc in enumerate(seg.locs):
                 fold = folds[i]
-                if not (first_base or (fold is not None and fold[7] is not None)):
+                if not (first_base or (isinstance(fold, tuple) and fold[7] is not None)):
                     on_change(loc)
-                if changed.get(i):
+                if i in changed:
                     on_change(loc)
         batch.lastmods = lms if lms.count(None) < n else None
         batch.lastmod_texts = (texts if batch.lastmods is not None and texts.count(None) < n
@@ -378,7 +356,7 @@ class Store:
         return batch
 
     def close(self) -> None:
-        self.index, self.folds, self.segments = {}, {}, []
+        self.index, self.segments = {}, []
         if self.spill is not None:
             self.spill.close()
 
@@ -440,14 +418,9 @@ class Spill:
     def add(self, batch: Batch, rows: Sequence[int], is_base: bool) -> None:
         """Take a batch's ``rows`` (ascending)."""
         k = len(rows)
-        locs = _pick(batch.locs, rows)
-        columns: list[Sequence[Any]] = [
-            range(self.rows, self.rows + k), locs,
-            *_encoded(_pick(batch.lastmods, rows), _pick(batch.lastmod_texts, rows)),
-            _pick(batch.changefreqs, rows),
-            _pick(batch.priorities, rows),
-            [batch.source] * k if batch.sources is None else _pick(batch.sources, rows),
-            _pick(batch.lines, rows), [batch.is_sitemap | is_base << 1] * k]
+        columns = [range(self.rows, self.rows + k),
+                   *_columns(batch, rows, batch.is_sitemap | is_base << 1)]
+        locs = columns[1]
         self.rows += k
         n = len(self._files)
         parts = [hash(loc) % n for loc in locs]
@@ -515,18 +488,10 @@ class Spill:
                     columns[c] += col
         seqs, locs, isos, texts, cfs, prs, sources, lines, flags = columns
         store = Store(base_mode=base_mode, memory_limit=1 << 62, extensions=False)
-        start = 0
-        while start < len(locs):  # each run of rows of one kind and one base flag
-            flag = flags[start]
-            end = _run_end(flags, start)
-            span = slice(start, end)
-            batch = Batch._trusted(locs[span], sources[start], _some(lines[span]),
-                                   _some(_lastmods(isos[span])), _some(cfs[span]),
-                                   _some(prs[span]), bool(flag & 1), sources[span])
-            batch.lastmod_texts = _texts(isos[span], texts[span])
-            for i in store.add(batch, bool(flag & 2)):
-                tape[seqs[start + i]] = p
-            start = end
+        for span in _runs(flags):  # each run of rows of one kind and one base flag
+            batch = _unspilled(locs, isos, texts, cfs, prs, sources, lines, flags, span)
+            for i in store.add(batch, bool(flags[span.start] & 2)):
+                tape[seqs[span.start + i]] = p
         del columns, seqs, locs, isos, texts, cfs, prs, sources, lines, flags
         told: list[str] = []
         part = MergeCounts(on_change=told.append)
@@ -538,14 +503,7 @@ class Spill:
                 times = Counter(told)
                 tells = list(map(times.get, batch.locs, tells))
                 told.clear()
-            result = [
-                batch.locs, *_encoded(_pick(batch.lastmods, range(n)),
-                                      _pick(batch.lastmod_texts, range(n))),
-                *([None] * n if col is None else col for col in (
-                    batch.changefreqs, batch.priorities)),
-                batch.sources or [batch.source] * n,
-                [None] * n if batch.lines is None else list(batch.lines),
-                [int(batch.is_sitemap)] * n, tells]
+            result = [*_columns(batch, range(n), int(batch.is_sitemap)), tells]
             for lo in range(0, n, self._read_rows):
                 _dump([col[lo:lo + self._read_rows] for col in result], out)
         out.seek(0)
@@ -573,18 +531,29 @@ def _batches(rows: list[tuple[Any, ...]], on_change: Any,
         for loc, times in zip(locs, tells, strict=True):
             for _ in range(times):
                 on_change(loc)
-    start = 0
-    while start < len(locs):
-        end = _run_end(kinds, start)
-        span = slice(start, end)
-        batch = Batch._trusted(locs[span], sources[start], _some(lines[span]),
-                               _some(_lastmods(isos[span])), _some(cfs[span]),
-                               _some(prs[span]), bool(kinds[start]), sources[span], None,
-                               _extensions(extensions, locs[span]))
-        if batch.lastmods is not None:
-            batch.lastmod_texts = _texts(isos[span], texts[span])
-        yield batch
-        start = end
+    for span in _runs(kinds):
+        yield _unspilled(locs, isos, texts, cfs, prs, sources, lines, kinds, span,
+                         _extensions(extensions, locs[span]))
+
+
+def _unspilled(locs: list[Any], isos: list[Any], texts: list[Any], cfs: list[Any],
+               prs: list[Any], sources: list[Any], lines: list[Any], flags: list[int],
+               span: slice, extensions: Optional[list[Extensions]] = None) -> Batch:
+    """The batch of spilled rows ``span`` (of one kind)."""
+    batch = Batch._trusted(locs[span], sources[span.start], _some(lines[span]),
+                           _some(_lastmods(isos[span])), _some(cfs[span]), _some(prs[span]),
+                           bool(flags[span.start] & 1), sources[span], None, extensions)
+    batch.lastmod_texts = _texts(isos[span], texts[span])
+    return batch
+
+
+def _columns(batch: Batch, rows: Sequence[int], flag: int) -> list[Sequence[Any]]:
+    """The batch's ``rows`` as the spill writes them (_SPILLED, less the arrival)."""
+    return [_pick(batch.locs, rows),
+            *_encoded(_pick(batch.lastmods, rows), _pick(batch.lastmod_texts, rows)),
+            _pick(batch.changefreqs, rows), _pick(batch.priorities, rows),
+            [batch.source] * len(rows) if batch.sources is None else _pick(batch.sources, rows),
+            _pick(batch.lines, rows), [flag] * len(rows)]
 
 
 def _encoded(lastmods: Sequence[Any], texts: Sequence[Optional[str]]
@@ -622,15 +591,18 @@ def _texts(isos: list[Optional[str]], own: list[Optional[bool]]) -> Optional[lis
 _DATE, _DATETIME = date.fromisoformat, datetime.fromisoformat
 
 
-def _run_end(flags: list[int], start: int) -> int:
-    """Where the run of rows with the flag of row ``start`` ends."""
-    flag = flags[start]
-    if start == 0 and flags.count(flag) == len(flags):  # (the usual case: one run)
-        return len(flags)
-    end = start + 1
-    while end < len(flags) and flags[end] == flag:
-        end += 1
-    return end
+def _runs(flags: list[int]) -> Iterator[slice]:
+    """The runs of rows with the same flag."""
+    start = 0
+    for _, run in groupby(flags):
+        end = start + len(list(run))
+        yield slice(start, end)
+        start = end
+
+
+def _where(items: list[Any], test: Callable[[Any, Any], bool], value: Any) -> list[int]:
+    """The indexes of the items for which ``test(item, value)`` holds."""
+    return list(compress(range(len(items)), map(test, items, repeat(value))))
 
 
 def _some(column: list[Any]) -> Optional[list[Any]]:

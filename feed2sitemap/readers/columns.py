@@ -16,8 +16,8 @@ MAX_LINE bytes (a CSV field: csv's own 128 KiB). JSON Lines is read in readers/j
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterator
-from itertools import chain
+from collections.abc import Iterator, Sequence
+from itertools import chain, repeat, zip_longest
 from typing import IO, Optional
 
 from ..errors import InputError
@@ -98,22 +98,29 @@ class _Layout:
         self.width = len(fields)
         return True
 
-    def rows(self, split: list[list[str]], lines: list[int]) -> Rows:
-        """The columns of split rows; an empty field is an absent value."""
-        if not self.told_extra and max(map(len, split), default=0) > self.width:
+    def rows(self, columns: Sequence[Sequence[Optional[str]]], lines: Sequence[int]) -> Rows:
+        """The values of the fields, column by column (None: a row without that field)."""
+        if not self.told_extra and len(columns) > self.width:
             self.told_extra = True
-            i = next(i for i, f in enumerate(split) if len(f) > self.width)
+            i = next(i for i, f in enumerate(columns[self.width]) if f is not None)
             self.report.warn("unknown column", self.source, lines[i], f"more fields than the "
                              f"{self.width} columns; the extra ones are ignored (reported once)")
 
         def column(name: str) -> list[Optional[str]]:
             k = self.columns.get(name)
-            if k is None:
-                return [None] * len(split)
-            return [f[k] if len(f) > k and f[k].strip() else None for f in split]
+            if k is None or k >= len(columns):
+                return [None] * len(lines)
+            return _values(columns[k])
 
         return Rows(lines, column("loc"), column("lastmod"), column("changefreq"),
                     column("priority"))
+
+
+def _values(column: Sequence[Optional[str]]) -> list[Optional[str]]:
+    """A column's values: an absent, empty or blank field is no value."""
+    if None not in column and all(map(str.strip, column)):  # type: ignore[arg-type]
+        return list(column)
+    return [f if f and f.strip() else None for f in column]
 
 
 def tsv_rows(stream: IO[bytes], source: str, report: Report) -> Iterator[Rows]:
@@ -122,14 +129,29 @@ def tsv_rows(stream: IO[bytes], source: str, report: Report) -> Iterator[Rows]:
     first = True
     for block in blocks(stream, source, "a TSV list"):
         start, lines = block.start, block.lines
-        numbers = [start + i for i, s in enumerate(lines) if s.strip()]
-        split = [lines[n - start].split("\t") for n in numbers]
-        if first and split:
-            first = False
-            if layout.header(split[0], numbers[0]):
-                del split[0], numbers[0]
-        for k in range(0, len(split), BATCH):
-            yield layout.rows(split[k: k + BATCH], numbers[k: k + BATCH])
+        if first:
+            i = next((i for i, s in enumerate(lines) if s.strip()), None)
+            if i is not None:
+                first = False
+                if layout.header(lines[i].split("\t"), start + i):
+                    start, lines = start + i + 1, lines[i + 1:]
+        for k in range(0, len(lines), BATCH):
+            yield layout.rows(*_split(lines[k: k + BATCH], start + k))
+
+
+def _split(lines: list[str], start: int
+           ) -> tuple[Sequence[Sequence[Optional[str]]], Sequence[int]]:
+    """The fields of TSV lines column by column, and the lines' numbers (blank ones left out).
+    Lines of as many fields each, none blank (the usual), are split at once."""
+    tabs = set(map(str.count, lines, repeat("\t")))
+    if len(tabs) == 1:
+        width = tabs.pop() + 1
+        fields = "\t".join(lines).split("\t")
+        columns = [fields[k::width] for k in range(width)]
+        if all(map(str.strip, columns[0])):  # (a blank line has a blank first field)
+            return columns, range(start, start + len(lines))
+    numbers = [start + i for i, s in enumerate(lines) if s.strip()]
+    return list(zip_longest(*(lines[n - start].split("\t") for n in numbers))), numbers
 
 
 def csv_rows(stream: IO[bytes], source: str, report: Report) -> Iterator[Rows]:
@@ -162,9 +184,9 @@ def csv_rows(stream: IO[bytes], source: str, report: Report) -> Iterator[Rows]:
             split.append(fields)
             numbers.append(start)
             if len(split) == BATCH:
-                yield layout.rows(split, numbers)
+                yield layout.rows(list(zip_longest(*split)), numbers)
                 split, numbers = [], []
     except csv.Error as exc:
         raise InputError(source, line + 1, f"not valid CSV: {exc}") from None
     if split:
-        yield layout.rows(split, numbers)
+        yield layout.rows(list(zip_longest(*split)), numbers)
