@@ -23,12 +23,13 @@ from typing import IO, Optional
 from ..errors import InputError
 from ..model.batch import BATCH, Batch
 from ..model.report import Report
+from .detect import csv_delimiter, header_columns, header_names
 from .fields import COLUMNS, Rows, rows_to_batches
 from .jsonl import EXTENSION_FIELDS, jsonl_rows, read_jsonl
 from .lines import blocks
 
-__all__ = ["COLUMNS", "EXTENSION_FIELDS", "csv_delimiter", "csv_rows", "header_columns",
-           "jsonl_rows", "read_csv", "read_jsonl", "read_tsv", "tsv_rows"]
+__all__ = ["COLUMNS", "EXTENSION_FIELDS", "csv_rows", "jsonl_rows", "read_csv", "read_jsonl",
+           "read_tsv", "tsv_rows"]
 
 
 def read_tsv(stream: IO[bytes], source: str, report: Report,
@@ -46,31 +47,6 @@ def read_csv(stream: IO[bytes], source: str, report: Report,
         yield from rows_to_batches(rows, source, report)
 
 
-def _names(fields: list[str]) -> list[str]:
-    return ["loc" if n == "url" else n for n in (f.strip().lower() for f in fields)]
-
-
-def header_columns(fields: list[str]) -> Optional[dict[str, int]]:
-    """The columns a header line names (name → field index), or None when the line is data:
-    a header names ``loc`` (or ``url``) and holds no URL."""
-    names = _names(fields)
-    if "loc" not in names or any("://" in f for f in fields):
-        return None
-    return {name: i for i, name in reversed(list(enumerate(names)))}
-
-
-def csv_delimiter(line: str) -> Optional[str]:
-    """The separator with which ``line`` is a CSV header (``,``, ``;`` or a tab), or None."""
-    for delimiter in (",", ";", "\t"):
-        try:
-            fields = next(csv.reader([line], delimiter=delimiter))
-        except (csv.Error, StopIteration):
-            continue
-        if header_columns(fields) is not None:
-            return delimiter
-    return None
-
-
 class _Layout:
     """Which field holds which column; unknown columns and extra fields reported once."""
 
@@ -85,7 +61,7 @@ class _Layout:
         columns = header_columns(fields)
         if columns is None:
             return False
-        names = _names(fields)
+        names = header_names(fields)
         twice = sorted({n for n in names if names.count(n) > 1 and n in COLUMNS})
         if twice:
             raise InputError(self.source, line, f"the header names column {twice[0]!r} twice")

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import csv
 import gzip
 import io
 import re
 import zlib
-from typing import IO, Any, cast
+from typing import IO, Any, Optional, cast
 
 from ..errors import InputError
 
-__all__ = ["open_input", "sniff"]
+__all__ = ["csv_delimiter", "header_columns", "header_names", "open_input", "sniff"]
 
 GZIP_MAGIC = b"\x1f\x8b"
 PEEK = 1 << 16  # enough to see past an XML declaration, comments and a DOCTYPE to the root
@@ -199,9 +200,33 @@ def _list_kind(text: str) -> str:
     """'tsv', 'csv' or 'text', from the first non-blank line: a tab makes it TSV; a CSV header
     naming a loc (or url) column, separated by commas or semicolons, makes it CSV; anything
     else is one URL per line."""
-    from .columns import csv_delimiter  # (readers import detect's neighbours only)
-
     first = text.split("\n", 1)[0].rstrip("\r")
     if "\t" in first:
         return "tsv"
     return "csv" if csv_delimiter(first) is not None else "text"
+
+
+def header_names(fields: list[str]) -> list[str]:
+    """A header line's fields as column names (``url`` is ``loc``)."""
+    return ["loc" if n == "url" else n for n in (f.strip().lower() for f in fields)]
+
+
+def header_columns(fields: list[str]) -> Optional[dict[str, int]]:
+    """The columns a header line names (name → field index), or None when the line is data:
+    a header names ``loc`` (or ``url``) and holds no URL."""
+    names = header_names(fields)
+    if "loc" not in names or any("://" in f for f in fields):
+        return None
+    return {name: i for i, name in reversed(list(enumerate(names)))}
+
+
+def csv_delimiter(line: str) -> Optional[str]:
+    """The separator with which ``line`` is a CSV header (``,``, ``;`` or a tab), or None."""
+    for delimiter in (",", ";", "\t"):
+        try:
+            fields = next(csv.reader([line], delimiter=delimiter))
+        except (csv.Error, StopIteration):
+            continue
+        if header_columns(fields) is not None:
+            return delimiter
+    return None
