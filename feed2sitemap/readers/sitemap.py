@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from typing import IO, Any, Optional
 from xml.parsers import expat
 
@@ -27,7 +28,7 @@ from ..xmlutil import (
     safe_expat_parser,
 )
 from .fields import COMMON_CHANGEFREQS_BULK, COMMON_PRIORITIES_BULK, parse_column
-from .sitemapfast import END_TAG, concatenated, joined_lines, scan
+from .sitemapfast import END_TAG, LazyLines, concatenated, scan
 
 __all__ = ["SITEMAP_NS", "read_sitemap"]
 
@@ -87,7 +88,8 @@ class _Entries:
             columns, lines = parts[0]
         else:
             columns = [concatenated([p[0][k] for p in parts]) for k in range(width)]
-            lines = joined_lines([p[1] for p in parts])
+            line_parts = [p[1] for p in parts]  # (joined only when a line is asked for)
+            lines = LazyLines(partial(concatenated, line_parts), sum(map(len, line_parts)))
         cuts = [(columns, lines)] if len(lines) <= BATCH else [  # (a slice counts lazy lines)
             ([c[a:a + BATCH] for c in columns], lines[a:a + BATCH])
             for a in range(0, len(lines), BATCH)]

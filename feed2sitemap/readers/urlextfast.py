@@ -32,19 +32,18 @@ from ..extensions.model import IMAGE_NS, SITEMAP_NS, XHTML_NS, Alternate, Image
 from ..model.extensions import Extensions
 from .sitemapfast import (
     REFERENCE,
-    LazyLines,
+    SPACE,
     Scanned,
-    checked_text,
+    entry_pattern,
     reference_character,
-    region_lines,
     resolved,
+    scan_region,
 )
 
 __all__ = ["ExtensionScanner", "made", "scanner"]
 
 T = TypeVar("T")
 
-_WS = "[ \t\n]"
 _ATTRIBUTE_SPACE = str.maketrans("\t\n", "  ")  # (a CR is gone by then: "\r\n" read as "\n")
 NO_PROBLEMS: list[Any] = []  # (shared, never appended to: the fast path reads no problem)
 
@@ -65,15 +64,15 @@ def _image(prefix: Optional[str], g: str) -> str:
     if prefix is None:
         return f"(?!){g})"
     p = re.escape(prefix)
-    return f"<{p}:image>{_WS}*<{p}:loc>{g}[^<]*)</{p}:loc>{_WS}*</{p}:image>"
+    return f"<{p}:image>{SPACE}*<{p}:loc>{g}[^<]*)</{p}:loc>{SPACE}*</{p}:image>"
 
 
 def _link(prefix: Optional[str], g: str) -> str:
     """A link with three attributes in any order, either quote; none without a prefix."""
     value = f"(?:\"{g}[^\"<]*)\"|'{g}[^'<]*)')"
-    attribute = f"{_WS}+{g}rel|hreflang|href){_WS}*={_WS}*{value}"
+    attribute = f"{SPACE}+{g}rel|hreflang|href){SPACE}*={SPACE}*{value}"
     start = "(?!)" if prefix is None else f"<{re.escape(prefix)}:link"
-    return f"{start}{attribute * 3}{_WS}*/>"
+    return f"{start}{attribute * 3}{SPACE}*/>"
 
 
 def _usual_link(xhtml: str, g: str = "(") -> str:
@@ -99,34 +98,17 @@ class ExtensionScanner:
         # the start of each item (NUL, in no text, for a kind whose namespace is not bound)
         self.image_tag = f"<{image}:image>" if image is not None else "\0"
         self.link_tag = f"<{xhtml}:link" if xhtml is not None else "\0"
-        # one entry (groups: loc, lastmod, changefreq, priority, its extension items), or (the
-        # last group) any character that is not white space outside one: the region is read
-        # here only when that group is empty on every match
-        self.entry = re.compile(
-            f"{_WS}*<url>{_WS}*<loc>([^<]*)</loc>"
-            f"(?:{_WS}*<lastmod>([^<]+)</lastmod>)?"
-            f"(?:{_WS}*<changefreq>([^<]+)</changefreq>)?"
-            f"(?:{_WS}*<priority>([^<]+)</priority>)?"
-            f"((?:{_WS}*(?:{items}))*){_WS}*</url>|([^ \t\n])")
+        # group 5: the entry's extension items
+        self.entry = entry_pattern(f"((?:{SPACE}*(?:{items}))*)")
 
     def scan(self, region: bytes, line: int) -> Optional[Scanned]:
         """The entries of ``region`` (as sitemapfast.scan), or None."""
-        text = checked_text(region)
-        if text is None:
+        found = scan_region(region, self.entry)
+        if found is None:
             return None
-        found = self.entry.findall(text)
-        if not found:
-            return None
-        cols = list(zip(*found, strict=True))
-        if any(cols[5]):  # (anything but an entry)
-            return None
-        refs = "&" in text
+        text, cols, columns = found
         try:
-            columns: list[Sequence[Any]] = [resolved(c) if refs else c for c in cols[:4]]
-            for k in (1, 2, 3):  # an optional field the entry lacks: the extension pass's None
-                if "" in columns[k]:
-                    columns[k] = [v or None for v in columns[k]]
-            read = self._extensions(text, cols[4], refs)
+            read = self._extensions(text, cols[4], "&" in text)
         except ValueError:  # a reference to a character XML forbids, an attribute twice
             return None
         if read is None:
@@ -134,7 +116,7 @@ class ExtensionScanner:
         items = cache(partial(_item_lines, self, text, line))
         columns.append([None if ext is None else (ext, NO_PROBLEMS, ItemLines(items, i))
                         for i, ext in enumerate(read)])
-        return Scanned(columns, LazyLines(partial(region_lines, text, line), len(found)), text)
+        return Scanned(columns, text, line)
 
     def _extensions(self, text: str, segments: Sequence[str], refs: bool
                     ) -> Optional[list[Optional[Extensions]]]:
@@ -202,19 +184,19 @@ def _slices(items: tuple[Any, ...], segments: Sequence[str], tag: str) -> Iterat
 
 
 def _alternates(found: list[tuple[str, ...]], refs: bool) -> Optional[tuple[Alternate, ...]]:
-    """The alternates of these links (each three attributes: a name, its value between double
-    quotes, between single quotes), or None when one's rel is not exactly "alternate". Raises
-    ValueError for an attribute given twice (expat refuses it)."""
-    n = len(found)
-    cols = list(zip(*found, strict=True))
-    if cols[0].count("rel") == n and cols[3].count("hreflang") == n and \
-            cols[6].count("href") == n:  # the usual order
-        rel, hreflang, href = (_either(cols[1], cols[2]), _either(cols[4], cols[5]),
-                               _either(cols[7], cols[8]))
-    else:
-        rel, hreflang, href = _by_name(found)
-    if rel.count("alternate") != n:
-        return None
+    """The alternates of these links (each three attributes in any order: a name, its value
+    between double quotes, between single quotes), or None when one's rel is not exactly
+    "alternate". Raises ValueError for an attribute given twice (expat refuses it)."""
+    hreflang: list[str] = []
+    href: list[str] = []
+    for m in found:
+        attrs = {m[0]: m[1] or m[2], m[3]: m[4] or m[5], m[6]: m[7] or m[8]}
+        if len(attrs) != 3:
+            raise ValueError("an attribute given twice")
+        if attrs["rel"] != "alternate":
+            return None
+        hreflang.append(attrs["hreflang"])
+        href.append(attrs["href"])
     return _alternates_of(hreflang, href, refs=refs)
 
 
@@ -223,23 +205,6 @@ def _alternates_of(hreflang: Sequence[str], href: Sequence[str], *, refs: bool
     """The alternates of these attribute values, as written."""
     return tuple(made(Alternate, len(href), hreflang=map(str.strip, _normalised(hreflang, refs)),
                       href=map(str.strip, _normalised(href, refs))))
-
-
-def _either(double: Sequence[str], single: Sequence[str]) -> Sequence[str]:
-    """An attribute's values, from its double-quoted and single-quoted columns."""
-    return [d or s for d, s in zip(double, single, strict=True)] if any(single) else double
-
-
-def _by_name(found: list[tuple[str, ...]]) -> tuple[list[str], list[str], list[str]]:
-    """rel, hreflang and href of links whose attributes come in any order."""
-    out: tuple[list[str], list[str], list[str]] = ([], [], [])
-    for m in found:
-        attrs = {m[0]: m[1] or m[2], m[3]: m[4] or m[5], m[6]: m[7] or m[8]}
-        if len(attrs) != 3:
-            raise ValueError("an attribute given twice")
-        for column, name in zip(out, ("rel", "hreflang", "href"), strict=True):
-            column.append(attrs[name])
-    return out
 
 
 def _normalised(values: Sequence[str], refs: bool) -> Sequence[str]:

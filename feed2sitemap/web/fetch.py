@@ -28,7 +28,6 @@ MAX_TIME_FACTOR = 10  # the overall deadline of a fetch, by default: this many `
 DEFAULT_MAX_FETCH_BYTES = 256 * 1024 * 1024
 _SCHEMES = ("http", "https")
 _CHUNK = 1 << 16
-_NOT_CONDITIONAL = "HTTP 304 Not Modified to a request that was not conditional"
 
 
 def is_url(source: object) -> bool:
@@ -140,7 +139,7 @@ def _request(url: str, target: str, shown: str, validators: dict[str, str],
 def _status(exc: Any) -> str:
     """What an HTTP error status means here, each its own message."""
     if exc.code == 304:
-        return _NOT_CONDITIONAL
+        return "HTTP 304 Not Modified to a request that was not conditional"
     if exc.code in (301, 302, 303, 307, 308):  # urllib did not follow it
         to = exc.headers.get("Location") or exc.headers.get("URI")
         if not to:
@@ -342,8 +341,9 @@ class _Body:
         self._entry = entry
         self._copy: Optional[IO[bytes]] = None
         if entry is not None:
+            folder = None if is_store(entry[0]) else os.path.dirname(entry[0])
             try:  # (for a cache in a bucket, in the system's temporary folder)
-                self._temp, self._copy = _temporary(_local_folder(entry[0]))
+                self._temp, self._copy = _temporary(folder)
             except OSError as exc:
                 self.close()
                 raise _unwritable(os.path.dirname(entry[0]), exc) from None
@@ -352,11 +352,11 @@ class _Body:
         if n is None or n < 0:  # (never all at once: the cap bounds the memory too)
             return b"".join(iter(lambda: self.read(_CHUNK), b""))
         if self._bounds.expired:
-            raise InputError(self._url, None, _failure(TimeoutError(), self._bounds, False))
+            raise self._failed(TimeoutError())
         try:
             data: bytes = self._response.read(min(n, self._bounds.max_bytes - self._got + 1))
         except Exception as exc:
-            raise InputError(self._url, None, _failure(exc, self._bounds, False)) from None
+            raise self._failed(exc) from None
         self._got += len(data)
         if self._got > self._bounds.max_bytes:
             raise InputError(self._url, None, _too_big(self._bounds))
@@ -366,18 +366,12 @@ class _Body:
             self._keep(self._copy.write, data)
         return data
 
-    def facts(self) -> dict[str, Any]:
-        """What the server said of this body (for `feed2sitemap report`)."""
-        headers = self._response.headers
-        return {"url": self._url, "status": getattr(self._response, "status", None),
-                "content_length": self._expected, "etag": headers.get("ETag"),
-                "last_modified": headers.get("Last-Modified"),
-                "content_type": headers.get("Content-Type"),
-                "content_encoding": headers.get("Content-Encoding")}
+    def _failed(self, exc: BaseException) -> InputError:
+        return InputError(self._url, None, _failure(exc, self._bounds, False))
 
     def _at_end(self) -> None:
         if self._bounds.expired:  # (the deadline shut the connection)
-            raise InputError(self._url, None, _failure(TimeoutError(), self._bounds, False))
+            raise self._failed(TimeoutError())
         if self._expected is not None and self._got < self._expected:
             raise InputError(self._url, None, f"the body is cut short: {self._got:,} of the "
                              f"{self._expected:,} bytes its Content-Length announced")
@@ -515,10 +509,6 @@ def _open_regular(path: str) -> IO[bytes]:
     except BaseException:
         os.close(fd)
         raise
-
-
-def _local_folder(path: str) -> Optional[str]:
-    return None if is_store(path) else os.path.dirname(path)
 
 
 def _unwritable(directory: str, exc: OSError) -> InputError:
