@@ -25,8 +25,8 @@ from functools import partial
 from itertools import accumulate, repeat
 from typing import Any, Optional
 
-__all__ = ["END_TAG", "REFERENCE", "SPACE", "LazyLines", "Scanned", "concatenated", "scan_region",
-           "entry_pattern", "reference_character", "region_lines", "resolved", "scan"]
+__all__ = ["END_TAG", "SPACE", "LazyLines", "Scanned", "concatenated", "entry_pattern",
+           "resolved", "scan", "scan_region"]
 
 END_TAG = b"</url>"
 
@@ -47,7 +47,7 @@ def entry_pattern(items: str = "") -> re.Pattern[str]:
 
 
 _ENTRY = entry_pattern()
-REFERENCE = re.compile("&(#x[0-9a-fA-F]+|#[0-9]+|amp|lt|gt|quot|apos);")
+_REFERENCE = re.compile("&(#x[0-9a-fA-F]+|#[0-9]+|amp|lt|gt|quot|apos);")
 # Characters XML 1.0 forbids even in text, as UTF-8 bytes: C0 controls but tab, LF and CR, and
 # U+FFFE, U+FFFF (a surrogate cannot pass a strict UTF-8 decode). expat would stop at one.
 _C0 = bytes(set(range(0x20)) - {0x09, 0x0A, 0x0D})
@@ -65,7 +65,7 @@ class Scanned:
 
     def __init__(self, columns: list[Sequence[Any]], text: str, line: int) -> None:
         self.columns = columns
-        self.lines = LazyLines(partial(region_lines, text, line), len(columns[0]))
+        self.lines = LazyLines(partial(_region_lines, text, line), len(columns[0]))
         # white space with the region's line ends and last column
         self.stand_in = b"\n" * text.count("\n") + b" " * (len(text) - text.rfind("\n") - 1)
 
@@ -87,7 +87,7 @@ def _checked_text(region: bytes) -> Optional[str]:
             or not ascii and any(c in region for c in _NOT_CHARACTERS)):
         return None
     refs = text.count("&")
-    if refs and refs != text.count("&amp;") and refs != len(REFERENCE.findall(text)):
+    if refs and refs != text.count("&amp;") and refs != len(_REFERENCE.findall(text)):
         return None
     return text
 
@@ -124,10 +124,10 @@ def resolved(column: Sequence[str]) -> Sequence[str]:
     joined = "\0".join(column)  # one substitution for the column, not one call per value
     if "&" not in joined:
         return column
-    return REFERENCE.sub(reference_character, joined).split("\0")
+    return _REFERENCE.sub(_reference_character, joined).split("\0")
 
 
-def reference_character(m: re.Match[str]) -> str:
+def _reference_character(m: re.Match[str]) -> str:
     ref = m.group(1)
     if ref[0] != "#":
         return _NAMED[ref]
@@ -165,7 +165,7 @@ class LazyLines(Sequence[int]):
         return iter(self._counted())
 
 
-def region_lines(text: str, line: int) -> list[int]:
+def _region_lines(text: str, line: int) -> list[int]:
     """The line of each entry's </loc> in a region that starts on line ``line``."""
     parts = text.split("</loc>")
     parts.pop()

@@ -1,12 +1,7 @@
-"""The sitemap reader's fast path for <url> entries with the common extensions: images that are
-a location alone and hreflang alternates, read by regular expressions (in C) into their typed
-values, with no Python handler per element.
-
-The twin of the extension pass (urlext.py), as sitemapfast.py is the plain reader's: the
-reader gives a chunk's middle to ``ExtensionScanner.scan``; when every entry there has one of
-these shapes, with the prefixes the root binds and nothing else, the values come from the scan
-and expat reads a stand-in of white space with the same line ends. Anything else in the region
-and it goes to expat and the extension pass, which say what it is.
+"""The sitemap reader's fast path for <url> entries with the common extensions (the twin of the
+extension pass, urlext.py, as sitemapfast.py is the plain reader's): a chunk's middle whose
+every entry has this shape, with the prefixes the root binds, is read by regular expressions
+into typed values; anything else goes to expat and the extension pass, which say what it is.
 
     <url><loc>…</loc>[<lastmod>…][<changefreq>…][<priority>…]   (core fields, in that order)
       <image:image><image:loc>URL</image:loc></image:image>      (any number, any prefix)
@@ -30,15 +25,7 @@ from typing import Any, Optional, TypeVar
 
 from ..extensions.model import IMAGE_NS, SITEMAP_NS, XHTML_NS, Alternate, Image
 from ..model.extensions import Extensions
-from .sitemapfast import (
-    REFERENCE,
-    SPACE,
-    Scanned,
-    entry_pattern,
-    reference_character,
-    resolved,
-    scan_region,
-)
+from .sitemapfast import SPACE, Scanned, entry_pattern, resolved, scan_region
 
 __all__ = ["ExtensionScanner", "made", "scanner"]
 
@@ -50,8 +37,7 @@ NO_PROBLEMS: list[Any] = []  # (shared, never appended to: the fast path reads n
 
 def scanner(bindings: Mapping[str, str]) -> Optional[ExtensionScanner]:
     """The scanner for a urlset whose root binds ``bindings`` (prefix → namespace URI, "" the
-    default), or None when its default namespace is not sitemaps.org's. (A root that binds
-    neither kind's namespace gets one too: its plain entries are read here.)"""
+    default), or None when its default namespace is not sitemaps.org's."""
     if bindings.get("") != SITEMAP_NS:
         return None
     image = next((p for p, uri in bindings.items() if uri == IMAGE_NS and p), None)
@@ -202,7 +188,6 @@ def _alternates(found: list[tuple[str, ...]], refs: bool) -> Optional[tuple[Alte
 
 def _alternates_of(hreflang: Sequence[str], href: Sequence[str], *, refs: bool
                    ) -> tuple[Alternate, ...]:
-    """The alternates of these attribute values, as written."""
     return tuple(made(Alternate, len(href), hreflang=map(str.strip, _normalised(hreflang, refs)),
                       href=map(str.strip, _normalised(href, refs))))
 
@@ -211,12 +196,9 @@ def _normalised(values: Sequence[str], refs: bool) -> Sequence[str]:
     """Attribute values as XML normalises them: tab and LF become spaces, then references are
     resolved; a column at a time (NUL separates the values)."""
     joined = "\0".join(values)
-    changed = "\t" in joined or "\n" in joined
-    if changed:
-        joined = joined.translate(_ATTRIBUTE_SPACE)
-    if refs and "&" in joined:
-        joined, changed = REFERENCE.sub(reference_character, joined), True
-    return joined.split("\0") if changed else values
+    if "\t" in joined or "\n" in joined:
+        values = joined.translate(_ATTRIBUTE_SPACE).split("\0")
+    return resolved(values) if refs else values
 
 
 def _item_lines(scanner: ExtensionScanner, text: str, line: int

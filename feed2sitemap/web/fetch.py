@@ -83,22 +83,23 @@ def fetch(url: str, *, timeout: float = DEFAULT_TIMEOUT, cache_dir: Optional[str
     cache = _Cache(cache_dir) if cache_dir is not None else None
     bounds = _Bounds(timeout, MAX_TIME_FACTOR * timeout if max_time is None else max_time,
                      max_bytes, private_redirects, same_host)
+    # asked conditionally only with the cached copy open: a 304 always has a body to give
+    cached = cache.cached(url) if cache is not None else None
     try:
-        validators = cache.validators(url) if cache is not None else {}
+        validators = cache.validators(url) if cache is not None and cached is not None else {}
         response = _request(url, target, shown, validators, bounds)
-        if response is None:  # not modified (asked conditionally: there is a cache)
-            assert cache is not None
-            cached = cache.cached(url)
-            if cached is not None:
-                bounds.cancel()
-                return Fetched(cached, shown, from_cache=True)
-            # the cached copy went away, or is not a regular file: ask again, unconditionally
-            response = _request(url, target, shown, {}, bounds)
+        if response is None:  # not modified
+            bounds.cancel()
+            return Fetched(cached, shown, from_cache=True)
+        if cached is not None:
+            cached.close()
         final = response.geturl()
         entry = cache.entry(url, response.headers) if cache is not None else None
         return Fetched(_Body(response, redact(final), bounds, entry), final)
     except BaseException:
         bounds.cancel()
+        if cached is not None:
+            cached.close()
         raise
 
 
@@ -137,7 +138,6 @@ def _request(url: str, target: str, shown: str, validators: dict[str, str],
 
 
 def _status(exc: Any) -> str:
-    """What an HTTP error status means here, each its own message."""
     if exc.code == 304:
         return "HTTP 304 Not Modified to a request that was not conditional"
     if exc.code in (301, 302, 303, 307, 308):  # urllib did not follow it
@@ -170,14 +170,12 @@ def _failure(exc: BaseException, bounds: _Bounds, opening: bool) -> str:
     if isinstance(exc, http.client.IncompleteRead):
         # (http.client says so of a chunk size that is no number, too)
         return "the body is cut short, or its chunked encoding is malformed"
-    if isinstance(exc, http.client.InvalidURL):
-        return f"not a valid URL: {_clean(str(exc))}"
+    if isinstance(exc, http.client.InvalidURL) or opening and isinstance(exc, ValueError):
+        return f"not a valid URL: {_clean(str(exc))}"  # (a ValueError: a Location that is none)
     if isinstance(exc, http.client.BadStatusLine):
         return f"not an HTTP answer (it began {str(exc)[:40]!r})"
     if isinstance(exc, http.client.HTTPException):
         return f"not a valid HTTP answer: {_clean(str(exc))}"
-    if isinstance(exc, ValueError) and opening:  # (a Location that is no URL)
-        return f"not a valid URL: {_clean(str(exc))}"
     if isinstance(exc, (ValueError, OverflowError)):  # a chunk size that is no size
         return "not a valid HTTP answer: a bad chunk size in its chunked body"
     if isinstance(exc, OSError):  # a connection reset, a TLS failure
@@ -188,7 +186,7 @@ def _failure(exc: BaseException, bounds: _Bounds, opening: bool) -> str:
 
 
 def _clean(text: str) -> str:
-    """What a server said, fit for a one-line message: no control characters, 200 at most."""
+    """What a server said, fit for a one-line message."""
     return "".join(c if c.isprintable() else "?" for c in text[:200])
 
 
@@ -255,8 +253,7 @@ def _refused_redirect(old: str, new: str, bounds: _Bounds) -> Optional[str]:
 
 
 def _public(host: str) -> bool:
-    """Whether every address of ``host`` is a global one (an unknown host is left to fail
-    when it is fetched)."""
+    """Whether every address of ``host`` is a global one (an unknown host fails later)."""
     import ipaddress
     import socket
 
@@ -426,8 +423,7 @@ class _Cache:
     def __init__(self, directory: str) -> None:
         self.directory = directory
         if is_store(directory):
-            self.directory = directory.rstrip("/")
-            store_exists(self.directory)  # (a missing extra or store said before any fetch)
+            store_exists(directory.rstrip("/"))  # (a missing extra or store said before any fetch)
             return
         try:  # before anything is fetched or written
             os.makedirs(directory, mode=0o700, exist_ok=True)
@@ -446,25 +442,21 @@ class _Cache:
         import hashlib  # (only a run with --cache: OpenSSL's module is slow to load)
 
         key = hashlib.sha256(url.encode("utf-8")).hexdigest()
-        if is_store(self.directory):
-            stem = f"{self.directory}/{key[:32]}"
-        else:
-            stem = os.path.join(self.directory, key[:32])
+        stem = f"{self.directory.rstrip('/')}/{key[:32]}"
         return stem + ".json", stem + ".body", key
 
     def validators(self, url: str) -> dict[str, str]:
         import json
 
-        meta, body, key = self._paths(url)
+        meta, _, key = self._paths(url)
         try:
-            if is_store(meta):  # (a body gone meanwhile: cached() says so, and fetch asks again)
+            if is_store(meta):
                 text = store_read(meta, 1 << 16)
                 if text is None:
                     return {}
             else:
                 with _open_regular(meta) as f:
                     text = f.read(1 << 16)
-                _open_regular(body).close()
             data = json.loads(text.decode("utf-8"))
         except (OSError, ValueError):
             return {}
@@ -478,8 +470,8 @@ class _Cache:
         return headers
 
     def cached(self, url: str) -> Optional[IO[bytes]]:
-        """The cached body, or None when there is none that is a regular file of its own (a
-        symbolic link planted there is not read)."""
+        """The cached body, or None when there is none (a symbolic link planted there is not
+        read)."""
         body = self._paths(url)[1]
         try:
             return open_store(body) if is_store(body) else _open_regular(body)
@@ -498,7 +490,7 @@ class _Cache:
 
 
 def _open_regular(path: str) -> IO[bytes]:
-    """``path`` opened for reading when it is a regular file, not through a symbolic link."""
+    """``path`` opened for reading when it is a regular file, never through a symbolic link."""
     import stat
 
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))

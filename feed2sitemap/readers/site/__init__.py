@@ -82,7 +82,7 @@ class _Site:
         if entry.why == "not HTML" and self.wanted is not None:
             url = url_of(entry.rel, self.prefix)
             if self.wanted(url):
-                return url, self.outside_lastmod(entry.rel, ""), EMPTY
+                return url, self.outside_lastmod(entry.rel, None), EMPTY
         if entry.why.startswith("unreadable"):
             self.report.skip("unreadable directory", self.where(entry.rel), None,
                              f"cannot read the directory: {entry.why.partition(': ')[2]}")
@@ -103,9 +103,7 @@ class _Site:
         if canonical_elsewhere(url, facts.canonical) is not None:
             self.report.exclude("canonical elsewhere", self.where(entry.rel))
             return None
-        lastmod = self.page_date(entry.rel, facts)
-        if lastmod is None and self.lastmods is not None:
-            lastmod = self.outside_lastmod(entry.rel, facts.fingerprint)
+        lastmod = self.page_date(entry.rel, facts) or self.outside_lastmod(entry.rel, facts)
         return url, lastmod, self.extensions(url, facts, entry.rel)
 
     def read(self, entry: Entry) -> Optional[Facts]:
@@ -137,10 +135,11 @@ class _Site:
                 self.report.warn("bad page date", self.where(rel), None, f"{kind}: {exc}")
         return None
 
-    def outside_lastmod(self, rel: str, fingerprint: str) -> Optional[Lastmod]:
+    def outside_lastmod(self, rel: str, facts: Optional[Facts]) -> Optional[Lastmod]:
         if self.lastmods is None:
             return None
-        text = self.lastmods.lastmod(rel, fingerprint)
+        # (the page's fingerprint, a hash of its text, is made only for a lastmod source)
+        text = self.lastmods.lastmod(rel, facts.fingerprint if facts is not None else "")
         return None if text is None else parse_lastmod(text)
 
     def join(self, url: str, link: str) -> str:

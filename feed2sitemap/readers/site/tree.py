@@ -108,7 +108,7 @@ def read_regular(path: str, limit: int) -> bytes | None:
     """Up to ``limit`` + 1 bytes of the file at ``path`` (one more than the bound, so that a
     caller sees it is larger), or None when it is no regular file: it is opened without
     blocking and judged by what was opened, since a FIFO named *.html would wait for a writer
-    for ever (issue 35, item 26). OSError when it cannot be read."""
+    for ever. OSError when it cannot be read."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     with os.fdopen(fd, "rb") as f:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
