@@ -159,12 +159,10 @@ _JSONFEED = r'"version"\s*:\s*"' + re.escape(JSONFEED_VERSION).replace("/", r"\\
 
 
 def _json_kind(text: str) -> str:
-    """'jsonfeed' or 'jsonl' for input starting with "{" or "[".
-
-    A JSON Feed names its version; else a first line that is (or ends like) one whole object,
-    or starts with a member of ours, is JSON Lines: its reader names any error by line.
-    Anything else is given to the JSON Feed reader, which says what it lacks.
-    """
+    """'jsonfeed' or 'jsonl' for input starting with "{" or "[": a JSON Feed names its version;
+    else a first line that is (or ends like) one object, or starts with a member of ours, is JSON
+    Lines (its reader names any error by line); anything else goes to the JSON Feed reader,
+    which says what it lacks."""
     import json  # (imported by the runs that read JSON inputs: start-up time)
 
     if re.search(_JSONFEED, text) is not None:

@@ -61,8 +61,7 @@ class Fetched(NamedTuple):
 def fetch(url: str, *, timeout: float = DEFAULT_TIMEOUT, cache_dir: Optional[str] = None,
           max_time: Optional[float] = None, max_bytes: int = DEFAULT_MAX_FETCH_BYTES,
           private_redirects: bool = False, same_host: bool = False) -> Fetched:
-    """Open ``url`` (http or https) for reading; raise InputError naming it on any failure.
-
+    """Open ``url`` (http or https) for reading; InputError naming it on any failure.
     ``max_time`` bounds the whole fetch, body included (default MAX_TIME_FACTOR * timeout);
     ``max_bytes`` the body as sent. A redirect to a loopback, private or link-local address
     on another host is refused unless ``private_redirects``; with ``same_host`` any redirect
@@ -81,12 +80,11 @@ def fetch(url: str, *, timeout: float = DEFAULT_TIMEOUT, cache_dir: Optional[str
     except ValueError as exc:  # (named in one line: a CR or LF in it is shown as "?")
         raise InputError(_clean(shown), None, f"cannot be fetched: {exc}") from None
     cache = _Cache(cache_dir) if cache_dir is not None else None
+    # asked conditionally only with the cached copy open: a 304 always has a body to give
+    cached, validators = cache.cached(url) if cache is not None else (None, {})
     bounds = _Bounds(timeout, MAX_TIME_FACTOR * timeout if max_time is None else max_time,
                      max_bytes, private_redirects, same_host)
-    # asked conditionally only with the cached copy open: a 304 always has a body to give
-    cached = cache.cached(url) if cache is not None else None
     try:
-        validators = cache.validators(url) if cache is not None and cached is not None else {}
         response = _request(url, target, shown, validators, bounds)
         if response is None:  # not modified
             bounds.cancel()
@@ -445,38 +443,35 @@ class _Cache:
         stem = f"{self.directory.rstrip('/')}/{key[:32]}"
         return stem + ".json", stem + ".body", key
 
-    def validators(self, url: str) -> dict[str, str]:
+    def cached(self, url: str) -> tuple[Optional[IO[bytes]], dict[str, str]]:
+        """The cached body, open, and the headers that ask for it conditionally; (None, {})
+        without an entry that validates a body of its own (a symbolic link planted there is
+        not read)."""
         import json
 
-        meta, _, key = self._paths(url)
+        meta, body, key = self._paths(url)
         try:
             if is_store(meta):
                 text = store_read(meta, 1 << 16)
-                if text is None:
-                    return {}
             else:
                 with _open_regular(meta) as f:
                     text = f.read(1 << 16)
-            data = json.loads(text.decode("utf-8"))
+            data = json.loads(text.decode("utf-8")) if text is not None else None
         except (OSError, ValueError):
-            return {}
+            return None, {}
         if not isinstance(data, dict) or data.get("key") != key:
-            return {}
+            return None, {}
         headers = {}
         if isinstance(data.get("etag"), str):
             headers["If-None-Match"] = data["etag"]
         if isinstance(data.get("last_modified"), str):
             headers["If-Modified-Since"] = data["last_modified"]
-        return headers
-
-    def cached(self, url: str) -> Optional[IO[bytes]]:
-        """The cached body, or None when there is none (a symbolic link planted there is not
-        read)."""
-        body = self._paths(url)[1]
+        if not headers:
+            return None, {}
         try:
-            return open_store(body) if is_store(body) else _open_regular(body)
+            return (open_store(body) if is_store(body) else _open_regular(body)), headers
         except (OSError, InputError):
-            return None
+            return None, {}
 
     def entry(self, url: str, headers: Any) -> Optional[tuple[str, str, dict[str, Any]]]:
         """Where a body of ``url`` goes, and what is kept of it; None when nothing would
