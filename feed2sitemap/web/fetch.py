@@ -361,6 +361,15 @@ class _Body:
             self._keep(self._copy.write, data)
         return data
 
+    def facts(self) -> dict[str, Any]:
+        """What the server said of this body (check/facts.py, for `feed2sitemap report`)."""
+        headers = self._response.headers
+        return {"url": self._url, "status": getattr(self._response, "status", None),
+                "content_length": self._expected, "etag": headers.get("ETag"),
+                "last_modified": headers.get("Last-Modified"),
+                "content_type": headers.get("Content-Type"),
+                "content_encoding": headers.get("Content-Encoding")}
+
     def _failed(self, exc: BaseException) -> InputError:
         return InputError(self._url, None, _failure(exc, self._bounds, False))
 
