@@ -41,12 +41,12 @@ TABLE: dict[str, FastPath] = {
         "tests/test_feedruns.py", "rss, atom", 439,
         "1.9x rss, 1.8x atom (1.82 / 0.95 s); without it both fall behind fastfeedparser"),
     "sitemap runs": FastPath(
-        ("readers.sitemapfast",), "expat's handlers (readers.sitemap, plain_reader)",
-        "tests/test_sitemapfast.py", "sitemap-set", 173,
+        ("readers.sitemapfast",), "expat's handlers (readers.sitemap, read_plain)",
+        "tests/test_sitemapfast.py", "sitemap-set", 182,
         "2.3x (11.3 / 4.87 s): 1.2x the iterparse floor without it, 0.69x with it"),
     "extension runs": FastPath(
         ("readers.urlextfast",), "the extension pass (readers.urlext)",
-        "tests/test_urlextfast.py", "sitemap-ext", 293,
+        "tests/test_urlextfast.py", "sitemap-ext", 240,
         "5x on the extension reader; the row exceeds 1.5x its floor without it"),
     "extension rules": FastPath(
         ("extensions.rulesfast", "model.urls:all_normalized"),

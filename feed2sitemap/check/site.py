@@ -1,7 +1,7 @@
 """The site around the sitemaps: its robots.txt (check --robots) and its built pages (--site).
 
 Under --site, every URL under --base-url is mapped to the file a static server would answer
-with, by the mapping of a site directory given as an input (readers/site/tree.py); no file is a
+with, by the mapping of a site directory given as an input (readers/site); no file is a
 404. A page marked noindex or canonical elsewhere should not be in a sitemap, and HTML pages no
 sitemap lists are counted at the end. Only a page's head is read (up to 64 KiB), with two
 regular expressions rather than an HTML parser: a site of 100,000 pages takes seconds.
@@ -18,9 +18,8 @@ from urllib.parse import urlsplit
 from ..errors import InputError, OptionError
 from ..model.limits import MAX_ROBOTS_BYTES
 from ..readers.robots import AGENT, Robots
-from ..readers.site import own_robots
+from ..readers.site import HTML, candidates, own_robots, read_regular, url_of, walk
 from ..readers.site.pages import canonical_elsewhere, says_noindex
-from ..readers.site.tree import HTML, candidates, read_regular, url_of, walk
 
 __all__ = ["AGENT", "HEAD_BYTES", "Page", "Robots", "Site", "load_robots"]
 

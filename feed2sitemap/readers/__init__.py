@@ -30,7 +30,7 @@ READERS: dict[str, tuple[str, str]] = {
     "jsonfeed": (".feed.jsonfeed", "read_jsonfeed"),
     "tsv": (".columns", "read_tsv"),
     "csv": (".columns", "read_csv"),
-    "jsonl": (".columns", "read_jsonl"),
+    "jsonl": (".jsonl", "read_jsonl"),
 }
 # those of READERS that read the whole input into memory: they are given max_bytes
 WHOLE_READERS = frozenset({"feed", "jsonfeed"})
@@ -44,6 +44,4 @@ def reader(kind: str) -> BatchReader:
 
 def whole_reader(kind: str) -> WholeReader:
     """The reader of a format of WHOLE_READERS, which takes ``max_bytes``."""
-    if kind not in WHOLE_READERS:
-        raise KeyError(kind)
     return cast(WholeReader, reader(kind))

@@ -32,25 +32,13 @@ MAX_RATIO = 100
 MAX_RATIO_FROM = 1024 * 1024
 
 
-class _Counted:
-    """A stream that counts the bytes read from it."""
-
-    def __init__(self, raw: IO[bytes]) -> None:
-        self.raw, self.count = raw, 0
-
-    def read(self, size: int = -1) -> bytes:
-        data: bytes = self.raw.read(size)
-        self.count += len(data)
-        return data
-
-
 class _Gunzip(io.RawIOBase):
     """gzip's streaming reader (concatenated members included), its errors in our words, and
     the expansion bounded."""
 
-    def __init__(self, raw: IO[bytes], source: str) -> None:
-        self._in = _Counted(raw)
-        self._gz = gzip.GzipFile(fileobj=cast(IO[bytes], self._in), mode="rb")
+    def __init__(self, raw: _Replay, source: str) -> None:
+        self._in = raw
+        self._gz = gzip.GzipFile(fileobj=cast(IO[bytes], raw), mode="rb")
         self._source = source
         self._out = 0
 
@@ -76,11 +64,13 @@ class _Gunzip(io.RawIOBase):
 
 
 class _Replay(io.RawIOBase):
-    """A raw stream that gives back ``head`` (already read to sniff it), then the rest."""
+    """A raw stream that gives back ``head`` (already read to sniff it), then the rest;
+    ``count``: the bytes it gave."""
 
     def __init__(self, head: bytes, rest: IO[bytes]) -> None:
         self._head = memoryview(head)
         self._rest = rest
+        self.count = 0
         # (a buffered stream reads into our buffer, no copy; any other object is asked to read)
         self._readinto = rest.readinto if isinstance(rest, io.BufferedIOBase) else None
 
@@ -92,12 +82,13 @@ class _Replay(io.RawIOBase):
             n = min(len(buf), len(self._head))
             buf[:n] = self._head[:n]
             self._head = self._head[n:]
-            return n
-        if self._readinto is not None:
-            return self._readinto(buf)
-        data = self._rest.read(len(buf))
-        n = len(data)
-        buf[:n] = data
+        elif self._readinto is not None:
+            n = self._readinto(buf)
+        else:
+            data = self._rest.read(len(buf))
+            n = len(data)
+            buf[:n] = data
+        self.count += n
         return n
 
 
@@ -119,7 +110,7 @@ def open_input(stream: IO[bytes], source: str) -> tuple[IO[bytes], bytes]:
     first 64 KiB, which sniff() looks at. The stream still yields those first bytes."""
     head = _read_head(stream)
     if head[:2] == GZIP_MAGIC:
-        gz = io.BufferedReader(_Gunzip(cast(IO[bytes], _Replay(head, stream)), source), PEEK)
+        gz = io.BufferedReader(_Gunzip(_Replay(head, stream), source), PEEK)
         head = _read_head(gz)
         return io.BufferedReader(_Replay(head, gz), PEEK), head
     return io.BufferedReader(_Replay(head, stream), PEEK), head
@@ -169,12 +160,10 @@ _JSONFEED = r'"version"\s*:\s*"' + re.escape(JSONFEED_VERSION).replace("/", r"\\
 
 
 def _json_kind(text: str) -> str:
-    """'jsonfeed' or 'jsonl' for input starting with "{" or "[".
-
-    A JSON Feed names its version; else a first line that is (or ends like) one whole object,
-    or starts with a member of ours, is JSON Lines: its reader names any error by line.
-    Anything else is given to the JSON Feed reader, which says what it lacks.
-    """
+    """'jsonfeed' or 'jsonl' for input starting with "{" or "[": a JSON Feed names its version;
+    else a first line that is (or ends like) one object, or starts with a member of ours, is JSON
+    Lines (its reader names any error by line); anything else goes to the JSON Feed reader,
+    which says what it lacks."""
     import json  # (imported by the runs that read JSON inputs: start-up time)
 
     if re.search(_JSONFEED, text) is not None:

@@ -55,7 +55,8 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def _load_block(lines: list[str]) -> Optional[tuple[list[dict[str, Any]], str]]:
     """The block's objects in one C call, and its text; None when the per-line parse must
     decide: a syntax error, a line that is not exactly one object, a blank line, an escape
-    that may spell a letter of a field name (see _named_twice), half a surrogate pair."""
+    that may spell a letter of a field name (``\\u006coc``: _named_twice counts names as
+    written), half a surrogate pair."""
     text = ",".join(lines)
     if "" in lines or "\\u00" in text and _LETTER_ESCAPE.search(text) is not None:
         return None
@@ -72,29 +73,25 @@ def _load_block(lines: list[str]) -> Optional[tuple[list[dict[str, Any]], str]]:
 
 def _named_twice(text: str, columns: dict[str, list[Any]]) -> bool:
     """Whether some object may name one of our fields twice (json keeps the last silently):
-    ``"loc"`` appears in the text once per object holding a loc, unless one holds it twice
-    (or it appears elsewhere, or a value is null: then the per-line parse decides). Only an
-    escape of a letter (``"\\u006coc"``) could spell it otherwise: _load_block refuses those.
-    """
+    ``"loc"`` appears once per object holding a loc unless one holds it twice (or it appears
+    elsewhere, or a value is null: the per-line parse then decides)."""
     return any(text.count(f'"{key}"') != len(column) - column.count(None)
                for key, column in columns.items())
 
 
 def json_limit(exc: ValueError) -> str:
-    """What a ValueError from json.loads (not a syntax error) says, in our words for an integer
-    of more digits than Python converts."""
+    """What a ValueError from json.loads (not a syntax error) says."""
     if "integer string conversion" in str(exc):
         return "a number with more digits than Python reads (4,300); refused"
     return str(exc)
 
 
 def _load_lines(lines: list[str], numbers: Sequence[int]
-                ) -> tuple[list[str], list[int], list[Any], list[Problem]]:
-    """Each non-blank line's value by itself, refusing a field named twice; a line that is no
-    JSON value is a problem (and None)."""
-    kept: list[str] = []
+                ) -> tuple[list[int], list[dict[str, Any]], list[Problem]]:
+    """Each non-blank line's object by itself, refusing a field named twice; a line that is
+    no JSON object is a problem (and {})."""
     kept_numbers: list[int] = []
-    values: list[Any] = []
+    objs: list[dict[str, Any]] = []
     problems: list[Problem] = []
     for line, number in zip(lines, numbers, strict=True):
         if not line.strip():
@@ -112,13 +109,15 @@ def _load_lines(lines: list[str], numbers: Sequence[int]
             if _lone_surrogate(line, value):
                 problem = ("a \\uD800-\\uDFFF escape that is not half of a pair is no "
                            "character (RFC 8259, section 8.2); refused")
+            elif not isinstance(value, dict):
+                problem = (f"{_TYPE_NAMES.get(type(value), 'a value')}, not a JSON object "
+                           "with a loc")
         if problem is not None:
-            value = None
-            problems.append((len(values), "", problem))
-        kept.append(line)
+            value = {}
+            problems.append((len(objs), "", problem))
         kept_numbers.append(number)
-        values.append(value)
-    return kept, kept_numbers, values, problems
+        objs.append(value)
+    return kept_numbers, objs, problems
 
 
 def _lone_surrogate(line: str, value: Any) -> bool:
@@ -165,18 +164,9 @@ def _json_rows(part: list[str], numbers: Sequence[int], source: str,
             objs = None
     problems: list[Problem] = []
     if objs is None:
-        part, numbers, values, problems = _load_lines(part, numbers)
-        if not part:
+        numbers, objs, problems = _load_lines(part, numbers)
+        if not objs:
             return None
-        bad = {i for i, _, _ in problems}
-        objs = []
-        for i, value in enumerate(values):
-            if not isinstance(value, dict):
-                if i not in bad:
-                    problems.append((i, "", f"{_TYPE_NAMES.get(type(value), 'a value')}, not a "
-                                            "JSON object with a loc"))
-                value = {}
-            objs.append(value)
         keys = set().union(*objs)
         columns = _fields(objs, keys)
     none: list[Optional[str]] = [None] * len(objs)
@@ -248,8 +238,8 @@ def _locs(columns: dict[str, list[Any]], problems: list[Problem],
 
 
 def _strings(column: list[Any], key: str, problems: list[Problem]) -> list[Optional[str]]:
-    """One field of every object; a value that is not a string is a problem and None. ``key``
-    "" is the loc: without one the row is no entry."""
+    """One field of every object (``key`` "" the loc); a value that is not a string is a
+    problem and None."""
     if set(map(type, column)) <= _STRING_TYPES:  # (in C: the usual column)
         return column
     out: list[Optional[str]] = []

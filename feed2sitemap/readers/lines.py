@@ -32,11 +32,9 @@ class Block:
 
 def blocks(stream: IO[bytes], source: str, what: str,
            max_line: int = MAX_LINE) -> Iterator[Block]:
-    """Yield the input's lines a block at a time. ``what`` names the format in messages.
-
-    UTF-8 only, a BOM ignored; ``\\n``, ``\\r\\n`` and a lone ``\\r`` each end a line; no NUL
-    byte; no line longer than ``max_line`` bytes.
-    """
+    """The input's lines a block at a time (``what`` names the format in messages): UTF-8, a
+    BOM ignored; ``\\n``, ``\\r\\n`` and a lone ``\\r`` each end a line; no NUL byte; no line
+    longer than ``max_line`` bytes."""
     # read1: whatever a pipe has now (up to CHUNK), rather than block until a megabyte arrives
     read = getattr(stream, "read1", stream.read)
     tail = b""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from functools import partial
 from typing import IO, Any, Optional
 from xml.parsers import expat
 
@@ -27,7 +28,7 @@ from ..xmlutil import (
     safe_expat_parser,
 )
 from .fields import COMMON_CHANGEFREQS_BULK, COMMON_PRIORITIES_BULK, parse_column
-from .sitemapfast import END_TAG, concatenated, joined_lines, scan
+from .sitemapfast import END_TAG, LazyLines, concatenated, scan
 
 __all__ = ["SITEMAP_NS", "read_sitemap"]
 
@@ -87,7 +88,8 @@ class _Entries:
             columns, lines = parts[0]
         else:
             columns = [concatenated([p[0][k] for p in parts]) for k in range(width)]
-            lines = joined_lines([p[1] for p in parts])
+            line_parts = [p[1] for p in parts]  # (joined only when a line is asked for)
+            lines = LazyLines(partial(concatenated, line_parts), sum(map(len, line_parts)))
         cuts = [(columns, lines)] if len(lines) <= BATCH else [  # (a slice counts lazy lines)
             ([c[a:a + BATCH] for c in columns], lines[a:a + BATCH])
             for a in range(0, len(lines), BATCH)]
@@ -126,12 +128,9 @@ class _Entries:
 
 def read_sitemap(stream: IO[bytes], source: str, report: Report,
                  base_url: Optional[str] = None) -> Iterator[Batch]:
-    """Yield the <url> entries (or, for an index, the <sitemap> entries) in batches.
-
-    Memory does not grow with the file: expat is fed 64 KiB at a time, and the entries are
-    yielded in batches of at most BATCH, as soon as the next chunk could take them past it.
-    Elements of other namespaces become the entry's extensions (urlext.py).
-    """
+    """The <url> (or, for an index, <sitemap>) entries in batches of at most BATCH, yielded as
+    soon as the next 64 KiB chunk could take them past it; elements of other namespaces become
+    the entry's extensions (urlext.py)."""
     try:
         stream, encoding = expat_input(stream)
     except XMLRefused as exc:
@@ -180,7 +179,9 @@ class _Parse:
         self.guard = MarkupGuard()
         self.parser = parser = safe_expat_parser(" ", self.guard, encoding)
         # the reference mode (backends.py) reads every byte with expat, defusedxml after it
-        self.read = self.read_fast if fast("sitemap runs") else self.plain_reader(encoding)
+        self.read: Callable[[bytes], None] = self.read_fast
+        if not fast("sitemap runs"):
+            self.read, self.defused = self.read_plain, defused_parse(parser, encoding)
         # the fast path (sitemapfast.py): for UTF-8 input, taken once the root is known to be a
         # urlset of unprefixed <url> (root()), left for good when a namespace is declared later
         self.utf8 = encoding in (None, "UTF-8")
@@ -217,34 +218,26 @@ class _Parse:
             raise InputError(self.source, self.parser.CurrentLineNumber, "a value or a run of "
                              f"white space longer than {MAX_VALUE:,} characters")
 
-    def plain_reader(self, encoding: Optional[str]) -> Callable[[bytes], None]:
+    def read_plain(self, chunk: bytes) -> None:
         """The reference mode's reader: every byte seen by the guard, expat and defusedxml."""
-        scan, parse = self.guard.scan_counting, defused_parse(self.parser, encoding)
-
-        def read(chunk: bytes) -> None:
-            scan(chunk)
-            parse(chunk, not chunk)
-
-        return read
-
-    def read_fast(self, chunk: bytes) -> None:
-        # (before the root is read, the head of the chunk holds it: root() says if fast)
-        if chunk and (self.fast or self.utf8 and not self.entry[0]):
-            self.feed_fast(chunk)
-        else:
-            self.guard.scan_counting(chunk)
-            self.parser.Parse(chunk, not chunk)
+        self.guard.scan_counting(chunk)
+        self.defused(chunk, not chunk)
 
     def parse(self, data: bytes) -> None:
         if data:
             self.guard.scan_counting(data)
             self.parser.Parse(data, False)
 
-    def feed_fast(self, chunk: bytes) -> None:
+    def read_fast(self, chunk: bytes) -> None:
         """The chunk in three regions (sitemapfast.py). A plain middle is seen by neither expat
         nor the guard: it holds as many start tags as end tags, and no run without markup
         longer than the chunk (the guard's MAX_TOKEN is twice that)."""
         parser, parse = self.parser, self.parse
+        # (before the root is read, the head of the chunk holds it: root() says if fast)
+        if not chunk or not (self.fast or self.utf8 and not self.entry[0]):
+            self.guard.scan_counting(chunk)
+            parser.Parse(chunk, not chunk)
+            return
         first = chunk.find(END_TAG) + len(END_TAG)
         last = chunk.rfind(END_TAG) + len(END_TAG)
         if first == last:  # not two </url> in the chunk: no middle

@@ -25,22 +25,29 @@ from functools import partial
 from itertools import accumulate, repeat
 from typing import Any, Optional
 
-__all__ = ["END_TAG", "REFERENCE", "LazyLines", "Scanned", "checked_text", "concatenated",
-           "joined_lines", "reference_character", "region_lines", "resolved", "scan"]
+__all__ = ["END_TAG", "SPACE", "LazyLines", "Scanned", "concatenated", "entry_pattern",
+           "resolved", "scan", "scan_region"]
 
 END_TAG = b"</url>"
 
-_SPACE = "[ \t\n]*"
+SPACE = "[ \t\n]"
 _OPTIONAL = ("lastmod", "changefreq", "priority")  # after <loc>, in this order (the XSD's)
-# One plain entry, or (the last group) any character that is not white space outside one: the
-# region is plain only when that group is empty on every match. Values hold no "<" (and the
-# checks in scan() refuse what expat would); attributes, white space inside a tag, an empty
-# optional field, a field out of order or twice all fall to the plain reader.
-_ENTRY = re.compile(
-    f"{_SPACE}<url>{_SPACE}<loc>([^<]*)</loc>"
-    + "".join(f"(?:{_SPACE}<{name}>([^<]+)</{name}>)?" for name in _OPTIONAL)
-    + f"{_SPACE}</url>|([^ \t\n])")
-REFERENCE = re.compile("&(#x[0-9a-fA-F]+|#[0-9]+|amp|lt|gt|quot|apos);")
+
+
+def entry_pattern(items: str = "") -> re.Pattern[str]:
+    """One entry (groups: loc, lastmod, changefreq, priority, then those of ``items``, what
+    may follow the core fields), or (the last group) any character that is not white space
+    outside one: the region is plain only when that group is empty on every match. Values hold
+    no "<" (and scan_region() refuses what expat would); attributes, white space inside a tag, an
+    empty optional field, a field out of order or twice all fall to the plain reader."""
+    return re.compile(
+        f"{SPACE}*<url>{SPACE}*<loc>([^<]*)</loc>"
+        + "".join(f"(?:{SPACE}*<{name}>([^<]+)</{name}>)?" for name in _OPTIONAL)
+        + f"{items}{SPACE}*</url>|([^ \t\n])")
+
+
+_ENTRY = entry_pattern()
+_REFERENCE = re.compile("&(#x[0-9a-fA-F]+|#[0-9]+|amp|lt|gt|quot|apos);")
 # Characters XML 1.0 forbids even in text, as UTF-8 bytes: C0 controls but tab, LF and CR, and
 # U+FFFE, U+FFFF (a surrogate cannot pass a strict UTF-8 decode). expat would stop at one.
 _C0 = bytes(set(range(0x20)) - {0x09, 0x0A, 0x0D})
@@ -51,18 +58,19 @@ _NAMED = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
 class Scanned:
     """The raw values of a region's entries, column by column, as the end handler collects
     them (but for the white space before a field's start tag: every field is stripped), the
-    line of each entry's </loc>, and the stand-in expat reads instead of the region."""
+    line of each entry's </loc> (the region starts on ``line``), and the stand-in expat reads
+    instead of the region."""
 
     __slots__ = ("columns", "lines", "stand_in")
 
-    def __init__(self, columns: list[Sequence[Any]], lines: Sequence[int], text: str) -> None:
+    def __init__(self, columns: list[Sequence[Any]], text: str, line: int) -> None:
         self.columns = columns
-        self.lines = lines
+        self.lines = LazyLines(partial(_region_lines, text, line), len(columns[0]))
         # white space with the region's line ends and last column
         self.stand_in = b"\n" * text.count("\n") + b" " * (len(text) - text.rfind("\n") - 1)
 
 
-def checked_text(region: bytes) -> Optional[str]:
+def _checked_text(region: bytes) -> Optional[str]:
     """The region as text with expat's line ends, if expat would find nothing wrong in its
     characters: UTF-8, no character XML forbids, no "]]>", every "&" one of XML's five
     references or a character reference; else None (a lone "\r" too)."""
@@ -79,29 +87,35 @@ def checked_text(region: bytes) -> Optional[str]:
             or not ascii and any(c in region for c in _NOT_CHARACTERS)):
         return None
     refs = text.count("&")
-    if refs and refs != text.count("&amp;") and refs != len(REFERENCE.findall(text)):
+    if refs and refs != text.count("&amp;") and refs != len(_REFERENCE.findall(text)):
         return None
     return text
 
 
-def scan(region: bytes, line: int) -> Optional[Scanned]:
-    """The entries of ``region`` (which starts where an entry may start and ends with an
-    entry's end tag, on line ``line``), or None when it is not made of plain entries alone
-    or when expat would find anything wrong in it (it is then given to expat to say what)."""
-    text = checked_text(region)
+def scan_region(region: bytes, pattern: re.Pattern[str]
+            ) -> Optional[tuple[str, list[tuple[str, ...]], list[Sequence[Any]]]]:
+    """The region's text, the columns of ``pattern``'s groups, and the core fields' values
+    (references resolved, an optional field the entry lacks None, as the plain reader has it);
+    None when the region is not made of entries alone or expat would find anything wrong in it
+    (it is then given to expat to say what)."""
+    text = _checked_text(region)
     if text is None:
         return None
-    found = _ENTRY.findall(text)
-    cols = list(zip(*found, strict=True))
-    if not found or any(cols[-1]):
+    cols = list(zip(*pattern.findall(text), strict=True))
+    if not cols or any(cols[-1]):
         return None
     try:
         raw = [resolved(c) for c in cols[:4]] if "&" in text else cols[:4]
     except ValueError:  # a reference to a character XML forbids
         return None
-    # an optional field the entry does not have: the plain reader's None
-    columns = [raw[0], *([v or None for v in c] if "" in c else c for c in raw[1:])]
-    return Scanned(columns, LazyLines(partial(region_lines, text, line), len(found)), text)
+    return text, cols, [raw[0], *([v or None for v in c] if "" in c else c for c in raw[1:])]
+
+
+def scan(region: bytes, line: int) -> Optional[Scanned]:
+    """The plain entries of ``region`` (which starts where an entry may start and ends with an
+    entry's end tag, on line ``line``), or None."""
+    found = scan_region(region, _ENTRY)
+    return None if found is None else Scanned(found[2], found[0], line)
 
 
 def resolved(column: Sequence[str]) -> Sequence[str]:
@@ -110,10 +124,10 @@ def resolved(column: Sequence[str]) -> Sequence[str]:
     joined = "\0".join(column)  # one substitution for the column, not one call per value
     if "&" not in joined:
         return column
-    return REFERENCE.sub(reference_character, joined).split("\0")
+    return _REFERENCE.sub(_reference_character, joined).split("\0")
 
 
-def reference_character(m: re.Match[str]) -> str:
+def _reference_character(m: re.Match[str]) -> str:
     ref = m.group(1)
     if ref[0] != "#":
         return _NAMED[ref]
@@ -151,7 +165,7 @@ class LazyLines(Sequence[int]):
         return iter(self._counted())
 
 
-def region_lines(text: str, line: int) -> list[int]:
+def _region_lines(text: str, line: int) -> list[int]:
     """The line of each entry's </loc> in a region that starts on line ``line``."""
     parts = text.split("</loc>")
     parts.pop()
@@ -166,8 +180,3 @@ def concatenated(columns: Sequence[Sequence[Any]]) -> list[Any]:
     for column in columns:
         joined += column
     return joined
-
-
-def joined_lines(parts: list[Sequence[int]]) -> LazyLines:
-    """Line columns one after the other, joined only when a line is asked for."""
-    return LazyLines(partial(concatenated, parts), sum(map(len, parts)))

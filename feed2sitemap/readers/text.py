@@ -25,13 +25,9 @@ _SCHEMES = ("https://", "http://")
 
 def read_text(stream: IO[bytes], source: str, report: Report,
               base_url: Optional[str] = None) -> Iterator[Batch]:
-    """Yield the non-blank lines, stripped, as batches of locations (a relative one resolved
-    against ``base_url``); a line with white space inside is skipped: it is not one URL.
-
-    A block whose every line is a clean URL already is proven so at once (urls.prove_lines)
-    and passed on with the proof; any other, and every block in the reference mode, goes a
-    line at a time (_line_batches, the plain path).
-    """
+    """The non-blank lines, stripped, as batches of locations (a relative one resolved against
+    ``base_url``); a line with white space inside is skipped: it is not one URL. A block of
+    clean URLs only is proven so at once (urls.prove_lines); any other goes a line at a time."""
     for block in blocks(stream, source, "a URL list"):
         rest = block.raw.translate(None, CLEAN_BYTES)  # the newlines, and any other byte
         proofs = prove_lines(block.text, block.lines, len(rest), BATCH, block.longest) \

@@ -1,12 +1,7 @@
-"""The sitemap reader's fast path for <url> entries with the common extensions: images that are
-a location alone and hreflang alternates, read by regular expressions (in C) into their typed
-values, with no Python handler per element.
-
-The twin of the extension pass (urlext.py), as sitemapfast.py is the plain reader's: the
-reader gives a chunk's middle to ``ExtensionScanner.scan``; when every entry there has one of
-these shapes, with the prefixes the root binds and nothing else, the values come from the scan
-and expat reads a stand-in of white space with the same line ends. Anything else in the region
-and it goes to expat and the extension pass, which say what it is.
+"""The sitemap reader's fast path for <url> entries with the common extensions (the twin of the
+extension pass, urlext.py, as sitemapfast.py is the plain reader's): a chunk's middle whose
+every entry has this shape, with the prefixes the root binds, is read by regular expressions
+into typed values; anything else goes to expat and the extension pass, which say what it is.
 
     <url><loc>…</loc>[<lastmod>…][<changefreq>…][<priority>…]   (core fields, in that order)
       <image:image><image:loc>URL</image:loc></image:image>      (any number, any prefix)
@@ -30,29 +25,19 @@ from typing import Any, Optional, TypeVar
 
 from ..extensions.model import IMAGE_NS, SITEMAP_NS, XHTML_NS, Alternate, Image
 from ..model.extensions import Extensions
-from .sitemapfast import (
-    REFERENCE,
-    LazyLines,
-    Scanned,
-    checked_text,
-    reference_character,
-    region_lines,
-    resolved,
-)
+from .sitemapfast import SPACE, Scanned, entry_pattern, resolved, scan_region
 
 __all__ = ["ExtensionScanner", "made", "scanner"]
 
 T = TypeVar("T")
 
-_WS = "[ \t\n]"
 _ATTRIBUTE_SPACE = str.maketrans("\t\n", "  ")  # (a CR is gone by then: "\r\n" read as "\n")
 NO_PROBLEMS: list[Any] = []  # (shared, never appended to: the fast path reads no problem)
 
 
 def scanner(bindings: Mapping[str, str]) -> Optional[ExtensionScanner]:
     """The scanner for a urlset whose root binds ``bindings`` (prefix → namespace URI, "" the
-    default), or None when its default namespace is not sitemaps.org's. (A root that binds
-    neither kind's namespace gets one too: its plain entries are read here.)"""
+    default), or None when its default namespace is not sitemaps.org's."""
     if bindings.get("") != SITEMAP_NS:
         return None
     image = next((p for p, uri in bindings.items() if uri == IMAGE_NS and p), None)
@@ -65,15 +50,15 @@ def _image(prefix: Optional[str], g: str) -> str:
     if prefix is None:
         return f"(?!){g})"
     p = re.escape(prefix)
-    return f"<{p}:image>{_WS}*<{p}:loc>{g}[^<]*)</{p}:loc>{_WS}*</{p}:image>"
+    return f"<{p}:image>{SPACE}*<{p}:loc>{g}[^<]*)</{p}:loc>{SPACE}*</{p}:image>"
 
 
 def _link(prefix: Optional[str], g: str) -> str:
     """A link with three attributes in any order, either quote; none without a prefix."""
     value = f"(?:\"{g}[^\"<]*)\"|'{g}[^'<]*)')"
-    attribute = f"{_WS}+{g}rel|hreflang|href){_WS}*={_WS}*{value}"
+    attribute = f"{SPACE}+{g}rel|hreflang|href){SPACE}*={SPACE}*{value}"
     start = "(?!)" if prefix is None else f"<{re.escape(prefix)}:link"
-    return f"{start}{attribute * 3}{_WS}*/>"
+    return f"{start}{attribute * 3}{SPACE}*/>"
 
 
 def _usual_link(xhtml: str, g: str = "(") -> str:
@@ -99,34 +84,17 @@ class ExtensionScanner:
         # the start of each item (NUL, in no text, for a kind whose namespace is not bound)
         self.image_tag = f"<{image}:image>" if image is not None else "\0"
         self.link_tag = f"<{xhtml}:link" if xhtml is not None else "\0"
-        # one entry (groups: loc, lastmod, changefreq, priority, its extension items), or (the
-        # last group) any character that is not white space outside one: the region is read
-        # here only when that group is empty on every match
-        self.entry = re.compile(
-            f"{_WS}*<url>{_WS}*<loc>([^<]*)</loc>"
-            f"(?:{_WS}*<lastmod>([^<]+)</lastmod>)?"
-            f"(?:{_WS}*<changefreq>([^<]+)</changefreq>)?"
-            f"(?:{_WS}*<priority>([^<]+)</priority>)?"
-            f"((?:{_WS}*(?:{items}))*){_WS}*</url>|([^ \t\n])")
+        # group 5: the entry's extension items
+        self.entry = entry_pattern(f"((?:{SPACE}*(?:{items}))*)")
 
     def scan(self, region: bytes, line: int) -> Optional[Scanned]:
         """The entries of ``region`` (as sitemapfast.scan), or None."""
-        text = checked_text(region)
-        if text is None:
+        found = scan_region(region, self.entry)
+        if found is None:
             return None
-        found = self.entry.findall(text)
-        if not found:
-            return None
-        cols = list(zip(*found, strict=True))
-        if any(cols[5]):  # (anything but an entry)
-            return None
-        refs = "&" in text
+        text, cols, columns = found
         try:
-            columns: list[Sequence[Any]] = [resolved(c) if refs else c for c in cols[:4]]
-            for k in (1, 2, 3):  # an optional field the entry lacks: the extension pass's None
-                if "" in columns[k]:
-                    columns[k] = [v or None for v in columns[k]]
-            read = self._extensions(text, cols[4], refs)
+            read = self._extensions(text, cols[4], "&" in text)
         except ValueError:  # a reference to a character XML forbids, an attribute twice
             return None
         if read is None:
@@ -134,7 +102,7 @@ class ExtensionScanner:
         items = cache(partial(_item_lines, self, text, line))
         columns.append([None if ext is None else (ext, NO_PROBLEMS, ItemLines(items, i))
                         for i, ext in enumerate(read)])
-        return Scanned(columns, LazyLines(partial(region_lines, text, line), len(found)), text)
+        return Scanned(columns, text, line)
 
     def _extensions(self, text: str, segments: Sequence[str], refs: bool
                     ) -> Optional[list[Optional[Extensions]]]:
@@ -202,56 +170,35 @@ def _slices(items: tuple[Any, ...], segments: Sequence[str], tag: str) -> Iterat
 
 
 def _alternates(found: list[tuple[str, ...]], refs: bool) -> Optional[tuple[Alternate, ...]]:
-    """The alternates of these links (each three attributes: a name, its value between double
-    quotes, between single quotes), or None when one's rel is not exactly "alternate". Raises
-    ValueError for an attribute given twice (expat refuses it)."""
-    n = len(found)
-    cols = list(zip(*found, strict=True))
-    if cols[0].count("rel") == n and cols[3].count("hreflang") == n and \
-            cols[6].count("href") == n:  # the usual order
-        rel, hreflang, href = (_either(cols[1], cols[2]), _either(cols[4], cols[5]),
-                               _either(cols[7], cols[8]))
-    else:
-        rel, hreflang, href = _by_name(found)
-    if rel.count("alternate") != n:
-        return None
+    """The alternates of these links (each three attributes in any order: a name, its value
+    between double quotes, between single quotes), or None when one's rel is not exactly
+    "alternate". Raises ValueError for an attribute given twice (expat refuses it)."""
+    hreflang: list[str] = []
+    href: list[str] = []
+    for m in found:
+        attrs = {m[0]: m[1] or m[2], m[3]: m[4] or m[5], m[6]: m[7] or m[8]}
+        if len(attrs) != 3:
+            raise ValueError("an attribute given twice")
+        if attrs["rel"] != "alternate":
+            return None
+        hreflang.append(attrs["hreflang"])
+        href.append(attrs["href"])
     return _alternates_of(hreflang, href, refs=refs)
 
 
 def _alternates_of(hreflang: Sequence[str], href: Sequence[str], *, refs: bool
                    ) -> tuple[Alternate, ...]:
-    """The alternates of these attribute values, as written."""
     return tuple(made(Alternate, len(href), hreflang=map(str.strip, _normalised(hreflang, refs)),
                       href=map(str.strip, _normalised(href, refs))))
-
-
-def _either(double: Sequence[str], single: Sequence[str]) -> Sequence[str]:
-    """An attribute's values, from its double-quoted and single-quoted columns."""
-    return [d or s for d, s in zip(double, single, strict=True)] if any(single) else double
-
-
-def _by_name(found: list[tuple[str, ...]]) -> tuple[list[str], list[str], list[str]]:
-    """rel, hreflang and href of links whose attributes come in any order."""
-    out: tuple[list[str], list[str], list[str]] = ([], [], [])
-    for m in found:
-        attrs = {m[0]: m[1] or m[2], m[3]: m[4] or m[5], m[6]: m[7] or m[8]}
-        if len(attrs) != 3:
-            raise ValueError("an attribute given twice")
-        for column, name in zip(out, ("rel", "hreflang", "href"), strict=True):
-            column.append(attrs[name])
-    return out
 
 
 def _normalised(values: Sequence[str], refs: bool) -> Sequence[str]:
     """Attribute values as XML normalises them: tab and LF become spaces, then references are
     resolved; a column at a time (NUL separates the values)."""
     joined = "\0".join(values)
-    changed = "\t" in joined or "\n" in joined
-    if changed:
-        joined = joined.translate(_ATTRIBUTE_SPACE)
-    if refs and "&" in joined:
-        joined, changed = REFERENCE.sub(reference_character, joined), True
-    return joined.split("\0") if changed else values
+    if "\t" in joined or "\n" in joined:
+        values = joined.translate(_ATTRIBUTE_SPACE).split("\0")
+    return resolved(values) if refs else values
 
 
 def _item_lines(scanner: ExtensionScanner, text: str, line: int

@@ -28,7 +28,6 @@ MAX_TIME_FACTOR = 10  # the overall deadline of a fetch, by default: this many `
 DEFAULT_MAX_FETCH_BYTES = 256 * 1024 * 1024
 _SCHEMES = ("http", "https")
 _CHUNK = 1 << 16
-_NOT_CONDITIONAL = "HTTP 304 Not Modified to a request that was not conditional"
 
 
 def is_url(source: object) -> bool:
@@ -62,8 +61,7 @@ class Fetched(NamedTuple):
 def fetch(url: str, *, timeout: float = DEFAULT_TIMEOUT, cache_dir: Optional[str] = None,
           max_time: Optional[float] = None, max_bytes: int = DEFAULT_MAX_FETCH_BYTES,
           private_redirects: bool = False, same_host: bool = False) -> Fetched:
-    """Open ``url`` (http or https) for reading; raise InputError naming it on any failure.
-
+    """Open ``url`` (http or https) for reading; InputError naming it on any failure.
     ``max_time`` bounds the whole fetch, body included (default MAX_TIME_FACTOR * timeout);
     ``max_bytes`` the body as sent. A redirect to a loopback, private or link-local address
     on another host is refused unless ``private_redirects``; with ``same_host`` any redirect
@@ -82,24 +80,24 @@ def fetch(url: str, *, timeout: float = DEFAULT_TIMEOUT, cache_dir: Optional[str
     except ValueError as exc:  # (named in one line: a CR or LF in it is shown as "?")
         raise InputError(_clean(shown), None, f"cannot be fetched: {exc}") from None
     cache = _Cache(cache_dir) if cache_dir is not None else None
+    # asked conditionally only with the cached copy open: a 304 always has a body to give
+    cached, validators = cache.cached(url) if cache is not None else (None, {})
     bounds = _Bounds(timeout, MAX_TIME_FACTOR * timeout if max_time is None else max_time,
                      max_bytes, private_redirects, same_host)
     try:
-        validators = cache.validators(url) if cache is not None else {}
         response = _request(url, target, shown, validators, bounds)
-        if response is None:  # not modified (asked conditionally: there is a cache)
-            assert cache is not None
-            cached = cache.cached(url)
-            if cached is not None:
-                bounds.cancel()
-                return Fetched(cached, shown, from_cache=True)
-            # the cached copy went away, or is not a regular file: ask again, unconditionally
-            response = _request(url, target, shown, {}, bounds)
+        if response is None:  # not modified
+            bounds.cancel()
+            return Fetched(cached, shown, from_cache=True)
+        if cached is not None:
+            cached.close()
         final = response.geturl()
         entry = cache.entry(url, response.headers) if cache is not None else None
         return Fetched(_Body(response, redact(final), bounds, entry), final)
     except BaseException:
         bounds.cancel()
+        if cached is not None:
+            cached.close()
         raise
 
 
@@ -138,9 +136,8 @@ def _request(url: str, target: str, shown: str, validators: dict[str, str],
 
 
 def _status(exc: Any) -> str:
-    """What an HTTP error status means here, each its own message."""
     if exc.code == 304:
-        return _NOT_CONDITIONAL
+        return "HTTP 304 Not Modified to a request that was not conditional"
     if exc.code in (301, 302, 303, 307, 308):  # urllib did not follow it
         to = exc.headers.get("Location") or exc.headers.get("URI")
         if not to:
@@ -171,14 +168,12 @@ def _failure(exc: BaseException, bounds: _Bounds, opening: bool) -> str:
     if isinstance(exc, http.client.IncompleteRead):
         # (http.client says so of a chunk size that is no number, too)
         return "the body is cut short, or its chunked encoding is malformed"
-    if isinstance(exc, http.client.InvalidURL):
-        return f"not a valid URL: {_clean(str(exc))}"
+    if isinstance(exc, http.client.InvalidURL) or opening and isinstance(exc, ValueError):
+        return f"not a valid URL: {_clean(str(exc))}"  # (a ValueError: a Location that is none)
     if isinstance(exc, http.client.BadStatusLine):
         return f"not an HTTP answer (it began {str(exc)[:40]!r})"
     if isinstance(exc, http.client.HTTPException):
         return f"not a valid HTTP answer: {_clean(str(exc))}"
-    if isinstance(exc, ValueError) and opening:  # (a Location that is no URL)
-        return f"not a valid URL: {_clean(str(exc))}"
     if isinstance(exc, (ValueError, OverflowError)):  # a chunk size that is no size
         return "not a valid HTTP answer: a bad chunk size in its chunked body"
     if isinstance(exc, OSError):  # a connection reset, a TLS failure
@@ -189,7 +184,7 @@ def _failure(exc: BaseException, bounds: _Bounds, opening: bool) -> str:
 
 
 def _clean(text: str) -> str:
-    """What a server said, fit for a one-line message: no control characters, 200 at most."""
+    """What a server said, fit for a one-line message."""
     return "".join(c if c.isprintable() else "?" for c in text[:200])
 
 
@@ -256,8 +251,7 @@ def _refused_redirect(old: str, new: str, bounds: _Bounds) -> Optional[str]:
 
 
 def _public(host: str) -> bool:
-    """Whether every address of ``host`` is a global one (an unknown host is left to fail
-    when it is fetched)."""
+    """Whether every address of ``host`` is a global one (an unknown host fails later)."""
     import ipaddress
     import socket
 
@@ -342,8 +336,9 @@ class _Body:
         self._entry = entry
         self._copy: Optional[IO[bytes]] = None
         if entry is not None:
+            folder = None if is_store(entry[0]) else os.path.dirname(entry[0])
             try:  # (for a cache in a bucket, in the system's temporary folder)
-                self._temp, self._copy = _temporary(_local_folder(entry[0]))
+                self._temp, self._copy = _temporary(folder)
             except OSError as exc:
                 self.close()
                 raise _unwritable(os.path.dirname(entry[0]), exc) from None
@@ -352,11 +347,11 @@ class _Body:
         if n is None or n < 0:  # (never all at once: the cap bounds the memory too)
             return b"".join(iter(lambda: self.read(_CHUNK), b""))
         if self._bounds.expired:
-            raise InputError(self._url, None, _failure(TimeoutError(), self._bounds, False))
+            raise self._failed(TimeoutError())
         try:
             data: bytes = self._response.read(min(n, self._bounds.max_bytes - self._got + 1))
         except Exception as exc:
-            raise InputError(self._url, None, _failure(exc, self._bounds, False)) from None
+            raise self._failed(exc) from None
         self._got += len(data)
         if self._got > self._bounds.max_bytes:
             raise InputError(self._url, None, _too_big(self._bounds))
@@ -367,7 +362,7 @@ class _Body:
         return data
 
     def facts(self) -> dict[str, Any]:
-        """What the server said of this body (for `feed2sitemap report`)."""
+        """What the server said of this body (check/facts.py, for `feed2sitemap report`)."""
         headers = self._response.headers
         return {"url": self._url, "status": getattr(self._response, "status", None),
                 "content_length": self._expected, "etag": headers.get("ETag"),
@@ -375,9 +370,12 @@ class _Body:
                 "content_type": headers.get("Content-Type"),
                 "content_encoding": headers.get("Content-Encoding")}
 
+    def _failed(self, exc: BaseException) -> InputError:
+        return InputError(self._url, None, _failure(exc, self._bounds, False))
+
     def _at_end(self) -> None:
         if self._bounds.expired:  # (the deadline shut the connection)
-            raise InputError(self._url, None, _failure(TimeoutError(), self._bounds, False))
+            raise self._failed(TimeoutError())
         if self._expected is not None and self._got < self._expected:
             raise InputError(self._url, None, f"the body is cut short: {self._got:,} of the "
                              f"{self._expected:,} bytes its Content-Length announced")
@@ -432,8 +430,7 @@ class _Cache:
     def __init__(self, directory: str) -> None:
         self.directory = directory
         if is_store(directory):
-            self.directory = directory.rstrip("/")
-            store_exists(self.directory)  # (a missing extra or store said before any fetch)
+            store_exists(directory.rstrip("/"))  # (a missing extra or store said before any fetch)
             return
         try:  # before anything is fetched or written
             os.makedirs(directory, mode=0o700, exist_ok=True)
@@ -452,45 +449,38 @@ class _Cache:
         import hashlib  # (only a run with --cache: OpenSSL's module is slow to load)
 
         key = hashlib.sha256(url.encode("utf-8")).hexdigest()
-        if is_store(self.directory):
-            stem = f"{self.directory}/{key[:32]}"
-        else:
-            stem = os.path.join(self.directory, key[:32])
+        stem = f"{self.directory.rstrip('/')}/{key[:32]}"
         return stem + ".json", stem + ".body", key
 
-    def validators(self, url: str) -> dict[str, str]:
+    def cached(self, url: str) -> tuple[Optional[IO[bytes]], dict[str, str]]:
+        """The cached body, open, and the headers that ask for it conditionally; (None, {})
+        without an entry that validates a body of its own (a symbolic link planted there is
+        not read)."""
         import json
 
         meta, body, key = self._paths(url)
         try:
-            if is_store(meta):  # (a body gone meanwhile: cached() says so, and fetch asks again)
+            if is_store(meta):
                 text = store_read(meta, 1 << 16)
-                if text is None:
-                    return {}
             else:
                 with _open_regular(meta) as f:
                     text = f.read(1 << 16)
-                _open_regular(body).close()
-            data = json.loads(text.decode("utf-8"))
+            data = json.loads(text.decode("utf-8")) if text is not None else None
         except (OSError, ValueError):
-            return {}
+            return None, {}
         if not isinstance(data, dict) or data.get("key") != key:
-            return {}
+            return None, {}
         headers = {}
         if isinstance(data.get("etag"), str):
             headers["If-None-Match"] = data["etag"]
         if isinstance(data.get("last_modified"), str):
             headers["If-Modified-Since"] = data["last_modified"]
-        return headers
-
-    def cached(self, url: str) -> Optional[IO[bytes]]:
-        """The cached body, or None when there is none that is a regular file of its own (a
-        symbolic link planted there is not read)."""
-        body = self._paths(url)[1]
+        if not headers:
+            return None, {}
         try:
-            return open_store(body) if is_store(body) else _open_regular(body)
+            return (open_store(body) if is_store(body) else _open_regular(body)), headers
         except (OSError, InputError):
-            return None
+            return None, {}
 
     def entry(self, url: str, headers: Any) -> Optional[tuple[str, str, dict[str, Any]]]:
         """Where a body of ``url`` goes, and what is kept of it; None when nothing would
@@ -504,7 +494,7 @@ class _Cache:
 
 
 def _open_regular(path: str) -> IO[bytes]:
-    """``path`` opened for reading when it is a regular file, not through a symbolic link."""
+    """``path`` opened for reading when it is a regular file, never through a symbolic link."""
     import stat
 
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
@@ -515,10 +505,6 @@ def _open_regular(path: str) -> IO[bytes]:
     except BaseException:
         os.close(fd)
         raise
-
-
-def _local_folder(path: str) -> Optional[str]:
-    return None if is_store(path) else os.path.dirname(path)
 
 
 def _unwritable(directory: str, exc: OSError) -> InputError:

@@ -20,7 +20,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Optional
 from urllib.parse import urlsplit
@@ -55,7 +55,6 @@ class IndexNow:
     endpoint: str = DEFAULT_ENDPOINT
     key_location: Optional[str] = None
     timeout: float = 30.0
-    sleep: Callable[[float], None] = time.sleep
 
     def __post_init__(self) -> None:
         if not _KEY.fullmatch(self.key):
@@ -134,7 +133,7 @@ class IndexNow:
             failure.transient = transient
             if not transient or attempt == RETRIES:
                 raise failure
-            self.sleep(_pause(retry_after, attempt))
+            time.sleep(_pause(retry_after, attempt))
 
     def _not_submitted(self, exc: IndexNowError, body: dict[str, object],
                        rest: Iterator[dict[str, object]], done: Submitted) -> IndexNowError:

@@ -1,31 +1,16 @@
-"""Where a page's lastmod comes from when the page itself does not say: its git history, or a
-state file of its main content's fingerprints (``--lastmod-from git|content``).
+"""Where a page's lastmod comes from when the page itself does not say (``--lastmod-from``; the
+README gives the rules a user sees).
 
-**git**: the committer date of the last commit that touched the page's file, read in one
-``git log`` pass over the site's tree. The committer date, not the author date: it is when the
-change entered the history being published (a change rebased or cherry-picked today is
-published today, however long ago it was first written). Rename detection is off: a page moved
-to a new path is a new URL, dated by the commit that put it there. A merge commit dates nothing
-itself; the commits it merges keep their dates. An untracked page gets no lastmod; a page
-changed but not committed gets its last commit's date (the history is the record, not the
-working tree). A shallow clone's oldest commit seems to add every file, so there every lastmod
-is None, with one warning that says how to fetch the whole history.
-
-With ``source=DIR`` a page is dated by the source file it was built from, the first of these
-that exists: ``DIR/`` + the page's own path; then, for the page ``a/b.html`` or
-``a/b/index.html``, ``DIR/a/b.EXT``, ``DIR/a/b/index.EXT``, ``DIR/a/b/_index.EXT`` (EXT any one
-extension, the first by name when there are several); the site's ``index.html`` maps to
-``DIR/index.EXT`` or ``DIR/_index.EXT``. Hugo's ``content/``, MkDocs' ``docs/`` and Jekyll's
-pages map so; a source whose URL comes from its front matter or from a date in its name maps
-to nothing: that page gets no lastmod.
+**git**: the committer date of the last commit that touched the page's file (or, with
+``source=DIR``, its source: _source_of), from one ``git log`` pass over the tree. The committer
+date, not the author's: a change rebased or cherry-picked today is published today. Rename
+detection is off (a moved page is a new URL); a merge commit dates nothing itself. A shallow
+clone's oldest commit seems to add every file, so there every lastmod is None, with a warning.
 
 **content**: a state file keeps, per page, a fingerprint of its main content and the lastmod
-it gave; a page whose fingerprint is unchanged keeps that lastmod, a new or changed one gets
-the run's time (``SOURCE_DATE_EPOCH`` when set, else now). A missing state file is a first
-run: every page gets the run's time (and a warning says so, since a CI job that does not keep
-the file gets a first run every time). state_file() drops the pages no longer asked for and
-gives the file the run writes when anything changed. The file is JSON Lines, sorted by path so
-that it diffs well when committed: the header ``{"feed2sitemap-lastmods":1}``, then
+it gave; an unchanged page keeps it, a new or changed one gets the run's time
+(``SOURCE_DATE_EPOCH``, else now). The file is JSON Lines sorted by path so that it diffs well
+when committed: the header ``{"feed2sitemap-lastmods":1}``, then
 ``["PATH","FINGERPRINT","LASTMOD"]`` a page, the fingerprint cut to 16 hex digits (a changed
 page goes unnoticed with odds of 1 in 2**64).
 """
@@ -131,7 +116,9 @@ class GitLastmods(LastmodSource):
                                                                                  timezone.utc))
 
     def _source_of(self, rel: str) -> Optional[str]:
-        """The source file of the page ``rel``, by the mapping the module's docstring gives."""
+        """The source file of the page ``rel``: ``rel`` itself; then, for ``a/b.html`` or
+        ``a/b/index.html``, ``a/b.EXT``, ``a/b/index.EXT``, ``a/b/_index.EXT`` (EXT any one
+        extension, the first by name)."""
         head, name = posixpath.split(rel)
         if name in self._files(head):
             return rel

@@ -1,11 +1,9 @@
 """What one HTML page says: whether it may be indexed, its canonical URL, its own dates, its
 language versions, the images of its main content and a fingerprint of that content.
 
-The standard library's html.parser feeds its events to ``Facts``, which tracks only the
-elements it needs; when lxml is installed (the ``[html]`` extra) libxml2 parses the page into
-a tree and the same facts are taken from it in C, 5x faster (about 1,400 against 290 pages of
-29 KB a second a core on the site-dir row's pages; benchmarks/bench.py). The two give the same
-facts (tests/test_site_input.py holds them to it); the reference mode uses html.parser.
+html.parser feeds its events to ``Facts``, which tracks only the elements it needs; with lxml
+(the ``[html]`` extra) the same facts are taken from libxml2's tree in C (the "HTML pages"
+fast path of backends.TABLE; tests/test_site_input.py holds the two equal).
 
 The main content is ``<main>``, else the ``<article>`` elements, else the body without nav,
 header and footer; script, style, template, noscript, title and comments are never content.
@@ -150,7 +148,6 @@ class Facts:
             self.dates[where] = text.strip()
 
     def json_ld(self, text: str) -> None:
-        """A JSON-LD script's text: kept up to MAX_JSON_LD a page, all scripts together."""
         text = text[:MAX_JSON_LD - self._json_size]
         self._json_size += len(text)
         self._json_texts.append(text)
@@ -168,12 +165,10 @@ class Facts:
 
     @property
     def region(self) -> str:
-        """Where the main content is: "main", "article" or "body"."""
         return "main" if self.saw["main"] else "article" if self.saw["article"] else "body"
 
     @property
     def fingerprint(self) -> str:
-        """The SHA-256 of the main content's text, white space collapsed (hexadecimal)."""
         words = " ".join("".join(self.text[self.region]).split())
         return hashlib.sha256(words.encode("utf-8", "surrogatepass")).hexdigest()
 
