@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import gzip
 import io
 import re
@@ -211,6 +210,8 @@ def header_columns(fields: list[str]) -> Optional[dict[str, int]]:
 
 def csv_delimiter(line: str) -> Optional[str]:
     """The separator with which ``line`` is a CSV header (``,``, ``;`` or a tab), or None."""
+    import csv  # (only a run that sniffs a list: not every run's start-up)
+
     for delimiter in (",", ";", "\t"):
         try:
             fields = next(csv.reader([line], delimiter=delimiter))
