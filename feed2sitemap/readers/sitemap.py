@@ -328,7 +328,7 @@ class _Parse:
         """The end-tag handler (a closure: its state in cells, the fastest names), and a
         function giving the count of end tags seen."""
         source, parser, foreign, entry = self.source, self.parser, self.foreign, self.entry
-        text, unknown = self.text, self.report_unknown
+        text, unknown, twice = self.text, self.report_unknown, self.report_twice
         get, clear, join = self.names.get, text.clear, "".join
         add_row, add_line = self.entries.rows.append, self.entries.lines.append
         fields: list[Optional[str]] = [None] * 4  # the current entry's loc, lastmod, ...
@@ -350,12 +350,16 @@ class _Parse:
                 elif ns == entry[1]:
                     unknown(local, fields[LOC])
             elif f < ENTRY:
-                value = fields[f] = join(text)
+                value = join(text)
                 if len(value) > MAX_VALUE:
                     raise InputError(source, parser.CurrentLineNumber, f"<{name.rpartition(' ')[2]}"
                                      f"> value longer than {MAX_VALUE:,} characters")
-                if f == LOC:
-                    line = parser.CurrentLineNumber
+                if fields[f] is not None:
+                    twice(name, value, fields[LOC])
+                else:
+                    fields[f] = value
+                    if f == LOC:
+                        line = parser.CurrentLineNumber
             elif f == ENTRY:
                 add_row(fields)
                 add_line(line or parser.CurrentLineNumber)
@@ -386,6 +390,18 @@ class _Parse:
         self.report.warn("unknown element", self.source, self.parser.CurrentLineNumber,
                          unknown_element(local, self.entry[1]),
                          url=loc.strip() if loc else None)  # (the raw text: not yet stripped)
+
+    def report_twice(self, name: str, value: str, loc: Optional[str]) -> None:
+        """A field given twice in one entry: the first is kept (as the first copy of a URL
+        is), the second counted, a URL as a record left out, another field as a warning."""
+        local = name.rpartition(" ")[2]
+        text = f"a second <{local}> in this <{self.entry[0]}>: {value.strip()[:200]!r} left out"
+        line = self.parser.CurrentLineNumber
+        if local == "loc":
+            self.report.skip("second loc", self.source, line, text)
+        else:
+            self.report.warn(f"second {local}", self.source, line, text,
+                             url=loc.strip() if loc else None)
 
     def report_foreign(self) -> None:
         local, ns_root = self.entry

@@ -1,0 +1,57 @@
+"""A new user's first day with sitemaps and URL lists (session 17's hunt): each case failed
+before its fix, through the installed command.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .conftest import run
+
+NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+
+
+def _urlset(*entries: str) -> bytes:
+    return (f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{NS}">\n'
+            + "\n".join(entries) + "\n</urlset>\n").encode()
+
+
+def _plain(start: int, n: int) -> list[str]:
+    return [f"<url><loc>https://example.com/p{i}</loc></url>" for i in range(start, start + n)]
+
+
+def test_a_second_loc_in_one_url_is_counted_not_silently_dropped(tmp_path: Path) -> None:
+    # in the middle of a large file (the fast path's region) and in its head
+    twice = ("<url><loc>https://example.com/first</loc><loc>https://example.com/second</loc>"
+             "<lastmod>2024-01-01</lastmod><lastmod>2024-02-02</lastmod></url>")
+    src = tmp_path / "sitemap.xml"
+    src.write_bytes(_urlset(twice, *_plain(0, 3000), twice.replace("first", "third"),
+                            *_plain(3000, 3000)))
+    done = run(str(src), "-t", "text")
+    assert done.returncode == 0, done.stderr
+    urls = done.stdout.decode().split()
+    assert "https://example.com/first" in urls and "https://example.com/third" in urls
+    assert "https://example.com/second" not in urls and len(urls) == 6002
+    err = done.stderr.decode()
+    assert f"{src}:3: skipped: a second <loc> in this <url>: 'https://example.com/second'" in err
+    assert "skipped 2: 2 second loc" in err
+    assert "warnings: 2 second lastmod" in err
+    jsonl = run(str(src), "-t", "jsonl", "-q")
+    assert '{"loc":"https://example.com/first","lastmod":"2024-01-01"}' in jsonl.stdout.decode()
+
+
+def test_check_of_a_csv_broken_near_its_end_judges_the_rows_before(tmp_path: Path) -> None:
+    src = tmp_path / "pages.csv"
+    src.write_bytes(b'loc,lastmod\nhttps://example.com/a,2024-01-01\nhttps://example.com/b,'
+                    b'2024-13-01\n"https://example.com/c\n')
+    done = run("check", str(src))
+    assert done.returncode == 1
+    out = done.stdout.decode()
+    assert f"{src}:3:1: error: lastmod-format:" in out
+    assert f"{src}:4:1: error: format: not valid CSV: unexpected end of data" in out
+    assert "empty-set" not in out  # (it said "no URLs in the file")
+    assert "2 URLs, 2 errors" in done.stderr.decode()
+    out_file = tmp_path / "sitemap.xml"
+    converted = run(str(src), "-o", str(out_file))
+    assert converted.returncode == 1 and not out_file.exists()
+    assert f"{src}:4: not valid CSV" in converted.stderr.decode()
