@@ -55,3 +55,18 @@ def test_check_of_a_csv_broken_near_its_end_judges_the_rows_before(tmp_path: Pat
     converted = run(str(src), "-o", str(out_file))
     assert converted.returncode == 1 and not out_file.exists()
     assert f"{src}:4: not valid CSV" in converted.stderr.decode()
+
+
+def test_a_feed_the_converter_writes_past_50000_entries_passes_check(tmp_path: Path) -> None:
+    # a feed is written whole (README: 50,000 is a sitemap rule, not a feed rule); check
+    # called that an error, so it rejected the converter's own output
+    src = tmp_path / "pages.txt"
+    src.write_text("".join(f"https://example.com/p{i}\n" for i in range(50_001)))
+    feed = tmp_path / "feed.rss"
+    done = run(str(src), "-o", str(feed), "--base-url", "https://example.com/", "-q")
+    assert done.returncode == 0, done.stderr
+    checked = run("check", str(feed))
+    assert checked.returncode == 0, checked.stdout
+    assert ": warning: too-many-urls: entry 50,001: a feed reader takes them all, a search " \
+        "engine given the feed as a sitemap only 50,000" in checked.stdout.decode()
+    assert "0 errors, 1 warning" in checked.stderr.decode()
