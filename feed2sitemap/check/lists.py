@@ -119,7 +119,6 @@ def check_columns(stream: IO[bytes], f: FileCheck, kind: str) -> Iterator[Diagno
         _flush(found, f)
         rule = "encoding" if "UTF" in exc.reason else "format"
         f.error(rule, exc.line or 1, exc.column or 1, exc.reason)
-        return  # (rows held before the fault were never judged: the file is not empty)
     if not f.entries:
         f.error("empty-set", 1, 1, "no URLs in the file")
 
