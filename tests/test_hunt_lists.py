@@ -70,3 +70,19 @@ def test_a_feed_the_converter_writes_past_50000_entries_passes_check(tmp_path: P
     assert ": warning: too-many-urls: entry 50,001: a feed reader takes them all, a search " \
         "engine given the feed as a sitemap only 50,000" in checked.stdout.decode()
     assert "0 errors, 1 warning" in checked.stderr.decode()
+
+
+def test_check_follow_says_an_index_that_lists_itself_is_nested(tmp_path: Path) -> None:
+    # each file is checked once in a run, so the index's own entry passed without a word
+    (tmp_path / "sitemap.xml").write_bytes(
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="{NS}">\n'
+        "<sitemap><loc>https://example.com/posts.xml</loc></sitemap>\n"
+        "<sitemap><loc>https://example.com/sitemap.xml</loc></sitemap>\n"
+        "</sitemapindex>\n".encode())
+    (tmp_path / "posts.xml").write_bytes(_urlset(*_plain(0, 2)))
+    done = run("check", "--follow", "sitemap.xml", cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stdout.decode() == (
+        "sitemap.xml:4:10: error: nested-index: the index lists itself "
+        "(https://example.com/sitemap.xml); sitemaps.org: an index lists sitemaps, not indexes\n")
+    assert "2 files checked, 2 URLs" in done.stderr.decode()
