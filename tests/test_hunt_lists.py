@@ -86,3 +86,15 @@ def test_check_follow_says_an_index_that_lists_itself_is_nested(tmp_path: Path) 
         "sitemap.xml:4:10: error: nested-index: the index lists itself "
         "(https://example.com/sitemap.xml); sitemaps.org: an index lists sitemaps, not indexes\n")
     assert "2 files checked, 2 URLs" in done.stderr.decode()
+
+
+def test_check_of_a_robots_txt_says_what_it_is_in_one_line(tmp_path: Path) -> None:
+    # the converter reads a robots.txt as its Sitemap: lines; check read it as a URL list and
+    # called each of its lines a bad URL
+    robots = tmp_path / "robots.txt"
+    robots.write_bytes(b"User-agent: *\nDisallow: /admin\n\nSitemap: https://example.com/s.xml\n")
+    done = run("check", str(robots))
+    assert done.returncode == 1
+    assert done.stdout.decode() == (
+        f"{robots}:1:1: error: format: a robots.txt, not a sitemap or URL list: check the "
+        "sitemaps its Sitemap: lines name, with --robots robots.txt to hold them to its rules\n")

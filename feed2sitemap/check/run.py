@@ -278,6 +278,13 @@ def _dispatch(raw: IO[bytes], f: FileCheck,
     if f.stats.facts is not None:
         f.stats.facts.format = kind
     if kind == "text":
+        from ..readers.robots import looks_like_robots  # (text inputs only: start-up)
+
+        if looks_like_robots(f.name, head):  # not a URL per line: an error a line, all wrong
+            f.error("format", 1, 1, "a robots.txt, not a sitemap or URL list: check the "
+                    "sitemaps its Sitemap: lines name, with --robots robots.txt to hold them "
+                    "to its rules")
+            return
         yield from check_text(stream, f)
     elif kind in ("tsv", "csv", "jsonl"):
         yield from check_columns(stream, f, kind)
