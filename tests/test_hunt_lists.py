@@ -98,3 +98,24 @@ def test_check_of_a_robots_txt_says_what_it_is_in_one_line(tmp_path: Path) -> No
     assert done.stdout.decode() == (
         f"{robots}:1:1: error: format: a robots.txt, not a sitemap or URL list: check the "
         "sitemaps its Sitemap: lines name, with --robots robots.txt to hold them to its rules\n")
+
+
+def test_elements_of_another_namespace_outside_url_are_counted_when_left_out(
+        tmp_path: Path) -> None:
+    # an index's entries and the root's children keep no extension: they went without a word
+    index = tmp_path / "index.xml"
+    index.write_bytes(
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="{NS}" '
+        'xmlns:x="urn:example:x">\n<sitemap><loc>https://example.com/a.xml</loc>'
+        "<x:meta><x:owner>ops</x:owner></x:meta></sitemap>\n</sitemapindex>\n".encode())
+    done = run(str(index), "-t", "jsonl")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == b'{"loc":"https://example.com/a.xml","sitemap":true}\n'
+    assert f"{index}:3: warning: 2 elements of urn:example:x left out: other namespaces are " \
+        "kept inside <url> only" in done.stderr.decode()
+    urlset = tmp_path / "sitemap.xml"
+    urlset.write_bytes(_urlset('<x:generator xmlns:x="urn:example:x">cms 1.0</x:generator>',
+                               *_plain(0, 2)))
+    done = run(str(urlset), "-t", "text")
+    assert done.returncode == 0, done.stderr
+    assert "warnings: 1 element of another namespace" in done.stderr.decode()
