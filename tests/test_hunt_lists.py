@@ -119,3 +119,17 @@ def test_elements_of_another_namespace_outside_url_are_counted_when_left_out(
     done = run(str(urlset), "-t", "text")
     assert done.returncode == 0, done.stderr
     assert "warnings: 1 element of another namespace" in done.stderr.decode()
+
+
+def test_a_year_0001_lastmod_east_of_utc_is_not_called_after_9999(tmp_path: Path) -> None:
+    # 0001-01-01T00:00:00+14:00 falls in year 0 in UTC: the message said "after the year 9999"
+    src = tmp_path / "pages.tsv"
+    src.write_bytes(b"loc\tlastmod\nhttps://example.com/a\t0001-01-01T00:00:00+14:00\n"
+                    b"https://example.com/b\t9999-12-31T23:59:59-12:00\n")
+    done = run(str(src), "-t", "jsonl")
+    assert done.returncode == 0, done.stderr
+    err = done.stderr.decode()
+    assert f"{src}:2: warning: lastmod dropped: 0001-01-01T00:00:00+14:00 is a placeholder (a " \
+        "year before 1000), not a date; no lastmod" in err
+    assert f"{src}:3: warning: lastmod dropped: 9999-12-31T23:59:59-12:00 is after the year " \
+        "9999 in UTC" in err
