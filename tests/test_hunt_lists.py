@@ -133,3 +133,14 @@ def test_a_year_0001_lastmod_east_of_utc_is_not_called_after_9999(tmp_path: Path
         "year before 1000), not a date; no lastmod" in err
     assert f"{src}:3: warning: lastmod dropped: 9999-12-31T23:59:59-12:00 is after the year " \
         "9999 in UTC" in err
+
+
+def test_check_names_utf32_as_utf32(tmp_path: Path) -> None:
+    src = tmp_path / "sitemap.xml"
+    src.write_bytes(_urlset(*_plain(0, 1)).decode().encode("utf-32"))
+    done = run("check", str(src))
+    assert done.returncode == 1
+    assert done.stdout.decode() == f"{src}:1:1: error: encoding: the file is UTF-32; " \
+        "sitemaps.org requires UTF-8: save it as UTF-8 (checking stopped here)\n"
+    src.write_bytes(_urlset(*_plain(0, 1)).decode().encode("utf-16"))
+    assert b"the file is UTF-16;" in run("check", str(src)).stdout
