@@ -299,6 +299,7 @@ class FileCheck:
         self.index_dir: str | None = follow_prefix
         self.parts: dict[Path | str, None] = {}  # index parts found (files or URLs), in order
         self.is_index = False
+        self.is_feed = False  # a feed has no entry limit: past the sitemap's, a warning
         self.entries = 0
         self.safe = (0, 0)  # no diagnostic still to come lies before this position
         self._heap: list[tuple[int, int, int, Diagnostic]] = []
@@ -391,7 +392,11 @@ class FileCheck:
         if stats.progress is not None and not (stats.urls + stats.sitemaps) % PROGRESS_EVERY:
             stats.progress(stats)
         limit = self.profile.max_urls
-        if self.entries == limit + 1:
+        if self.entries == limit + 1 and self.is_feed:  # as the converter writes feeds
+            self.warn("too-many-urls", line, column, f"entry {limit + 1:,}: a feed reader "
+                      f"takes them all, a search engine given the feed as a sitemap only "
+                      f"{limit:,} (profile {self.profile.name})")
+        elif self.entries == limit + 1:
             what = "sitemaps" if self.is_index else "URLs"
             self.error("too-many-urls", line, column, f"entry {limit + 1:,}: profile "
                        f"{self.profile.name} allows {limit:,} {what} per file")

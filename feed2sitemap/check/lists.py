@@ -160,6 +160,7 @@ def check_jsonfeed(stream: IO[bytes], f: FileCheck, base_url: str | None) -> Non
     found: list[Problem] = []
     report = Report(on_problem=found.append)
     limit = min(f.profile.max_bytes, DEFAULT_MAX_FEED_BYTES)
+    f.is_feed = True
     try:
         for record in unbatched(read_jsonfeed(stream, f.name, report, base_url,
                                               max_bytes=limit)):
@@ -188,6 +189,7 @@ def check_feed(stream: IO[bytes], f: FileCheck, base_url: str | None,
     """A feed used as a sitemap: well-formed XML (expat, with positions), then each entry's
     link and date by the converter's own rules (readers.feed)."""
     limit = min(f.profile.max_bytes, DEFAULT_MAX_FEED_BYTES)
+    f.is_feed = True
     data = stream.read(limit + 1)
     if len(data) > limit:
         f.error("too-large", 1, 1, f"feed larger than {limit:,} bytes; profile "

@@ -223,17 +223,36 @@ def _follow(f: FileCheck, norm: str, line: int, col: int) -> None:
                         f"{path}")
                 return
             part = Path(path)
+            if part.name == os.path.basename(f.name) and _same_file(part, f.name):
+                _lists_itself(f, norm, line, col)
+                return
     except InputError as exc:
         f.error("follow-missing", line, col, exc.reason)
         return
     f.parts.setdefault(part)
 
 
+def _same_file(a: Path, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # (``b`` is a name given for a stream, not a path)
+        return False
+
+
+def _lists_itself(f: FileCheck, norm: str, line: int, col: int) -> None:
+    # read once as a run checks each file once, it would pass without a word; a search
+    # engine sees an index inside an index
+    f.error("nested-index", line, col, f"the index lists itself ({norm[:200]}); sitemaps.org: "
+            "an index lists sitemaps, not indexes")
+
+
 def _follow_url(f: FileCheck, index: str, norm: str, line: int, col: int) -> None:
     """A part of an index fetched by URL: fetched too, as the converter's --follow fetches it,
     from the index's host only and at most DEFAULT_MAX_PARTS in a run."""
     host = url_host(index)
-    if url_host(norm) != host:
+    if norm == normalize_url(redact(index)):
+        _lists_itself(f, norm, line, col)
+    elif url_host(norm) != host:
         f.error("follow-outside", line, col, f"{norm[:200]} is not on {host}, the index's "
                 "host: not fetched")
     elif norm not in f.parts:

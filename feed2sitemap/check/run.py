@@ -264,8 +264,9 @@ def _dispatch(raw: IO[bytes], f: FileCheck,
         f.error("input", 1, 1, exc.reason)
         return
     if is_utf16(head):  # one message: line by line, UTF-16 is only NUL bytes and bad URLs
-        f.error("encoding", 1, 1, "the file is UTF-16; sitemaps.org requires UTF-8: save it as "
-                "UTF-8 (checking stopped here)")
+        utf = "UTF-32" if head[:4] in (b"\xff\xfe\0\0", b"\0\0\xfe\xff") else "UTF-16"
+        f.error("encoding", 1, 1, f"the file is {utf}; sitemaps.org requires UTF-8: save it "
+                "as UTF-8 (checking stopped here)")
         return
     looks_xml = head.lstrip(b"\xef\xbb\xbf \t\r\n\xff\xfe\x00").startswith(b"<")
     try:
@@ -278,6 +279,13 @@ def _dispatch(raw: IO[bytes], f: FileCheck,
     if f.stats.facts is not None:
         f.stats.facts.format = kind
     if kind == "text":
+        from ..readers.robots import looks_like_robots  # (text inputs only: start-up)
+
+        if looks_like_robots(f.name, head):  # not a URL per line: an error a line, all wrong
+            f.error("format", 1, 1, "a robots.txt, not a sitemap or URL list: check the "
+                    "sitemaps its Sitemap: lines name, with --robots robots.txt to hold them "
+                    "to its rules")
+            return
         yield from check_text(stream, f)
     elif kind in ("tsv", "csv", "jsonl"):
         yield from check_columns(stream, f, kind)

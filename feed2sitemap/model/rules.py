@@ -146,8 +146,10 @@ def check_year(value: Lastmod) -> Lastmod:
     """``value`` if its year (in UTC, for a datetime) is 1000 to 9999; else ValueError."""
     try:
         year = value.astimezone(timezone.utc).year if isinstance(value, datetime) else value.year
-    except OverflowError:  # 9999-12-31T23:00:00-05:00 is in the year 10000 in UTC
-        raise ValueError(f"{value.isoformat()} is after the year 9999 in UTC") from None
+    except OverflowError:  # 9999-12-31T23:00:00-05:00 is in the year 10000 in UTC (and
+        year = 0 if value.year < MIN_YEAR else 10_000  # 0001-01-01T00:00:00+01:00 in year 0)
+    if year > 9999:
+        raise ValueError(f"{value.isoformat()} is after the year 9999 in UTC")
     if year < MIN_YEAR:
         raise ValueError(f"{value.isoformat()} is a placeholder (a year before {MIN_YEAR}), "
                          "not a date; no lastmod")

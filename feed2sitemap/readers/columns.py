@@ -163,6 +163,8 @@ def csv_rows(stream: IO[bytes], source: str, report: Report) -> Iterator[Rows]:
                 yield layout.rows(list(zip_longest(*split)), numbers)
                 split, numbers = [], []
     except csv.Error as exc:
+        if split:  # the rows before the fault, for `check` to judge (the run stops anyway)
+            yield layout.rows(list(zip_longest(*split)), numbers)
         raise InputError(source, line + 1, f"not valid CSV: {exc}") from None
     if split:
         yield layout.rows(list(zip_longest(*split)), numbers)

@@ -195,6 +195,9 @@ class _Parse:
         self.names: dict[str, int] = {}
         # entries in another namespace than the root's: ignored, but counted and reported
         self.foreign: dict[str, int] = {}
+        # elements of another namespace no extension pass reads (in an index, or a child of
+        # the root): left out, namespace → [count, first line]
+        self.aside: dict[str, list[int]] = {}
         self.entry = ["", ""]  # the entry's local name and the root's namespace
         self.declared: set[str] = set()  # namespaces declared before the root was read
         self.bindings: dict[str, str] = {}  # the root's prefixes ("" the default) → namespace
@@ -328,7 +331,8 @@ class _Parse:
         """The end-tag handler (a closure: its state in cells, the fastest names), and a
         function giving the count of end tags seen."""
         source, parser, foreign, entry = self.source, self.parser, self.foreign, self.entry
-        text, unknown = self.text, self.report_unknown
+        text, unknown, twice = self.text, self.report_unknown, self.report_twice
+        aside = self.count_aside
         get, clear, join = self.names.get, text.clear, "".join
         add_row, add_line = self.entries.rows.append, self.entries.lines.append
         fields: list[Optional[str]] = [None] * 4  # the current entry's loc, lastmod, ...
@@ -349,13 +353,19 @@ class _Parse:
                     foreign[ns] = foreign.get(ns, 0) + 1
                 elif ns == entry[1]:
                     unknown(local, fields[LOC])
+                else:
+                    aside(ns)
             elif f < ENTRY:
-                value = fields[f] = join(text)
+                value = join(text)
                 if len(value) > MAX_VALUE:
                     raise InputError(source, parser.CurrentLineNumber, f"<{name.rpartition(' ')[2]}"
                                      f"> value longer than {MAX_VALUE:,} characters")
-                if f == LOC:
-                    line = parser.CurrentLineNumber
+                if fields[f] is not None:
+                    twice(name, value, fields[LOC])
+                else:
+                    fields[f] = value
+                    if f == LOC:
+                        line = parser.CurrentLineNumber
             elif f == ENTRY:
                 add_row(fields)
                 add_line(line or parser.CurrentLineNumber)
@@ -387,7 +397,29 @@ class _Parse:
                          unknown_element(local, self.entry[1]),
                          url=loc.strip() if loc else None)  # (the raw text: not yet stripped)
 
+    def report_twice(self, name: str, value: str, loc: Optional[str]) -> None:
+        """A field given twice in one entry: the first is kept (as the first copy of a URL
+        is), the second counted, a URL as a record left out, another field as a warning."""
+        local = name.rpartition(" ")[2]
+        text = f"a second <{local}> in this <{self.entry[0]}>: {value.strip()[:200]!r} left out"
+        line = self.parser.CurrentLineNumber
+        if local == "loc":
+            self.report.skip("second loc", self.source, line, text)
+        else:
+            self.report.warn(f"second {local}", self.source, line, text,
+                             url=loc.strip() if loc else None)
+
+    def count_aside(self, ns: str) -> None:
+        if self.extensions is not None and self.extensions.inside:
+            return  # (inside <url>: the extension pass keeps it)
+        counted = self.aside.setdefault(ns, [0, self.parser.CurrentLineNumber])
+        counted[0] += 1
+
     def report_foreign(self) -> None:
+        for ns, (n, line) in self.aside.items():
+            self.report.warn("element of another namespace", self.source, line,
+                             f"{n:,} element{'s' if n != 1 else ''} of {ns or 'no namespace'} "
+                             "left out: other namespaces are kept inside <url> only")
         local, ns_root = self.entry
         for ns, n in self.foreign.items():
             self.report.warn(f"<{local}> of another namespace", self.source, None,
