@@ -28,7 +28,7 @@ from .naming import journal_path, split_name
 from .previous import Previous, previous_output
 
 __all__ = ["Bucket", "content_type", "is_store", "open_store", "shown", "store_exists",
-           "store_put", "store_read"]
+           "store_put"]
 
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
 _PACKAGES = {"s3": "s3fs", "s3a": "s3fs", "gs": "gcsfs", "gcs": "gcsfs", "az": "adlfs",
@@ -102,18 +102,6 @@ def store_exists(url: str) -> bool:
     fs, path = _filesystem(url)
     try:
         return bool(fs.exists(path))
-    except Exception as exc:
-        raise InputError(shown(url), None, f"cannot read: {_why(exc)}") from None
-
-
-def store_read(url: str, limit: int) -> Optional[bytes]:
-    """Up to ``limit`` bytes of an object, or None when there is no such object."""
-    fs, path = _filesystem(url)
-    try:
-        with fs.open(path, "rb") as f:
-            return f.read(limit)  # type: ignore[no-any-return]
-    except FileNotFoundError:
-        return None
     except Exception as exc:
         raise InputError(shown(url), None, f"cannot read: {_why(exc)}") from None
 

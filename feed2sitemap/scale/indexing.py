@@ -22,7 +22,6 @@ import contextlib
 import json
 import os
 import re
-import stat
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -43,6 +42,7 @@ from ..model.scope import base_of
 from ..readers.detect import open_input, sniff
 from ..readers.sitemap import read_sitemap
 from ..run.converting import Summary
+from ..web.fetch import open_regular
 from .partition import PartManifest
 
 __all__ = ["PartRef", "open_index_output", "open_regular", "read_manifest", "read_part",
@@ -82,29 +82,6 @@ def _manifest_json(text: str, path: str, line: Optional[int]) -> Any:
     if line is None and not isinstance(value, list):
         raise InputError(path, None, "not a part manifest: not a JSON list")
     return value
-
-
-def open_regular(path: str) -> IO[bytes]:
-    """``path`` opened for reading when it is a regular file; else an InputError saying what
-    it is. Opened without blocking and judged by the file opened: a FIFO would wait for a
-    writer forever, a directory is no manifest or part."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except ValueError:  # a NUL in the name: no file can have it
-        raise InputError(path.replace("\0", "\\0"), None, "a file name cannot hold a NUL "
-                         "byte") from None
-    except FileNotFoundError:
-        raise InputError(path, None, "no such file") from None
-    except OSError as exc:
-        raise InputError(path, None, f"cannot open: {exc.strerror or exc}") from None
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
-        os.close(fd)
-        raise InputError(path, None, "is a directory, not a file" if stat.S_ISDIR(mode) else
-                         "is a FIFO (a named pipe), not a file: reading it would wait for a "
-                         "writer; refused" if stat.S_ISFIFO(mode) else
-                         "is not a regular file (a socket or a device); refused")
-    return os.fdopen(fd, "rb")
 
 
 def is_manifest(path: str) -> bool:

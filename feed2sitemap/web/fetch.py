@@ -1,23 +1,23 @@
-"""Inputs by URL: http(s) only, a bounded number of redirects, timeouts, a User-Agent naming the
-tool, and (with a cache directory) conditional requests for scheduled runs.
+"""Inputs by URL: http(s) only, bounded redirects, timeouts, a User-Agent naming the tool, and
+(with a cache directory) conditional requests for scheduled runs.
 
-The body is handed to the readers as a stream, as a file would be: gzip is recognised by its
-first bytes, and each reader applies its own bounds. A server is hostile input: every protocol
-fault is an InputError naming the URL; each fetch has an overall deadline and a size cap, since
-``timeout`` bounds one read only and a cron run that never ends keeps its lock; a body cut short
-of its Content-Length is an error, never a complete input; a redirect may not lead into the
-machine's own network; a password in a URL is sent, never shown. urllib.request and http.client
-cost 50 ms to import: only a run that fetches imports them.
+The body is a stream, as a file would be (gzip is recognised by its first bytes, each reader
+applies its own bounds). A server is hostile input: every protocol fault is an InputError naming
+the URL; a fetch has an overall deadline and a size cap (``timeout`` bounds one read only, and a
+cron run that never ends keeps its lock); a body short of its Content-Length is an error; a
+redirect may not lead into the machine's own network; a password in a URL is sent, never shown.
+urllib.request and http.client cost 50 ms to import: only a run that fetches imports them.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from typing import IO, Any, NamedTuple, Optional
 
 from ..errors import InputError
-from ..files.store import is_store, open_store, store_exists, store_put, store_read
+from ..files.store import is_store, open_store, store_exists, store_put
 from ..model.urls import request_url
 
 DEFAULT_TIMEOUT = 30.0
@@ -28,6 +28,7 @@ MAX_TIME_FACTOR = 10  # the overall deadline of a fetch, by default: this many `
 DEFAULT_MAX_FETCH_BYTES = 256 * 1024 * 1024
 _SCHEMES = ("http", "https")
 _CHUNK = 1 << 16
+_VALIDATORS = {"etag": "If-None-Match", "last_modified": "If-Modified-Since"}
 
 
 def is_url(source: object) -> bool:
@@ -454,32 +455,20 @@ class _Cache:
 
     def cached(self, url: str) -> tuple[Optional[IO[bytes]], dict[str, str]]:
         """The cached body, open, and the headers that ask for it conditionally; (None, {})
-        without an entry that validates a body of its own (a symbolic link planted there is
-        not read)."""
+        without a readable entry that validates a body of its own (a symbolic link planted
+        there is not read)."""
         import json
 
         meta, body, key = self._paths(url)
         try:
-            if is_store(meta):
-                text = store_read(meta, 1 << 16)
-            else:
-                with _open_regular(meta) as f:
-                    text = f.read(1 << 16)
-            data = json.loads(text.decode("utf-8")) if text is not None else None
-        except (OSError, ValueError):
-            return None, {}
-        if not isinstance(data, dict) or data.get("key") != key:
-            return None, {}
-        headers = {}
-        if isinstance(data.get("etag"), str):
-            headers["If-None-Match"] = data["etag"]
-        if isinstance(data.get("last_modified"), str):
-            headers["If-Modified-Since"] = data["last_modified"]
-        if not headers:
-            return None, {}
-        try:
-            return (open_store(body) if is_store(body) else _open_regular(body)), headers
-        except (OSError, InputError):
+            with _open_entry(meta) as f:
+                data = json.loads(f.read(1 << 16))
+            if not isinstance(data, dict) or data.get("key") != key:
+                return None, {}
+            headers = {ask: data[name] for name, ask in _VALIDATORS.items()
+                       if isinstance(data.get(name), str)}
+            return (_open_entry(body), headers) if headers else (None, {})
+        except (OSError, ValueError, InputError):
             return None, {}
 
     def entry(self, url: str, headers: Any) -> Optional[tuple[str, str, dict[str, Any]]]:
@@ -493,18 +482,32 @@ class _Cache:
         return meta_path, body_path, meta
 
 
-def _open_regular(path: str) -> IO[bytes]:
-    """``path`` opened for reading when it is a regular file, never through a symbolic link."""
-    import stat
+def _open_entry(path: str) -> IO[bytes]:
+    return open_store(path) if is_store(path) else open_regular(path, follow=False)
 
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+
+def open_regular(path: str, follow: bool = True) -> IO[bytes]:
+    """``path`` opened for reading when it is a regular file (through a symbolic link only if
+    ``follow``); else an InputError saying what it is. Opened without blocking and judged by
+    the file opened: a FIFO would wait for a writer forever."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | (0 if follow else os.O_NOFOLLOW)
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(f"{path} is not a regular file")
-        return os.fdopen(fd, "rb")
-    except BaseException:
+        fd = os.open(path, flags)
+    except ValueError:  # a NUL in the name: no file can have it
+        raise InputError(path.replace("\0", "\\0"), None, "a file name cannot hold a NUL "
+                         "byte") from None
+    except FileNotFoundError:
+        raise InputError(path, None, "no such file") from None
+    except OSError as exc:
+        raise InputError(path, None, f"cannot open: {exc.strerror or exc}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
         os.close(fd)
-        raise
+        raise InputError(path, None, "is a directory, not a file" if stat.S_ISDIR(mode) else
+                         "is a FIFO (a named pipe), not a file: reading it would wait for a "
+                         "writer; refused" if stat.S_ISFIFO(mode) else
+                         "is not a regular file (a socket or a device); refused")
+    return os.fdopen(fd, "rb")
 
 
 def _unwritable(directory: str, exc: OSError) -> InputError:
