@@ -42,7 +42,7 @@ from ..model.scope import base_of
 from ..readers.detect import open_input, sniff
 from ..readers.sitemap import read_sitemap
 from ..run.converting import Summary
-from ..web.fetch import open_regular
+from ..web.cache import open_regular
 from .partition import PartManifest
 
 __all__ = ["PartRef", "open_index_output", "open_regular", "read_manifest", "read_part",
