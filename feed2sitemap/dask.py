@@ -6,16 +6,9 @@ Needs the ``dask`` extra. The work is scale/partition.py's, run by Dask's active
    is dropped with a warning, the command's per-URL rules apply, each URL keeps its place;
 2. Dask shuffles the rows by a hash of the normalised URL, so the copies of a URL meet;
 3. per output partition (``feed2sitemap-write``): the rows are put back in input order, the
-   copies merged or deduplicated, and the parts written into a staging directory;
-4. here, under the output's lock: the index (scale/indexing.py), which moves the parts into
-   place, leaves unchanged ones alone and removes the parts no longer written.
-
-With a local output, workers must see the staging directory (the same machine, or a shared
-file system). With an output in object storage (``s3://BUCKET/FOLDER/sitemap.xml``, the
-``cloud`` extra) they need no shared disk: each uploads its parts into a staging folder in the
-bucket, and step 4 has the store copy them into place, the index last (scale/indexing.py).
-Workers find their credentials as the driver does (the AWS variables, AWS_ENDPOINT_URL
-included, or the usual configuration files).
+   copies merged or deduplicated, and the parts written into a staging directory (with an
+   output in a bucket, a staging folder beside it: workers then need no shared disk);
+4. here, under the output's lock: the index step (scale/indexing.py).
 """
 
 from __future__ import annotations
@@ -55,12 +48,12 @@ from .pipeline.merging import DEFAULT_MEMORY_LIMIT, MergeCounts
 from .pipeline.removals import filter_urls
 from .run.converting import Summary
 from .scale.indexing import (
+    bucket_staging,
     check_index_writing,
-    open_index_output,
+    index_output,
     write_index_to,
     write_index_to_bucket,
 )
-from .scale.indexing import staging as staging_in
 from .scale.partition import PartManifest, check_dedupe_mode, prepare_batches, write_partition
 from .scale.rows import partition_batches
 
@@ -259,20 +252,15 @@ def to_sitemaps(data: Any, output: Union[str, os.PathLike[str]], *, base_url: st
             raise OptionError("the parts are staged in the bucket, beside the output",
                               parameter="staging")
         bucket = Bucket(output, writing.cache_control)
-        with staging_in(bucket) as stage:
+        with bucket_staging(bucket) as stage:
             listed, merges = compute(stage)
             summary = write_index_to_bucket(bucket, listed, stage, prof, report, level,
                                             directory, writing.lock_timeout)
     else:
-        out = open_index_output(output, directory, atomic=writing.atomic,
-                                lock_timeout=writing.lock_timeout)
-        try:
-            assert out.directory is not None
-            with _staging(staging, out.directory, name, writing.atomic) as stage:
-                listed, merges = compute(stage)
-                summary = write_index_to(out, listed, stage, prof, report, level, directory)
-        finally:
-            out.close()
+        with index_output(output, directory, writing) as (out, beside, _), \
+                _staging(staging, beside, name, writing.atomic) as stage:
+            listed, merges = compute(stage)
+            summary = write_index_to(out, listed, stage, prof, report, level, directory)
     summary.merge = _sum_merge(merges) if dedupe_mode == "merge" else None
     return summary
 

@@ -45,8 +45,8 @@ from ..run.converting import Summary
 from ..web.cache import open_regular
 from .partition import PartManifest
 
-__all__ = ["PartRef", "open_index_output", "open_regular", "read_manifest", "read_part",
-           "staging", "write_index", "write_index_to", "write_index_to_bucket"]
+__all__ = ["PartRef", "bucket_staging", "index_output", "open_regular", "read_manifest",
+           "read_part", "write_index", "write_index_to", "write_index_to_bucket"]
 
 PartRef = Union[PartManifest, str, "os.PathLike[str]"]
 
@@ -155,15 +155,13 @@ def write_index(parts: Iterable[PartRef], output: str, *, base_url: str,
     command gives; raises Feed2SitemapError subclasses, with nothing changed, on bad parts.
     """
     prof = profile_of(limits.profile)
-    level = check_index_writing(writing, output)
-    out = open_index_output(output, base_url, progress=progress, atomic=writing.atomic,
-                            lock_timeout=writing.lock_timeout)
-    try:
-        assert out.directory is not None
-        return write_index_to(out, parts, directory or out.directory, prof,
+    if is_store(output):
+        raise OptionError("the index step writes to object storage only in feed2sitemap.dask "
+                          "(whose workers stage the parts there): write to a folder and copy "
+                          "it, or use the command", "output")
+    with index_output(output, base_url, writing, progress) as (out, beside, level):
+        return write_index_to(out, parts, directory or beside, prof,
                               report if report is not None else Report(), level, base_url)
-    finally:
-        out.close()
 
 
 def check_index_writing(writing: WriteOptions, output: str) -> Optional[int]:
@@ -184,26 +182,30 @@ def check_index_writing(writing: WriteOptions, output: str) -> Optional[int]:
     return level
 
 
-def open_index_output(output: str, base_url: str, *, progress: Optional[Progress] = None,
-                      atomic: bool = True, lock_timeout: float = 60.0) -> OutputSet:
-    """The output set of an index step: its directory locked, the replaced index read. A
-    distributed run takes it before its workers start, so that no other run writes there
-    meanwhile."""
+@contextlib.contextmanager
+def index_output(output: str, base_url: str, writing: WriteOptions,
+                 progress: Optional[Progress] = None
+                 ) -> Iterator[tuple[OutputSet, str, Optional[int]]]:
+    """The output set of an index step (its directory locked, the replaced index read), its
+    directory, and ``check_index_writing``'s gzip level. A distributed run takes it before its
+    workers start, so that no other run writes there meanwhile."""
     prefix = base_of(base_url)[1].prefix
     if not output:
         raise OptionError("the index step writes a file: give an output path")
-    if is_store(output):
-        raise OptionError("the index step writes to object storage only in feed2sitemap.dask "
-                          "(whose workers stage the parts there): write to a folder and copy "
-                          "it, or use the command", "output")
-    return OutputSet(output, progress=progress, atomic=atomic, base_prefix=prefix,
-                     lock_timeout=lock_timeout)
+    level = check_index_writing(writing, output)
+    out = OutputSet(output, progress=progress, atomic=writing.atomic, base_prefix=prefix,
+                    lock_timeout=writing.lock_timeout)
+    try:
+        assert out.directory is not None
+        yield out, out.directory, level
+    finally:
+        out.close()
 
 
 def write_index_to(out: OutputSet, parts: Iterable[PartRef], directory: str, prof: Profile,
                    report: Report, level: Optional[int], base_url: str) -> Summary:
-    """``write_index`` into an output set already taken (``open_index_output``), gzipped at
-    ``level`` (``check_index_writing``'s)."""
+    """``write_index`` into an output set already taken (``index_output``), gzipped at
+    ``level``."""
     assert out.path is not None
     name = os.path.basename(out.path)
     try:
@@ -315,7 +317,7 @@ STALE_STAGING = 86_400.0  # seconds after which another run's staging folder is 
 
 
 @contextlib.contextmanager
-def staging(bucket: Bucket) -> Iterator[str]:
+def bucket_staging(bucket: Bucket) -> Iterator[str]:
     """The URL of a new folder beside the output for the workers' parts (named for the time it
     was made), removed at the end whatever happened."""
     name = f".{bucket.name}.parts.{time.time():.0f}-{uuid.uuid4().hex[:8]}"
