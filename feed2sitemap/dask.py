@@ -22,7 +22,7 @@ import tempfile
 import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime
 from typing import Any, Optional, Union
 
 try:
@@ -41,7 +41,7 @@ from .model.batch import BATCH, Batch
 from .model.filters import Filters
 from .model.limits import profile_of
 from .model.options import Defaults, Limits, WriteOptions
-from .model.record import CHANGEFREQS
+from .model.record import Lastmod
 from .model.report import Report
 from .model.scope import base_of
 from .pipeline.merging import DEFAULT_MEMORY_LIMIT, MergeCounts
@@ -59,21 +59,15 @@ from .scale.rows import partition_batches
 
 __all__ = ["to_sitemaps"]
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-_EPOCH_DAY = date(1970, 1, 1).toordinal()
-_DAY_US = 86_400_000_000
-_CF = {name: i for i, name in enumerate(CHANGEFREQS, 1)}
-
-
-def _frame(locs: list[str], us: list[int], kinds: list[int], cfs: list[int],
-           prs: list[float], order: Any) -> pd.DataFrame:
-    """The rows between the two steps, compact for the shuffle: lastmod as UTC microseconds
-    since 1970 with its kind (0 none, 1 date, 2 datetime), changefreq as its index in
-    CHANGEFREQS plus one, priority NaN when none; ``order`` is the row's place in the input."""
+def _frame(locs: list[str], lastmods: list[str], cfs: list[str], prs: list[float],
+           order: Any) -> pd.DataFrame:
+    """The rows between the two steps: lastmod as its isoformat() (its own inverse: nothing is
+    checked or converted twice), changefreq as text, "" for none; priority NaN for none;
+    ``order`` is the row's place in the input."""
     return pd.DataFrame({
-        "loc": pd.Series(locs, dtype=object), "us": np.array(us, dtype=np.int64),
-        "kind": np.array(kinds, dtype=np.int8), "cf": np.array(cfs, dtype=np.int8),
-        "pr": np.array(prs, dtype=np.float64), "order": np.asarray(order, dtype=np.int64)})
+        "loc": pd.Series(locs, dtype=object), "lastmod": pd.Series(lastmods, dtype=object),
+        "cf": pd.Series(cfs, dtype=object), "pr": np.array(prs, dtype=np.float64),
+        "order": np.asarray(order, dtype=np.int64)})
 
 
 @dataclass
@@ -125,59 +119,48 @@ def _prepare(part: Any, number: int, rules: _Rules) -> tuple[pd.DataFrame, _Coun
     """Step 1, one input partition: rows → checked, normalised rows with their place in the
     input (``order``)."""
     report, messages = _task_report(rules)
-    out: tuple[list[Any], ...] = ([], [], [], [], [], [])
+    out: tuple[list[Any], ...] = ([], [], [], [], [])
     rows = partition_batches(part, f"<partition {number}>", report)
     batches = prepare_batches(rows, report, base_url=rules.base_url, limits=rules.limits,
                               scope_check=rules.scope_check)
     for b in filter_urls(batches, rules.filters, report) if rules.filters else batches:
         _append(out, b)
-    locs, us, kinds, cfs, prs, kept = out
+    locs, lastmods, cfs, prs, kept = out
     # a row's place: its input partition, then its line in it
     order = np.asarray(kept, dtype=np.int64) + (number << 40)
-    return _frame(locs, us, kinds, cfs, prs, order), _Counts.of(report, messages)
+    return _frame(locs, lastmods, cfs, prs, order), _Counts.of(report, messages)
 
 
 def _append(out: tuple[list[Any], ...], b: Batch) -> None:
-    locs, us, kinds, cfs, prs, lines = out
+    locs, lastmods, cfs, prs, lines = out
     n = len(b.locs)
     locs += b.locs
     assert b.lines is not None
     lines += b.lines
-    if b.lastmods is None:  # the usual list of URLs alone: no loop per row
-        us += [0] * n
-        kinds += [0] * n
-    for lm in b.lastmods or ():
-        if lm is None:
-            us.append(0)
-            kinds.append(0)
-        elif isinstance(lm, datetime):
-            d = lm - _EPOCH
-            us.append((d.days * 86_400 + d.seconds) * 1_000_000 + d.microseconds)
-            kinds.append(2)
-        else:
-            us.append((lm.toordinal() - _EPOCH_DAY) * _DAY_US)
-            kinds.append(1)
-    cfs += [0] * n if b.changefreqs is None else [0 if v is None else _CF[v]
-                                                  for v in b.changefreqs]
+    lastmods += [""] * n if b.lastmods is None else [lm.isoformat() if lm else ""
+                                                      for lm in b.lastmods]
+    cfs += [""] * n if b.changefreqs is None else [v or "" for v in b.changefreqs]
     prs += [math.nan] * n if b.priorities is None else [math.nan if v is None else v
                                                         for v in b.priorities]
+
+
+def _lastmod(text: str) -> Optional[Lastmod]:
+    if not text:
+        return None
+    return date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text)
 
 
 def _batches(frame: pd.DataFrame, source: str) -> Iterable[Batch]:
     """Step 3's input: the shuffled rows, back in input order, as batches."""
     frame = frame.sort_values("order", kind="stable")
-    locs = frame["loc"].tolist()
-    us, kinds = frame["us"].tolist(), frame["kind"].tolist()
-    cfs, prs = frame["cf"].tolist(), frame["pr"].tolist()
-    has_lm, has_cf, has_pr = any(kinds), any(cfs), not all(map(math.isnan, prs))
+    locs, lastmods, cfs, prs = (frame[c].tolist() for c in ("loc", "lastmod", "cf", "pr"))
+    has_lm, has_cf, has_pr = any(lastmods), any(cfs), not all(map(math.isnan, prs))
     for a in range(0, len(locs), BATCH):
         b = a + BATCH
-        lastmods = [None if k == 0 else _EPOCH + timedelta(microseconds=u) if k == 2
-                    else date.fromordinal(_EPOCH_DAY + u // _DAY_US)
-                    for u, k in zip(us[a:b], kinds[a:b], strict=True)] if has_lm else None
         yield Batch._trusted(
-            locs[a:b], source, None, lastmods,
-            [CHANGEFREQS[c - 1] if c else None for c in cfs[a:b]] if has_cf else None,
+            locs[a:b], source, None,
+            [_lastmod(t) for t in lastmods[a:b]] if has_lm else None,
+            [c or None for c in cfs[a:b]] if has_cf else None,
             [None if math.isnan(p) else p for p in prs[a:b]] if has_pr else None)
 
 
@@ -274,7 +257,7 @@ def _run(inputs: list[Any], rules: _Rules
     prepared = [delayed(_prepare, nout=2, pure=False)(
         part, i, rules, dask_key_name=f"feed2sitemap-prepare-{run}-{i}")
         for i, part in enumerate(inputs)]
-    meta = _frame([], [], [], [], [], [])
+    meta = _frame([], [], [], [], [])
     rows = dd.from_delayed([p[0] for p in prepared], meta=meta, verify_meta=False)
     # Dask hashes each normalised URL (pandas' hash, the same in every process) to choose its
     # partition: every copy of a URL lands in one
