@@ -26,7 +26,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
-from typing import IO, Any, Optional, Union
+from typing import Any, Optional, Union
 
 from ..errors import InputError, LimitError, OptionError, OutputError
 from ..files.naming import ours_pattern, split_name
@@ -94,24 +94,6 @@ def is_manifest(path: str) -> bool:
     return head[:1] in (b"{", b"[")
 
 
-class _Counting:
-    """A read-only stream that counts the bytes read through it."""
-
-    def __init__(self, stream: IO[bytes]) -> None:
-        self.stream = stream
-        self.count = 0
-
-    def read(self, n: int = -1) -> bytes:
-        data = self.stream.read(n)
-        self.count += len(data)
-        return data
-
-    def peek(self, n: int = 0) -> bytes:
-        """The stream's next bytes, not read (the sitemap reader finds the XML declaration's
-        encoding this way)."""
-        return self.stream.peek(n)  # type: ignore[attr-defined,no-any-return]
-
-
 def read_part(path: str, profile: Profile) -> PartManifest:
     """A part's manifest, read from the part itself (streaming): its URLs counted, its
     uncompressed size measured and its newest lastmod found; it must be an XML sitemap within
@@ -125,14 +107,14 @@ def read_part(path: str, profile: Profile) -> PartManifest:
             if not head or sniff(head, path) != "sitemap":
                 raise InputError(path, None, "not an XML sitemap: only sitemaps (<urlset>) can "
                                              "be listed as parts")
-            counting = _Counting(stream)
-            for batch in read_sitemap(counting, path, report):  # type: ignore[arg-type]
+            for batch in read_sitemap(stream, path, report):
                 if batch.is_sitemap:
                     raise InputError(path, None, "is a sitemap index: only sitemaps (<urlset>) "
                                                  "can be listed as parts")
                 urls += len(batch.locs)
                 newest = newest_of([newest, *(batch.lastmods or ())])
-            size = counting.count
+            # uncompressed: the bytes open_input's stream gave, read to its end
+            size = stream.raw.count  # type: ignore[attr-defined]
             file_bytes = os.fstat(raw.fileno()).st_size
     except OSError as exc:
         raise InputError(path, None, f"cannot read: {exc.strerror or exc}") from None
