@@ -190,21 +190,18 @@ def to_sitemaps(data: Any, output: Union[str, os.PathLike[str]], *, base_url: st
     ``data``: a dataframe with a column ``loc`` (or ``url``) and optional ``lastmod`` (W3C
     text, dates or datetimes; a datetime without a zone is taken as UTC), ``changefreq`` and
     ``priority``; or a bag of URLs, of (loc, lastmod, changefreq, priority) tuples, or of dicts
-    with those keys. ``output`` is the index's path (``.xml`` or ``.xml.gz``); the parts,
-    STEM-PARTITION-K.xml[.gz], lie beside it, each listed as ``base_url`` + its name.
+    with those keys. ``output``: the index's path or s3:// URL (``.xml`` or ``.xml.gz``); the
+    parts, STEM-PARTITION-K.xml[.gz], lie beside it, each listed as ``base_url`` + its name.
 
-    The rules are the command's: URLs normalised, too long or off ``base_url``'s scope skipped
-    (``scope_check``), URLs the ``filters`` leave out counted (``report.excluded``), copies
-    merged (``dedupe_mode`` "merge": newest lastmod wins) or the first one kept ("first"),
-    ``defaults`` filling fields no copy gave; the option groups are ``convert``'s (of
-    ``writing``: ``gzip_level``, ``atomic``, ``lock_timeout``, ``cache_control``).
-    ``partitions`` is the number of output partitions (default: the input's); each merges its
-    URLs in memory (about 200 bytes a URL, then temporary files past ``memory_limit``). It
-    fixes the part names: keep it for reruns to find their parts unchanged. Returns the
-    command's Summary (``summary.merge`` summed over partitions). A local output's directory
-    is locked from start to end, a bucket's output only for the index step (the workers write
-    into a staging folder of their own: a lock object held through a long job would be taken
-    for a dead run's). On failure nothing there changes; unchanged files are left alone.
+    The rules and option groups are ``convert``'s (of ``writing``: ``gzip_level``, ``atomic``,
+    ``lock_timeout``, ``cache_control``); ``dedupe_mode`` "merge" (newest lastmod wins),
+    "first" or "none". ``partitions``: the output partitions (default: the input's), each
+    merging its URLs in memory (about 200 bytes a URL, then temporary files past
+    ``memory_limit``); it fixes the part names, so keep it for reruns to find their parts
+    unchanged. Returns the command's Summary (``summary.merge`` summed over partitions). A local
+    output's directory is locked from start to end, a bucket's output only for the index step
+    (a lock object held through a long job would be taken for a dead run's). On failure
+    nothing there changes.
     """
     check_dedupe_mode(dedupe_mode)
     prof, directory = profile_of(limits.profile), base_of(base_url)[0]

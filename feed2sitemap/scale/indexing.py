@@ -7,13 +7,11 @@ the index (a Spark job that wrote there) stays where it is; a part elsewhere (a 
 directory) is moved into place, and left alone when its bytes are the ones already there.
 
 In object storage the workers share no disk: each uploads its parts into a staging folder beside
-the output (``staging``), and the index step, under the bucket's lock, has the store copy each
-part that changed into place and uploads the index last (files/store.py, ``Bucket.publish``). A
-part is unchanged when the object there has the staged one's ETag: every part is one PUT (at
-most 50 MiB, under s3fs's multipart threshold), whose ETag is the MD5 of its bytes, and a copy
-keeps it. Only the earlier index files are downloaded, never the parts. A run removes its
-staging folder whatever happens; one whose driver was killed leaves it, and a later run removes
-it after a day.
+the output, and the index step, under the bucket's lock, has the store copy each part that
+changed into place and uploads the index last (``Bucket.publish``). A part is unchanged when the
+object there has the staged one's ETag: every part is one PUT (at most 50 MiB, under s3fs's
+multipart threshold), whose ETag is the MD5 of its bytes, and a copy keeps it. Only the earlier
+index files are downloaded, never the parts.
 """
 
 from __future__ import annotations
