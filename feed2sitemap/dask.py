@@ -218,36 +218,31 @@ def to_sitemaps(data: Any, output: Union[str, os.PathLike[str]], *, base_url: st
     if n_out < 1:
         raise OptionError("must be 1 or more", parameter="partitions")
 
-    def compute(stage: str) -> tuple[list[PartManifest], list[MergeCounts]]:
-        rules = _Rules(directory, replace(limits, profile=prof), scope_check, n_out, stage,
-                       stem, replace(writing, gzip=ext.endswith(".gz"), gzip_level=level),
-                       dedupe_mode, defaults, memory_limit, report.strict, filters)
-        manifests, counts, merges = _run(inputs, rules)
-        for c in counts:
-            c.add_to(report)
-        return [m for ms in manifests for m in ms], merges
-
+    rules = _Rules(directory, replace(limits, profile=prof), scope_check, n_out, "", stem,
+                   replace(writing, gzip=ext.endswith(".gz"), gzip_level=level), dedupe_mode,
+                   defaults, memory_limit, report.strict, filters)
     if is_store(output):
         if staging is not None:
             raise OptionError("the parts are staged in the bucket, beside the output",
                               parameter="staging")
         bucket = Bucket(output, writing.cache_control)
         with bucket_staging(bucket) as stage:
-            listed, merges = compute(stage)
+            listed, merges = _run(inputs, replace(rules, directory=stage), report)
             summary = write_index_to_bucket(bucket, listed, stage, prof, report, level,
                                             directory, writing.lock_timeout)
     else:
         with index_output(output, directory, writing) as (out, beside, _), \
                 _staging(staging, beside, name, writing.atomic) as stage:
-            listed, merges = compute(stage)
+            listed, merges = _run(inputs, replace(rules, directory=stage), report)
             summary = write_index_to(out, listed, stage, prof, report, level, directory)
     summary.merge = _sum_merge(merges) if dedupe_mode == "merge" else None
     return summary
 
 
-def _run(inputs: list[Any], rules: _Rules
-         ) -> tuple[list[list[PartManifest]], list[_Counts], list[MergeCounts]]:
-    """Build the graph (prepare → shuffle → write) and compute it in one go."""
+def _run(inputs: list[Any], rules: _Rules, report: Report
+         ) -> tuple[list[PartManifest], list[MergeCounts]]:
+    """Build the graph (prepare → shuffle → write) and compute it in one go: the parts written,
+    and each partition's merge counts; the tasks' reports are added to ``report``."""
     import dask.dataframe as dd
 
     run = uuid.uuid4().hex
@@ -263,8 +258,9 @@ def _run(inputs: list[Any], rules: _Rules
         part, i, rules, dask_key_name=f"feed2sitemap-write-{run}-{i}")
         for i, part in enumerate(shuffled.to_delayed())]
     out, prep_counts = compute(written, [p[1] for p in prepared])
-    return ([w[0] for w in out], list(prep_counts) + [w[1] for w in out],
-            [w[2] for w in out])
+    for counts in [*prep_counts, *(w[1] for w in out)]:
+        counts.add_to(report)
+    return [m for w in out for m in w[0]], [w[2] for w in out]
 
 
 def _sum_merge(counts: list[MergeCounts]) -> MergeCounts:
