@@ -16,7 +16,7 @@ import stat
 from typing import IO, Any, Optional
 
 from ..errors import InputError
-from ..files.store import is_store, open_store, store_exists, store_put
+from ..files.store import is_store, open_store, shown, store_exists, store_put
 
 _VALIDATORS = {"etag": "If-None-Match", "last_modified": "If-Modified-Since"}
 
@@ -65,11 +65,11 @@ class Cache:
         except (OSError, ValueError, InputError):
             return None, {}
 
-    def copy(self, url: str, shown: str, headers: Any) -> Optional[Copy]:
-        """Where a body of ``url`` (``shown`` without its password) is copied as it is read;
-        None when nothing would validate it later."""
+    def copy(self, url: str, headers: Any) -> Optional[Copy]:
+        """Where a body of ``url`` is copied as it is read; None when nothing would validate
+        it later."""
         meta_path, body_path, key = self._paths(url)
-        meta = {"key": key, "url": shown.split("?")[0].split("#")[0],
+        meta = {"key": key, "url": shown(url),
                 "etag": headers.get("ETag"), "last_modified": headers.get("Last-Modified")}
         if not (meta["etag"] or meta["last_modified"]):
             return None

@@ -91,7 +91,7 @@ def fetch(url: str, *, timeout: float = DEFAULT_TIMEOUT, cache_dir: Optional[str
         if cached is not None:
             cached.close()
         final = response.geturl()
-        copy = cache.copy(url, shown, response.headers) if cache is not None else None
+        copy = cache.copy(url, response.headers) if cache is not None else None
         return Fetched(_Body(response, redact(final), bounds, copy), final)
     except BaseException:
         bounds.cancel()
