@@ -6,16 +6,9 @@ Needs the ``dask`` extra. The work is scale/partition.py's, run by Dask's active
    is dropped with a warning, the command's per-URL rules apply, each URL keeps its place;
 2. Dask shuffles the rows by a hash of the normalised URL, so the copies of a URL meet;
 3. per output partition (``feed2sitemap-write``): the rows are put back in input order, the
-   copies merged or deduplicated, and the parts written into a staging directory;
-4. here, under the output's lock: the index (scale/indexing.py), which moves the parts into
-   place, leaves unchanged ones alone and removes the parts no longer written.
-
-With a local output, workers must see the staging directory (the same machine, or a shared
-file system). With an output in object storage (``s3://BUCKET/FOLDER/sitemap.xml``, the
-``cloud`` extra) they need no shared disk: each uploads its parts into a staging folder in the
-bucket, and step 4 has the store copy them into place, the index last (scale/indexing.py).
-Workers find their credentials as the driver does (the AWS variables, AWS_ENDPOINT_URL
-included, or the usual configuration files).
+   copies merged or deduplicated, and the parts written into a staging directory (with an
+   output in a bucket, a staging folder beside it: workers then need no shared disk);
+4. here, under the output's lock: the index step (scale/indexing.py).
 """
 
 from __future__ import annotations
@@ -29,7 +22,7 @@ import tempfile
 import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime
 from typing import Any, Optional, Union
 
 try:
@@ -48,39 +41,33 @@ from .model.batch import BATCH, Batch
 from .model.filters import Filters
 from .model.limits import profile_of
 from .model.options import Defaults, Limits, WriteOptions
-from .model.record import CHANGEFREQS
+from .model.record import Lastmod
 from .model.report import Report
 from .model.scope import base_of
 from .pipeline.merging import DEFAULT_MEMORY_LIMIT, MergeCounts
 from .pipeline.removals import filter_urls
 from .run.converting import Summary
 from .scale.indexing import (
+    bucket_staging,
     check_index_writing,
-    open_index_output,
+    index_output,
     write_index_to,
     write_index_to_bucket,
 )
-from .scale.indexing import staging as staging_in
 from .scale.partition import PartManifest, check_dedupe_mode, prepare_batches, write_partition
 from .scale.rows import partition_batches
 
 __all__ = ["to_sitemaps"]
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-_EPOCH_DAY = date(1970, 1, 1).toordinal()
-_DAY_US = 86_400_000_000
-_CF = {name: i for i, name in enumerate(CHANGEFREQS, 1)}
-
-
-def _frame(locs: list[str], us: list[int], kinds: list[int], cfs: list[int],
-           prs: list[float], order: Any) -> pd.DataFrame:
-    """The rows between the two steps, compact for the shuffle: lastmod as UTC microseconds
-    since 1970 with its kind (0 none, 1 date, 2 datetime), changefreq as its index in
-    CHANGEFREQS plus one, priority NaN when none; ``order`` is the row's place in the input."""
+def _frame(locs: list[str], lastmods: list[str], cfs: list[str], prs: list[float],
+           order: Any) -> pd.DataFrame:
+    """The rows between the two steps: lastmod as its isoformat() (its own inverse: nothing is
+    checked or converted twice), changefreq as text, "" for none; priority NaN for none;
+    ``order`` is the row's place in the input."""
     return pd.DataFrame({
-        "loc": pd.Series(locs, dtype=object), "us": np.array(us, dtype=np.int64),
-        "kind": np.array(kinds, dtype=np.int8), "cf": np.array(cfs, dtype=np.int8),
-        "pr": np.array(prs, dtype=np.float64), "order": np.asarray(order, dtype=np.int64)})
+        "loc": pd.Series(locs, dtype=object), "lastmod": pd.Series(lastmods, dtype=object),
+        "cf": pd.Series(cfs, dtype=object), "pr": np.array(prs, dtype=np.float64),
+        "order": np.asarray(order, dtype=np.int64)})
 
 
 @dataclass
@@ -132,59 +119,48 @@ def _prepare(part: Any, number: int, rules: _Rules) -> tuple[pd.DataFrame, _Coun
     """Step 1, one input partition: rows → checked, normalised rows with their place in the
     input (``order``)."""
     report, messages = _task_report(rules)
-    out: tuple[list[Any], ...] = ([], [], [], [], [], [])
+    out: tuple[list[Any], ...] = ([], [], [], [], [])
     rows = partition_batches(part, f"<partition {number}>", report)
     batches = prepare_batches(rows, report, base_url=rules.base_url, limits=rules.limits,
                               scope_check=rules.scope_check)
     for b in filter_urls(batches, rules.filters, report) if rules.filters else batches:
         _append(out, b)
-    locs, us, kinds, cfs, prs, kept = out
+    locs, lastmods, cfs, prs, kept = out
     # a row's place: its input partition, then its line in it
     order = np.asarray(kept, dtype=np.int64) + (number << 40)
-    return _frame(locs, us, kinds, cfs, prs, order), _Counts.of(report, messages)
+    return _frame(locs, lastmods, cfs, prs, order), _Counts.of(report, messages)
 
 
 def _append(out: tuple[list[Any], ...], b: Batch) -> None:
-    locs, us, kinds, cfs, prs, lines = out
+    locs, lastmods, cfs, prs, lines = out
     n = len(b.locs)
     locs += b.locs
     assert b.lines is not None
     lines += b.lines
-    if b.lastmods is None:  # the usual list of URLs alone: no loop per row
-        us += [0] * n
-        kinds += [0] * n
-    for lm in b.lastmods or ():
-        if lm is None:
-            us.append(0)
-            kinds.append(0)
-        elif isinstance(lm, datetime):
-            d = lm - _EPOCH
-            us.append((d.days * 86_400 + d.seconds) * 1_000_000 + d.microseconds)
-            kinds.append(2)
-        else:
-            us.append((lm.toordinal() - _EPOCH_DAY) * _DAY_US)
-            kinds.append(1)
-    cfs += [0] * n if b.changefreqs is None else [0 if v is None else _CF[v]
-                                                  for v in b.changefreqs]
+    lastmods += [""] * n if b.lastmods is None else [lm.isoformat() if lm else ""
+                                                      for lm in b.lastmods]
+    cfs += [""] * n if b.changefreqs is None else [v or "" for v in b.changefreqs]
     prs += [math.nan] * n if b.priorities is None else [math.nan if v is None else v
                                                         for v in b.priorities]
+
+
+def _lastmod(text: str) -> Optional[Lastmod]:
+    if not text:
+        return None
+    return date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text)
 
 
 def _batches(frame: pd.DataFrame, source: str) -> Iterable[Batch]:
     """Step 3's input: the shuffled rows, back in input order, as batches."""
     frame = frame.sort_values("order", kind="stable")
-    locs = frame["loc"].tolist()
-    us, kinds = frame["us"].tolist(), frame["kind"].tolist()
-    cfs, prs = frame["cf"].tolist(), frame["pr"].tolist()
-    has_lm, has_cf, has_pr = any(kinds), any(cfs), not all(map(math.isnan, prs))
+    locs, lastmods, cfs, prs = (frame[c].tolist() for c in ("loc", "lastmod", "cf", "pr"))
+    has_lm, has_cf, has_pr = any(lastmods), any(cfs), not all(map(math.isnan, prs))
     for a in range(0, len(locs), BATCH):
         b = a + BATCH
-        lastmods = [None if k == 0 else _EPOCH + timedelta(microseconds=u) if k == 2
-                    else date.fromordinal(_EPOCH_DAY + u // _DAY_US)
-                    for u, k in zip(us[a:b], kinds[a:b], strict=True)] if has_lm else None
         yield Batch._trusted(
-            locs[a:b], source, None, lastmods,
-            [CHANGEFREQS[c - 1] if c else None for c in cfs[a:b]] if has_cf else None,
+            locs[a:b], source, None,
+            [_lastmod(t) for t in lastmods[a:b]] if has_lm else None,
+            [c or None for c in cfs[a:b]] if has_cf else None,
             [None if math.isnan(p) else p for p in prs[a:b]] if has_pr else None)
 
 
@@ -214,21 +190,18 @@ def to_sitemaps(data: Any, output: Union[str, os.PathLike[str]], *, base_url: st
     ``data``: a dataframe with a column ``loc`` (or ``url``) and optional ``lastmod`` (W3C
     text, dates or datetimes; a datetime without a zone is taken as UTC), ``changefreq`` and
     ``priority``; or a bag of URLs, of (loc, lastmod, changefreq, priority) tuples, or of dicts
-    with those keys. ``output`` is the index's path (``.xml`` or ``.xml.gz``); the parts,
-    STEM-PARTITION-K.xml[.gz], lie beside it, each listed as ``base_url`` + its name.
+    with those keys. ``output``: the index's path or s3:// URL (``.xml`` or ``.xml.gz``); the
+    parts, STEM-PARTITION-K.xml[.gz], lie beside it, each listed as ``base_url`` + its name.
 
-    The rules are the command's: URLs normalised, too long or off ``base_url``'s scope skipped
-    (``scope_check``), URLs the ``filters`` leave out counted (``report.excluded``), copies
-    merged (``dedupe_mode`` "merge": newest lastmod wins) or the first one kept ("first"),
-    ``defaults`` filling fields no copy gave; the option groups are ``convert``'s (of
-    ``writing``: ``gzip_level``, ``atomic``, ``lock_timeout``, ``cache_control``).
-    ``partitions`` is the number of output partitions (default: the input's); each merges its
-    URLs in memory (about 200 bytes a URL, then temporary files past ``memory_limit``). It
-    fixes the part names: keep it for reruns to find their parts unchanged. Returns the
-    command's Summary (``summary.merge`` summed over partitions). A local output's directory
-    is locked from start to end, a bucket's output only for the index step (the workers write
-    into a staging folder of their own: a lock object held through a long job would be taken
-    for a dead run's). On failure nothing there changes; unchanged files are left alone.
+    The rules and option groups are ``convert``'s (of ``writing``: ``gzip_level``, ``atomic``,
+    ``lock_timeout``, ``cache_control``); ``dedupe_mode`` "merge" (newest lastmod wins),
+    "first" or "none". ``partitions``: the output partitions (default: the input's), each
+    merging its URLs in memory (about 200 bytes a URL, then temporary files past
+    ``memory_limit``); it fixes the part names, so keep it for reruns to find their parts
+    unchanged. Returns the command's Summary (``summary.merge`` summed over partitions). A local
+    output's directory is locked from start to end, a bucket's output only for the index step
+    (a lock object held through a long job would be taken for a dead run's). On failure
+    nothing there changes.
     """
     check_dedupe_mode(dedupe_mode)
     prof, directory = profile_of(limits.profile), base_of(base_url)[0]
@@ -245,48 +218,38 @@ def to_sitemaps(data: Any, output: Union[str, os.PathLike[str]], *, base_url: st
     if n_out < 1:
         raise OptionError("must be 1 or more", parameter="partitions")
 
-    def compute(stage: str) -> tuple[list[PartManifest], list[MergeCounts]]:
-        rules = _Rules(directory, replace(limits, profile=prof), scope_check, n_out, stage,
-                       stem, replace(writing, gzip=ext.endswith(".gz"), gzip_level=level),
-                       dedupe_mode, defaults, memory_limit, report.strict, filters)
-        manifests, counts, merges = _run(inputs, rules)
-        for c in counts:
-            c.add_to(report)
-        return [m for ms in manifests for m in ms], merges
-
+    rules = _Rules(directory, replace(limits, profile=prof), scope_check, n_out, "", stem,
+                   replace(writing, gzip=ext.endswith(".gz"), gzip_level=level), dedupe_mode,
+                   defaults, memory_limit, report.strict, filters)
     if is_store(output):
         if staging is not None:
             raise OptionError("the parts are staged in the bucket, beside the output",
                               parameter="staging")
         bucket = Bucket(output, writing.cache_control)
-        with staging_in(bucket) as stage:
-            listed, merges = compute(stage)
+        with bucket_staging(bucket) as stage:
+            listed, merges = _run(inputs, replace(rules, directory=stage), report)
             summary = write_index_to_bucket(bucket, listed, stage, prof, report, level,
                                             directory, writing.lock_timeout)
     else:
-        out = open_index_output(output, directory, atomic=writing.atomic,
-                                lock_timeout=writing.lock_timeout)
-        try:
-            assert out.directory is not None
-            with _staging(staging, out.directory, name, writing.atomic) as stage:
-                listed, merges = compute(stage)
-                summary = write_index_to(out, listed, stage, prof, report, level, directory)
-        finally:
-            out.close()
+        with index_output(output, directory, writing) as (out, beside, _), \
+                _staging(staging, beside, name, writing.atomic) as stage:
+            listed, merges = _run(inputs, replace(rules, directory=stage), report)
+            summary = write_index_to(out, listed, stage, prof, report, level, directory)
     summary.merge = _sum_merge(merges) if dedupe_mode == "merge" else None
     return summary
 
 
-def _run(inputs: list[Any], rules: _Rules
-         ) -> tuple[list[list[PartManifest]], list[_Counts], list[MergeCounts]]:
-    """Build the graph (prepare → shuffle → write) and compute it in one go."""
+def _run(inputs: list[Any], rules: _Rules, report: Report
+         ) -> tuple[list[PartManifest], list[MergeCounts]]:
+    """Build the graph (prepare → shuffle → write) and compute it in one go: the parts written,
+    and each partition's merge counts; the tasks' reports are added to ``report``."""
     import dask.dataframe as dd
 
     run = uuid.uuid4().hex
     prepared = [delayed(_prepare, nout=2, pure=False)(
         part, i, rules, dask_key_name=f"feed2sitemap-prepare-{run}-{i}")
         for i, part in enumerate(inputs)]
-    meta = _frame([], [], [], [], [], [])
+    meta = _frame([], [], [], [], [])
     rows = dd.from_delayed([p[0] for p in prepared], meta=meta, verify_meta=False)
     # Dask hashes each normalised URL (pandas' hash, the same in every process) to choose its
     # partition: every copy of a URL lands in one
@@ -295,8 +258,9 @@ def _run(inputs: list[Any], rules: _Rules
         part, i, rules, dask_key_name=f"feed2sitemap-write-{run}-{i}")
         for i, part in enumerate(shuffled.to_delayed())]
     out, prep_counts = compute(written, [p[1] for p in prepared])
-    return ([w[0] for w in out], list(prep_counts) + [w[1] for w in out],
-            [w[2] for w in out])
+    for counts in [*prep_counts, *(w[1] for w in out)]:
+        counts.add_to(report)
+    return [m for w in out for m in w[0]], [w[2] for w in out]
 
 
 def _sum_merge(counts: list[MergeCounts]) -> MergeCounts:

@@ -28,7 +28,7 @@ from .naming import journal_path, split_name
 from .previous import Previous, previous_output
 
 __all__ = ["Bucket", "content_type", "is_store", "open_store", "shown", "store_exists",
-           "store_put", "store_read"]
+           "store_put"]
 
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
 _PACKAGES = {"s3": "s3fs", "s3a": "s3fs", "gs": "gcsfs", "gcs": "gcsfs", "az": "adlfs",
@@ -102,18 +102,6 @@ def store_exists(url: str) -> bool:
     fs, path = _filesystem(url)
     try:
         return bool(fs.exists(path))
-    except Exception as exc:
-        raise InputError(shown(url), None, f"cannot read: {_why(exc)}") from None
-
-
-def store_read(url: str, limit: int) -> Optional[bytes]:
-    """Up to ``limit`` bytes of an object, or None when there is no such object."""
-    fs, path = _filesystem(url)
-    try:
-        with fs.open(path, "rb") as f:
-            return f.read(limit)  # type: ignore[no-any-return]
-    except FileNotFoundError:
-        return None
     except Exception as exc:
         raise InputError(shown(url), None, f"cannot read: {_why(exc)}") from None
 
@@ -324,18 +312,24 @@ class Bucket:
     def publish(self, files: list[tuple[str, str]], owned: set[str], earlier: str,
                 removed: list[str], stage: str = "", parts: Sequence[str] = ()
                 ) -> tuple[list[str], list[tuple[str, str]]]:
-        """Upload ``files`` ((local path, name), the index at the output's name last) and then
-        delete the names of ``removed`` (the earlier set's parts no longer written). ``owned``:
-        the names the earlier index listed (or its run's journal named); ``earlier``: a folder
-        holding their bytes, from which a failed run puts them back. The removed objects'
-        URLs, and (URL, why) for those that could not be.
-
-        ``parts`` staged in the folder ``stage`` beside the output (the Dask writers') are
-        first copied to their names by the store (CopyObject: no bytes pass through here, and
-        the copy keeps the staged object's Content-Type and Cache-Control); a part about to be
-        replaced is first copied into ``stage``, from which a failed run puts it back."""
+        """Upload ``files`` ((local path, name), the index at the output's name last), after
+        copying ``parts`` from the folder ``stage`` beside the output (Dask's staged parts:
+        CopyObject passes no bytes through here, and keeps their Content-Type and
+        Cache-Control); then delete those of ``removed`` that ``owned`` (the earlier index's or
+        journal's names) holds. A failed run puts back what it replaced, from ``earlier`` (a
+        folder of the earlier files) or ``stage``. Returns the removed objects' URLs, and
+        (URL, why) for those that could not be."""
         files = sorted(files, key=lambda f: f[1] == self.name)
-        names = [*parts, *(n for _, n in files)]
+        journal = self._claim([*parts, *(n for _, n in files)], owned)
+        self._place(files, owned, earlier, stage, parts, journal)
+        gone, kept = self._remove([n for n in removed if n in owned and n != self.name])
+        with contextlib.suppress(Exception):
+            self.fs.rm_file(self.key(self.journal))
+        return gone, kept
+
+    def _claim(self, names: list[str], owned: set[str]) -> bool:
+        """Refuse to replace an object the earlier set does not own; name in the journal those
+        about to be created, so that a run cut short owns what it left. Whether it did."""
         for name in names:
             if name != self.name and name not in owned and self.exists(name):
                 raise OutputError(
@@ -343,14 +337,18 @@ class Bucket:
                     "not list it: feed2sitemap replaces only the objects it wrote. Move it "
                     "away or choose another -o name; nothing was changed")
         creating = [n for n in names if n not in owned and n != self.name]
-        journal = bool(creating) and len(names) > 1  # so that a run cut short owns what it left
-        if journal:
-            try:
-                self.fs.pipe_file(self.key(self.journal),
-                                  "".join(n + "\n" for n in creating).encode())
-            except Exception as exc:
-                raise OutputError(f"{self.url_of(self.journal)}: cannot upload: {_why(exc)}; "
-                                  "nothing was changed") from None
+        if not creating or len(names) == 1:
+            return False
+        try:
+            self.fs.pipe_file(self.key(self.journal), "".join(n + "\n" for n in creating).encode())
+        except Exception as exc:
+            raise OutputError(f"{self.url_of(self.journal)}: cannot upload: {_why(exc)}; "
+                              "nothing was changed") from None
+        return True
+
+    def _place(self, files: list[tuple[str, str]], owned: set[str], earlier: str, stage: str,
+               parts: Sequence[str], journal: bool) -> None:
+        """Copy the staged ``parts`` and upload ``files`` in order; on a failure, undo them."""
         done: list[tuple[str, Optional[Callable[[], None]]]] = []
         name, what = "", "copy"
         try:
@@ -381,10 +379,6 @@ class Bucket:
             raise OutputError(f"{self.url_of(name)}: cannot {what}: {why}; " + (
                 f"replaced {', '.join(left)}, the rest left as it was" if left
                 else "nothing was changed")) from None
-        gone, kept = self._remove([n for n in removed if n in owned and n != self.name])
-        with contextlib.suppress(Exception):
-            self.fs.rm_file(self.key(self.journal))
-        return gone, kept
 
     def _copy(self, source: str, name: str) -> None:
         bucket, key, _ = self.fs.split_path(self.key(name))

@@ -7,13 +7,11 @@ the index (a Spark job that wrote there) stays where it is; a part elsewhere (a 
 directory) is moved into place, and left alone when its bytes are the ones already there.
 
 In object storage the workers share no disk: each uploads its parts into a staging folder beside
-the output (``staging``), and the index step, under the bucket's lock, has the store copy each
-part that changed into place and uploads the index last (files/store.py, ``Bucket.publish``). A
-part is unchanged when the object there has the staged one's ETag: every part is one PUT (at
-most 50 MiB, under s3fs's multipart threshold), whose ETag is the MD5 of its bytes, and a copy
-keeps it. Only the earlier index files are downloaded, never the parts. A run removes its
-staging folder whatever happens; one whose driver was killed leaves it, and a later run removes
-it after a day.
+the output, and the index step, under the bucket's lock, has the store copy each part that
+changed into place and uploads the index last (``Bucket.publish``). A part is unchanged when the
+object there has the staged one's ETag: every part is one PUT (at most 50 MiB, under s3fs's
+multipart threshold), whose ETag is the MD5 of its bytes, and a copy keeps it. Only the earlier
+index files are downloaded, never the parts.
 """
 
 from __future__ import annotations
@@ -22,12 +20,11 @@ import contextlib
 import json
 import os
 import re
-import stat
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
-from typing import IO, Any, Optional, Union
+from typing import Any, Optional, Union
 
 from ..errors import InputError, LimitError, OptionError, OutputError
 from ..files.naming import ours_pattern, split_name
@@ -43,10 +40,11 @@ from ..model.scope import base_of
 from ..readers.detect import open_input, sniff
 from ..readers.sitemap import read_sitemap
 from ..run.converting import Summary
+from ..web.cache import open_regular
 from .partition import PartManifest
 
-__all__ = ["PartRef", "open_index_output", "open_regular", "read_manifest", "read_part",
-           "staging", "write_index", "write_index_to", "write_index_to_bucket"]
+__all__ = ["PartRef", "bucket_staging", "index_output", "open_regular", "read_manifest",
+           "read_part", "write_index", "write_index_to", "write_index_to_bucket"]
 
 PartRef = Union[PartManifest, str, "os.PathLike[str]"]
 
@@ -84,29 +82,6 @@ def _manifest_json(text: str, path: str, line: Optional[int]) -> Any:
     return value
 
 
-def open_regular(path: str) -> IO[bytes]:
-    """``path`` opened for reading when it is a regular file; else an InputError saying what
-    it is. Opened without blocking and judged by the file opened: a FIFO would wait for a
-    writer forever, a directory is no manifest or part."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except ValueError:  # a NUL in the name: no file can have it
-        raise InputError(path.replace("\0", "\\0"), None, "a file name cannot hold a NUL "
-                         "byte") from None
-    except FileNotFoundError:
-        raise InputError(path, None, "no such file") from None
-    except OSError as exc:
-        raise InputError(path, None, f"cannot open: {exc.strerror or exc}") from None
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
-        os.close(fd)
-        raise InputError(path, None, "is a directory, not a file" if stat.S_ISDIR(mode) else
-                         "is a FIFO (a named pipe), not a file: reading it would wait for a "
-                         "writer; refused" if stat.S_ISFIFO(mode) else
-                         "is not a regular file (a socket or a device); refused")
-    return os.fdopen(fd, "rb")
-
-
 def is_manifest(path: str) -> bool:
     """Whether a file given to the index step is a manifest (JSON) rather than a part."""
     try:
@@ -115,24 +90,6 @@ def is_manifest(path: str) -> bool:
     except InputError:
         return False
     return head[:1] in (b"{", b"[")
-
-
-class _Counting:
-    """A read-only stream that counts the bytes read through it."""
-
-    def __init__(self, stream: IO[bytes]) -> None:
-        self.stream = stream
-        self.count = 0
-
-    def read(self, n: int = -1) -> bytes:
-        data = self.stream.read(n)
-        self.count += len(data)
-        return data
-
-    def peek(self, n: int = 0) -> bytes:
-        """The stream's next bytes, not read (the sitemap reader finds the XML declaration's
-        encoding this way)."""
-        return self.stream.peek(n)  # type: ignore[attr-defined,no-any-return]
 
 
 def read_part(path: str, profile: Profile) -> PartManifest:
@@ -148,14 +105,14 @@ def read_part(path: str, profile: Profile) -> PartManifest:
             if not head or sniff(head, path) != "sitemap":
                 raise InputError(path, None, "not an XML sitemap: only sitemaps (<urlset>) can "
                                              "be listed as parts")
-            counting = _Counting(stream)
-            for batch in read_sitemap(counting, path, report):  # type: ignore[arg-type]
+            for batch in read_sitemap(stream, path, report):
                 if batch.is_sitemap:
                     raise InputError(path, None, "is a sitemap index: only sitemaps (<urlset>) "
                                                  "can be listed as parts")
                 urls += len(batch.locs)
                 newest = newest_of([newest, *(batch.lastmods or ())])
-            size = counting.count
+            # uncompressed: the bytes open_input's stream gave, read to its end
+            size = stream.raw.count  # type: ignore[attr-defined]
             file_bytes = os.fstat(raw.fileno()).st_size
     except OSError as exc:
         raise InputError(path, None, f"cannot read: {exc.strerror or exc}") from None
@@ -178,15 +135,13 @@ def write_index(parts: Iterable[PartRef], output: str, *, base_url: str,
     command gives; raises Feed2SitemapError subclasses, with nothing changed, on bad parts.
     """
     prof = profile_of(limits.profile)
-    level = check_index_writing(writing, output)
-    out = open_index_output(output, base_url, progress=progress, atomic=writing.atomic,
-                            lock_timeout=writing.lock_timeout)
-    try:
-        assert out.directory is not None
-        return write_index_to(out, parts, directory or out.directory, prof,
+    if is_store(output):
+        raise OptionError("the index step writes to object storage only in feed2sitemap.dask "
+                          "(whose workers stage the parts there): write to a folder and copy "
+                          "it, or use the command", "output")
+    with index_output(output, base_url, writing, progress) as (out, beside, level):
+        return write_index_to(out, parts, directory or beside, prof,
                               report if report is not None else Report(), level, base_url)
-    finally:
-        out.close()
 
 
 def check_index_writing(writing: WriteOptions, output: str) -> Optional[int]:
@@ -207,26 +162,30 @@ def check_index_writing(writing: WriteOptions, output: str) -> Optional[int]:
     return level
 
 
-def open_index_output(output: str, base_url: str, *, progress: Optional[Progress] = None,
-                      atomic: bool = True, lock_timeout: float = 60.0) -> OutputSet:
-    """The output set of an index step: its directory locked, the replaced index read. A
-    distributed run takes it before its workers start, so that no other run writes there
-    meanwhile."""
+@contextlib.contextmanager
+def index_output(output: str, base_url: str, writing: WriteOptions,
+                 progress: Optional[Progress] = None
+                 ) -> Iterator[tuple[OutputSet, str, Optional[int]]]:
+    """The output set of an index step (its directory locked, the replaced index read), its
+    directory, and ``check_index_writing``'s gzip level. A distributed run takes it before its
+    workers start, so that no other run writes there meanwhile."""
     prefix = base_of(base_url)[1].prefix
     if not output:
         raise OptionError("the index step writes a file: give an output path")
-    if is_store(output):
-        raise OptionError("the index step writes to object storage only in feed2sitemap.dask "
-                          "(whose workers stage the parts there): write to a folder and copy "
-                          "it, or use the command", "output")
-    return OutputSet(output, progress=progress, atomic=atomic, base_prefix=prefix,
-                     lock_timeout=lock_timeout)
+    level = check_index_writing(writing, output)
+    out = OutputSet(output, progress=progress, atomic=writing.atomic, base_prefix=prefix,
+                    lock_timeout=writing.lock_timeout)
+    try:
+        assert out.directory is not None
+        yield out, out.directory, level
+    finally:
+        out.close()
 
 
 def write_index_to(out: OutputSet, parts: Iterable[PartRef], directory: str, prof: Profile,
                    report: Report, level: Optional[int], base_url: str) -> Summary:
-    """``write_index`` into an output set already taken (``open_index_output``), gzipped at
-    ``level`` (``check_index_writing``'s)."""
+    """``write_index`` into an output set already taken (``index_output``), gzipped at
+    ``level``."""
     assert out.path is not None
     name = os.path.basename(out.path)
     try:
@@ -338,7 +297,7 @@ STALE_STAGING = 86_400.0  # seconds after which another run's staging folder is 
 
 
 @contextlib.contextmanager
-def staging(bucket: Bucket) -> Iterator[str]:
+def bucket_staging(bucket: Bucket) -> Iterator[str]:
     """The URL of a new folder beside the output for the workers' parts (named for the time it
     was made), removed at the end whatever happened."""
     name = f".{bucket.name}.parts.{time.time():.0f}-{uuid.uuid4().hex[:8]}"

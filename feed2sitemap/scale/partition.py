@@ -38,13 +38,11 @@ from ..pipeline.steps import (
     apply_defaults,
     check_fields,
     check_length,
+    dedupe,
     drop_deprecated,
     merge,
     normalize,
     within_scope,
-)
-from ..pipeline.steps import (
-    dedupe as keep_first,
 )
 from ..writers import URLSET
 
@@ -111,25 +109,20 @@ class PartManifest:
 
         if not isinstance(data, dict):
             raise bad("not a JSON object")
-        name = data.get("name")
+        name, newest = data.get("name"), data.get("newest")
         if not isinstance(name, str) or not name or "\0" in name:  # (no file has a NUL)
             raise bad('"name" must be a file name')
-        numbers = []
         for key in ("urls", "bytes", "file_bytes"):
             value = data.get(key)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise bad(f'"{key}" must be a whole number')
-            numbers.append(value)
-        newest = data.get("newest")
-        lastmod = None
-        if newest is not None:
-            try:
-                lastmod = parse_lastmod(newest) if isinstance(newest, str) else None
-            except ValueError as exc:
-                raise bad(f'"newest": {exc}') from None
-            if lastmod is None:
-                raise bad('"newest" must be a W3C datetime or null')
-        return cls(name, numbers[0], numbers[1], numbers[2], lastmod)
+        if newest is not None and not isinstance(newest, str):
+            raise bad('"newest" must be a W3C datetime or null')
+        try:
+            lastmod = None if newest is None else parse_lastmod(newest)
+        except ValueError as exc:
+            raise bad(f'"newest": {exc}') from None
+        return cls(name, data["urls"], data["bytes"], data["file_bytes"], lastmod)
 
 
 def _batches(items: Items) -> Iterator[Batch]:
@@ -196,7 +189,7 @@ def _rules(items: Items, limits: Limits, report: Report, writing: WriteOptions,
     if dedupe_mode == "merge":
         stream = merge(stream, counts, memory_limit=memory_limit)
     elif dedupe_mode == "first":
-        stream = keep_first(stream, report)
+        stream = dedupe(stream, report)
     stream = apply_defaults(stream, defaults.changefreq, defaults.priority)
     if writing.drop_deprecated:
         stream = drop_deprecated(stream, report)

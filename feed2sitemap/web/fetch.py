@@ -1,24 +1,22 @@
-"""Inputs by URL: http(s) only, a bounded number of redirects, timeouts, a User-Agent naming the
-tool, and (with a cache directory) conditional requests for scheduled runs.
+"""Inputs by URL: http(s) only, bounded redirects, timeouts, a User-Agent naming the tool, and
+(with a cache directory) conditional requests for scheduled runs.
 
-The body is handed to the readers as a stream, as a file would be: gzip is recognised by its
-first bytes, and each reader applies its own bounds. A server is hostile input: every protocol
-fault is an InputError naming the URL; each fetch has an overall deadline and a size cap, since
-``timeout`` bounds one read only and a cron run that never ends keeps its lock; a body cut short
-of its Content-Length is an error, never a complete input; a redirect may not lead into the
-machine's own network; a password in a URL is sent, never shown. urllib.request and http.client
-cost 50 ms to import: only a run that fetches imports them.
+The body is a stream, as a file would be (gzip is recognised by its first bytes, each reader
+applies its own bounds). A server is hostile input: every protocol fault is an InputError naming
+the URL; a fetch has an overall deadline and a size cap (``timeout`` bounds one read only, and a
+cron run that never ends keeps its lock); a body short of its Content-Length is an error; a
+redirect may not lead into the machine's own network; a password in a URL is sent, never shown.
+urllib.request and http.client cost 50 ms to import: only a run that fetches imports them.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
-from typing import IO, Any, NamedTuple, Optional
+from typing import Any, NamedTuple, Optional
 
 from ..errors import InputError
-from ..files.store import is_store, open_store, store_exists, store_put, store_read
 from ..model.urls import request_url
+from .cache import Cache, Copy
 
 DEFAULT_TIMEOUT = 30.0
 MAX_REDIRECTS = 5
@@ -79,11 +77,12 @@ def fetch(url: str, *, timeout: float = DEFAULT_TIMEOUT, cache_dir: Optional[str
         target = request_url(shown)
     except ValueError as exc:  # (named in one line: a CR or LF in it is shown as "?")
         raise InputError(_clean(shown), None, f"cannot be fetched: {exc}") from None
-    cache = _Cache(cache_dir) if cache_dir is not None else None
+    cache = Cache(cache_dir) if cache_dir is not None else None
     # asked conditionally only with the cached copy open: a 304 always has a body to give
     cached, validators = cache.cached(url) if cache is not None else (None, {})
     bounds = _Bounds(timeout, MAX_TIME_FACTOR * timeout if max_time is None else max_time,
                      max_bytes, private_redirects, same_host)
+    response = None
     try:
         response = _request(url, target, shown, validators, bounds)
         if response is None:  # not modified
@@ -92,12 +91,13 @@ def fetch(url: str, *, timeout: float = DEFAULT_TIMEOUT, cache_dir: Optional[str
         if cached is not None:
             cached.close()
         final = response.geturl()
-        entry = cache.entry(url, response.headers) if cache is not None else None
-        return Fetched(_Body(response, redact(final), bounds, entry), final)
+        copy = cache.copy(url, response.headers) if cache is not None else None
+        return Fetched(_Body(response, redact(final), bounds, copy), final)
     except BaseException:
         bounds.cancel()
-        if cached is not None:
-            cached.close()
+        for stream in (cached, response):
+            if stream is not None:
+                stream.close()
         raise
 
 
@@ -321,27 +321,16 @@ def _shut(sock: Any) -> None:
 class _Body:
     """A response body, read within the fetch's bounds: every fault of the server or the
     network is an InputError naming the URL, the size is capped, the deadline holds, and a body
-    that ends short of its Content-Length is cut short, not complete. With a cache ``entry``
-    it is copied to a temporary as it is read, and put in the cache only when read to its end
-    (a run that stops part-way, or a body cut short, leaves the earlier copy): both files by
-    rename, so that one planted there is replaced, never written through."""
+    that ends short of its Content-Length is cut short, not complete. With a cache ``copy``,
+    what is read is copied to it, and kept only once read to its end (cache.py)."""
 
-    def __init__(self, response: Any, url: str, bounds: _Bounds,
-                 entry: Optional[tuple[str, str, dict[str, Any]]]) -> None:
+    def __init__(self, response: Any, url: str, bounds: _Bounds, copy: Optional[Copy]) -> None:
         self._response = response
         self._url = url
         self._bounds = bounds
         self._expected: Optional[int] = getattr(response, "length", None)
         self._got = 0
-        self._entry = entry
-        self._copy: Optional[IO[bytes]] = None
-        if entry is not None:
-            folder = None if is_store(entry[0]) else os.path.dirname(entry[0])
-            try:  # (for a cache in a bucket, in the system's temporary folder)
-                self._temp, self._copy = _temporary(folder)
-            except OSError as exc:
-                self.close()
-                raise _unwritable(os.path.dirname(entry[0]), exc) from None
+        self._copy = copy
 
     def read(self, n: Optional[int] = -1) -> bytes:
         if n is None or n < 0:  # (never all at once: the cap bounds the memory too)
@@ -358,7 +347,7 @@ class _Body:
         if n and not data:
             self._at_end()
         elif self._copy is not None:
-            self._keep(self._copy.write, data)
+            self._copy.write(data)
         return data
 
     def facts(self) -> dict[str, Any]:
@@ -381,139 +370,12 @@ class _Body:
                              f"{self._expected:,} bytes its Content-Length announced")
         self._bounds.cancel()
         if self._copy is not None:
-            self._copy.close()
-            self._copy = None
-            self._keep(self._store)
-
-    def _store(self) -> None:
-        import json
-
-        assert self._entry is not None
-        meta_path, body_path, meta = self._entry
-        if is_store(meta_path):  # the body first, as on disk: a meta names only a whole body
-            try:
-                store_put(body_path, self._temp)
-            finally:
-                os.unlink(self._temp)
-            store_put(meta_path, json.dumps(meta).encode("utf-8"))
-            return
-        meta_temp, f = _temporary(os.path.dirname(meta_path))
-        with f:
-            f.write(json.dumps(meta).encode("utf-8"))
-        os.replace(self._temp, body_path)
-        os.replace(meta_temp, meta_path)
-
-    def _keep(self, step: Any, *args: Any) -> None:
-        try:
-            step(*args)
-        except OSError as exc:
-            raise _unwritable(os.path.dirname(self._temp), exc) from None
+            copy, self._copy = self._copy, None
+            copy.commit()
 
     def close(self) -> None:
         self._bounds.cancel()
         if self._copy is not None:
-            self._copy.close()
+            self._copy.discard()
             self._copy = None
-            with contextlib.suppress(OSError):
-                os.unlink(self._temp)
         self._response.close()
-
-
-class _Cache:
-    """ETag and Last-Modified per URL, with the body they describe, in a directory of the
-    user's choosing: two files per URL, named by a hash of the URL, readable by the owner only
-    (a URL's query may hold a token). The entry holds the URL's full hash, not the URL. A
-    missing directory is created, the owner's only (0700) like its files. A folder in object
-    storage (``s3://…``) holds the same objects, read and written whole: for runs on machines
-    that keep no disk between runs; who may read them is the bucket's policy."""
-
-    def __init__(self, directory: str) -> None:
-        self.directory = directory
-        if is_store(directory):
-            store_exists(directory.rstrip("/"))  # (a missing extra or store said before any fetch)
-            return
-        try:  # before anything is fetched or written
-            os.makedirs(directory, mode=0o700, exist_ok=True)
-        except OSError as exc:
-            raise InputError(directory, None, "cannot create the cache directory: "
-                             f"{exc.strerror or exc}") from None
-        try:
-            import tempfile
-
-            with tempfile.TemporaryFile(dir=directory):
-                pass
-        except OSError as exc:
-            raise _unwritable(directory, exc) from None
-
-    def _paths(self, url: str) -> tuple[str, str, str]:
-        import hashlib  # (only a run with --cache: OpenSSL's module is slow to load)
-
-        key = hashlib.sha256(url.encode("utf-8")).hexdigest()
-        stem = f"{self.directory.rstrip('/')}/{key[:32]}"
-        return stem + ".json", stem + ".body", key
-
-    def cached(self, url: str) -> tuple[Optional[IO[bytes]], dict[str, str]]:
-        """The cached body, open, and the headers that ask for it conditionally; (None, {})
-        without an entry that validates a body of its own (a symbolic link planted there is
-        not read)."""
-        import json
-
-        meta, body, key = self._paths(url)
-        try:
-            if is_store(meta):
-                text = store_read(meta, 1 << 16)
-            else:
-                with _open_regular(meta) as f:
-                    text = f.read(1 << 16)
-            data = json.loads(text.decode("utf-8")) if text is not None else None
-        except (OSError, ValueError):
-            return None, {}
-        if not isinstance(data, dict) or data.get("key") != key:
-            return None, {}
-        headers = {}
-        if isinstance(data.get("etag"), str):
-            headers["If-None-Match"] = data["etag"]
-        if isinstance(data.get("last_modified"), str):
-            headers["If-Modified-Since"] = data["last_modified"]
-        if not headers:
-            return None, {}
-        try:
-            return (open_store(body) if is_store(body) else _open_regular(body)), headers
-        except (OSError, InputError):
-            return None, {}
-
-    def entry(self, url: str, headers: Any) -> Optional[tuple[str, str, dict[str, Any]]]:
-        """Where a body of ``url`` goes, and what is kept of it; None when nothing would
-        validate it later."""
-        meta_path, body_path, key = self._paths(url)
-        meta = {"key": key, "url": redact(url).split("?")[0].split("#")[0],
-                "etag": headers.get("ETag"), "last_modified": headers.get("Last-Modified")}
-        if not (meta["etag"] or meta["last_modified"]):
-            return None
-        return meta_path, body_path, meta
-
-
-def _open_regular(path: str) -> IO[bytes]:
-    """``path`` opened for reading when it is a regular file, never through a symbolic link."""
-    import stat
-
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(f"{path} is not a regular file")
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
-
-
-def _unwritable(directory: str, exc: OSError) -> InputError:
-    return InputError(directory, None, "cannot write in the cache directory: "
-                      f"{exc.strerror or exc}")
-
-
-def _temporary(directory: Optional[str]) -> tuple[str, IO[bytes]]:
-    import tempfile
-
-    fd, path = tempfile.mkstemp(dir=directory, suffix=".tmp")  # (mode 0600)
-    return path, os.fdopen(fd, "wb")
