@@ -31,6 +31,7 @@ from .safety import (
     real_target,
     same_bytes,
     umask_mode,
+    unkeepable_owner,
 )
 
 __all__ = ["BinaryOut", "FileInfo", "OutputSet", "part_names", "split_name"]
@@ -276,7 +277,9 @@ class OutputSet:
         (access() also says no on a read-only file system, even to root), and neither the file
         nor the directory immutable or append-only (chattr, which stops root too). Without
         ``atomic`` a file that exists is written in place: only the file counts. What no check
-        foresees is undone (_put_in_place)."""
+        foresees is undone (_put_in_place). A file that a new one could not replace with its
+        owner and group kept (another user's, for a plain user) is refused too: writing through
+        it keeps them (``atomic=False``)."""
         for _, name, target in changed:
             final = self._final(name)
             directory = os.path.dirname(os.path.abspath(target))
@@ -286,6 +289,10 @@ class OutputSet:
                    else "it is immutable or append-only (chattr)" if pinned(target)
                    else "its directory is immutable or append-only (chattr)"
                    if not in_place and pinned(directory) else None)
+            owner = None if in_place or why is not None else unkeepable_owner(target)
+            if owner is not None:
+                why = (f"{owner}; run as its owner, or `atomic=False` to write through it "
+                       "(without atomicity)")
             if why is not None:
                 raise OutputError(f"{final}: cannot write: {why}; nothing was changed")
 

@@ -21,7 +21,8 @@ from typing import Optional
 
 __all__ = ["deferred_signals", "find_base", "is_special", "keep_metadata", "leaves",
            "link_backup", "lock_directory", "make_temp", "move_into_place", "pinned",
-           "real_target", "replace_file", "same_bytes", "same_file", "umask_mode"]
+           "real_target", "replace_file", "same_bytes", "same_file", "umask_mode",
+           "unkeepable_owner"]
 
 
 def real_target(path: str) -> str:
@@ -113,6 +114,33 @@ def keep_metadata(temp: str, target: str, new_mode: int, like: Optional[str] = N
     os.chmod(temp, stat.S_IMODE(st.st_mode))
 
 
+def unkeepable_owner(path: str) -> Optional[str]:
+    """Why a new file renamed over ``path`` could not keep its owner or group, or None: a
+    plain user can give a file only their own owner and one of their groups, so replacing
+    another user's file would hand it to us (and its readers through the group would lose it).
+    """
+    st = _stat(path)
+    if st is None or os.geteuid() == 0:
+        return None
+    if st.st_uid != os.geteuid():
+        return f"it belongs to {_name('pwd', st.st_uid)}, and a new file would belong to you"
+    if st.st_gid != os.getegid() and st.st_gid not in os.getgroups():
+        return f"its group is {_name('grp', st.st_gid)}, which you are not in"
+    return None
+
+
+def _name(module: str, number: int) -> str:
+    """A user's (``pwd``) or group's (``grp``) name, else its number."""
+    import grp
+    import pwd
+
+    try:
+        return (pwd.getpwuid(number).pw_name if module == "pwd"
+                else grp.getgrgid(number).gr_name)
+    except KeyError:
+        return str(number)
+
+
 def _stat(path: str) -> Optional[os.stat_result]:
     try:
         return os.stat(path)
@@ -160,6 +188,9 @@ def replace_file(path: str, data: bytes) -> None:
         code = (errno.ELOOP if stat.S_ISLNK(mode) else errno.EISDIR if stat.S_ISDIR(mode)
                 else errno.EINVAL)
         raise OSError(code, os.strerror(code), path)
+    why = unkeepable_owner(path)
+    if why is not None:
+        raise PermissionError(errno.EPERM, why, path)
     directory = os.path.dirname(os.path.abspath(path))
     # Held: a signal while the temporary exists would leave it behind.
     with deferred_signals():
