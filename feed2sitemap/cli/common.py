@@ -168,7 +168,8 @@ def say(text: str) -> None:
 _OPTION_OF = {"scope_check": "--no-scope-check", "scope_check=False": "--no-scope-check",
               "atomic": "--no-atomic", "atomic=False": "--no-atomic",
               "follow=True": "--follow", "gzip=True": "--gzip", "gzip=False": "--no-gzip",
-              "dedupe_mode": "--merge/--keep-first/--no-dedupe", "output": "-o/--output"}
+              "dedupe_mode": "--merge/--keep-first/--no-dedupe", "output": "-o/--output",
+              "remove": "--remove"}
 
 
 def render(text: str) -> str:
