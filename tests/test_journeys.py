@@ -3,6 +3,7 @@ typed, and the library's entry points refuse a wrong value with the library's ow
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 from feed2sitemap import Record, convert, write
 from feed2sitemap.errors import OptionError
 
-from .conftest import run
+from .conftest import command, run
 
 BASE = "https://example.com/"
 
@@ -53,3 +54,23 @@ def test_write_and_convert_refuse_what_is_not_a_sequence_or_a_group(
     with pytest.raises(OptionError, match="must be a"):
         call(str(tmp_path / "out.xml"))
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("target", ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"])
+def test_output_to_a_descriptor_writes_through_the_shells_file(tmp_path: Path,
+                                                               target: str) -> None:
+    """`-o /dev/stdout >> log` appends to the log the shell opened: the file is neither renamed
+    over (its earlier lines lost) nor needs a temporary in /dev (which a plain user may not
+    write)."""
+    (tmp_path / "urls.txt").write_text(f"{BASE}a\n")
+    log = tmp_path / "log.txt"
+    log.write_bytes(b"earlier line\n")
+    inode = log.stat().st_ino
+    with log.open("ab") as out:
+        done = subprocess.run(command() + ["urls.txt", "-o", target, "-q"], cwd=tmp_path,
+                              stdout=out, stderr=subprocess.PIPE, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert log.stat().st_ino == inode
+    text = log.read_text()
+    assert text.startswith("earlier line\n<?xml") and text.endswith("</urlset>\n"), text
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["log.txt", "urls.txt"]

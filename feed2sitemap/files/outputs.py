@@ -238,8 +238,8 @@ class OutputSet:
             assert self.stream is not None
             shutil.copyfileobj(spool, self.stream, 1 << 20)
             self.stream.flush()
-        else:
-            with open(self.through, "wb") as f:
+        else:  # appended: a file the shell opened with >> (or after other output) keeps it
+            with open(self.through, "ab") as f:
                 shutil.copyfileobj(spool, f, 1 << 20)
         if self.progress is not None:
             self.progress.committed()

@@ -11,6 +11,7 @@ import contextlib
 import errno
 import fcntl
 import os
+import re
 import signal
 import stat
 import sys
@@ -40,13 +41,29 @@ def leaves(path: str, directory: str) -> bool:
 
 def is_special(path: str) -> bool:
     """True for an existing path that is not a regular file or a directory (after links):
-    /dev/null, /dev/stdout, a FIFO, a process substitution. Such a path is written through,
-    never renamed over."""
+    /dev/null, a FIFO, a process substitution; and for a descriptor (/dev/stdout, /dev/fd/N,
+    /proc/self/fd/N) whatever it leads to, a file the shell opened with ``>`` or ``>>``. Such a
+    path is written through, never renamed over."""
     try:
         mode = os.stat(path).st_mode
     except OSError:
         return False
-    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)) or _descriptor(path)
+
+
+_DESCRIPTOR = re.compile(r"/dev/(stdout|stderr|fd/[0-9]+)|/proc/[^/]+/fd/[0-9]+")
+
+
+def _descriptor(path: str) -> bool:
+    """Whether ``path``, or a link on the way to its file, names an open descriptor."""
+    name = os.path.abspath(path)
+    for _ in range(40):  # (the kernel's own limit of links followed)
+        if _DESCRIPTOR.fullmatch(name):
+            return True
+        if not os.path.islink(name):
+            return False
+        name = os.path.join(os.path.dirname(name), os.readlink(name))
+    return False
 
 
 _TEMP_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"  # tempfile's, so its names look alike
