@@ -3,7 +3,13 @@ typed, and the library's entry points refuse a wrong value with the library's ow
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import os
+import struct
 import subprocess
+import termios
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -74,3 +80,52 @@ def test_output_to_a_descriptor_writes_through_the_shells_file(tmp_path: Path,
     text = log.read_text()
     assert text.startswith("earlier line\n<?xml") and text.endswith("</urlset>\n"), text
     assert sorted(p.name for p in tmp_path.iterdir()) == ["log.txt", "urls.txt"]
+
+
+def _list(tmp_path: Path, n: int) -> None:
+    (tmp_path / "urls.txt").write_text("".join(f"{BASE}page/{i}\n" for i in range(n)))
+
+
+def test_a_closed_pipe_ends_an_unbuffered_run_with_sigpipe(tmp_path: Path) -> None:
+    """Under PYTHONUNBUFFERED (set in many container images) stdout takes a write in part when
+    its reader goes: the rest is written again, so the run ends by SIGPIPE, as documented,
+    rather than with exit 0 after output it never gave."""
+    _list(tmp_path, 10_000)  # under 1 MiB: one write
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    done = subprocess.run(
+        ["bash", "-c", 'set -o pipefail; "$0" urls.txt -t text | head -1', *command()],
+        cwd=tmp_path, capture_output=True, stdin=subprocess.DEVNULL, timeout=60, env=env)
+    assert done.stdout == f"{BASE}page/0\n".encode()
+    assert (done.returncode, done.stderr) == (141, b"")
+
+
+@pytest.mark.parametrize("args", [["urls.txt", "-t", "text"], ["diff", "empty.txt", "urls.txt",
+                                                                "--show", "10000"]],
+                         ids=["convert", "diff"])
+@pytest.mark.parametrize("unbuffered", ["1", ""], ids=["unbuffered", "buffered"])
+def test_a_non_blocking_stdout_gets_the_whole_output(tmp_path: Path, args: list[str],
+                                                     unbuffered: str) -> None:
+    """A stdout another program left non-blocking (a terminal after some tools, an event
+    loop's pipe) took the first 64 KiB and dropped the rest with exit 0 (unbuffered), or ended
+    in a BlockingIOError with exit 120: the command now waits for its reader."""
+    _list(tmp_path, 10_000)
+    (tmp_path / "empty.txt").write_text(f"{BASE}page/0\n")
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)
+    env = {**os.environ, "PYTHONUNBUFFERED": unbuffered}
+    proc = subprocess.Popen(command() + args, cwd=tmp_path, stdout=write_end,
+                            stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=env)
+    os.close(write_end)
+    while proc.poll() is None and _waiting(read_end) < 65536:  # until the pipe is full
+        time.sleep(0.02)
+    with contextlib.suppress(subprocess.TimeoutExpired):  # (a run that drops output ends)
+        proc.wait(timeout=1)
+    with open(read_end, "rb") as f:
+        out = f.read()
+    assert proc.wait(timeout=60) == 0
+    assert out.count(b"/page/") >= 9_999 and out.endswith(b"\n"), len(out)
+
+
+def _waiting(fd: int) -> int:
+    """The bytes in a pipe not yet read (FIONREAD)."""
+    return struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]

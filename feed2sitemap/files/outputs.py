@@ -6,6 +6,7 @@ removed only when they are feed2sitemap's own (previous.py), with modes, owners 
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import stat
 from collections.abc import Iterable
@@ -236,7 +237,7 @@ class OutputSet:
         spool.seek(0)
         if self.through is None:
             assert self.stream is not None
-            shutil.copyfileobj(spool, self.stream, 1 << 20)
+            _copy_whole(spool, self.stream)
             self.stream.flush()
         else:  # appended: a file the shell opened with >> (or after other output) keeps it
             with open(self.through, "ab") as f:
@@ -398,6 +399,22 @@ class OutputSet:
         for spool in self._spools:
             spool.close()
         self._spools.clear()
+
+
+def _copy_whole(source: IO[bytes], stream: IO[bytes]) -> None:
+    """Copy ``source`` to ``stream`` to its last byte. A raw stream (stdout under
+    PYTHONUNBUFFERED) may take part of a chunk, or nothing when it is non-blocking and full
+    (write() returns None): the rest is written again, once there is room, never dropped."""
+    import select
+
+    while chunk := source.read(1 << 20):
+        view = memoryview(chunk)
+        while view:
+            n = stream.write(view)
+            if n is None and isinstance(stream, io.RawIOBase):
+                select.select([], [stream], [])
+                continue
+            view = view[n or len(view):]
 
 
 class _Done(NamedTuple):
