@@ -129,3 +129,20 @@ def test_a_non_blocking_stdout_gets_the_whole_output(tmp_path: Path, args: list[
 def _waiting(fd: int) -> int:
     """The bytes in a pipe not yet read (FIONREAD)."""
     return struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
+
+
+def test_a_part_linked_out_of_a_relative_index_names_the_directory(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    _list(site, 25)
+    assert run("urls.txt", "-o", "sitemap.xml", "--base-url", BASE, "--max-urls", "10",
+               cwd=site).returncode == 0
+    (site / "sitemap-3.xml").rename(tmp_path / "sitemap-3.xml")
+    (site / "sitemap-3.xml").symlink_to(tmp_path / "sitemap-3.xml")
+    done = run("sitemap.xml", "urls.txt", "-o", "sitemap.xml", "--base-url", BASE,
+               "--max-urls", "10", cwd=site)
+    assert done.returncode == 1
+    assert done.stderr == (
+        f"feed2sitemap: sitemap.xml:5: part sitemap-3.xml is a symbolic link out of {site} (to "
+        f"{tmp_path}/sitemap-3.xml): refused, as a part is read and replaced in its index's "
+        "directory; nothing was written\n").encode()
