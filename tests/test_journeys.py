@@ -146,3 +146,34 @@ def test_a_part_linked_out_of_a_relative_index_names_the_directory(tmp_path: Pat
         f"feed2sitemap: sitemap.xml:5: part sitemap-3.xml is a symbolic link out of {site} (to "
         f"{tmp_path}/sitemap-3.xml): refused, as a part is read and replaced in its index's "
         "directory; nothing was written\n").encode()
+
+
+def _acl(*entries: tuple[int, int, int]) -> bytes:
+    """A POSIX ACL as the kernel stores it (system.posix_acl_access): version 2, then each
+    entry's tag, permissions and id."""
+    return struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *e) for e in entries)
+
+
+def test_an_update_in_place_keeps_the_files_acl_and_attributes(tmp_path: Path) -> None:
+    """A rename drops what the old file carried beyond its mode: an ACL that denies one user
+    what the mode gives others would be lost, opening the file to that user."""
+    _list(tmp_path, 3)
+    assert run("urls.txt", "-o", "sitemap.xml", cwd=tmp_path).returncode == 0
+    index = tmp_path / "sitemap.xml"
+    anyone = 0xFFFFFFFF
+    # rw- for the owner, nothing for uid 65534 (nobody), r-- for the group and others
+    acl = _acl((1, 6, anyone), (2, 0, 65534), (4, 4, anyone), (0x10, 4, anyone),
+               (0x20, 4, anyone))
+    try:
+        os.setxattr(index, "system.posix_acl_access", acl)
+        os.setxattr(index, "user.mime_type", b"application/xml")
+    except OSError as exc:
+        pytest.skip(f"this file system keeps no ACL or user attributes: {exc}")
+    _list(tmp_path, 25)
+    done = run("sitemap.xml", "urls.txt", "-o", "sitemap.xml", "--base-url", BASE,
+               "--max-urls", "10", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    for name in ["sitemap.xml", "sitemap-1.xml", "sitemap-3.xml"]:
+        path = tmp_path / name
+        assert os.getxattr(path, "system.posix_acl_access") == acl, name
+        assert os.getxattr(path, "user.mime_type") == b"application/xml", name

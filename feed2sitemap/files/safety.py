@@ -110,13 +110,14 @@ def same_bytes(a: str, b: str) -> bool:
 
 
 def keep_metadata(temp: str, target: str, new_mode: int, like: Optional[str] = None) -> None:
-    """Give ``temp`` the mode, owner and group of the file it replaces; when there is none, of
-    ``like`` (the set's existing output, so that a new part is served as its index is); when
-    neither exists, ``new_mode`` (the umask's). The mode is copied exactly, never widened. The
-    owner and group are kept where the process may set them: root always, a plain user only
-    for a group it belongs to."""
-    st = _stat(target) or (_stat(like) if like is not None else None)
-    if st is None:
+    """Give ``temp`` the mode, owner, group and extended attributes (an ACL among them) of the
+    file it replaces; when there is none, of ``like`` (the set's existing output, so that a
+    new part is served as its index is); when neither exists, ``new_mode`` (the umask's). The
+    mode is copied exactly, never widened. The owner and group are kept where the process may
+    set them: root always, a plain user only for a group it belongs to."""
+    source = target if os.path.exists(target) else like
+    st = _stat(source) if source is not None else None
+    if source is None or st is None:
         os.chmod(temp, new_mode)
         return
     mine = os.stat(temp)
@@ -129,6 +130,20 @@ def keep_metadata(temp: str, target: str, new_mode: int, like: Optional[str] = N
                 continue
     # after chown, which may clear set-id bits
     os.chmod(temp, stat.S_IMODE(st.st_mode))
+    _copy_xattrs(source, temp)
+
+
+def _copy_xattrs(source: str, temp: str) -> None:
+    """The extended attributes of ``source`` on ``temp``, after its mode: an ACL that denies a
+    user what the mode allows others, or a MIME type a web server reads (user.mime_type), is
+    not dropped by the replacement. Those the process may not set (trusted.*) stay behind."""
+    try:
+        names = os.listxattr(source)
+    except OSError:  # (a file system without them)
+        return
+    for name in names:
+        with contextlib.suppress(OSError):
+            os.setxattr(temp, name, os.getxattr(source, name))
 
 
 def unkeepable_owner(path: str) -> Optional[str]:
@@ -180,7 +195,7 @@ def move_into_place(temp: str, target: str) -> None:
     near = make_temp(os.path.dirname(target), "." + os.path.basename(target) + ".")
     try:
         shutil.copyfile(temp, near)
-        shutil.copymode(temp, near)
+        shutil.copystat(temp, near)  # (the mode and extended attributes kept_metadata gave)
         with contextlib.suppress(OSError):
             st = os.stat(temp)
             os.chown(near, st.st_uid, st.st_gid)
