@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import resource
 import struct
 import subprocess
 import termios
@@ -177,3 +178,20 @@ def test_an_update_in_place_keeps_the_files_acl_and_attributes(tmp_path: Path) -
         path = tmp_path / name
         assert os.getxattr(path, "system.posix_acl_access") == acl, name
         assert os.getxattr(path, "user.mime_type") == b"application/xml", name
+
+
+def test_a_full_temporary_directory_is_named_when_stdout_cannot_be_prepared(
+        tmp_path: Path) -> None:
+    """stdout is spooled in TMPDIR first: when that fills, the message says so, rather than
+    blaming stdout (which may be a pipe with all the room in the world)."""
+    _list(tmp_path, 10_000)  # about 300 KB of text
+    spool = tmp_path / "spool"
+    spool.mkdir()
+    done = subprocess.run(
+        command() + ["urls.txt", "-t", "text"], cwd=tmp_path, capture_output=True,
+        stdin=subprocess.DEVNULL, timeout=60, env={**os.environ, "TMPDIR": str(spool)},
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (100_000, 100_000)))
+    assert done.returncode == 1 and done.stdout == b""
+    assert done.stderr == (
+        f"feed2sitemap: <stdout>: cannot write: File too large (the output is prepared in "
+        f"{spool} first; TMPDIR chooses another directory); nothing was replaced\n").encode()

@@ -160,6 +160,15 @@ class OutputSet:
         info.temp = temp
         return open(temp, "wb"), info
 
+    def staging_dir(self) -> Optional[str]:
+        """Where the temporaries are when not beside the output: stdout's spool and a run
+        without ``atomic`` are prepared in the system's temporary directory."""
+        if self.path is not None and self.atomic:
+            return None
+        import tempfile
+
+        return tempfile.gettempdir()
+
     def _final(self, name: str) -> str:
         assert self.directory is not None
         return os.path.join(self.directory, name)
