@@ -16,12 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from feed2sitemap import Record, convert, write
+from feed2sitemap import Publish, Record, Web, convert, diff, read, write
 from feed2sitemap.errors import OptionError
 
-from .conftest import command, run
+from .conftest import SAMPLES, command, run
 
 BASE = "https://example.com/"
+SAMPLE = str(SAMPLES / "sitemap.xml")
 
 
 def test_an_unreadable_remove_list_is_named_by_its_option(tmp_path: Path) -> None:
@@ -195,3 +196,26 @@ def test_a_full_temporary_directory_is_named_when_stdout_cannot_be_prepared(
     assert done.stderr == (
         f"feed2sitemap: <stdout>: cannot write: File too large (the output is prepared in "
         f"{spool} first; TMPDIR chooses another directory); nothing was replaced\n").encode()
+
+
+@pytest.mark.parametrize("make, parameter", [
+    (lambda: Web(timeout=0), "timeout"),
+    (lambda: Web(timeout="3"), "timeout"),  # type: ignore[arg-type]
+    (lambda: Web(cache_dir=5), "cache_dir"),  # type: ignore[arg-type]
+    (lambda: Web(max_parts=0), "max_parts"),
+    (lambda: Publish(robots=1), "robots"),  # type: ignore[arg-type]  # (stdout's descriptor)
+    (lambda: Publish(indexnow="abcdef0123456789"), "indexnow"),  # type: ignore[arg-type]
+    (lambda: list(read(SAMPLE, report="x")), "report"),  # type: ignore[arg-type]
+    (lambda: list(read(SAMPLE, web={"timeout": 1})), "web"),  # type: ignore[arg-type]
+    (lambda: list(read(SAMPLE, base_url=5)), "base_url"),  # type: ignore[arg-type]
+    (lambda: diff(SAMPLE, SAMPLE, show=-1), "show"),
+    (lambda: diff(SAMPLE, SAMPLE, web={}), "web"),  # type: ignore[arg-type]
+], ids=["timeout-0", "timeout-str", "cache-int", "max-parts-0", "robots-fd", "indexnow-str",
+        "read-report", "read-web", "read-base-url", "diff-show", "diff-web"])
+def test_web_publish_read_and_diff_refuse_a_wrong_value(make: Callable[[], object],
+                                                        parameter: str) -> None:
+    """Each was a TypeError or AttributeError from inside a fetch or a reader, or worse:
+    `Publish(robots=1)` read and wrote robots.txt through file descriptor 1."""
+    with pytest.raises(OptionError) as caught:
+        make()
+    assert caught.value.parameter == parameter
