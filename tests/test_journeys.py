@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import http.server
 import os
 import resource
 import struct
 import subprocess
 import termios
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -219,3 +221,44 @@ def test_web_publish_read_and_diff_refuse_a_wrong_value(make: Callable[[], objec
     with pytest.raises(OptionError) as caught:
         make()
     assert caught.value.parameter == parameter
+
+
+def test_diff_names_no_option_it_does_not_have(tmp_path: Path) -> None:
+    """diff reads an index's parts as the converter does, but has no --base-url: the hint
+    that names it (`base_url` in backticks, as the library spells it) is left out."""
+    (tmp_path / "index.xml").write_text(
+        '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap>'
+        f"<loc>{BASE}part.xml</loc></sitemap></sitemapindex>")
+    _list(tmp_path, 2)
+    done = run("diff", "index.xml", "urls.txt", "--follow", cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stderr == (b"feed2sitemap: index.xml:1: part https://example.com/part.xml is "
+                           b"missing: no file part.xml; nothing was written\n")
+
+
+def test_check_names_no_option_it_does_not_have(tmp_path: Path) -> None:
+    """A redirect into a private network is refused when check fetches too; the converter's
+    --allow-private-redirects, which check has not, is not offered (nor its library name)."""
+
+    class Redirect(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(302)
+            self.send_header("Location", f"http://localhost:{self.server.server_port}/x.xml")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Redirect)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_port}/sitemap.xml"
+        done = run("check", url, cwd=tmp_path)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert done.returncode == 1
+    assert done.stdout.decode() == (
+        f"{url}:1:1: error: unreadable: redirected to http://localhost:{server.server_port}"
+        "/x.xml: a loopback, private or link-local address, refused\n")

@@ -172,8 +172,13 @@ _OPTION_OF = {"scope_check": "--no-scope-check", "scope_check=False": "--no-scop
               "remove": "--remove"}
 
 
+_NAME = re.compile(r"`([a-z][a-z_]*(?:=\w+)?)`")
+
+
 def render(text: str) -> str:
-    """A library message in the command line's terms: `base_url` becomes --base-url."""
+    """A library message in the command line's terms: `base_url` becomes --base-url. A hint in
+    parentheses naming a parameter this command has no option for (check and diff fetch
+    without --allow-private-redirects) is left out: the user could not act on it."""
     if "`" not in text:
         return text
     ctx = click.get_current_context(silent=True)
@@ -181,7 +186,9 @@ def render(text: str) -> str:
     for param in ctx.command.params if ctx is not None else ():
         if isinstance(param, click.Option) and param.name:
             options[param.name] = "/".join(o for o in param.opts if o.startswith("--"))
-    return re.sub(r"`([a-z][a-z_]*(?:=\w+)?)`", lambda m: options.get(m[1], m[0]), text)
+    text = re.sub(r" \([^()`]*`[^()]*\)", lambda m: m[0] if all(
+        n in options for n in _NAME.findall(m[0])) else "", text)
+    return _NAME.sub(lambda m: options.get(m[1], m[0]), text)
 
 
 class ProgressLine:
