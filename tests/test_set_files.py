@@ -131,3 +131,28 @@ def test_no_atomic_writes_through_a_hard_link(site: Path) -> None:
     assert (site / "pub.xml").samefile(site / "hard.xml")
     assert b"p/2" in (site / "hard.xml").read_bytes()
     assert b"hard link" not in done.stderr
+
+
+def test_a_plain_user_does_not_take_over_another_users_output(site: Path) -> None:
+    """Replacing root's sitemap would hand it to the plain user: refused before anything
+    changes, saying how to write through it instead (new-user hunt)."""
+    prefix = as_user(True)
+    import pwd
+
+    nobody = pwd.getpwnam("nobody")
+    os.chown(site, nobody.pw_uid, nobody.pw_gid)  # the user may write in the directory
+    (site / "urls.txt").write_bytes(urls(3))
+    convert(site, "urls.txt", "-o", "sitemap.xml", umask=0o022)  # root's first run, readable
+    index = site / "sitemap.xml"
+    before = index.read_bytes(), index.stat()
+    (site / "urls.txt").write_bytes(urls(4))
+    done = subprocess.run(prefix + command() + ["sitemap.xml", "urls.txt", "-o", "sitemap.xml"],
+                          cwd=site, capture_output=True, stdin=subprocess.DEVNULL, timeout=120)
+    assert done.returncode == 1, done.stderr
+    err = done.stderr.decode()
+    assert err.count("\n") == 1 and "sitemap.xml: cannot write: it belongs to root" in err, err
+    assert "--no-atomic" in err and "nothing was changed" in err, err
+    after = index.stat()
+    assert index.read_bytes() == before[0]
+    assert (after.st_ino, after.st_uid, after.st_gid) == (before[1].st_ino, 0, 0)
+    assert sorted(p.name for p in site.iterdir()) == ["sitemap.xml", "urls.txt"]

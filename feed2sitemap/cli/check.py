@@ -11,7 +11,7 @@ import click
 
 from ..files.store import is_store
 from ..model.limits import PROFILES
-from .common import PROG, ProgressLine, check_stdin, command, count, on_disk
+from .common import PROG, ProgressLine, check_stdin, command, count, on_disk, render
 
 
 class SiteDir(click.Path):
@@ -97,9 +97,10 @@ def check_command(files: tuple[str, ...], profile: str, base_url: str | None, fm
         if display is not None:
             display.clear()
         if fmt == "json":
-            click.echo(("[\n  " if first else ",\n  ") + json.dumps(d.as_dict()), nl=False)
+            item = {**d.as_dict(), "message": render(d.message)}
+            click.echo(("[\n  " if first else ",\n  ") + json.dumps(item), nl=False)
         else:
-            click.echo(str(d))
+            click.echo(render(str(d)))
         first = False
     if display is not None:
         display.clear()

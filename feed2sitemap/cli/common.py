@@ -168,11 +168,17 @@ def say(text: str) -> None:
 _OPTION_OF = {"scope_check": "--no-scope-check", "scope_check=False": "--no-scope-check",
               "atomic": "--no-atomic", "atomic=False": "--no-atomic",
               "follow=True": "--follow", "gzip=True": "--gzip", "gzip=False": "--no-gzip",
-              "dedupe_mode": "--merge/--keep-first/--no-dedupe", "output": "-o/--output"}
+              "dedupe_mode": "--merge/--keep-first/--no-dedupe", "output": "-o/--output",
+              "remove": "--remove"}
+
+
+_NAME = re.compile(r"`([a-z][a-z_]*(?:=\w+)?)`")
 
 
 def render(text: str) -> str:
-    """A library message in the command line's terms: `base_url` becomes --base-url."""
+    """A library message in the command line's terms: `base_url` becomes --base-url. A hint in
+    parentheses naming a parameter this command has no option for (check and diff fetch
+    without --allow-private-redirects) is left out: the user could not act on it."""
     if "`" not in text:
         return text
     ctx = click.get_current_context(silent=True)
@@ -180,7 +186,9 @@ def render(text: str) -> str:
     for param in ctx.command.params if ctx is not None else ():
         if isinstance(param, click.Option) and param.name:
             options[param.name] = "/".join(o for o in param.opts if o.startswith("--"))
-    return re.sub(r"`([a-z][a-z_]*(?:=\w+)?)`", lambda m: options.get(m[1], m[0]), text)
+    text = re.sub(r" \([^()`]*`[^()]*\)", lambda m: m[0] if all(
+        n in options for n in _NAME.findall(m[0])) else "", text)
+    return _NAME.sub(lambda m: options.get(m[1], m[0]), text)
 
 
 class ProgressLine:

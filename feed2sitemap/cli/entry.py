@@ -39,8 +39,20 @@ def _cwd_gone() -> bool:
     return False
 
 
+def _blocking() -> None:
+    """stdout and stderr wait for their reader. One left non-blocking by another program (a
+    terminal after some tools, a pipe from an event loop) takes part of a write and drops the
+    rest silently, or ends the run with BlockingIOError at exit."""
+    for fd in (1, 2):
+        try:
+            os.set_blocking(fd, True)
+        except OSError:  # (closed)
+            pass
+
+
 def main() -> None:
     _hold()
+    _blocking()
     # The cyclic collector's young generation holds 10,000 objects rather than 700: a run makes
     # millions of records, none of them in a cycle, and the default thresholds spent about 9%
     # of a 1M-URL run traversing them. The command's process only, not a library user's.

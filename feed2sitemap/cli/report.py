@@ -196,8 +196,8 @@ def _write(output: str, text: str, fmt: str) -> None:
         store_put(output, data, _TYPES[fmt])
         return
     try:
-        if is_special(output):
-            with open(output, "wb") as f:
+        if is_special(output):  # (appended, as the converter's: a >> file keeps its text)
+            with open(output, "ab") as f:
                 f.write(data)
         else:
             replace_file(real_target(output), data)

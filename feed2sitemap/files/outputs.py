@@ -6,6 +6,7 @@ removed only when they are feed2sitemap's own (previous.py), with modes, owners 
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import stat
 from collections.abc import Iterable
@@ -31,6 +32,7 @@ from .safety import (
     real_target,
     same_bytes,
     umask_mode,
+    unkeepable_owner,
 )
 
 __all__ = ["BinaryOut", "FileInfo", "OutputSet", "part_names", "split_name"]
@@ -158,6 +160,15 @@ class OutputSet:
         info.temp = temp
         return open(temp, "wb"), info
 
+    def staging_dir(self) -> Optional[str]:
+        """Where the temporaries are when not beside the output: stdout's spool and a run
+        without ``atomic`` are prepared in the system's temporary directory."""
+        if self.path is not None and self.atomic:
+            return None
+        import tempfile
+
+        return tempfile.gettempdir()
+
     def _final(self, name: str) -> str:
         assert self.directory is not None
         return os.path.join(self.directory, name)
@@ -235,10 +246,10 @@ class OutputSet:
         spool.seek(0)
         if self.through is None:
             assert self.stream is not None
-            shutil.copyfileobj(spool, self.stream, 1 << 20)
+            _copy_whole(spool, self.stream)
             self.stream.flush()
-        else:
-            with open(self.through, "wb") as f:
+        else:  # appended: a file the shell opened with >> (or after other output) keeps it
+            with open(self.through, "ab") as f:
                 shutil.copyfileobj(spool, f, 1 << 20)
         if self.progress is not None:
             self.progress.committed()
@@ -276,7 +287,9 @@ class OutputSet:
         (access() also says no on a read-only file system, even to root), and neither the file
         nor the directory immutable or append-only (chattr, which stops root too). Without
         ``atomic`` a file that exists is written in place: only the file counts. What no check
-        foresees is undone (_put_in_place)."""
+        foresees is undone (_put_in_place). A file that a new one could not replace with its
+        owner and group kept (another user's, for a plain user) is refused too: writing through
+        it keeps them (``atomic=False``)."""
         for _, name, target in changed:
             final = self._final(name)
             directory = os.path.dirname(os.path.abspath(target))
@@ -286,6 +299,10 @@ class OutputSet:
                    else "it is immutable or append-only (chattr)" if pinned(target)
                    else "its directory is immutable or append-only (chattr)"
                    if not in_place and pinned(directory) else None)
+            owner = None if in_place or why is not None else unkeepable_owner(target)
+            if owner is not None:
+                why = (f"{owner}; run as its owner, or `atomic=False` to write through it "
+                       "(without atomicity)")
             if why is not None:
                 raise OutputError(f"{final}: cannot write: {why}; nothing was changed")
 
@@ -391,6 +408,22 @@ class OutputSet:
         for spool in self._spools:
             spool.close()
         self._spools.clear()
+
+
+def _copy_whole(source: IO[bytes], stream: IO[bytes]) -> None:
+    """Copy ``source`` to ``stream`` to its last byte. A raw stream (stdout under
+    PYTHONUNBUFFERED) may take part of a chunk, or nothing when it is non-blocking and full
+    (write() returns None): the rest is written again, once there is room, never dropped."""
+    import select
+
+    while chunk := source.read(1 << 20):
+        view = memoryview(chunk)
+        while view:
+            n = stream.write(view)
+            if n is None and isinstance(stream, io.RawIOBase):
+                select.select([], [stream], [])
+                continue
+            view = view[n or len(view):]
 
 
 class _Done(NamedTuple):

@@ -11,6 +11,7 @@ import contextlib
 import errno
 import fcntl
 import os
+import re
 import signal
 import stat
 import sys
@@ -21,7 +22,8 @@ from typing import Optional
 
 __all__ = ["deferred_signals", "find_base", "is_special", "keep_metadata", "leaves",
            "link_backup", "lock_directory", "make_temp", "move_into_place", "pinned",
-           "real_target", "replace_file", "same_bytes", "same_file", "umask_mode"]
+           "real_target", "replace_file", "same_bytes", "same_file", "umask_mode",
+           "unkeepable_owner"]
 
 
 def real_target(path: str) -> str:
@@ -39,13 +41,29 @@ def leaves(path: str, directory: str) -> bool:
 
 def is_special(path: str) -> bool:
     """True for an existing path that is not a regular file or a directory (after links):
-    /dev/null, /dev/stdout, a FIFO, a process substitution. Such a path is written through,
-    never renamed over."""
+    /dev/null, a FIFO, a process substitution; and for a descriptor (/dev/stdout, /dev/fd/N,
+    /proc/self/fd/N) whatever it leads to, a file the shell opened with ``>`` or ``>>``. Such a
+    path is written through, never renamed over."""
     try:
         mode = os.stat(path).st_mode
     except OSError:
         return False
-    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)) or _descriptor(path)
+
+
+_DESCRIPTOR = re.compile(r"/dev/(stdout|stderr|fd/[0-9]+)|/proc/[^/]+/fd/[0-9]+")
+
+
+def _descriptor(path: str) -> bool:
+    """Whether ``path``, or a link on the way to its file, names an open descriptor."""
+    name = os.path.abspath(path)
+    for _ in range(40):  # (the kernel's own limit of links followed)
+        if _DESCRIPTOR.fullmatch(name):
+            return True
+        if not os.path.islink(name):
+            return False
+        name = os.path.join(os.path.dirname(name), os.readlink(name))
+    return False
 
 
 _TEMP_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789_"  # tempfile's, so its names look alike
@@ -92,13 +110,14 @@ def same_bytes(a: str, b: str) -> bool:
 
 
 def keep_metadata(temp: str, target: str, new_mode: int, like: Optional[str] = None) -> None:
-    """Give ``temp`` the mode, owner and group of the file it replaces; when there is none, of
-    ``like`` (the set's existing output, so that a new part is served as its index is); when
-    neither exists, ``new_mode`` (the umask's). The mode is copied exactly, never widened. The
-    owner and group are kept where the process may set them: root always, a plain user only
-    for a group it belongs to."""
-    st = _stat(target) or (_stat(like) if like is not None else None)
-    if st is None:
+    """Give ``temp`` the mode, owner, group and extended attributes (an ACL among them) of the
+    file it replaces; when there is none, of ``like`` (the set's existing output, so that a
+    new part is served as its index is); when neither exists, ``new_mode`` (the umask's). The
+    mode is copied exactly, never widened. The owner and group are kept where the process may
+    set them: root always, a plain user only for a group it belongs to."""
+    source = target if os.path.exists(target) else like
+    st = _stat(source) if source is not None else None
+    if source is None or st is None:
         os.chmod(temp, new_mode)
         return
     mine = os.stat(temp)
@@ -111,6 +130,47 @@ def keep_metadata(temp: str, target: str, new_mode: int, like: Optional[str] = N
                 continue
     # after chown, which may clear set-id bits
     os.chmod(temp, stat.S_IMODE(st.st_mode))
+    _copy_xattrs(source, temp)
+
+
+def _copy_xattrs(source: str, temp: str) -> None:
+    """The extended attributes of ``source`` on ``temp``, after its mode: an ACL that denies a
+    user what the mode allows others, or a MIME type a web server reads (user.mime_type), is
+    not dropped by the replacement. Those the process may not set (trusted.*) stay behind."""
+    try:
+        names = os.listxattr(source)
+    except OSError:  # (a file system without them)
+        return
+    for name in names:
+        with contextlib.suppress(OSError):
+            os.setxattr(temp, name, os.getxattr(source, name))
+
+
+def unkeepable_owner(path: str) -> Optional[str]:
+    """Why a new file renamed over ``path`` could not keep its owner or group, or None: a
+    plain user can give a file only their own owner and one of their groups, so replacing
+    another user's file would hand it to us (and its readers through the group would lose it).
+    """
+    st = _stat(path)
+    if st is None or os.geteuid() == 0:
+        return None
+    if st.st_uid != os.geteuid():
+        return f"it belongs to {_name('pwd', st.st_uid)}, and a new file would belong to you"
+    if st.st_gid != os.getegid() and st.st_gid not in os.getgroups():
+        return f"its group is {_name('grp', st.st_gid)}, which you are not in"
+    return None
+
+
+def _name(module: str, number: int) -> str:
+    """A user's (``pwd``) or group's (``grp``) name, else its number."""
+    import grp
+    import pwd
+
+    try:
+        return (pwd.getpwuid(number).pw_name if module == "pwd"
+                else grp.getgrgid(number).gr_name)
+    except KeyError:
+        return str(number)
 
 
 def _stat(path: str) -> Optional[os.stat_result]:
@@ -135,7 +195,7 @@ def move_into_place(temp: str, target: str) -> None:
     near = make_temp(os.path.dirname(target), "." + os.path.basename(target) + ".")
     try:
         shutil.copyfile(temp, near)
-        shutil.copymode(temp, near)
+        shutil.copystat(temp, near)  # (the mode and extended attributes kept_metadata gave)
         with contextlib.suppress(OSError):
             st = os.stat(temp)
             os.chown(near, st.st_uid, st.st_gid)
@@ -160,6 +220,9 @@ def replace_file(path: str, data: bytes) -> None:
         code = (errno.ELOOP if stat.S_ISLNK(mode) else errno.EISDIR if stat.S_ISDIR(mode)
                 else errno.EINVAL)
         raise OSError(code, os.strerror(code), path)
+    why = unkeepable_owner(path)
+    if why is not None:
+        raise PermissionError(errno.EPERM, why, path)
     directory = os.path.dirname(os.path.abspath(path))
     # Held: a signal while the temporary exists would leave it behind.
     with deferred_signals():

@@ -298,8 +298,11 @@ def write_output(batches: Iterable[Batch], fmt: Format, profile: Profile, out: O
         raise  # stdout's reader has gone: the command ends quietly (see cli/entry.py)
     except OSError as exc:
         # a full disk, a file-size limit (EFBIG), a directory made read-only mid-run
-        raise OutputError(f"{out.display}: cannot write: {exc.strerror or exc}; nothing was "
-                          "replaced") from None
+        staging = out.staging_dir()
+        where = "" if staging is None else (
+            f" (the output is prepared in {staging} first; TMPDIR chooses another directory)")
+        raise OutputError(f"{out.display}: cannot write: {exc.strerror or exc}{where}; nothing "
+                          "was replaced") from None
     finally:
         out.abort()
 

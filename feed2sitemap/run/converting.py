@@ -56,7 +56,15 @@ from ..web.fetch import is_url
 from ..writers import Format
 from .publish import Changes, Publish, check_publish, robots, submit
 from .reading import Reading, Source, Web, source_name
-from .writing import Destination, Summary, dest_path, open_output, settings_of, write_to
+from .writing import (
+    Destination,
+    Summary,
+    check_groups,
+    dest_path,
+    open_output,
+    settings_of,
+    write_to,
+)
 
 __all__ = ["Publish", "Summary", "Web", "convert"]
 
@@ -98,6 +106,11 @@ def convert(inputs: Sequence[Source], output: Destination, *,
         return to_store(convert, {**call, "inputs": inputs})
     report = report if report is not None else Report(strict=strict)
     # Everything that can be wrong with the options is found before any input is read.
+    check_groups(report=(report, Report), progress=(progress, (Progress, type(None))),
+                 reading=(reading, ReadOptions), writing=(writing, WriteOptions),
+                 limits=(limits, Limits), defaults=(defaults, Defaults),
+                 channel=(channel, Channel), web=(web, Web), publish=(publish, Publish),
+                 news=(news, (NewsSitemap, type(None))), filters=(filters, Filters))
     plan = _plan(inputs, output, base_url, scope_check, dedupe_mode, report, reading, writing,
                  limits, publish, news, filters, prune, max_removals)
     out = open_output(output, progress, plan.base_url, writing, publish.dry_run)
@@ -171,8 +184,6 @@ def _plan(inputs: list[Source], output: Destination, base_url: Optional[str],
     if dedupe_mode == "auto":  # (an update in place merges, to count what it adds and removes)
         dedupe_mode = "merge" if len(inputs) > 1 or own_input is not None else "first"
     check_publish(publish, out_path, base_url, own_input)
-    if not isinstance(filters, Filters):
-        raise OptionError(f"must be a Filters, not {type(filters).__name__}", "filters")
     if isinstance(max_removals, str):
         max_removals = Threshold.parse(max_removals)
     elif not isinstance(max_removals, Threshold):
@@ -299,7 +310,11 @@ def _check_sites(inputs: Sequence[Source], base_url: Optional[str],
 def _inputs(inputs: Sequence[Source]) -> list[Source]:
     if isinstance(inputs, (str, bytes, os.PathLike)) or hasattr(inputs, "read"):
         return [inputs]  # type: ignore[list-item]  # one input, not a sequence of characters
-    inputs = list(inputs)
+    try:
+        inputs = list(inputs)
+    except TypeError:
+        raise OptionError("must be a list of paths, http(s) URLs or binary streams, not "
+                          f"{type(inputs).__name__}", "inputs") from None
     if not inputs:
         raise OptionError("no inputs given", "inputs")
     return inputs

@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 from itertools import islice
 from typing import Optional
 
+from ..errors import OptionError
 from ..model.batch import Batch
 from ..model.lastmods import lastmod_key
 from ..model.options import ReadOptions
@@ -18,6 +19,7 @@ from ..model.record import Lastmod
 from ..model.report import Report
 from ..pipeline.steps import normalize
 from .reading import Source, Web, read_batches
+from .writing import check_groups
 
 __all__ = ["KINDS", "Diff", "diff"]
 
@@ -77,6 +79,10 @@ def diff(old: Source, new: Source, *, reading: ReadOptions = ReadOptions(),
     """Compare ``old`` with ``new`` (paths, http(s) URLs or binary streams, read as ``read``
     reads them: ``reading.follow`` reads an index's parts). URLs are compared normalised;
     a URL listed twice on one side counts once (OLD: its last copy; NEW: its first)."""
+    check_groups(reading=(reading, ReadOptions), web=(web, Web),
+                 report=(report, (Report, type(None))))
+    if isinstance(show, bool) or not isinstance(show, int) or show < 0:
+        raise OptionError(f"must be a count of URLs (0 or more), not {show!r}", "show")
     report = report if report is not None else Report()
     result = Diff(Side(old_name or str(old)), Side(new_name or str(new)))
     earlier: dict[str, Optional[tuple[Optional[Lastmod], int, int]]] = {}  # None: seen in NEW

@@ -34,7 +34,8 @@ def part_path(index: Record, directory: str, base_prefix: Optional[str] = None) 
     path = next((p for p in paths if os.path.isfile(p)), paths[0])
     if os.path.lexists(path) and leaves(path, directory):
         raise InputError(index.source, index.line,
-                         f"part {path} is a symbolic link out of {directory} (to "
+                         f"part {path} is a symbolic link out of "
+                         f"{os.path.abspath(directory)} (to "
                          f"{os.path.realpath(path)}): refused, as a part is read and replaced "
                          "in its index's directory; nothing was written")
     return path

@@ -29,6 +29,17 @@ class Publish:
     indexnow: Optional[IndexNow] = None  # submit the URLs added or updated
     dry_run: bool = False  # write nothing, send nothing: say what would be done
 
+    def __post_init__(self) -> None:
+        # (an int would be opened as a file descriptor, a str key found missing deep inside)
+        if self.robots is not None and not isinstance(self.robots, (str, os.PathLike)):
+            raise OptionError(f"must be a path, not {type(self.robots).__name__}", "robots")
+        if self.indexnow is not None:
+            from ..web.indexnow import IndexNow
+
+            if not isinstance(self.indexnow, IndexNow):
+                raise OptionError(f"must be an IndexNow, not {type(self.indexnow).__name__}",
+                                  "indexnow")
+
 
 def check_publish(publish: Publish, out_path: Optional[str], base_url: Optional[str],
                   base_name: Optional[str]) -> None:

@@ -34,6 +34,7 @@ from .follow import (
     StoreParts,
     follow_index_batches,
 )
+from .writing import check_groups
 
 Source = Union[str, "os.PathLike[str]", IO[bytes]]
 
@@ -59,6 +60,14 @@ class Web:
     skip_unreadable_parts: bool = False  # a remote index's part that fails: reported, skipped
 
     def __post_init__(self) -> None:
+        if (isinstance(self.timeout, bool) or not isinstance(self.timeout, (int, float))
+                or not 0 < self.timeout < float("inf")):
+            raise OptionError(f"must be a number of seconds above 0, not {self.timeout!r}",
+                              "timeout")
+        if self.cache_dir is not None and not isinstance(self.cache_dir, (str, os.PathLike)):
+            raise OptionError(f"must be a directory's path, not {type(self.cache_dir).__name__}",
+                              "cache_dir")
+        _positive(self.max_parts, "max_parts")
         if self.max_time is not None and (
                 isinstance(self.max_time, bool) or not isinstance(self.max_time, (int, float))
                 or not 0 <= self.max_time < float("inf")):
@@ -82,8 +91,8 @@ def read_batches(source: Source, reading: ReadOptions = ReadOptions(), *,
                  report: Optional[Report] = None, base_url: Optional[str] = None,
                  name: Optional[str] = None, web: Web = Web()) -> Iterator[Batch]:
     """``read``, in batches (model/batch.py)."""
-    if not isinstance(reading, ReadOptions):
-        raise OptionError(f"must be a ReadOptions, not {type(reading).__name__}", "reading")
+    check_groups(reading=(reading, ReadOptions), web=(web, Web),
+                 report=(report, (Report, type(None))), base_url=(base_url, (str, type(None))))
     _check_source(source)
     scope = None
     if reading.follow and base_url is not None:

@@ -124,6 +124,15 @@ def public_prefix(base_url: Optional[str]) -> Optional[str]:
     return None
 
 
+def check_groups(**groups: tuple[object, Union[type, tuple[type, ...]]]) -> None:
+    """Each option group (a parameter's value, and its class or classes) is of its class: a
+    dict or a string passed instead would otherwise fail deep inside, or be misread."""
+    for name, (value, kind) in groups.items():
+        if not isinstance(value, kind):
+            first = kind[0] if isinstance(kind, tuple) else kind
+            raise OptionError(f"must be a {first.__name__}, not {type(value).__name__}", name)
+
+
 def write(records: Iterable[Record], output: Destination, *, base_url: Optional[str] = None,
           report: Optional[Report] = None, writing: WriteOptions = WriteOptions(),
           limits: Limits = Limits(), channel: Channel = Channel(),
@@ -133,6 +142,9 @@ def write(records: Iterable[Record], output: Destination, *, base_url: Optional[
     ``summary.report`` (JSON Lines, a data format, takes the locs as they are); a bad
     ``base_url``, or no records at all, is an OptionError. Records that are sitemaps
     (``is_sitemap``) make a sitemap index."""
+    if not isinstance(records, Iterable) or isinstance(records, (str, bytes, Record)):
+        raise OptionError("must be an iterable of Record values, not "
+                          f"{type(records).__name__}", "records")
     return write_batches(batched(records), output, base_url=base_url, report=report,
                          writing=writing, limits=limits, channel=channel,
                          source_name=source_name)
@@ -144,6 +156,8 @@ def write_batches(batches: Iterable[Batch], output: Destination, *,
                   channel: Channel = Channel(), source_name: Optional[str] = None,
                   progress: Optional[Progress] = None) -> Summary:
     """``write``, for batches (see model/batch.py), checked as ``write`` says."""
+    check_groups(writing=(writing, WriteOptions), limits=(limits, Limits),
+                 channel=(channel, Channel), report=(report or Report(), Report))
     report = report or Report()
     if base_url is not None:
         base_url, _, note = base_of(base_url)
