@@ -137,6 +137,8 @@ def _copy_xattrs(source: str, temp: str) -> None:
     """The extended attributes of ``source`` on ``temp``, after its mode: an ACL that denies a
     user what the mode allows others, or a MIME type a web server reads (user.mime_type), is
     not dropped by the replacement. Those the process may not set (trusted.*) stay behind."""
+    if not hasattr(os, "listxattr"):  # (Linux only: elsewhere, the mode alone)
+        return
     try:
         names = os.listxattr(source)
     except OSError:  # (a file system without them)
