@@ -47,13 +47,10 @@ def profile_of(profile: Union[str, Profile], max_urls: Optional[int] = None,
     if isinstance(profile, Profile):
         return profile.lowered(max_urls, max_bytes)
     found = PROFILES.get(profile) if isinstance(profile, str) else None
-    try:
-        if found is None:
-            raise ValueError(f"unknown profile {profile!r}; choose one of: "
-                             f"{', '.join(sorted(PROFILES))}")
-        return found.lowered(max_urls, max_bytes)
-    except ValueError as exc:
-        raise UnsupportedFormat(str(exc), "profile") from None
+    if found is None:
+        raise UnsupportedFormat(f"unknown profile {profile!r}; choose one of: "
+                                f"{', '.join(sorted(PROFILES))}", "profile")
+    return found.lowered(max_urls, max_bytes)  # (a limit too high: an OptionError of its own)
 
 
 DEFAULT_ENDPOINT = "https://api.indexnow.org/indexnow"  # where IndexNow submissions go
