@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from feed2sitemap import Publish, Record, Web, convert, diff, read, write
+from feed2sitemap import Channel, Filters, Publish, Record, Report, Web, convert, diff, read, write
+from feed2sitemap.check.run import check
 from feed2sitemap.errors import OptionError
 
 from .conftest import SAMPLES, command, run
@@ -212,12 +213,18 @@ def test_a_full_temporary_directory_is_named_when_stdout_cannot_be_prepared(
     (lambda: list(read(SAMPLE, base_url=5)), "base_url"),  # type: ignore[arg-type]
     (lambda: diff(SAMPLE, SAMPLE, show=-1), "show"),
     (lambda: diff(SAMPLE, SAMPLE, web={}), "web"),  # type: ignore[arg-type]
+    (lambda: Filters(exclude="/drafts/**"), "exclude"),  # type: ignore[arg-type]
+    (lambda: Channel(title=5), "title"),  # type: ignore[arg-type]
+    (lambda: Report(on_problem="x"), "on_problem"),  # type: ignore[arg-type]
+    (lambda: check(5), "source"),  # type: ignore[arg-type]
 ], ids=["timeout-0", "timeout-str", "cache-int", "max-parts-0", "robots-fd", "indexnow-str",
-        "read-report", "read-web", "read-base-url", "diff-show", "diff-web"])
+        "read-report", "read-web", "read-base-url", "diff-show", "diff-web", "exclude-str",
+        "channel-title", "report-hook", "check-int"])
 def test_web_publish_read_and_diff_refuse_a_wrong_value(make: Callable[[], object],
                                                         parameter: str) -> None:
     """Each was a TypeError or AttributeError from inside a fetch or a reader, or worse:
-    `Publish(robots=1)` read and wrote robots.txt through file descriptor 1."""
+    `Publish(robots=1)` read and wrote robots.txt through file descriptor 1, and
+    `Filters(exclude="/drafts/**")` took each character for a pattern (`*` left out every URL)."""
     with pytest.raises(OptionError) as caught:
         make()
     assert caught.value.parameter == parameter
@@ -262,3 +269,14 @@ def test_check_names_no_option_it_does_not_have(tmp_path: Path) -> None:
     assert done.stdout.decode() == (
         f"{url}:1:1: error: unreadable: redirected to http://localhost:{server.server_port}"
         "/x.xml: a loopback, private or link-local address, refused\n")
+
+
+def test_a_limit_above_the_profile_is_named_once(tmp_path: Path) -> None:
+    """It read `--profile: --max-urls: must be ...`: the profile's own error wrapped the
+    limit's."""
+    done = run(str(SAMPLES / "urls.txt"), "--max-urls", "99999999", "-o",
+               str(tmp_path / "sitemap.xml"))
+    assert done.returncode == 2
+    assert done.stderr == (b"feed2sitemap: --max-urls: must be between 1 and 50,000 for "
+                           b"profile sitemaps\n")
+    assert not (tmp_path / "sitemap.xml").exists()

@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, Union
+from typing import IO
 
 from ..errors import InputError
 from ..files.naming import url_segment
@@ -19,7 +19,7 @@ from ..files.store import is_store, open_store, shown
 from ..model.limits import Profile, profile_of
 from ..model.scope import Scope, base_of
 from ..model.urls import normalize_url
-from ..readers.detect import open_input, sniff
+from ..readers.detect import Source, check_source, open_input, sniff
 from ..web.fetch import fetch, is_url, redact
 from .diagnostics import FOLLOW_DEPTH, CheckStats, Diagnostic, FileCheck, capped
 from .lists import check_columns, check_feed, check_jsonfeed, check_text
@@ -29,7 +29,6 @@ from .xml import check_encoding, check_sitemap_xml, is_utf16
 __all__ = ["Source", "check", "follow_order", "hreflang_diagnostics", "identity", "iter_check",
            "site_diagnostics"]
 
-Source = Union[str, "os.PathLike[str]", IO[bytes]]
 
 
 def check(source: Source, *, profile: str | Profile = "sitemaps", base_url: str | None = None,
@@ -53,6 +52,7 @@ def iter_check(source: Source, *, profile: str | Profile = "sitemaps", base_url:
     passes ``stats`` to several calls asks hreflang_diagnostics(stats) after the last. A file
     is checked once in a run however it is reached: later calls yield nothing for it.
     """
+    check_source(source)
     own_run = stats is None
     stats = stats if stats is not None else CheckStats()
     path = os.fspath(source) if isinstance(source, (str, os.PathLike)) else None

@@ -58,6 +58,10 @@ class Filters:
     _exclude: tuple[re.Pattern[str], ...] = field(default=(), repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        for name in ("include", "exclude", "remove"):
+            if isinstance(getattr(self, name), str):  # (else one pattern per character)
+                raise OptionError(f"must be a tuple of patterns or URLs, not a str (give "
+                                  f"({getattr(self, name)!r},))", name)
         object.__setattr__(self, "_include", tuple(map(compile_glob, self.include)))
         object.__setattr__(self, "_exclude", tuple(map(compile_glob, self.exclude)))
 

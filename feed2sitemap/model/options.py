@@ -163,3 +163,9 @@ class Channel:
     title: Optional[str] = None
     site_url: Optional[str] = None
     description: Optional[str] = None
+
+    def __post_init__(self) -> None:
+        for name in ("title", "site_url", "description"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, str):
+                raise OptionError(f"must be a str or None, not {type(value).__name__}", name)

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Optional
 
-from ..errors import InputError, Problem
+from ..errors import InputError, OptionError, Problem
 
 # Past this many messages of one kind, further ones are only counted (the summary has them all)
 MESSAGES_PER_KIND = 50
@@ -23,6 +23,10 @@ class Report:
     def __init__(self, strict: bool = False,
                  on_message: Optional[Callable[[str], None]] = None,
                  on_problem: Optional[Callable[[Problem], None]] = None) -> None:
+        for name, hook in (("on_message", on_message), ("on_problem", on_problem)):
+            if hook is not None and not callable(hook):
+                raise OptionError(f"must be a function or None, not {type(hook).__name__}",
+                                  name)
         self.strict = strict
         self.on_message = on_message
         self.on_problem = on_problem

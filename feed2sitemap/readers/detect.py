@@ -4,13 +4,27 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
 import re
 import zlib
-from typing import IO, Any, Optional, cast
+from typing import IO, Any, Optional, Union, cast
 
-from ..errors import InputError
+from ..errors import InputError, OptionError
 
-__all__ = ["csv_delimiter", "header_columns", "header_names", "open_input", "sniff"]
+__all__ = ["Source", "check_source", "csv_delimiter", "header_columns", "header_names",
+           "open_input", "sniff"]
+
+Source = Union[str, "os.PathLike[str]", IO[bytes]]
+
+
+def check_source(source: object) -> None:
+    """A path, an http(s) URL or a binary stream; anything else is the caller's error, said
+    plainly (a text stream would fail deep inside a reader)."""
+    if isinstance(source, (str, os.PathLike)):
+        return
+    if isinstance(source, (io.TextIOBase, bytes, bytearray)) or not hasattr(source, "read"):
+        raise OptionError(f"must be a path, an http(s) URL or a binary stream (open(path, "
+                          f"'rb')), not {type(source).__name__}", "source")
 
 GZIP_MAGIC = b"\x1f\x8b"
 PEEK = 1 << 16  # enough to see past an XML declaration, comments and a DOCTYPE to the root

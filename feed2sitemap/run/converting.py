@@ -52,10 +52,11 @@ from ..pipeline.steps import (
     normalize,
     within_scope,
 )
+from ..readers.detect import Source
 from ..web.fetch import is_url
 from ..writers import Format
 from .publish import Changes, Publish, check_publish, robots, submit
-from .reading import Reading, Source, Web, source_name
+from .reading import Reading, Web, source_name
 from .writing import (
     Destination,
     Summary,

@@ -18,7 +18,8 @@ from ..model.options import ReadOptions
 from ..model.record import Lastmod
 from ..model.report import Report
 from ..pipeline.steps import normalize
-from .reading import Source, Web, read_batches
+from ..readers.detect import Source
+from .reading import Web, read_batches
 from .writing import check_groups
 
 __all__ = ["KINDS", "Diff", "diff"]

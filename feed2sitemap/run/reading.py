@@ -5,11 +5,10 @@ version read back when the run updates it in place."""
 from __future__ import annotations
 
 import contextlib
-import io
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import IO, Any, Optional, Union
+from typing import IO, Any, Optional
 
 from ..errors import InputError, OptionError
 from ..files.naming import ours_pattern, temp_pattern
@@ -23,7 +22,7 @@ from ..model.record import Record
 from ..model.report import Report
 from ..model.scope import base_of
 from ..readers import WHOLE_READERS, reader, whole_reader
-from ..readers.detect import open_input, sniff
+from ..readers.detect import Source, check_source, open_input, sniff
 from ..readers.feed.reader import read_feed
 from ..web.fetch import DEFAULT_MAX_FETCH_BYTES, DEFAULT_TIMEOUT, fetch, is_url, redact
 from .follow import (
@@ -35,8 +34,6 @@ from .follow import (
     follow_index_batches,
 )
 from .writing import check_groups
-
-Source = Union[str, "os.PathLike[str]", IO[bytes]]
 
 
 def source_name(source: Source) -> str:
@@ -93,23 +90,13 @@ def read_batches(source: Source, reading: ReadOptions = ReadOptions(), *,
     """``read``, in batches (model/batch.py)."""
     check_groups(reading=(reading, ReadOptions), web=(web, Web),
                  report=(report, (Report, type(None))), base_url=(base_url, (str, type(None))))
-    _check_source(source)
+    check_source(source)
     scope = None
     if reading.follow and base_url is not None:
         scope = base_of(base_url)[1].prefix  # (as convert reads it)
     reader = Reading(None, reading, report or Report(), reading.input_url or base_url, scope,
                      web, scope_check=False)
     return reader.one(source) if reading.follow else reader.read(source, name)
-
-
-def _check_source(source: object) -> None:
-    """A path, an http(s) URL or a binary stream; anything else is the caller's error, said
-    plainly (a text stream would fail deep inside a reader)."""
-    if isinstance(source, (str, os.PathLike)):
-        return
-    if isinstance(source, (io.TextIOBase, bytes, bytearray)) or not hasattr(source, "read"):
-        raise OptionError(f"must be a path, an http(s) URL or a binary stream (open(path, "
-                          f"'rb')), not {type(source).__name__}", "source")
 
 
 class Reading:
@@ -168,7 +155,7 @@ class Reading:
         """One input's batches; the kind of file read is appended to ``kinds``. A ``part``
         of an index is sniffed, whatever the inputs' format, and holds no news; ``same_host``
         refuses redirects off its URL's host."""
-        _check_source(source)
+        check_source(source)
         name = name or source_name(source)
         web = self.web
         if is_url(source):
