@@ -165,6 +165,7 @@ def read_feed_entries(data: bytes, base_url: str | None = None, *,
                 return FeedRead(entries, fast=True)
         except FastPathUnsupported:
             pass
+    data, repaired = _surrogate_references(data)
     if not _guard_elements(data, base_url):  # not well-formed: declarations cannot be told
         _guard_whole(data)  # from text, so the bounds hold on the bytes, and "<!ENTITY"
         forbid_entities_in(data)  # anywhere is refused (in C)
@@ -172,8 +173,40 @@ def read_feed_entries(data: bytes, base_url: str | None = None, *,
         entries, parsed = feedparser_entries(data, base_url)
     except Exception as exc:  # noqa: BLE001 - whatever it is, it is this input's fault
         raise FeedUnreadable(exc) from None
-    return FeedRead(entries, fast=False, malformed=_malformed(parsed, base_url),
+    return FeedRead(entries, fast=False, malformed=_malformed(parsed, base_url) or repaired,
                     is_feed=bool(parsed.get("version")) or bool(entries), parsed=parsed)
+
+
+# a reference to a UTF-16 surrogate, hexadecimal D800-DFFF (decimal: a superset, 55000-57999)
+_SURROGATE_REFS = re.compile(
+    rb"(?:&#(?:[xX]0*[dD][89a-fA-F][0-9a-fA-F]{2}|0*5[5-7][0-9]{3});)+")
+
+
+def _surrogate_references(data: bytes) -> tuple[bytes, Malformed | None]:
+    """The document with each run of references to UTF-16 surrogates made references to the
+    characters they pair into (a lone one is U+FFFD), and the complaint about the first. Some
+    publishers write an emoji so (&#55357;&#56832;); XML has no such character, and feedparser
+    raises on it, losing the whole feed for one title."""
+    first: list[int] = []
+
+    def joined(m: re.Match[bytes]) -> bytes:
+        units = [int(r[1:], 16) if r[:1] in b"xX" else int(r)
+                 for r in re.findall(rb"&#([^;]+);", m[0])]
+        pairs = b"".join(u.to_bytes(2, "big") for u in units).decode("utf-16-be", "replace")
+        out = "".join(f"&#{ord(c)};" for c in pairs).encode("ascii")
+        if not first and out != m[0]:
+            first.append(m.start())
+        return out
+
+    if b"&#" not in data:
+        return data, None
+    data = _SURROGATE_REFS.sub(joined, data)
+    if not first:
+        return data, None
+    line = data.count(b"\n", 0, first[0]) + 1
+    return data, Malformed("character references to UTF-16 surrogates (an emoji written as "
+                           "&#55357;&#56832;), read as the characters they pair into", line,
+                           False)
 
 
 def _malformed(parsed: Any, base_url: str | None) -> Malformed | None:
