@@ -65,3 +65,56 @@ def test_a_json_feed_field_that_is_an_object_is_named_so(tmp_path: Path) -> None
     assert "item 1: date_modified dropped: an object, not a string" in err
     assert "item 2: url is an object, not a string" in err
     assert "a number" not in err
+
+
+# Dates as real feeds write them that feedparser reads as no date: the entry is kept without a
+# lastmod, and the user is told (the JSON Feed reader already said so; RSS and Atom were silent).
+UNDATED_RSS = b"""<rss version="2.0"><channel><link>https://d.example.com/</link>
+<item><link>https://d.example.com/a</link><pubDate>Tue, 05 Nov 2024 06:00:00</pubDate></item>
+<item><link>https://d.example.com/b</link><pubDate>garbage</pubDate></item>
+<item><link>https://d.example.com/c</link><pubDate>Tue, 05 Nov 2024 06:00:00 GMT</pubDate></item>
+<item><link>https://d.example.com/d</link><pubDate> </pubDate></item>
+</channel></rss>
+"""
+UNDATED_ATOM = b"""<feed xmlns="http://www.w3.org/2005/Atom"><link href="https://d.example.com/"/>
+<entry><link href="https://d.example.com/a"/><updated>yesterday</updated></entry>
+<entry><link href="https://d.example.com/b"/><updated>soon</updated>
+<published>2024-11-05T06:00:00Z</published></entry>
+<entry><link href="https://d.example.com/c"/><updated>1970-01-01T00:00:00Z</updated></entry>
+<entry><link href="https://d.example.com/d"/><updated>0000-01-01T00:00:00Z</updated>
+<published>2020-01-01T00:00:00Z</published></entry>
+</feed>
+"""
+
+
+def test_a_date_feedparser_cannot_read_is_reported_not_dropped_silently(
+        tmp_path: Path, env: dict[str, str]) -> None:
+    feed = tmp_path / "feed.xml"
+    feed.write_bytes(UNDATED_RSS)
+    r = run(str(feed), "-t", "jsonl", env=env)
+    err = r.stderr.decode()
+    assert r.returncode == 0, err
+    rows = [json.loads(line) for line in r.stdout.decode().splitlines()]
+    assert [row.get("lastmod") for row in rows] == [None, None, "2024-11-05T06:00:00+00:00", None]
+    assert ("warning: feed entry 1: 'Tue, 05 Nov 2024 06:00:00' is not a date feedparser "
+            "reads; no lastmod") in err
+    assert "warning: feed entry 2: 'garbage' is not a date feedparser reads" in err
+    assert "feed entry 4" not in err  # (a blank date is no date given)
+    assert "warnings: 2 bad lastmod" in err
+
+
+def test_atom_dates_that_are_no_dates_agree_in_both_modes(
+        tmp_path: Path, env: dict[str, str]) -> None:
+    """An <updated> that is no date gives way to <published> (or is reported when there is
+    none); the epoch means "unknown", not a bad date; an updated of year 0 counts as none in
+    both modes (the reference mode gave no lastmod where the fast pass took published)."""
+    feed = tmp_path / "feed.atom"
+    feed.write_bytes(UNDATED_ATOM)
+    r = run(str(feed), "-t", "jsonl", env=env)
+    err = r.stderr.decode()
+    assert r.returncode == 0, err
+    rows = [json.loads(line) for line in r.stdout.decode().splitlines()]
+    assert [row.get("lastmod") for row in rows] == [
+        None, "2024-11-05T06:00:00+00:00", None, "2020-01-01T00:00:00+00:00"]
+    assert "feed entry 1: 'yesterday' is not a date feedparser reads" in err
+    assert "warnings: 1 bad lastmod" in err

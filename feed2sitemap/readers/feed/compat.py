@@ -11,7 +11,7 @@ from __future__ import annotations
 import codecs
 import importlib.util
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timedelta, timezone
 from functools import cache, lru_cache
 from typing import Any, NamedTuple
@@ -39,6 +39,8 @@ class FeedEntries(list[FeedEntry]):
 
     site: str | None = None
     extended = False
+    undated: tuple[tuple[int, str], ...] = ()  # (index, date as written) of each entry whose
+    # date is no date (it has no lastmod), for the reader to report
 
 
 FEEDPARSER_VERSION = '6.0.14'
@@ -644,3 +646,12 @@ def entry_date(text: str, epoch_is_unknown: bool = True) -> datetime | None:
 
     parsed = _parse_date(text)
     return parsed_utc(_known(parsed) if epoch_is_unknown else parsed)
+
+
+def no_date(texts: Iterable[str]) -> str | None:
+    """The first of an entry's dates as written (updated, published) that is no date to
+    feedparser, not even the epoch; None when each is one or blank."""
+    for text in texts:
+        if text and entry_date(text, epoch_is_unknown=False) is None:
+            return text
+    return None
