@@ -118,3 +118,25 @@ def test_atom_dates_that_are_no_dates_agree_in_both_modes(
         None, "2024-11-05T06:00:00+00:00", None, "2020-01-01T00:00:00+00:00"]
     assert "feed entry 1: 'yesterday' is not a date feedparser reads" in err
     assert "warnings: 1 bad lastmod" in err
+
+
+@pytest.mark.parametrize("head", [b"", b"\n\n  ", b"\xef\xbb\xbf\n"], ids=["none", "blank", "bom"])
+def test_a_malformed_feed_without_a_declaration_at_its_start_names_its_own_line(
+        tmp_path: Path, env: dict[str, str], head: bytes) -> None:
+    """feedparser prepends an XML declaration and a newline to a document that does not start
+    with one (none at all, or one after blank lines, as PHP sites send it): its line numbers
+    were one too many."""
+    body = (b'<?xml version="1.0"?>\n' if head else b"") + (
+        b'<rss version="2.0">\n<channel>\n<item>\n<link>https://x.example.com/a</link>\n'
+        b"<title>a &nbsp; b</title>\n</item>\n</channel>\n</rss>\n")
+    feed = tmp_path / "feed.xml"
+    feed.write_bytes(head + body)
+    lines = (head + body).split(b"\n")
+    # the first fault: a declaration not at the start, else the undefined entity
+    want = next(n for n, text in enumerate(lines, 1)
+                if (b"<?xml" in text if head else b"&nbsp;" in text))
+    r = run(str(feed), "-t", "text", env=env)
+    err = r.stderr.decode()
+    assert r.returncode == 0, err
+    assert f"{feed}:{want}: warning: malformed feed" in err, err
+    assert f"<unknown>:{want}:" in err

@@ -47,6 +47,7 @@ from .compat import (
     _known,
     guid_is_url,
     headers,
+    line_shift,
     prepare,
 )
 from .fastpass import CHUNK, parse_feed_chunks, parse_feed_entries
@@ -173,7 +174,7 @@ def read_feed_entries(data: bytes, base_url: str | None = None, *,
         entries, parsed = feedparser_entries(data, base_url)
     except Exception as exc:  # noqa: BLE001 - whatever it is, it is this input's fault
         raise FeedUnreadable(exc) from None
-    return FeedRead(entries, fast=False, malformed=_malformed(parsed, base_url) or repaired,
+    return FeedRead(entries, fast=False, malformed=_malformed(parsed, data, base_url) or repaired,
                     is_feed=bool(parsed.get("version")) or bool(entries), parsed=parsed)
 
 
@@ -209,7 +210,7 @@ def _surrogate_references(data: bytes) -> tuple[bytes, Malformed | None]:
                            False)
 
 
-def _malformed(parsed: Any, base_url: str | None) -> Malformed | None:
+def _malformed(parsed: Any, data: bytes, base_url: str | None) -> Malformed | None:
     import feedparser
 
     bozo = parsed.get("bozo_exception")
@@ -217,8 +218,16 @@ def _malformed(parsed: Any, base_url: str | None) -> Malformed | None:
     if bozo is None or (base_url and isinstance(bozo, feedparser.NonXMLContentType)):
         return None
     get = getattr(bozo, "getLineNumber", None)
-    return Malformed(str(bozo), get() if callable(get) else None,
-                     isinstance(bozo, feedparser.CharacterEncodingOverride))
+    line = get() if callable(get) else None
+    reason = str(bozo)
+    if isinstance(line, int) and parsed.get("encoding"):
+        try:  # (feedparser counts the lines of its own copy: one more without a declaration)
+            mine = max(1, line + line_shift(data, parsed["encoding"]))
+        except (UnicodeError, LookupError):
+            mine = line
+        reason = reason.replace(f"<unknown>:{line}:", f"<unknown>:{mine}:", 1)
+        line = mine
+    return Malformed(reason, line, isinstance(bozo, feedparser.CharacterEncodingOverride))
 
 
 _XMLNS = rb"xmlns(?::([^\s=>]*))?\s*=\s*(?:\"([^\"]*)|'([^']*))?"
