@@ -11,7 +11,7 @@ from __future__ import annotations
 import codecs
 import importlib.util
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timedelta, timezone
 from functools import cache, lru_cache
 from typing import Any, NamedTuple
@@ -39,6 +39,8 @@ class FeedEntries(list[FeedEntry]):
 
     site: str | None = None
     extended = False
+    undated: tuple[tuple[int, str], ...] = ()  # (index, date as written) of each entry whose
+    # date is no date (it has no lastmod), for the reader to report
 
 
 FEEDPARSER_VERSION = '6.0.14'
@@ -248,7 +250,7 @@ def prepare(data: bytes, base_url: str | None) -> tuple[bytes, str, int]:
     encoding = native(data, base_url)
     if encoding is not None:
         return data, encoding, 0
-    from feedparser.encodings import RE_XML_DECLARATION, convert_to_utf8  # (the rare case)
+    from feedparser.encodings import convert_to_utf8  # (the rare case)
 
     result: dict[str, Any] = {}
     try:
@@ -257,17 +259,25 @@ def prepare(data: bytes, base_url: str | None) -> tuple[bytes, str, int]:
         raise FastPathUnsupported(f"encoding detection failed: {exc!r}") from None
     if not result.get("encoding"):
         raise FastPathUnsupported("feedparser found no encoding (it would use its loose parser)")
-    # The converter replaces the XML declaration by a one-line one, or prepends one and a newline.
+    try:
+        return converted, "UTF-8", line_shift(data, result["encoding"])
+    except (UnicodeError, LookupError):  # "idna" is a codec without the "ignore" handler
+        raise FastPathUnsupported(f"cannot decode as {result['encoding']}") from None
+
+
+def line_shift(data: bytes, encoding: str) -> int:
+    """What to add to a line of feedparser's UTF-8 copy of ``data`` (decoded as ``encoding``)
+    to make it the document's: its converter replaces the XML declaration by a one-line one, or
+    prepends one and a newline."""
+    from feedparser.encodings import RE_XML_DECLARATION
+
     head = data[:2048]
     for bom in _SNIFFED[:5]:
         if head.startswith(bom):
             head = head[len(bom) :]
             break
-    try:
-        decl = RE_XML_DECLARATION.search(head.decode(result["encoding"], "ignore"))
-    except (UnicodeError, LookupError):  # "idna" is a codec without the "ignore" handler
-        raise FastPathUnsupported(f"cannot decode as {result['encoding']}") from None
-    return converted, "UTF-8", decl.group(0).count("\n") if decl else -1
+    decl = RE_XML_DECLARATION.search(head.decode(encoding, "ignore"))
+    return decl.group(0).count("\n") if decl else -1
 
 
 # ----------------------------------------------------------------------------------------- elements
@@ -644,3 +654,12 @@ def entry_date(text: str, epoch_is_unknown: bool = True) -> datetime | None:
 
     parsed = _parse_date(text)
     return parsed_utc(_known(parsed) if epoch_is_unknown else parsed)
+
+
+def no_date(texts: Iterable[str]) -> str | None:
+    """The first of an entry's dates as written (updated, published) that is no date to
+    feedparser, not even the epoch; None when each is one or blank."""
+    for text in texts:
+        if text and entry_date(text, epoch_is_unknown=False) is None:
+            return text
+    return None

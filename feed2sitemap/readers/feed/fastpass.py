@@ -42,6 +42,7 @@ from .compat import (
     map_content_type,
     native,
     new_entry,
+    no_date,
     one_line_encoding,
     prepare,
     resolver,
@@ -354,8 +355,14 @@ class _Pass:
         if depth == self.entry:
             self.entry = 0
             self.closed = self.parser.CurrentByteIndex
-            self.entries.append(_finish(self.alt, self.link, self.updated, self.published,
-                                        self.line, self.resolve))
+            entry = _finish(self.alt, self.link, self.updated, self.published, self.line,
+                            self.resolve)
+            if entry.lastmod is None:
+                bad = no_date(clean("".join(t).strip())
+                              for t in (self.updated, self.published) if t is not None)
+                if bad is not None:
+                    self.entries.undated += ((len(self.entries), bad),)
+            self.entries.append(entry)
         elif depth == self.source:
             self.source = 0
         elif depth == self.image:

@@ -118,8 +118,8 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def _kind(value: Any) -> str:
-    return {list: "an array", str: "a string", bool: "true or false", type(None): "null"}.get(
-        type(value), "a number")
+    return {dict: "an object", list: "an array", str: "a string", bool: "true or false",
+            type(None): "null"}.get(type(value), "a number")
 
 
 def _check_version(feed: dict[str, Any], source: str, report: Report) -> None:

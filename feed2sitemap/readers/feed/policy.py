@@ -47,6 +47,7 @@ from .compat import (
     _known,
     guid_is_url,
     headers,
+    line_shift,
     prepare,
 )
 from .fastpass import CHUNK, parse_feed_chunks, parse_feed_entries
@@ -165,6 +166,7 @@ def read_feed_entries(data: bytes, base_url: str | None = None, *,
                 return FeedRead(entries, fast=True)
         except FastPathUnsupported:
             pass
+    data, repaired = _surrogate_references(data)
     if not _guard_elements(data, base_url):  # not well-formed: declarations cannot be told
         _guard_whole(data)  # from text, so the bounds hold on the bytes, and "<!ENTITY"
         forbid_entities_in(data)  # anywhere is refused (in C)
@@ -172,11 +174,43 @@ def read_feed_entries(data: bytes, base_url: str | None = None, *,
         entries, parsed = feedparser_entries(data, base_url)
     except Exception as exc:  # noqa: BLE001 - whatever it is, it is this input's fault
         raise FeedUnreadable(exc) from None
-    return FeedRead(entries, fast=False, malformed=_malformed(parsed, base_url),
+    return FeedRead(entries, fast=False, malformed=_malformed(parsed, data, base_url) or repaired,
                     is_feed=bool(parsed.get("version")) or bool(entries), parsed=parsed)
 
 
-def _malformed(parsed: Any, base_url: str | None) -> Malformed | None:
+# a reference to a UTF-16 surrogate, hexadecimal D800-DFFF (decimal: a superset, 55000-57999)
+_SURROGATE_REFS = re.compile(
+    rb"(?:&#(?:[xX]0*[dD][89a-fA-F][0-9a-fA-F]{2}|0*5[5-7][0-9]{3});)+")
+
+
+def _surrogate_references(data: bytes) -> tuple[bytes, Malformed | None]:
+    """The document with each run of references to UTF-16 surrogates made references to the
+    characters they pair into (a lone one is U+FFFD), and the complaint about the first. Some
+    publishers write an emoji so (&#55357;&#56832;); XML has no such character, and feedparser
+    raises on it, losing the whole feed for one title."""
+    first: list[int] = []
+
+    def joined(m: re.Match[bytes]) -> bytes:
+        units = [int(r[1:], 16) if r[:1] in b"xX" else int(r)
+                 for r in re.findall(rb"&#([^;]+);", m[0])]
+        pairs = b"".join(u.to_bytes(2, "big") for u in units).decode("utf-16-be", "replace")
+        out = "".join(f"&#{ord(c)};" for c in pairs).encode("ascii")
+        if not first and out != m[0]:
+            first.append(m.start())
+        return out
+
+    if b"&#" not in data:
+        return data, None
+    data = _SURROGATE_REFS.sub(joined, data)
+    if not first:
+        return data, None
+    line = data.count(b"\n", 0, first[0]) + 1
+    return data, Malformed("character references to UTF-16 surrogates (an emoji written as "
+                           "&#55357;&#56832;), read as the characters they pair into", line,
+                           False)
+
+
+def _malformed(parsed: Any, data: bytes, base_url: str | None) -> Malformed | None:
     import feedparser
 
     bozo = parsed.get("bozo_exception")
@@ -184,8 +218,16 @@ def _malformed(parsed: Any, base_url: str | None) -> Malformed | None:
     if bozo is None or (base_url and isinstance(bozo, feedparser.NonXMLContentType)):
         return None
     get = getattr(bozo, "getLineNumber", None)
-    return Malformed(str(bozo), get() if callable(get) else None,
-                     isinstance(bozo, feedparser.CharacterEncodingOverride))
+    line = get() if callable(get) else None
+    reason = str(bozo)
+    if isinstance(line, int) and parsed.get("encoding"):
+        try:  # (feedparser counts the lines of its own copy: one more without a declaration)
+            mine = max(1, line + line_shift(data, parsed["encoding"]))
+        except (UnicodeError, LookupError):
+            mine = line
+        reason = reason.replace(f"<unknown>:{line}:", f"<unknown>:{mine}:", 1)
+        line = mine
+    return Malformed(reason, line, isinstance(bozo, feedparser.CharacterEncodingOverride))
 
 
 _XMLNS = rb"xmlns(?::([^\s=>]*))?\s*=\s*(?:\"([^\"]*)|'([^']*))?"
@@ -358,11 +400,27 @@ def feedparser_entries(data: bytes, base_url: str | None = None) -> tuple[FeedEn
         # (dict.get: FeedParserDict's get of updated_parsed falls back to published_parsed)
         FeedEntry(
             page if kept is None else kept(page),
-            parsed_utc(_known(dict.get(e, "updated_parsed")) or dict.get(e, "published_parsed")),
+            # (an updated no datetime holds, year 0, counts as none: the fast pass's reading)
+            parsed_utc(_known(dict.get(e, "updated_parsed")))
+            or parsed_utc(dict.get(e, "published_parsed")),
             0,
         )
         for e, page in zip(result["entries"], _guid_pages(result, data, base_url), strict=True)
     )
     site = dict.get(result.get("feed") or {}, "link")
     entries.site = site if isinstance(site, str) else None
+    entries.undated = tuple(_undated(result["entries"], entries))
     return entries, result
+
+
+def _undated(raws: list[Any], entries: FeedEntries) -> Iterator[tuple[int, str]]:
+    """The fast pass's FeedEntries.undated, from feedparser's answer."""
+    for i, (raw, entry) in enumerate(zip(raws, entries, strict=True)):
+        if entry.lastmod is None:
+            for key in ("updated", "published"):
+                text = dict.get(raw, key)
+                if not isinstance(text, str) or not text:
+                    continue
+                if parsed_utc(dict.get(raw, f"{key}_parsed")) is None:
+                    yield i, text
+                    break

@@ -137,6 +137,9 @@ def _entries(read: FeedRead, source: str, report: Report) -> FeedEntries:
             raise InputError(source, bad.line, f"not a feed that can be read: {bad.reason}")
         report.warn("malformed feed", source, bad.line,
                     f"malformed feed, read as far as possible: {bad.reason}")
+    for i, text in read.entries.undated:  # (a field is never dropped silently)
+        report.warn("bad lastmod", source, read.entries[i].line or None, f"feed entry {i + 1}: "
+                    f"{text[:60]!r} is not a date feedparser reads; no lastmod")
     return read.entries
 
 

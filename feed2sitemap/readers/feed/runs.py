@@ -32,6 +32,7 @@ from .compat import (
     is_html,
     link_text,
     new_entry,
+    no_date,
     zone_offset,
 )
 
@@ -212,6 +213,9 @@ def by_entry(run: Run, base: str, resolve: Callable[[str, str], str],
         when = entry_date(clean(_value(f[UPDATED]))) if f[UPDATED] else None
         if when is None and f[PUBLISHED]:
             when = entry_date(clean(_value(f[PUBLISHED])), epoch_is_unknown=False)
+        if when is None and no_date(clean(_value(raw)) for raw in (f[UPDATED], f[PUBLISHED])
+                                    if raw) is not None:
+            raise NotPlain  # (the handlers read it, and say which date is no date)
         append(new_entry(FeedEntry, (link if alt is None else alt, when, line)))
     return out
 
@@ -245,16 +249,16 @@ def _date_column(columns: list[tuple[str, ...]]) -> Sequence[datetime | None]:
     n = len(updated)
     if "" not in updated:
         values = dates(updated, True, lambda raw: entry_date(clean(_value(raw))))
-        if None in values and published.count("") != n:
-            raise _ByEntry  # (published would count for those)
-        return values
-    if updated.count("") == n:
-        if "" not in published:
-            return dates(published, False,
-                         lambda raw: entry_date(clean(_value(raw)), epoch_is_unknown=False))
-        if published.count("") == n:
-            return [None] * n
-    raise _ByEntry
+    elif updated.count("") == n and "" not in published:
+        values = dates(published, False,
+                       lambda raw: entry_date(clean(_value(raw)), epoch_is_unknown=False))
+    elif updated.count("") == n and published.count("") == n:
+        return [None] * n
+    else:
+        raise _ByEntry
+    if None in values:  # (published may count, or the date is no date: by_entry decides)
+        raise _ByEntry
+    return values
 
 
 def _permalink(attrs: str) -> bool:
