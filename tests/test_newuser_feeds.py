@@ -140,3 +140,31 @@ def test_a_malformed_feed_without_a_declaration_at_its_start_names_its_own_line(
     assert r.returncode == 0, err
     assert f"{feed}:{want}: warning: malformed feed" in err, err
     assert f"<unknown>:{want}:" in err
+
+
+def test_a_json_feed_whose_home_page_is_on_another_host_form_is_still_read(
+        tmp_path: Path) -> None:
+    """home_page_url says example.com while every item is on www.example.com: every item was
+    skipped as off scope and the run wrote nothing (exit 1); an RSS feed in the same case
+    guesses its scope from the first URL, and so does a JSON Feed now, with a note."""
+    feed = tmp_path / "feed.json"
+    feed.write_text(json.dumps({
+        "version": "https://jsonfeed.org/version/1.1", "title": "t",
+        "home_page_url": "https://example.com/",
+        "items": [{"id": "1", "url": "https://www.example.com/a"},
+                  {"id": "2", "url": "https://www.example.com/b"}]}))
+    done = run(str(feed), "-o", str(tmp_path / "sitemap.xml"))
+    assert done.returncode == 0, done.stderr
+    err = done.stderr.decode()
+    assert "home_page_url 'https://example.com/' is not the site of any item" in err
+    assert "scope: https://www.example.com/ (guessed from the first URL)" in err
+    assert (tmp_path / "sitemap.xml").read_text().count("<loc>https://www.example.com/") == 2
+    # an item under it keeps home_page_url the scope: the others are skipped, as before
+    feed.write_text(json.dumps({
+        "version": "https://jsonfeed.org/version/1.1", "title": "t",
+        "home_page_url": "https://example.com/",
+        "items": [{"id": "1", "url": "https://example.com/a"},
+                  {"id": "2", "url": "https://www.example.com/b"}]}))
+    done = run(str(feed), "-t", "text")
+    assert done.stdout == b"https://example.com/a\n"
+    assert b"https://www.example.com/b is outside https://example.com/" in done.stderr

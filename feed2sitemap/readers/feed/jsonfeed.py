@@ -7,6 +7,7 @@ the parser's limit are refused, with the line and column where the parser gives 
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterator
 from datetime import datetime, timezone
@@ -17,7 +18,8 @@ from ...errors import InputError
 from ...model.batch import BATCH, Batch
 from ...model.record import Lastmod, parse_lastmod
 from ...model.report import Report
-from ...model.urls import base_problem, shown
+from ...model.scope import scope_of
+from ...model.urls import base_problem, normalize_url, shown
 from ..detect import JSONFEED_VERSION
 from ..jsonl import json_limit
 from .reader import DEFAULT_MAX_FEED_BYTES, read_all
@@ -51,19 +53,34 @@ def read_jsonfeed(stream: Any, source: str, report: Report, base_url: Optional[s
                         f"{shown(home.strip(), 200)} is not a URL ({why}); ignored")
     elif home is not None:
         report.warn("bad home_page_url", source, None, "home_page_url is not a string; ignored")
-    for start in range(0, len(items), BATCH):
-        locs: list[str] = []
-        lastmods: list[Optional[Lastmod]] = []
-        for n, item in enumerate(items[start: start + BATCH], start + 1):
-            loc = _page(item, n, source, report, base)
-            if loc is not None:
-                locs.append(loc)
-                lastmods.append(_lastmod(item, n, source, report))
-        if locs:
-            batch = Batch._trusted(locs, source, None,
-                                   lastmods if lastmods.count(None) < len(lastmods) else None)
-            batch.site = site
-            yield batch
+    pages = []
+    for n, item in enumerate(items, 1):
+        loc = _page(item, n, source, report, base)
+        if loc is not None:
+            pages.append((loc, _lastmod(item, n, source, report)))
+    if site is not None and pages and not _under(site, pages):
+        report.note(f"{source}: home_page_url {shown(site, 200)} is not the site of any item "
+                    "(http for https, or www?); not used as the scope")
+        site = None
+    for start in range(0, len(pages), BATCH):
+        locs, lastmods = map(list, zip(*pages[start: start + BATCH], strict=True))
+        batch = Batch._trusted(locs, source, None,
+                               lastmods if lastmods.count(None) < len(lastmods) else None)
+        batch.site = site
+        yield batch
+
+
+def _under(site: str, pages: list[tuple[str, Optional[Lastmod]]]) -> bool:
+    """Whether some page lies in the scope ``site`` gives (as the run would take it)."""
+    try:
+        prefix = scope_of(site, directory=True).prefix
+    except ValueError:
+        return True  # (the run says what is wrong with it)
+    for loc, _ in pages:
+        with contextlib.suppress(ValueError):
+            if normalize_url(loc).startswith(prefix):
+                return True
+    return False
 
 
 def load_jsonfeed(data: bytes, source: str) -> dict[str, Any]:
