@@ -168,3 +168,17 @@ def test_a_json_feed_whose_home_page_is_on_another_host_form_is_still_read(
     done = run(str(feed), "-t", "text")
     assert done.stdout == b"https://example.com/a\n"
     assert b"https://www.example.com/b is outside https://example.com/" in done.stderr
+
+
+def test_a_json_feed_url_with_a_lone_surrogate_is_skipped_and_counted(tmp_path: Path) -> None:
+    """It was written as %ED%A0%80, bytes that are no UTF-8; a JSON Lines row with the same
+    escape is refused, and so is this item now (a pair is one character, read as such)."""
+    feed = tmp_path / "feed.json"
+    feed.write_text('{"version": "https://jsonfeed.org/version/1.1", "title": "t", "items": ['
+                    '{"id": "1", "url": "https://e.example/a\\ud800"}, '
+                    '{"id": "2", "url": "https://e.example/b\\ud83d\\ude00"}]}')
+    done = run(str(feed), "-t", "text")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == b"https://e.example/b%F0%9F%98%80\n"
+    assert b"item 1: url has a \\uD800-\\uDFFF escape that is not half of a pair" in done.stderr
+    assert b"skipped 1: 1 no link" in done.stderr

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from typing import Any, Optional
@@ -26,6 +27,7 @@ from .reader import DEFAULT_MAX_FEED_BYTES, read_all
 
 KNOWN_VERSIONS = ("1", "1.1")
 _UTF16_32 = (b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # (json pairs the halves it can)
 
 
 def read_jsonfeed(stream: Any, source: str, report: Report, base_url: Optional[str] = None,
@@ -156,6 +158,10 @@ def _page(item: Any, n: int, source: str, report: Report, base: Optional[str]) -
         report.skip("no link", source, None, f"item {n} is {_kind(item)}, not an object")
         return None
     url = item.get("url")
+    if isinstance(url, str) and not url.isascii() and _LONE_SURROGATE.search(url):
+        report.skip("no link", source, None, f"item {n}: url has a \\uD800-\\uDFFF escape that "
+                    "is not half of a pair: no character (RFC 8259, section 8.2)")
+        return None
     if isinstance(url, str) and url.strip():
         # (with no base a relative URL stays relative, for the URL check to report)
         return _join(base, url.strip()) if base else url.strip()
