@@ -222,7 +222,7 @@ class Store:
         n = len(locs)
         if self.spill is None and (self.used + _row_cost(batch) * n + sum(map(len, locs))
                                    > self.memory_limit):
-            self.spill = Spill(self.memory_limit)  # this batch's new URLs and all after spill
+            self.spill = Spill()  # this batch's new URLs and all after spill
         if self.spill is not None:
             held = list(map(index.get, locs))
             self.spill.add(batch, _where(held, is_, None), is_base)
@@ -398,12 +398,10 @@ _COLUMNS = ("locs", "lastmod_texts", "changefreqs", "priorities", "sources")
 # ------------------------------------------------------------------------------ the spill
 
 PARTITIONS = 64
-# Rows held before they are written (FLUSH_ROWS), and arrivals put back in first-seen order at a
-# time at the end (WINDOW_ROWS): within the budget at about 200 bytes a row, but at least
-# MIN_ROWS whatever the budget (smaller writes cost more than the rows they save).
-FLUSH_ROWS = 1 << 17
-WINDOW_ROWS = 1 << 18
-MIN_ROWS = 1 << 15
+# Rows held before they are written, and arrivals put back in first-seen order at a time at the
+# end: about 6 MiB each whatever the budget. Fewer rows cost more in writes than they save;
+# more, in cache misses (the rows are reordered, and written in that order).
+FLUSH_ROWS = WINDOW_ROWS = 1 << 15
 _SPILLED = 8  # loc, lastmod, its text's, changefreq, priority, source, line, flags
 
 
@@ -411,10 +409,8 @@ class Spill:
     """Rows in hash partitions on disk; ``merged`` gives each URL once, in first-seen order,
     merged as merge.Store merges."""
 
-    def __init__(self, memory_limit: int) -> None:
+    def __init__(self) -> None:
         n = PARTITIONS
-        self._flush_rows = max(MIN_ROWS, min(FLUSH_ROWS, memory_limit // 200))
-        self._window = max(MIN_ROWS, min(WINDOW_ROWS, memory_limit // 200))
         self._files: list[Optional[IO[bytes]]] = [None] * n
         self._held: list[list[list[Any]]] = [_empty(1) for _ in range(n)]
         self._count = 0
@@ -437,7 +433,7 @@ class Spill:
                 held.extend(column[start:start + size])
             start += size
         self._count += k
-        if self._count >= self._flush_rows:
+        if self._count >= FLUSH_ROWS:
             self._flush()
 
     def _flush(self) -> None:
@@ -459,7 +455,7 @@ class Spill:
         Each partition's merged rows are written in chunks by window of arrival numbers; the
         chunks of a window, one a partition, are then sorted together by arrival."""
         self._flush()
-        windows = range(self._window, self.rows + self._window, self._window)  # (their ends)
+        windows = range(WINDOW_ROWS, self.rows + WINDOW_ROWS, WINDOW_ROWS)  # (their ends)
         results: list[IO[bytes]] = []
         try:
             with spill_errors():
@@ -544,11 +540,9 @@ def _batches(columns: list[list[Any]], on_change: Any,
         for loc, times in zip(locs, tells, strict=True):
             for _ in range(times):
                 on_change(loc)
-    for run in _runs(kinds):
-        for lo in range(run.start, run.stop, BATCH):
-            span = slice(lo, min(lo + BATCH, run.stop))
-            yield _unspilled(locs, isos, texts, cfs, prs, sources, lines, kinds, span,
-                             _extensions(extensions, locs[span]))
+    for span in _runs(kinds):
+        yield _unspilled(locs, isos, texts, cfs, prs, sources, lines, kinds, span,
+                         _extensions(extensions, locs[span]))
 
 
 def _unspilled(locs: list[Any], isos: list[Any], texts: list[Any], cfs: list[Any],
@@ -607,11 +601,13 @@ _DATE, _DATETIME = date.fromisoformat, datetime.fromisoformat
 
 
 def _runs(flags: list[int]) -> Iterator[slice]:
-    """The runs of rows with the same flag."""
+    """The runs of rows with the same flag, cut at BATCH rows (a Store folds a partition twice
+    as fast a batch at a time as whole: the batch's columns stay in the cache)."""
     start = 0
     for _, run in groupby(flags):
         end = start + len(list(run))
-        yield slice(start, end)
+        for lo in range(start, end, BATCH):
+            yield slice(lo, min(lo + BATCH, end))
         start = end
 
 
