@@ -566,12 +566,14 @@ def _columns(batch: Batch, rows: Sequence[int], flag: int) -> list[Sequence[Any]
 
 
 def _encoded(lastmods: Sequence[Any], texts: Sequence[Optional[str]]
-             ) -> tuple[list[Any], Sequence[Any]]:
+             ) -> tuple[Sequence[Any], Sequence[Any]]:
     """Lastmods as texts (marshal takes no date): a row's own text where it has one (the
     canonical form, which the reader parsed it from: read back, the same value), else its
     isoformat; and per row whether that text is the row's own."""
     if texts.count(None) == len(texts):
         return [None if v is None else v.isoformat() for v in lastmods], texts
+    if None not in texts:  # (each row its own: a list's column)
+        return texts, [True] * len(texts)
     return ([t if t is not None else None if v is None else v.isoformat()
              for v, t in zip(lastmods, texts, strict=True)],
             [t is not None or None for t in texts])
