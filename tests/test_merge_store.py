@@ -99,13 +99,14 @@ def outcome(value: str, copies: list[Record], size: int, **options: Any) -> tupl
        base=st.sampled_from([None, "in0.xml", "in1.xml"]))
 def test_the_store_merges_as_the_reference_does(copies: list[Record], size: int, budget: int,
                                                 partitions: int, base: Optional[str]) -> None:
-    old = spill.PARTITIONS
-    spill.PARTITIONS = partitions
+    old = spill.PARTITIONS, spill.FLUSH_ROWS, spill.WINDOW_ROWS
+    # (rows written, and put back in order, a few at a time: the runs are small)
+    spill.PARTITIONS, spill.FLUSH_ROWS, spill.WINDOW_ROWS = partitions, 7, 5
     try:
         options = {"memory_limit": budget, "base": None if base is None else {base}}
         fast = outcome("", copies, size, **options)
     finally:
-        spill.PARTITIONS = old
+        spill.PARTITIONS, spill.FLUSH_ROWS, spill.WINDOW_ROWS = old
     assert fast == outcome("1", copies, size, **options)
 
 
@@ -117,6 +118,8 @@ def test_a_spilled_merge_keeps_first_seen_order_and_counts(
     later = [make_record(f"{U}a{i}", datetime(2024, 1, 2, tzinfo=timezone.utc), "daily",
                          source="two.txt", line=i + 1) for i in range(0, 3000, 2)]
     monkeypatch.setattr(spill, "PARTITIONS", 3)
+    monkeypatch.setattr(spill, "FLUSH_ROWS", 500)  # (written, and put back, a few at a time)
+    monkeypatch.setattr(spill, "WINDOW_ROWS", 700)
     store = Store(memory_limit=100_000)
     for batch in batched(first + later, 500):
         store.add(batch)
@@ -143,11 +146,11 @@ def test_a_spill_that_cannot_write_is_one_clear_error(tmp_path: Path,
 
     gone = tmp_path / "gone"
     monkeypatch.setattr(tempfile, "tempdir", str(gone))
-    store = Store(memory_limit=0)  # (a zero budget flushes every batch)
+    store = Store(memory_limit=0)
     with pytest.raises(OutputError, match=f"temporary files in {gone}.*TMPDIR"):
         for batch in batched([make_record(f"{U}p{i}") for i in range(100)], 20):
             store.add(batch)
-    store.close()
+        list(store.batches())  # (the rows are written at the latest here)
 
 
 @pytest.mark.parametrize("budget", ["", "30000"], ids=["memory", "spilled"])

@@ -18,10 +18,11 @@ a dict from each URL to its newest record. tests/test_merge_store.py holds the t
 The spill: the rows of URLs first seen past the budget, and every later copy of them, go with
 their arrival number to the hash partition of their URL, so a partition holds every copy of its
 URLs in arrival order. At the end each partition alone is folded by a Store of its own and its
-merged rows written out again; a tape (a byte a row: the partition of each first copy) then
-says which partition holds the next URL in first-seen order. Every row is written and read
-twice whatever the total, one partition is in memory at a time: linear time, bounded memory.
-(Sorted runs would order the rows by URL and need a second sort back into first-seen order.)
+merged rows written out again with their first copies' arrival numbers, in chunks by window of
+arrivals; each window's chunks, one a partition, are then sorted together by arrival, which is
+first-seen order. Every row is written and read twice whatever the total, one partition (or
+window) is in memory at a time: linear time, bounded memory. (Sorted runs would order the rows
+by URL and need a second sort back into first-seen order.)
 The files are anonymous (unlinked at creation): a failed or killed run leaves nothing behind.
 """
 
@@ -31,6 +32,7 @@ import marshal
 import os
 import tempfile
 from array import array
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -220,7 +222,7 @@ class Store:
         n = len(locs)
         if self.spill is None and (self.used + _row_cost(batch) * n + sum(map(len, locs))
                                    > self.memory_limit):
-            self.spill = Spill(self.memory_limit)  # this batch's new URLs and all after spill
+            self.spill = Spill()  # this batch's new URLs and all after spill
         if self.spill is not None:
             held = list(map(index.get, locs))
             self.spill.add(batch, _where(held, is_, None), is_base)
@@ -298,6 +300,7 @@ class Store:
             folds = iter(self.index.values())
             for seg, is_base in segments:
                 yield self._merged(seg, is_base, list(islice(folds, len(seg.locs))), counts)
+            del segments, folds  # (freed before the spill is merged, and not walked by the GC)
             self.index = {}
             if self.spill is not None:
                 before = counts.urls
@@ -394,24 +397,22 @@ _COLUMNS = ("locs", "lastmod_texts", "changefreqs", "priorities", "sources")
 
 # ------------------------------------------------------------------------------ the spill
 
-PARTITIONS = 64  # at most 255: a partition's number is a byte of the tape
-# Rows held before they are written, and rows of each partition's result read at a time at the
-# end: at most these, and within the budget (about 200 bytes a row) when it is small.
-FLUSH_ROWS = 1 << 17
-READ_ROWS = 4096
-_SPILLED = 9  # arrival, loc, lastmod, its text's, changefreq, priority, source, line, flags
+PARTITIONS = 64
+# Rows held before they are written, and arrivals put back in first-seen order at a time at the
+# end: about 6 MiB each whatever the budget. Fewer rows cost more in writes than they save;
+# more, in cache misses (the rows are reordered, and written in that order).
+FLUSH_ROWS = WINDOW_ROWS = 1 << 15
+_SPILLED = 8  # loc, lastmod, its text's, changefreq, priority, source, line, flags
 
 
 class Spill:
     """Rows in hash partitions on disk; ``merged`` gives each URL once, in first-seen order,
     merged as merge.Store merges."""
 
-    def __init__(self, memory_limit: int) -> None:
+    def __init__(self) -> None:
         n = PARTITIONS
-        self._flush_rows = max(1, min(FLUSH_ROWS, memory_limit // 200))
-        self._read_rows = max(64, min(READ_ROWS, memory_limit // (200 * n)))
         self._files: list[Optional[IO[bytes]]] = [None] * n
-        self._held: list[list[list[Any]]] = [_empty() for _ in range(n)]
+        self._held: list[list[list[Any]]] = [_empty(1) for _ in range(n)]
         self._count = 0
         self.rows = 0  # rows taken; the next one's arrival number
 
@@ -420,21 +421,19 @@ class Spill:
         k = len(rows)
         columns = [range(self.rows, self.rows + k),
                    *_columns(batch, rows, batch.is_sitemap | is_base << 1)]
-        locs = columns[1]
         self.rows += k
         n = len(self._files)
-        parts = [hash(loc) % n for loc in locs]
-        order = sorted(range(k), key=parts.__getitem__)  # (stable: arrival order kept)
-        if k > 1:
-            columns = [itemgetter(*order)(col) for col in columns]
+        parts = [hash(loc) % n for loc in columns[1]]
+        if k > 1:  # (while the batch is in the cache: the rows in their partitions' order)
+            order = sorted(range(k), key=parts.__getitem__)  # (stable: arrival order kept)
+            columns = [itemgetter(*order)(column) for column in columns]
         start = 0
         for p, size in sorted(Counter(parts).items()):
-            held = self._held[p]
-            for c, col in enumerate(columns):
-                held[c].extend(col[start:start + size])
+            for held, column in zip(self._held[p], columns, strict=True):
+                held.extend(column[start:start + size])
             start += size
         self._count += k
-        if self._count >= self._flush_rows:
+        if self._count >= FLUSH_ROWS:
             self._flush()
 
     def _flush(self) -> None:
@@ -446,56 +445,59 @@ class Spill:
                         f = self._files[p] = tempfile.TemporaryFile(prefix="feed2sitemap-")
                     _dump(held, f)
                     f.flush()  # (a full disk fails here, not when the file is closed)
-                    self._held[p] = _empty()
+                    self._held[p] = _empty(1)
         self._count = 0
 
     def merged(self, counts: MergeCounts, base_mode: bool,
                extensions: Optional[dict[str, ExtensionMerger]]) -> Iterator[Batch]:
-        """Each URL once, in first-seen order, merged; ``counts`` filled (and told)."""
+        """Each URL once, in first-seen order, merged; ``counts`` filled (and told).
+
+        Each partition's merged rows are written in chunks by window of arrival numbers; the
+        chunks of a window, one a partition, are then sorted together by arrival."""
         self._flush()
-        tape = bytearray(b"\xff") * self.rows  # the partition of each first copy, by arrival
-        results: list[Optional[IO[bytes]]] = []
+        windows = range(WINDOW_ROWS, self.rows + WINDOW_ROWS, WINDOW_ROWS)  # (their ends)
+        results: list[IO[bytes]] = []
         try:
             with spill_errors():
                 for p, f in enumerate(self._files):
                     self._files[p] = None
-                    results.append(None if f is None else
-                                   self._merge_partition(f, p, tape, counts, base_mode))
-            tape = tape.replace(b"\xff", b"")
-            rows = [iter(()) if f is None else chain.from_iterable(_read(f)) for f in results]
+                    if f is not None:
+                        results.append(self._merge_partition(f, windows, counts, base_mode))
+            readers = [_chunks(f) for f in results]
             on_change = counts.on_change if base_mode else None
-            for lo in range(0, len(tape), BATCH):
-                picked = tape[lo:lo + BATCH]
-                if len(picked) > 1:
-                    chunk = list(map(next, itemgetter(*picked)(rows)))
-                else:
-                    chunk = [next(rows[picked[0]])]
-                yield from _batches(chunk, on_change, extensions)
+            for _ in windows:
+                with spill_errors():
+                    chunks = [next(reader) for reader in readers]
+                columns = [list(chain(*column)) for column in zip(*chunks, strict=True)]
+                seqs = columns.pop(0)
+                if len(seqs) > 1:
+                    order = sorted(range(len(seqs)), key=seqs.__getitem__)
+                    columns = [list(itemgetter(*order)(column)) for column in columns]
+                yield from _batches(columns, on_change, extensions)
         finally:
             for f in results:
-                if f is not None:
-                    f.close()
+                f.close()
 
-    def _merge_partition(self, f: IO[bytes], p: int, tape: bytearray, counts: MergeCounts,
+    def _merge_partition(self, f: IO[bytes], windows: range, counts: MergeCounts,
                          base_mode: bool) -> IO[bytes]:
-        """Fold one partition's rows with a Store, mark its first copies on ``tape``, and
-        write its merged rows to a new file, which is returned; ``f`` is closed."""
-        columns = _empty()
+        """Fold one partition's rows with a Store and write its merged rows, with their first
+        copies' arrival numbers, to a new file, a chunk per window; ``f`` is closed."""
+        columns = _empty(1)
         with f:
             f.seek(0)
             for chunk in _chunks(f):
-                for c, col in enumerate(chunk):
-                    columns[c] += col
+                for column, values in zip(columns, chunk, strict=True):
+                    column += values
         seqs, locs, isos, texts, cfs, prs, sources, lines, flags = columns
         store = Store(base_mode=base_mode, memory_limit=1 << 62, extensions=False)
+        firsts: list[int] = []
         for span in _runs(flags):  # each run of rows of one kind and one base flag
             batch = _unspilled(locs, isos, texts, cfs, prs, sources, lines, flags, span)
-            for i in store.add(batch, bool(flags[span.start] & 2)):
-                tape[seqs[span.start + i]] = p
+            firsts.extend(_pick(seqs[span], store.add(batch, bool(flags[span.start] & 2))))
         del columns, seqs, locs, isos, texts, cfs, prs, sources, lines, flags
         told: list[str] = []
         part = MergeCounts(on_change=told.append)
-        out = tempfile.TemporaryFile(prefix="feed2sitemap-")
+        result = _empty(2)  # first arrivals, the rows, and the times each URL was told
         for batch in store.batches(part):
             n = len(batch.locs)
             tells = [0] * n
@@ -503,9 +505,16 @@ class Spill:
                 times = Counter(told)
                 tells = list(map(times.get, batch.locs, tells))
                 told.clear()
-            result = [*_columns(batch, range(n), int(batch.is_sitemap)), tells]
-            for lo in range(0, n, self._read_rows):
-                _dump([col[lo:lo + self._read_rows] for col in result], out)
+            for column, merged in zip(result[1:], [
+                    *_columns(batch, range(n), int(batch.is_sitemap)), tells], strict=True):
+                column.extend(merged)
+        result[0] = firsts
+        out = tempfile.TemporaryFile(prefix="feed2sitemap-")
+        lo = 0
+        for end in windows:
+            hi = bisect_left(firsts, end, lo)
+            _dump([column[lo:hi] for column in result], out)
+            lo = hi
         out.seek(0)
         counts.urls += part.urls
         counts.added += part.added
@@ -523,10 +532,10 @@ class Spill:
         self._files = [None] * len(self._files)
 
 
-def _batches(rows: list[tuple[Any, ...]], on_change: Any,
+def _batches(columns: list[list[Any]], on_change: Any,
              extensions: Optional[dict[str, ExtensionMerger]]) -> Iterator[Batch]:
     """The batches of merged rows (one kind each), their URLs told as the store told them."""
-    locs, isos, texts, cfs, prs, sources, lines, kinds, tells = map(list, zip(*rows, strict=True))
+    locs, isos, texts, cfs, prs, sources, lines, kinds, tells = columns
     if on_change is not None and any(tells):
         for loc, times in zip(locs, tells, strict=True):
             for _ in range(times):
@@ -557,12 +566,14 @@ def _columns(batch: Batch, rows: Sequence[int], flag: int) -> list[Sequence[Any]
 
 
 def _encoded(lastmods: Sequence[Any], texts: Sequence[Optional[str]]
-             ) -> tuple[list[Any], Sequence[Any]]:
+             ) -> tuple[Sequence[Any], Sequence[Any]]:
     """Lastmods as texts (marshal takes no date): a row's own text where it has one (the
     canonical form, which the reader parsed it from: read back, the same value), else its
     isoformat; and per row whether that text is the row's own."""
     if texts.count(None) == len(texts):
         return [None if v is None else v.isoformat() for v in lastmods], texts
+    if None not in texts:  # (each row its own: a list's column)
+        return texts, [True] * len(texts)
     return ([t if t is not None else None if v is None else v.isoformat()
              for v, t in zip(lastmods, texts, strict=True)],
             [t is not None or None for t in texts])
@@ -592,11 +603,13 @@ _DATE, _DATETIME = date.fromisoformat, datetime.fromisoformat
 
 
 def _runs(flags: list[int]) -> Iterator[slice]:
-    """The runs of rows with the same flag."""
+    """The runs of rows with the same flag, cut at BATCH rows (a Store folds a partition twice
+    as fast a batch at a time as whole: the batch's columns stay in the cache)."""
     start = 0
     for _, run in groupby(flags):
         end = start + len(list(run))
-        yield slice(start, end)
+        for lo in range(start, end, BATCH):
+            yield slice(lo, min(lo + BATCH, end))
         start = end
 
 
@@ -628,8 +641,8 @@ def _extensions(mergers: Optional[dict[str, ExtensionMerger]],
     return [EMPTY if m is None else m.value() for m in found]
 
 
-def _empty() -> list[list[Any]]:
-    return [[] for _ in range(_SPILLED)]
+def _empty(more: int = 0) -> list[list[Any]]:
+    return [[] for _ in range(_SPILLED + more)]
 
 
 def _dump(columns: Sequence[Sequence[Any]], f: IO[bytes]) -> None:
@@ -642,12 +655,6 @@ def _dump(columns: Sequence[Sequence[Any]], f: IO[bytes]) -> None:
 def _chunks(f: IO[bytes]) -> Iterator[tuple[list[Any], ...]]:
     while size := int.from_bytes(f.read(8), "little"):
         yield marshal.loads(f.read(size))
-
-
-def _read(f: IO[bytes]) -> Iterator[Iterator[tuple[Any, ...]]]:
-    with spill_errors():
-        for columns in _chunks(f):
-            yield zip(*columns, strict=True)
 
 
 @contextmanager
