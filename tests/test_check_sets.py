@@ -90,6 +90,7 @@ def _hook() -> dict[str, object]:
     return hook
 
 
+@pytest.mark.slow  # (seconds of CPU: the default run's budget)
 def test_the_pre_commit_hook_refuses_a_commit_that_leaves_a_dangling_part(
         tmp_path: Path) -> None:
     pytest.importorskip("pre_commit", reason="pre-commit is not installed (the test extra)")

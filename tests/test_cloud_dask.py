@@ -78,6 +78,7 @@ def _calls(fs: Any, monkeypatch: pytest.MonkeyPatch, fail_at: int = 0) -> list[s
     return calls
 
 
+@pytest.mark.slow  # (seconds of CPU: the default run's budget)
 def test_the_job_in_a_bucket_is_the_commands_set(client: Any, s3: Any, tmp: Path) -> None:
     rows = _rows()
     summary = _dask(rows, f"s3://{s3.bucket}/sitemaps/sitemap.xml", 1)
@@ -98,6 +99,7 @@ def test_the_job_in_a_bucket_is_the_commands_set(client: Any, s3: Any, tmp: Path
     assert renumbered == {p.name: p.read_bytes() for p in tmp.glob("sitemap*.xml")}
 
 
+@pytest.mark.slow  # (seconds of CPU: the default run's budget)
 def test_a_rerun_copies_only_the_changed_part_and_a_failed_one_changes_nothing(
         client: Any, s3: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     rows = _rows()

@@ -65,6 +65,7 @@ def test_guid_that_is_not_a_url_is_no_page(tmp_path: Path, reference: str,
     assert f"skipped {missing:,}: {missing:,} no link" in err, err
 
 
+@pytest.mark.slow  # (seconds of CPU: the default run's budget)
 def test_guid_under_xml_base_is_judged_alike_in_both_modes(tmp_path: Path) -> None:
     """The guid's own text decides, whatever xml:base (nested too) or base it would resolve
     against: the pass and feedparser give the same bytes."""

@@ -244,6 +244,7 @@ ATOM = (b'<?xml version="1.0" encoding="utf-8"?>\n<feed xmlns="http://www.w3.org
         b"<title>t</title><link href='https://e.example/'/>\n")
 
 
+@pytest.mark.slow  # (seconds of CPU: the default run's budget)
 def test_a_long_escaped_html_content_is_read(tmp_path: Path, out: Path,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     # 1 MB of escaped HTML in an Atom <content> (no "<" in it): refused as "more than 131,072

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from .conftest import run
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -57,6 +59,7 @@ def test_check_of_a_csv_broken_near_its_end_judges_the_rows_before(tmp_path: Pat
     assert f"{src}:4: not valid CSV" in converted.stderr.decode()
 
 
+@pytest.mark.slow  # (50,001 entries written and checked: seconds)
 def test_a_feed_the_converter_writes_past_50000_entries_passes_check(tmp_path: Path) -> None:
     # a feed is written whole (README: 50,000 is a sitemap rule, not a feed rule); check
     # called that an error, so it rejected the converter's own output

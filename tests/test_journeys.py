@@ -107,7 +107,8 @@ def test_a_closed_pipe_ends_an_unbuffered_run_with_sigpipe(tmp_path: Path) -> No
 @pytest.mark.parametrize("args", [["urls.txt", "-t", "text"], ["diff", "empty.txt", "urls.txt",
                                                                 "--show", "10000"]],
                          ids=["convert", "diff"])
-@pytest.mark.parametrize("unbuffered", ["1", ""], ids=["unbuffered", "buffered"])
+@pytest.mark.parametrize("unbuffered", ["1", pytest.param("", marks=pytest.mark.slow)],
+                         ids=["unbuffered", "buffered"])
 def test_a_non_blocking_stdout_gets_the_whole_output(tmp_path: Path, args: list[str],
                                                      unbuffered: str) -> None:
     """A stdout another program left non-blocking (a terminal after some tools, an event

@@ -99,6 +99,7 @@ def test_generated_sitemaps_read_the_same_both_ways(templates: list[str], sep: s
 
 
 @settings(max_examples=25, deadline=None)
+@pytest.mark.slow  # (seconds of CPU: the default run's budget)
 @given(st.lists(_template(), min_size=1, max_size=4), st.integers(0, 10_000),
        st.sampled_from([b"<bad", b"&undefined;", b"\x01", b"]]>", b"\xff", b"a\rb", b"&#1;",
                         b"</urlset>", b"<!DOCTYPE x>", b"&amp"]))
