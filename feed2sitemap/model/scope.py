@@ -3,6 +3,8 @@ and what a base URL names as that directory."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterable
 from typing import NamedTuple, Optional
 
 from ..errors import OptionError
@@ -19,6 +21,16 @@ class Scope(NamedTuple):
         """Whether a normalised URL lies in scope: under the directory, or the directory itself
         written without its trailing slash."""
         return loc.startswith(self.prefix) or loc + "/" == self.prefix
+
+    def holds_any(self, links: Iterable[Optional[str]]) -> bool:
+        """Whether some of ``links`` lies in scope once normalised (one that cannot be does
+        not): a feed's own site link, or home_page_url, is its pages' scope only then."""
+        for link in links:
+            if link:
+                with contextlib.suppress(ValueError):
+                    if self.contains(normalize_url(link)):
+                        return True
+        return False
 
 
 def base_directory(url: str) -> tuple[str, Optional[str]]:

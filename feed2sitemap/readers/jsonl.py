@@ -18,7 +18,7 @@ from ..model.report import Report
 from .fields import COLUMNS, Problem, Rows, rows_to_batches
 from .lines import MAX_JSON_LINE, blocks
 
-__all__ = ["EXTENSION_FIELDS", "JSON_FIELDS", "jsonl_rows", "read_jsonl"]
+__all__ = ["EXTENSION_FIELDS", "JSON_FIELDS", "JSON_TYPE_NAMES", "jsonl_rows", "read_jsonl"]
 
 # The fields of the sitemap extensions (extensions/jsonform.py); from "img" on: npm sitemap's
 EXTENSION_FIELDS = ("images", "videos", "news", "alternates", "mobile", "foreign",
@@ -110,7 +110,7 @@ def _load_lines(lines: list[str], numbers: Sequence[int]
                 problem = ("a \\uD800-\\uDFFF escape that is not half of a pair is no "
                            "character (RFC 8259, section 8.2); refused")
             elif not isinstance(value, dict):
-                problem = (f"{_TYPE_NAMES.get(type(value), 'a value')}, not a JSON object "
+                problem = (f"{JSON_TYPE_NAMES.get(type(value), 'a value')}, not a JSON object "
                            "with a loc")
         if problem is not None:
             value = {}
@@ -132,7 +132,7 @@ def _lone_surrogate(line: str, value: Any) -> bool:
     return False
 
 
-_TYPE_NAMES = {dict: "an object", list: "an array", bool: "true or false", type(None): "null",
+JSON_TYPE_NAMES = {dict: "an object", list: "an array", bool: "true or false", type(None): "null",
                int: "a number", float: "a number", str: "a string"}
 _STRING_TYPES = {str, type(None)}
 
@@ -247,7 +247,7 @@ def _strings(column: list[Any], key: str, problems: list[Problem]) -> list[Optio
         if v is None or type(v) is str:
             out.append(v)
             continue
-        what = _TYPE_NAMES.get(type(v), "a value")
+        what = JSON_TYPE_NAMES.get(type(v), "a value")
         wanted = "a number" if key == "priority" else "a string"
         problems.append((i, key, f"{key} dropped: {what}, not {wanted}" if key else
                          f"loc is {what}, not {wanted}"))

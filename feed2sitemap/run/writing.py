@@ -157,7 +157,7 @@ def write_batches(batches: Iterable[Batch], output: Destination, *,
                   progress: Optional[Progress] = None) -> Summary:
     """``write``, for batches (see model/batch.py), checked as ``write`` says."""
     check_groups(writing=(writing, WriteOptions), limits=(limits, Limits),
-                 channel=(channel, Channel), report=(report or Report(), Report))
+                 channel=(channel, Channel), report=(report, (Report, type(None))))
     report = report or Report()
     if base_url is not None:
         base_url, _, note = base_of(base_url)

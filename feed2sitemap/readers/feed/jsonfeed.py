@@ -7,7 +7,6 @@ the parser's limit are refused, with the line and column where the parser gives 
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 from collections.abc import Iterator
@@ -20,9 +19,9 @@ from ...model.batch import BATCH, Batch
 from ...model.record import Lastmod, parse_lastmod
 from ...model.report import Report
 from ...model.scope import scope_of
-from ...model.urls import base_problem, normalize_url, shown
+from ...model.urls import base_problem, shown
 from ..detect import JSONFEED_VERSION
-from ..jsonl import json_limit
+from ..jsonl import JSON_TYPE_NAMES, json_limit
 from .reader import DEFAULT_MAX_FEED_BYTES, read_all
 
 KNOWN_VERSIONS = ("1", "1.1")
@@ -75,14 +74,10 @@ def read_jsonfeed(stream: Any, source: str, report: Report, base_url: Optional[s
 def _under(site: str, pages: list[tuple[str, Optional[Lastmod]]]) -> bool:
     """Whether some page lies in the scope ``site`` gives (as the run would take it)."""
     try:
-        prefix = scope_of(site, directory=True).prefix
+        scope = scope_of(site, directory=True)
     except ValueError:
         return True  # (the run says what is wrong with it)
-    for loc, _ in pages:
-        with contextlib.suppress(ValueError):
-            if normalize_url(loc).startswith(prefix):
-                return True
-    return False
+    return scope.holds_any(loc for loc, _ in pages)
 
 
 def load_jsonfeed(data: bytes, source: str) -> dict[str, Any]:
@@ -137,8 +132,7 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def _kind(value: Any) -> str:
-    return {dict: "an object", list: "an array", str: "a string", bool: "true or false",
-            type(None): "null"}.get(type(value), "a number")
+    return JSON_TYPE_NAMES.get(type(value), "a value")
 
 
 def _check_version(feed: dict[str, Any], source: str, report: Report) -> None:

@@ -13,7 +13,7 @@ from ...model.limits import DEFAULT_MAX_FEED_BYTES
 from ...model.record import MIN_YEAR, Lastmod
 from ...model.report import Report
 from ...model.scope import scope_of
-from ...model.urls import base_problem, normalize_url, resolve, shown
+from ...model.urls import base_problem, resolve, shown
 
 if TYPE_CHECKING:
     from ...model.options import NewsSitemap
@@ -175,16 +175,11 @@ def _on_site(site: str, entries: list[FeedEntry]) -> bool:
     """Whether some entry lies on the site's scheme and host (a feed whose link says http://
     while every page is https:// would otherwise lose all its pages)."""
     try:
-        origin = scope_of(site, directory=False).prefix
+        scope = scope_of(site, directory=False)
     except ValueError:
         return False
-    for link, _, _ in entries:
-        try:
-            if link and normalize_url(link).startswith(origin):
-                return True
-        except ValueError:
-            continue
-    return not any(link for link, _, _ in entries)
+    links = [link for link, _, _ in entries if link]
+    return not links or scope.holds_any(links)
 
 
 def _drop_placeholders(lastmods: list[Optional[Lastmod]], lines: list[Optional[int]],
